@@ -1,0 +1,20 @@
+# syncline_add_qtest(NAME SOURCES src... LIBS lib... [GUI])
+# One QtTest executable per test file (tests/<layer>/tst_<class>.cpp), registered with ctest.
+# Every test runs with QT_QPA_PLATFORM=offscreen, a private XDG_RUNTIME_DIR and
+# SYNCLINE_SOURCE_DIR / SYNCLINE_SHARED_DATA so it can find the repo and ../shared/data.
+function(syncline_add_qtest name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE Qt6::Test ${T_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    SYNCLINE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    SYNCLINE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
+    LABELS "${T_LABELS}"
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime;SYNCLINE_SHARED_DATA=${PROJECT_SOURCE_DIR}/../shared/data")
+endfunction()

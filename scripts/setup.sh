@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages syncline needs, only those missing.
+# Idempotent: when everything is present it only runs dpkg queries (a second or two).
+set -euo pipefail
+PKGS=(
+  cmake ninja-build g++ make pkg-config ccache
+  qt6-base-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
+  nlohmann-json3-dev libsimdjson-dev libfmt-dev
+  pybind11-dev python3-dev python3-pytest
+  libbenchmark-dev libgtest-dev
+  xvfb xauth imagemagick fonts-dejavu-core
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

@@ -1,0 +1,55 @@
+// EventTrack — the events of one thread of one worker, as flat arrays (structure of arrays).
+//
+// Invariants (after TimelineBuilder / the live appender has finished a batch):
+//  - sorted by localStart; for equal starts the enclosing (longer) event comes first;
+//  - perfect nesting: parent[i] < i, depth[i] == depth[parent[i]] + 1, and a child lies inside
+//    its parent; roots have parent -1 and depth 0;
+//  - times are the worker's LOCAL monotonic ns as stamped; global times come from the worker's
+//    ClockMap (Timeline::toGlobal), never stored here, so raw/corrected is a map swap;
+//  - open events (no end recorded) have the EventOpen flag and localEnd = the worker's last
+//    local time seen (end of data); instants have EventInstant and localEnd == localStart;
+//  - 28 bytes per event: 8 + 8 + 4 + 4 + 2 + 2.
+// Threading: no internal locking; the owner (Timeline) serialises writes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace syncline {
+
+enum EventFlag : uint16_t {
+    EventOpen = 1u << 0,     // begin without end (crash, hang, still running)
+    EventOverdue = 1u << 1,  // longer than the config's expected maximum for its kind
+    EventInstant = 1u << 2,  // an `I` record
+    EventInterval = 1u << 3, // an `X` record (measured elsewhere)
+    EventHasArgs = 1u << 4,  // args are in Timeline::args(), see argsId()
+};
+
+class EventTrack
+{
+public:
+    int64_t tid = 0;
+    std::string threadName;
+
+    std::vector<int64_t> localStart;
+    std::vector<int64_t> localEnd;
+    std::vector<uint32_t> nameId;
+    std::vector<int32_t> parent;
+    std::vector<uint16_t> depth;
+    std::vector<uint16_t> flags;
+    // (event index, args id into Timeline::args()), sorted by event index; only events with args.
+    std::vector<std::pair<uint32_t, uint32_t>> argRefs;
+    int maxDepth = 0;
+
+    size_t count() const { return localStart.size(); }
+    // First event whose localEnd >= t / last whose localStart <= t (binary search on starts,
+    // using the fact that a root's end bounds its children). -1 when none.
+    int firstIndexEndingAfter(int64_t localT) const;
+    int lastIndexStartingBefore(int64_t localT) const;
+    int64_t argsId(uint32_t event) const; // -1 when the event has no args
+    void reserve(size_t n);
+};
+
+} // namespace syncline

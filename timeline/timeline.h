@@ -1,0 +1,55 @@
+// Timeline — the whole job on one corrected global timeline: workers, interned names, args,
+// problems found while loading, and the clock mode (corrected or raw).
+//
+// Invariants: workers sorted by (rank, restart); global times are ns on the reference clock;
+// originNs() is the display zero = the earliest global event start in the current mode
+// (documented in docs/cli.md; CSV start_ns/end_ns are relative to it).
+// Threading: built on a loader thread, then handed over; const access from any thread;
+// mutation (live append, setMode) only from the owning thread.
+#pragma once
+
+#include "loadproblem.h"
+#include "stringtable.h"
+#include "worker.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace syncline {
+
+enum class ClockMode { Corrected, Raw };
+
+class Timeline
+{
+public:
+    std::vector<Worker> workers;
+    StringTable names;
+    std::vector<std::string> args; // JSON object text per args id
+    std::vector<LoadProblem> problems;
+    sync::CausalityReport causality;
+    std::vector<std::string> clockNotes;
+
+    ClockMode mode() const { return m_mode; }
+    void setMode(ClockMode mode); // recomputes the origin and range
+    const sync::ClockMap &map(size_t worker) const;
+
+    int64_t toGlobal(size_t worker, int64_t localNs) const { return map(worker).toGlobal(localNs); }
+    int64_t startNs(size_t w, size_t track, size_t i) const;
+    int64_t endNs(size_t w, size_t track, size_t i) const;
+
+    int64_t originNs() const { return m_origin; }
+    int64_t beginNs() const { return m_begin; } // global range of all events
+    int64_t endNs() const { return m_end; }
+    void updateRange(); // recompute origin/begin/end after the events or maps changed
+
+    size_t eventCount() const;
+
+private:
+    ClockMode m_mode = ClockMode::Corrected;
+    int64_t m_origin = 0;
+    int64_t m_begin = 0;
+    int64_t m_end = 0;
+};
+
+} // namespace syncline
