@@ -1,0 +1,53 @@
+// CausalityRepair — the Controlled Logical Clock (Rabenseifner 1997; Becker, Rabenseifner & Wolf
+// 2009) applied to the engine's clock maps instead of to timestamps.
+//
+// Constraints: a message is received at least minLatency after it was sent; a blocking
+// collective's end on any rank cannot precede the latest begin across ranks. Constraints are
+// visited in order of corrected receive time; when one is violated, the receiving worker's map is
+// raised by exactly the missing amount at the receive, with a linear ramp up from the worker's
+// previous constrained event (so that event and everything before it stay put) and a forward
+// amortisation that lets the adjustment decay at `decay` ns per ns (the clock runs slightly slow
+// until it is back on its fitted line) — a local piecewise-linear bump. Bumps combine by pointwise
+// maximum, so the adjusted map stays continuous and strictly increasing. Passes repeat until no
+// constraint is violated (or a pass limit). Original timestamps are never touched: the repair is an
+// adjustment of the ClockMap, and the segments it touches carry SegRepaired (their guaranteed
+// bound grows by the adjustment, since the repair is not itself a proof).
+// Threading: one instance per call; pure.
+#pragma once
+
+#include "syncengine.h"
+
+#include <vector>
+
+namespace syncline::sync {
+
+class CausalityRepair
+{
+public:
+    explicit CausalityRepair(int64_t minLatencyNs = 0, double decay = 0.01, int maxPasses = 32)
+        : m_minLatencyNs(minLatencyNs), m_decay(decay), m_maxPasses(maxPasses)
+    {
+    }
+
+    // Adjusts results[i].map in place (results in the order of input.workers).
+    CausalityReport repair(const SyncEngineInput &input, std::vector<WorkerClockResult> &results);
+
+    struct Constraint
+    {
+        int src = 0; // worker index (position in input.workers)
+        int64_t srcLocal = 0;
+        int dst = 0;
+        int64_t dstLocal = 0;
+        int64_t latency = 0;
+    };
+    // The constraints implied by messages and collectives under the current maps.
+    std::vector<Constraint> constraints(const SyncEngineInput &input,
+                                        const std::vector<WorkerClockResult> &results) const;
+
+private:
+    int64_t m_minLatencyNs;
+    double m_decay;
+    int m_maxPasses;
+};
+
+} // namespace syncline::sync

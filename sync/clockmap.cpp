@@ -1,0 +1,140 @@
+// ClockMap — see clockmap.h. Evaluation uses the slope's deviation from 1 so that identity-like
+// segments are exact: global = globalStart + d + round((slope - 1) · d), d = local - localStart.
+#include "clockmap.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncline::sync {
+
+namespace {
+
+inline int64_t roundToInt(double x)
+{
+    return x >= 0.0 ? static_cast<int64_t>(x + 0.5) : -static_cast<int64_t>(0.5 - x);
+}
+
+inline int64_t evalSegment(const ClockSegment &s, double slopeMinusOne, int64_t local)
+{
+    const int64_t d = local - s.localStart;
+    return s.globalStart + d + roundToInt(slopeMinusOne * static_cast<double>(d));
+}
+
+} // namespace
+
+ClockMap::ClockMap() = default;
+
+ClockMap::ClockMap(std::vector<ClockSegment> segments) : m_segments(std::move(segments))
+{
+    std::stable_sort(m_segments.begin(), m_segments.end(),
+                     [](const ClockSegment &a, const ClockSegment &b) {
+                         return a.localStart < b.localStart;
+                     });
+    // Drop empty segments (equal starts): the later one wins, which keeps the map a function.
+    std::vector<ClockSegment> unique;
+    unique.reserve(m_segments.size());
+    for (const ClockSegment &s : m_segments) {
+        if (!unique.empty() && unique.back().localStart == s.localStart)
+            unique.back() = s;
+        else
+            unique.push_back(s);
+    }
+    for (ClockSegment &s : unique) {
+        if (!(s.slope > 0.0))
+            s.slope = 1.0; // a non-positive slope would break monotonicity; never produced by us
+    }
+    m_segments = std::move(unique);
+}
+
+ClockMap ClockMap::offset(int64_t offsetNs)
+{
+    ClockSegment s;
+    s.localStart = 0;
+    s.globalStart = offsetNs;
+    s.slope = 1.0;
+    return ClockMap({s});
+}
+
+const ClockSegment &ClockMap::segmentAt(int64_t localNs) const
+{
+    static const ClockSegment identity{};
+    if (m_segments.empty())
+        return identity;
+    auto it = std::upper_bound(m_segments.begin(), m_segments.end(), localNs,
+                               [](int64_t v, const ClockSegment &s) { return v < s.localStart; });
+    if (it == m_segments.begin())
+        return *it;
+    return *(it - 1);
+}
+
+int64_t ClockMap::toGlobal(int64_t localNs) const
+{
+    if (m_segments.empty())
+        return localNs;
+    const ClockSegment &s = segmentAt(localNs);
+    return evalSegment(s, s.slope - 1.0, localNs);
+}
+
+int64_t ClockMap::toLocal(int64_t globalNs) const
+{
+    if (m_segments.empty())
+        return globalNs;
+    // Segments are increasing in globalStart too (continuity + positive slopes).
+    auto it = std::upper_bound(m_segments.begin(), m_segments.end(), globalNs,
+                               [](int64_t v, const ClockSegment &s) { return v < s.globalStart; });
+    const ClockSegment &s = (it == m_segments.begin()) ? *it : *(it - 1);
+    const double dg = static_cast<double>(globalNs - s.globalStart);
+    int64_t local = s.localStart + roundToInt(dg / s.slope);
+    // Polish to the local time whose image is closest to globalNs (rounding in both directions).
+    for (int i = 0; i < 2; ++i) {
+        const int64_t g = toGlobal(local);
+        if (g < globalNs && toGlobal(local + 1) <= globalNs)
+            ++local;
+        else if (g > globalNs && toGlobal(local - 1) >= globalNs)
+            --local;
+    }
+    return local;
+}
+
+void ClockMap::toGlobal(std::span<const int64_t> local, std::span<int64_t> out) const
+{
+    const size_t n = std::min(local.size(), out.size());
+    if (m_segments.empty()) {
+        std::copy_n(local.begin(), n, out.begin());
+        return;
+    }
+    const size_t segCount = m_segments.size();
+    size_t i = 0;
+    while (i < n) {
+        // Segment of the current element, then map every following element that stays in it.
+        const int64_t v = local[i];
+        auto it = std::upper_bound(m_segments.begin(), m_segments.end(), v,
+                                   [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
+        const size_t k = (it == m_segments.begin()) ? 0 : size_t(it - m_segments.begin()) - 1;
+        const ClockSegment &s = m_segments[k];
+        const double sm1 = s.slope - 1.0;
+        const int64_t lo = (k == 0) ? INT64_MIN : s.localStart;
+        const int64_t hi = (k + 1 < segCount) ? m_segments[k + 1].localStart : INT64_MAX;
+        size_t j = i;
+        for (; j < n; ++j) {
+            const int64_t x = local[j];
+            if (x < lo || x >= hi)
+                break;
+            out[j] = evalSegment(s, sm1, x);
+        }
+        i = j;
+    }
+}
+
+bool ClockMap::isIdentity() const
+{
+    if (m_segments.empty())
+        return true;
+    for (const ClockSegment &s : m_segments) {
+        if (s.slope != 1.0 || s.globalStart != s.localStart)
+            return false;
+    }
+    return true;
+}
+
+} // namespace syncline::sync

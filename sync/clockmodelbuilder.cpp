@@ -1,0 +1,199 @@
+// ClockModelBuilder — see clockmodelbuilder.h.
+#include "clockmodelbuilder.h"
+
+#include "offsetfitter.h"
+#include "stepdetector.h"
+#include "windowselector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace syncline::sync {
+
+namespace {
+
+constexpr double kUnknownDrift = 2e-4; // allowance when a run cannot determine its drift
+
+struct Frame
+{
+    int64_t t0 = 0, v0 = 0;
+    double t(int64_t x) const { return double(x - t0); }
+};
+
+struct Knot
+{
+    OffsetKnot k;
+    size_t burst = 0; // global burst index
+    int run = 0;
+};
+
+struct Run
+{
+    size_t first = 0, end = 0; // burst indices [first, end)
+    double rho = kUnknownDrift;
+    int window = 0;
+};
+
+// Largest distance from the straight map piece (ta,θa)→(tb,θb) to the edge of the band that the
+// bursts [from, to) guarantee, carried with slope a ± rho. Exact for the piecewise-linear cones.
+double coneBound(std::span<const BurstBound> b, size_t from, size_t to, const Frame &f, double ta,
+                 double tb, double tha, double thb, double a, double rho)
+{
+    std::vector<double> ts{ta, tb};
+    for (size_t i = from; i < to; ++i) {
+        for (size_t j = i + 1; j < to; ++j) {
+            const double ti = f.t(b[i].tUpper), tj = f.t(b[j].tUpper);
+            const double ui = double(b[i].upper - f.v0), uj = double(b[j].upper - f.v0);
+            ts.push_back((uj - ui + (a + rho) * ti - (a - rho) * tj) / (2 * rho));
+            const double li = double(b[i].lower - f.v0), lj = double(b[j].lower - f.v0);
+            const double si = f.t(b[i].tLower), sj = f.t(b[j].tLower);
+            ts.push_back((li - lj - (a - rho) * si + (a + rho) * sj) / (2 * rho));
+        }
+    }
+    double worst = 0.0;
+    for (double t : ts) {
+        if (!(t >= std::min(ta, tb) && t <= std::max(ta, tb)))
+            continue;
+        const double th = (tb == ta) ? tha : tha + (thb - tha) * (t - ta) / (tb - ta);
+        double hi = std::numeric_limits<double>::infinity(), lo = -hi;
+        for (size_t j = from; j < to; ++j) {
+            const double du = t - f.t(b[j].tUpper), dl = t - f.t(b[j].tLower);
+            hi = std::min(hi, double(b[j].upper - f.v0) + a * du + rho * std::fabs(du));
+            lo = std::max(lo, double(b[j].lower - f.v0) + a * dl - rho * std::fabs(dl));
+        }
+        worst = std::max({worst, hi - th, th - lo});
+    }
+    return worst;
+}
+
+double driftAllowance(const std::vector<double> &slopes, double floor)
+{
+    if (slopes.size() < 2)
+        return floor;
+    std::vector<double> d;
+    for (size_t i = 1; i < slopes.size(); ++i)
+        d.push_back(std::fabs(slopes[i] - slopes[i - 1]));
+    const size_t q = std::min(d.size() - 1, size_t(std::ceil(0.95 * double(d.size()))) - 1);
+    std::nth_element(d.begin(), d.begin() + long(q), d.end());
+    return std::max(floor, 2.0 * d[q]);
+}
+
+} // namespace
+
+ClockModel ClockModelBuilder::build(std::span<const BurstBound> bursts, int64_t spanFirst,
+                                    int64_t spanLast) const
+{
+    ClockModel model;
+    model.bursts = int(bursts.size());
+    if (bursts.empty())
+        return model;
+    const Frame f{bursts.front().tMid(), bursts.front().lower};
+
+    std::vector<size_t> cuts = StepDetector().detect(bursts);
+    model.steps = int(cuts.size());
+    cuts.insert(cuts.begin(), 0);
+    cuts.push_back(bursts.size());
+
+    std::vector<Run> runs;
+    std::vector<Knot> knots;
+    double prior = 0.0;
+    for (size_t r = 0; r + 1 < cuts.size(); ++r) {
+        Run run{cuts[r], cuts[r + 1]};
+        const auto sub = bursts.subspan(run.first, run.end - run.first);
+        run.window = sub.size() >= 4 ? WindowSelector(m_opt.maxWindow).select(sub).window
+                                     : int(sub.size());
+        const OffsetFitter::Result fit = OffsetFitter().fitRun(sub, run.window, f.t0, f.v0, prior);
+        const bool driftKnown = sub.size() >= 2 && fit.knots.back().t - fit.knots.front().t > 1e6;
+        run.rho = driftKnown ? driftAllowance(fit.windowSlopes, m_opt.minDriftAllowance)
+                             : kUnknownDrift;
+        for (size_t k = 0; k < fit.knots.size(); ++k) {
+            if (!knots.empty() && fit.knots[k].t <= knots.back().k.t)
+                continue; // two bursts at one instant (several workers of a domain): keep one
+            knots.push_back({fit.knots[k], run.first + k, int(r)});
+        }
+        prior = fit.knots.back().slope;
+        if (sub.size() * 2 >= bursts.size() || r == 0) {
+            model.window = run.window;
+            model.driftAllowance = run.rho;
+        }
+        runs.push_back(run);
+    }
+
+    auto addSegment = [&](int64_t t, double theta, double bound, double band, uint32_t flags) {
+        ClockSegment s;
+        s.localStart = t;
+        s.globalStart = t + f.v0 + int64_t(std::llround(theta));
+        s.boundNs = int64_t(std::ceil(bound)) + m_opt.boundMarginNs;
+        s.bandNs = int64_t(std::ceil(band));
+        s.flags = flags;
+        model.segments.push_back(s);
+    };
+    auto nearBursts = [&](const Knot &k, size_t &from, size_t &to) {
+        const Run &run = runs[size_t(k.run)];
+        from = std::max(run.first, k.burst > 0 ? k.burst - 1 : 0);
+        to = std::min(run.end, k.burst + 3);
+    };
+
+    const Knot &k0 = knots.front();
+    if (spanFirst < k0.k.t) {
+        const double ta = f.t(spanFirst), tb = f.t(k0.k.t);
+        const double tha = k0.k.theta + k0.k.slope * (ta - tb);
+        size_t from, to;
+        nearBursts(k0, from, to);
+        const double b = coneBound(bursts, from, to, f, ta, tb, tha, k0.k.theta, k0.k.slope,
+                                   runs[0].rho);
+        addSegment(spanFirst, tha, b, k0.k.bandNs, SegExtrapolated);
+    }
+    for (size_t i = 0; i + 1 < knots.size(); ++i) {
+        const Knot &ka = knots[i], &kb = knots[i + 1];
+        const double ta = f.t(ka.k.t), tb = f.t(kb.k.t);
+        uint32_t flags = (ka.k.fewSamples || kb.k.fewSamples) ? SegFewSamples : 0u;
+        double bound = 0.0;
+        if (ka.run == kb.run) {
+            size_t from, to;
+            nearBursts(ka, from, to);
+            const double a = 0.5 * (ka.k.slope + kb.k.slope);
+            bound = coneBound(bursts, from, to, f, ta, tb, ka.k.theta, kb.k.theta, a,
+                              runs[size_t(ka.run)].rho);
+        } else {
+            flags |= SegStepDetected;
+            // Before the step θ follows the left run, after it the right one: cover both.
+            for (const Knot *side : {&ka, &kb}) {
+                size_t from, to;
+                nearBursts(*side, from, to);
+                const double rho = runs[size_t(side->run)].rho;
+                for (double t : {ta, tb}) {
+                    const double th = ka.k.theta + (kb.k.theta - ka.k.theta) * (t - ta) / (tb - ta);
+                    const double pred = side->k.theta + side->k.slope * (t - f.t(side->k.t));
+                    const double e = coneBound(bursts, from, to, f, t, t, pred, pred,
+                                               side->k.slope, rho);
+                    bound = std::max(bound, std::fabs(th - pred) + e);
+                }
+            }
+        }
+        addSegment(ka.k.t, ka.k.theta, bound, std::max(ka.k.bandNs, kb.k.bandNs), flags);
+    }
+    const Knot &kl = knots.back();
+    {
+        const double ta = f.t(kl.k.t), tb = f.t(std::max(spanLast, kl.k.t));
+        const double thb = kl.k.theta + kl.k.slope * (tb - ta);
+        size_t from, to;
+        nearBursts(kl, from, to);
+        const double b = coneBound(bursts, from, to, f, ta, tb, kl.k.theta, thb, kl.k.slope,
+                                   runs.back().rho);
+        addSegment(kl.k.t, kl.k.theta, b,
+                   kl.k.bandNs, SegExtrapolated | (kl.k.fewSamples ? SegFewSamples : 0u));
+        model.segments.back().slope = 1.0 + kl.k.slope;
+    }
+    // Slopes from the rounded integer knots, so consecutive segments meet exactly.
+    for (size_t i = 0; i + 1 < model.segments.size(); ++i) {
+        ClockSegment &s = model.segments[i];
+        const ClockSegment &n = model.segments[i + 1];
+        const double dl = double(n.localStart - s.localStart);
+        s.slope = dl > 0 ? double(n.globalStart - s.globalStart) / dl : 1.0;
+    }
+    return model;
+}
+
+} // namespace syncline::sync

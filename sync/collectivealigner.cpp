@@ -1,0 +1,168 @@
+// CollectiveAligner — see collectivealigner.h.
+#include "collectivealigner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace syncline::sync {
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0.0;
+    const size_t h = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(h), v.end());
+    double m = v[h];
+    if (v.size() % 2 == 0) {
+        m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + long(h)));
+    }
+    return m;
+}
+
+struct RefInstance
+{
+    double end = 0, latestBegin = 0, earliestEnd = 0;
+};
+
+struct Point
+{
+    int64_t begin = 0, end = 0;
+    double d = 0, lower = 0, upper = 0;
+};
+
+} // namespace
+
+CollectiveAligner::Fit CollectiveAligner::robustLine(std::vector<double> t, std::vector<double> d)
+{
+    Fit f;
+    const size_t n = std::min(t.size(), d.size());
+    if (n == 0)
+        return f;
+    std::vector<size_t> idx(n);
+    for (size_t i = 0; i < n; ++i)
+        idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return t[a] < t[b]; });
+    const size_t bins = std::min<size_t>(64, std::max<size_t>(1, n / 4));
+    std::vector<double> bt, bd;
+    for (size_t b = 0; b < bins; ++b) {
+        const size_t lo = b * n / bins, hi = (b + 1) * n / bins;
+        std::vector<double> ts, ds;
+        for (size_t i = lo; i < hi; ++i) {
+            ts.push_back(t[idx[i]]);
+            ds.push_back(d[idx[i]]);
+        }
+        bt.push_back(median(ts));
+        bd.push_back(median(ds));
+    }
+    std::vector<double> slopes;
+    for (size_t i = 0; i < bt.size(); ++i) {
+        for (size_t j = i + 1; j < bt.size(); ++j) {
+            if (bt[j] > bt[i])
+                slopes.push_back((bd[j] - bd[i]) / (bt[j] - bt[i]));
+        }
+    }
+    f.slope = slopes.empty() ? 0.0 : median(slopes);
+    std::vector<double> icpt;
+    for (size_t i = 0; i < bt.size(); ++i)
+        icpt.push_back(bd[i] - f.slope * bt[i]);
+    f.offset = median(icpt);
+    f.valid = true;
+    return f;
+}
+
+void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper &groups,
+                              std::vector<WorkerClockResult> &results,
+                              std::vector<std::string> &notes) const
+{
+    const size_t nw = input.workers.size();
+    std::vector<bool> isRef(nw, false);
+    bool anyRef = false;
+    for (size_t i = 0; i < nw; ++i)
+        anyRef = anyRef || (isRef[i] = results[i].method == ClockMethod::SyncSamples);
+    if (!anyRef) {
+        size_t low = 0;
+        for (size_t i = 1; i < nw; ++i) {
+            if (input.workers[i].rank < input.workers[low].rank)
+                low = i;
+        }
+        for (size_t i : groups.members(groups.domainOf(low))) {
+            isRef[i] = true;
+            ClockSegment s;
+            s.localStart = s.globalStart = input.workers[i].firstLocalNs;
+            s.flags = SegAligned;
+            results[i].map = ClockMap({s});
+            results[i].method = ClockMethod::Collectives;
+        }
+    }
+    using Key = std::pair<uint32_t, int64_t>;
+    std::map<Key, std::vector<double>> refEnds, refBegins;
+    for (const CollectiveInstance &c : input.collectives) {
+        const int w = groups.indexOf(c.workerId);
+        if (w < 0 || !isRef[size_t(w)])
+            continue;
+        const ClockMap &m = results[size_t(w)].map;
+        refEnds[{c.nameId, c.sequence}].push_back(double(m.toGlobal(c.localEnd)));
+        refBegins[{c.nameId, c.sequence}].push_back(double(m.toGlobal(c.localBegin)));
+    }
+    std::map<Key, RefInstance> ref;
+    for (const auto &[key, ends] : refEnds) {
+        const auto &begins = refBegins[key];
+        ref[key] = {median(ends), *std::max_element(begins.begin(), begins.end()),
+                    *std::min_element(ends.begin(), ends.end())};
+    }
+
+    for (int dom = 0; dom < groups.domainCount(); ++dom) {
+        const auto &members = groups.members(dom);
+        if (results[members.front()].method != ClockMethod::None)
+            continue;
+        std::vector<Point> pts;
+        int64_t first = INT64_MAX;
+        for (size_t i : members)
+            first = std::min(first, input.workers[i].firstLocalNs);
+        for (const CollectiveInstance &c : input.collectives) {
+            const int w = groups.indexOf(c.workerId);
+            if (w < 0 || groups.domainOf(size_t(w)) != dom)
+                continue;
+            const auto it = ref.find({c.nameId, c.sequence});
+            if (it == ref.end())
+                continue;
+            const RefInstance &r = it->second;
+            pts.push_back({c.localBegin, c.localEnd, r.end - double(c.localEnd),
+                           r.latestBegin - double(c.localEnd), r.earliestEnd - double(c.localBegin)});
+        }
+        if (pts.empty()) {
+            notes.push_back("rank " + std::to_string(input.workers[members.front()].rank) +
+                            ": no sync samples and no shared collectives; clock left uncorrected");
+            continue;
+        }
+        first = std::min(first, pts.front().begin);
+        std::vector<double> ts, ds;
+        const double d0 = pts.front().d;
+        for (const Point &p : pts) {
+            ts.push_back(double(p.end - first));
+            ds.push_back(p.d - d0);
+        }
+        const Fit f = robustLine(ts, ds);
+        auto theta = [&](int64_t t) { return d0 + f.offset + f.slope * double(t - first); };
+        double bound = 0.0;
+        // The fitted line sits inside each [lower, upper]; its distance to the far edge is the bound.
+        for (const Point &p : pts)
+            bound = std::max({bound, theta(p.end) - p.lower, p.upper - theta(p.begin)});
+        ClockSegment s;
+        s.localStart = first;
+        s.globalStart = first + int64_t(std::llround(theta(first)));
+        s.slope = 1.0 + f.slope;
+        s.boundNs = int64_t(std::ceil(bound));
+        s.flags = SegAligned | (pts.size() < 8 ? SegFewSamples : 0u);
+        for (size_t i : members) {
+            results[i].map = ClockMap({s});
+            results[i].method = ClockMethod::Collectives;
+            results[i].sampleCount = int(pts.size());
+        }
+    }
+}
+
+} // namespace syncline::sync

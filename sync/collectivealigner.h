@@ -1,0 +1,43 @@
+// CollectiveAligner — estimates the clocks of workers that have no sync samples from blocking
+// collectives (all-reduce, barrier, NCCL kernels), whose ends happen within microseconds on every
+// rank while their begins spread with stragglers.
+//
+// Reference: the workers that already have a map from sync samples; when none has, the domain of
+// the lowest-rank worker (its clock becomes global time; identity map). For every other domain,
+// each instance (name, k) seen on both sides gives one difference
+//     d = referenceEnd − localEnd   at local time localEnd,
+// referenceEnd being the median of the reference workers' corrected ends. Offset and drift come
+// from a robust line fit of d against time: the instances are cut into up to 64 bins of equal
+// count, each bin is summarised by its medians, and the line through the bin medians is the
+// Theil–Sen estimate (median of pairwise slopes). One wrong instance cannot move it.
+// Guaranteed bound (relative to the reference): no rank ends before every rank has begun, so
+//     referenceLatestBegin − localEnd <= θ <= referenceEarliestEnd − localBegin,
+// and the bound is the largest distance from the fitted line to these intervals.
+// Segments carry SegAligned (and SegFewSamples below 8 instances). Pure; thread-safe.
+#pragma once
+
+#include "domaingrouper.h"
+#include "syncengine.h"
+
+#include <string>
+#include <vector>
+
+namespace syncline::sync {
+
+class CollectiveAligner
+{
+public:
+    struct Fit
+    {
+        double offset = 0.0; // d at t = 0 (ns)
+        double slope = 0.0;  // d d / d t
+        bool valid = false;
+    };
+    // Robust line through (t, d) points (see the header comment).
+    static Fit robustLine(std::vector<double> t, std::vector<double> d);
+
+    void align(const SyncEngineInput &input, const DomainGrouper &groups,
+               std::vector<WorkerClockResult> &results, std::vector<std::string> &notes) const;
+};
+
+} // namespace syncline::sync

@@ -1,0 +1,110 @@
+// OffsetFitter — see offsetfitter.h.
+#include "offsetfitter.h"
+
+#include "hullfitter.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncline::sync {
+
+namespace {
+
+struct Window
+{
+    size_t first = 0, last = 0; // burst indices, inclusive
+    LineFit fit;
+    double centre = 0.0, half = 1.0;
+    double band = 0.0;
+};
+
+double robustSigma(std::vector<double> r)
+{
+    if (r.size() < 2)
+        return 0.0;
+    auto med = [](std::vector<double> &v) {
+        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    const double m = med(r);
+    for (double &x : r)
+        x = std::fabs(x - m);
+    return 1.4826 * med(r);
+}
+
+std::vector<size_t> windowStarts(size_t n, size_t w)
+{
+    std::vector<size_t> starts;
+    if (n <= w) {
+        starts.push_back(0);
+        return starts;
+    }
+    const size_t hop = std::max<size_t>(1, w / 2);
+    for (size_t s = 0; s + w < n; s += hop)
+        starts.push_back(s);
+    starts.push_back(n - w);
+    return starts;
+}
+
+} // namespace
+
+OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int window, int64_t t0,
+                                          int64_t v0, double priorSlope) const
+{
+    Result res;
+    const size_t n = run.size();
+    if (n == 0)
+        return res;
+    const size_t w = std::max<size_t>(1, size_t(std::max(window, 1)));
+    const HullFitter fitter;
+    std::vector<Window> wins;
+    for (size_t s : windowStarts(n, w)) {
+        Window win;
+        win.first = s;
+        win.last = std::min(n, s + w) - 1;
+        const auto sub = run.subspan(s, win.last - s + 1);
+        win.fit = fitter.fit(sub, t0, v0, priorSlope);
+        const double ta = double(run[win.first].tMid() - t0), tb = double(run[win.last].tMid() - t0);
+        win.centre = 0.5 * (ta + tb);
+        win.half = std::max(0.5 * (tb - ta), 1.0);
+        std::vector<double> resid;
+        resid.reserve(sub.size());
+        for (const BurstBound &b : sub)
+            resid.push_back(b.mid() - double(v0) - win.fit.value(double(b.tMid() - t0)));
+        win.band = 2.0 * robustSigma(std::move(resid)) / std::sqrt(double(sub.size()));
+        res.windowSlopes.push_back(win.fit.slope);
+        wins.push_back(win);
+    }
+
+    res.knots.resize(n);
+    size_t wi = 0;
+    for (size_t k = 0; k < n; ++k) {
+        while (wi < wins.size() && wins[wi].last < k)
+            ++wi;
+        const double t = double(run[k].tMid() - t0);
+        double sw = 0.0, sv = 0.0, ss = 0.0, vmin = 1e300, vmax = -1e300, bestW = -1.0, band = 0.0;
+        for (size_t j = wi; j < wins.size() && wins[j].first <= k; ++j) {
+            const Window &win = wins[j];
+            const double wt = std::max(1e-3, 1.0 - std::fabs(t - win.centre) / win.half);
+            const double v = win.fit.value(t);
+            sw += wt;
+            sv += wt * v;
+            ss += wt * win.fit.slope;
+            vmin = std::min(vmin, v);
+            vmax = std::max(vmax, v);
+            if (wt > bestW) {
+                bestW = wt;
+                band = win.band;
+            }
+        }
+        OffsetKnot &kn = res.knots[k];
+        kn.t = run[k].tMid();
+        kn.theta = sv / sw;
+        kn.slope = ss / sw;
+        kn.bandNs = band + 0.5 * (vmax - vmin);
+        kn.fewSamples = n < 4;
+    }
+    return res;
+}
+
+} // namespace syncline::sync

@@ -1,0 +1,74 @@
+// PiecewiseLinear — see piecewiselinear.h.
+#include "piecewiselinear.h"
+
+#include <algorithm>
+
+namespace syncline::sync {
+
+PiecewiseLinear PiecewiseLinear::tent(double rampStart, double peak, double height, double decay)
+{
+    PiecewiseLinear p;
+    if (height <= 0.0)
+        return p;
+    if (rampStart < peak)
+        p.m_knots.push_back({rampStart, 0.0});
+    p.m_knots.push_back({peak, height});
+    p.m_knots.push_back({peak + height / decay, 0.0});
+    return p;
+}
+
+double PiecewiseLinear::value(double t) const
+{
+    if (m_knots.empty() || t < m_knots.front().t || t > m_knots.back().t)
+        return 0.0;
+    auto it = std::upper_bound(m_knots.begin(), m_knots.end(), t,
+                               [](double x, const Knot &k) { return x < k.t; });
+    if (it == m_knots.end())
+        return m_knots.back().v;
+    const Knot &b = *it, &a = *(it - 1);
+    return a.v + (b.v - a.v) * (t - a.t) / (b.t - a.t);
+}
+
+double PiecewiseLinear::maxOver(double a, double b) const
+{
+    double m = std::max(value(a), value(b));
+    for (const Knot &k : m_knots) {
+        if (k.t >= a && k.t <= b)
+            m = std::max(m, k.v);
+    }
+    return m;
+}
+
+PiecewiseLinear PiecewiseLinear::maxWith(const PiecewiseLinear &other) const
+{
+    if (m_knots.empty())
+        return other;
+    if (other.m_knots.empty())
+        return *this;
+    std::vector<double> ts;
+    for (const Knot &k : m_knots)
+        ts.push_back(k.t);
+    for (const Knot &k : other.m_knots)
+        ts.push_back(k.t);
+    std::sort(ts.begin(), ts.end());
+    ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+    PiecewiseLinear out;
+    for (size_t i = 0; i < ts.size(); ++i) {
+        const double a0 = value(ts[i]), b0 = other.value(ts[i]);
+        out.m_knots.push_back({ts[i], std::max(a0, b0)});
+        if (i + 1 == ts.size())
+            break;
+        // Both are linear on (ts[i], ts[i+1]); add the crossing if they swap order inside.
+        const double a1 = value(ts[i + 1]), b1 = other.value(ts[i + 1]);
+        const double d0 = a0 - b0, d1 = a1 - b1;
+        if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
+            const double x = d0 / (d0 - d1);
+            const double t = ts[i] + x * (ts[i + 1] - ts[i]);
+            if (t > ts[i] && t < ts[i + 1])
+                out.m_knots.push_back({t, a0 + x * (a1 - a0)});
+        }
+    }
+    return out;
+}
+
+} // namespace syncline::sync

@@ -1,0 +1,139 @@
+// runSyncEngine — see syncengine.h. Orchestrates: clock domains → per-domain model from sync
+// samples → collective alignment for workers without samples → causality repair.
+#include "syncengine.h"
+
+#include "burstreducer.h"
+#include "causalityrepair.h"
+#include "clockmodelbuilder.h"
+#include "collectivealigner.h"
+#include "domaingrouper.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace syncline::sync {
+
+const char *methodName(ClockMethod method)
+{
+    switch (method) {
+    case ClockMethod::None:
+        return "none";
+    case ClockMethod::SyncSamples:
+        return "sync";
+    case ClockMethod::Collectives:
+        return "collectives";
+    }
+    return "none";
+}
+
+namespace {
+
+void summarise(WorkerClockResult &r, const WorkerClockInput &w)
+{
+    const int64_t a = std::min(w.firstLocalNs, w.lastLocalNs);
+    const int64_t b = std::max(w.firstLocalNs, w.lastLocalNs);
+    r.offsetNs = r.map.toGlobal(a) - a;
+    r.driftPpm = b > a ? (double(r.map.toGlobal(b) - r.map.toGlobal(a)) / double(b - a) - 1.0) * 1e6
+                       : 0.0;
+    r.flags = 0;
+    r.boundNs = 0;
+    r.bandNs = 0;
+    const auto &segs = r.map.segments();
+    for (size_t i = 0; i < segs.size(); ++i) {
+        // Segment i covers [start, end); the first extends to −∞ and the last to +∞.
+        const int64_t start = i == 0 ? INT64_MIN : segs[i].localStart;
+        const int64_t end = i + 1 < segs.size() ? segs[i + 1].localStart : INT64_MAX;
+        if (start > b || end <= a)
+            continue;
+        r.flags |= segs[i].flags;
+        r.boundNs = std::max(r.boundNs, segs[i].boundNs);
+        r.bandNs = std::max(r.bandNs, segs[i].bandNs);
+    }
+}
+
+// Fits every domain that has samples; returns the per-domain maps (empty map = no samples).
+void fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
+                std::vector<WorkerClockResult> &out, SyncEngineResult &res)
+{
+    for (int d = 0; d < groups.domainCount(); ++d) {
+        const std::vector<size_t> &members = groups.members(d);
+        // Samples against different references are not combined: use the best-covered ref.
+        std::map<std::string, size_t> perRef;
+        for (size_t i : members)
+            perRef[in.workers[i].refId] += in.workers[i].samples.size();
+        std::string ref;
+        size_t most = 0;
+        for (const auto &[id, n] : perRef) {
+            if (n > most) {
+                most = n;
+                ref = id;
+            }
+        }
+        if (most == 0)
+            continue;
+        std::vector<BurstBound> bursts;
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        int sampleCount = 0;
+        for (size_t i : members) {
+            const WorkerClockInput &w = in.workers[i];
+            first = std::min({first, w.firstLocalNs, w.lastLocalNs});
+            last = std::max({last, w.firstLocalNs, w.lastLocalNs});
+            if (w.refId != ref || w.samples.empty())
+                continue;
+            BurstReducer reducer;
+            const auto b = reducer.reduce(w.samples, w.workerId);
+            bursts.insert(bursts.end(), b.begin(), b.end());
+            sampleCount += int(w.samples.size()) - reducer.skipped();
+        }
+        std::sort(bursts.begin(), bursts.end(), [](const BurstBound &a, const BurstBound &b) {
+            return a.tMid() < b.tMid();
+        });
+        if (bursts.empty())
+            continue;
+        const ClockModel model = ClockModelBuilder().build(bursts, first, last);
+        const ClockMap map(model.segments);
+        for (size_t i : members) {
+            out[i].map = map;
+            out[i].method = ClockMethod::SyncSamples;
+            out[i].sampleCount = sampleCount;
+        }
+        if (model.steps > 0) {
+            res.notes.push_back("rank " + std::to_string(in.workers[members.front()].rank) + ": " +
+                                std::to_string(model.steps) + " clock step(s) detected");
+        }
+        if (perRef.size() > 1) {
+            res.notes.push_back("rank " + std::to_string(in.workers[members.front()].rank) +
+                                ": samples against several references; used " + ref);
+        }
+    }
+}
+
+} // namespace
+
+SyncEngineResult runSyncEngine(const SyncEngineInput &input)
+{
+    SyncEngineResult res;
+    const DomainGrouper groups(input.workers);
+    res.workers.resize(input.workers.size());
+    for (size_t i = 0; i < input.workers.size(); ++i) {
+        res.workers[i].workerId = input.workers[i].workerId;
+        res.workers[i].domain = groups.domainOf(i);
+    }
+    fitDomains(input, groups, res.workers, res);
+
+    if (input.options.alignOnCollectives && !input.collectives.empty()) {
+        CollectiveAligner aligner;
+        aligner.align(input, groups, res.workers, res.notes);
+    }
+    if (input.options.repairCausality && (!input.messages.empty() || !input.collectives.empty())) {
+        CausalityRepair repair(input.options.minMessageLatencyNs);
+        res.causality = repair.repair(input, res.workers);
+    }
+    for (size_t i = 0; i < input.workers.size(); ++i)
+        summarise(res.workers[i], input.workers[i]);
+    return res;
+}
+
+} // namespace syncline::sync

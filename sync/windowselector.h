@@ -1,0 +1,38 @@
+// WindowSelector — chooses the fit window length (in bursts) from the data.
+//
+// A longer window averages queueing noise away (the envelope touches ever smaller delays) but a
+// line cannot follow the oscillator's wander and thermal curvature over a long window. For each
+// candidate length W the run is cut into adjacent, non-overlapping windows, each is fitted with the
+// HullFitter, and the two fits of every pair of neighbours are compared where they meet. Both noise
+// and curvature show up as disagreement there, in the units we care about (ns of offset), so the
+// W with the smallest root-mean-square disagreement wins. Ties go to the longer window.
+// Pure, thread-safe.
+#pragma once
+
+#include "burstreducer.h"
+
+#include <span>
+#include <vector>
+
+namespace syncline::sync {
+
+class WindowSelector
+{
+public:
+    struct Choice
+    {
+        int window = 2;          // bursts per window
+        double disagreementNs = 0.0; // RMS disagreement at window joints for that length
+    };
+
+    // Candidates: 2, 3, 4, 6, 8, 12, … up to maxWindow bursts (each also limited by the run size).
+    explicit WindowSelector(int maxWindow = 512) : m_maxWindow(maxWindow) {}
+
+    Choice select(std::span<const BurstBound> run) const;
+    static std::vector<int> candidates(int maxWindow);
+
+private:
+    int m_maxWindow;
+};
+
+} // namespace syncline::sync

@@ -1,0 +1,109 @@
+// Tests for ClockMap: identity, exact evaluation, continuity, inverse, batch == scalar.
+#include "sync/clockmap.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace syncline::sync;
+
+class TstClockMap : public QObject
+{
+    Q_OBJECT
+private slots:
+    void identity();
+    void toGlobal_data();
+    void toGlobal();
+    void continuityAndInverse();
+    void batchEqualsScalar();
+    void segmentAt();
+};
+
+static ClockMap exampleMap()
+{
+    // The example of clockmap.h.
+    return ClockMap({{0, 1000, 1.00001, 10, 5, 0}, {1'000'000'000, 1'000'011'000, 1.0, 20, 6, 0}});
+}
+
+void TstClockMap::identity()
+{
+    const ClockMap m;
+    QVERIFY(m.isIdentity());
+    QCOMPARE(m.toGlobal(123456789), int64_t(123456789));
+    QCOMPARE(m.toLocal(-5), int64_t(-5));
+    QVERIFY(!ClockMap::offset(7).isIdentity());
+    QCOMPARE(ClockMap::offset(7).toGlobal(100), int64_t(107));
+    QCOMPARE(ClockMap::offset(-7).toLocal(100), int64_t(107));
+}
+
+void TstClockMap::toGlobal_data()
+{
+    QTest::addColumn<qint64>("local");
+    QTest::addColumn<qint64>("global");
+    QTest::newRow("start") << qint64(0) << qint64(1000);
+    QTest::newRow("before first (extends first segment)") << qint64(-1'000'000) << qint64(-999'010);
+    QTest::newRow("header example") << qint64(500'000'000) << qint64(500'006'000);
+    QTest::newRow("boundary") << qint64(1'000'000'000) << qint64(1'000'011'000);
+    QTest::newRow("after last") << qint64(2'000'000'000) << qint64(2'000'011'000);
+}
+
+void TstClockMap::toGlobal()
+{
+    QFETCH(qint64, local);
+    QFETCH(qint64, global);
+    QCOMPARE(exampleMap().toGlobal(local), int64_t(global));
+}
+
+void TstClockMap::continuityAndInverse()
+{
+    const ClockMap m = exampleMap();
+    const auto &s = m.segments();
+    // Segment 0 evaluated at segment 1's start equals its globalStart within 1 ns.
+    const int64_t d = s[1].localStart - s[0].localStart;
+    const double end0 = double(s[0].globalStart) + double(d) * s[0].slope;
+    QVERIFY(std::abs(end0 - double(s[1].globalStart)) <= 1.0);
+    std::mt19937_64 rng(1);
+    std::uniform_int_distribution<int64_t> dist(-3'000'000'000, 3'000'000'000);
+    for (int i = 0; i < 10000; ++i) {
+        const int64_t x = dist(rng);
+        const int64_t g = m.toGlobal(x);
+        QVERIFY(std::abs(m.toLocal(g) - x) <= 1);
+        QVERIFY(m.toGlobal(x + 1) >= g); // monotone
+    }
+}
+
+void TstClockMap::batchEqualsScalar()
+{
+    std::vector<ClockSegment> segs;
+    int64_t g = 5'000;
+    for (int i = 0; i < 100; ++i) {
+        const double slope = 1.0 + (i % 7 - 3) * 1e-5;
+        segs.push_back({int64_t(i) * 10'000'000, g, slope, 0, 0, 0});
+        g += int64_t(std::llround(10'000'000 * slope));
+    }
+    const ClockMap m(segs);
+    std::mt19937_64 rng(2);
+    std::uniform_int_distribution<int64_t> dist(-100'000'000, 1'100'000'000);
+    std::vector<int64_t> in(50000), out(in.size());
+    for (auto &x : in)
+        x = dist(rng);
+    m.toGlobal(in, out); // unsorted input must still be right
+    for (size_t i = 0; i < in.size(); ++i)
+        QCOMPARE(out[i], m.toGlobal(in[i]));
+    std::sort(in.begin(), in.end());
+    m.toGlobal(in, out);
+    for (size_t i = 0; i < in.size(); ++i)
+        QCOMPARE(out[i], m.toGlobal(in[i]));
+}
+
+void TstClockMap::segmentAt()
+{
+    const ClockMap m = exampleMap();
+    QCOMPARE(m.segmentAt(-5).boundNs, int64_t(10));
+    QCOMPARE(m.segmentAt(999'999'999).boundNs, int64_t(10));
+    QCOMPARE(m.segmentAt(1'000'000'000).boundNs, int64_t(20));
+    QCOMPARE(m.segmentAt(INT64_MAX / 2).bandNs, int64_t(6));
+}
+
+QTEST_APPLESS_MAIN(TstClockMap)
+#include "tst_clockmap.moc"

@@ -1,0 +1,95 @@
+// Tests for BurstReducer and HullFitter: tightest bound per direction, exact line recovery.
+#include "sync/burstreducer.h"
+#include "sync/hullfitter.h"
+
+#include <QtTest>
+
+using namespace syncline::sync;
+
+class TstHullFitter : public QObject
+{
+    Q_OBJECT
+private slots:
+    void burstTightestPerDirection();
+    void burstSkipsInvalid();
+    void exactLine_data();
+    void exactLine();
+    void headerExample();
+};
+
+void TstHullFitter::burstTightestPerDirection()
+{
+    // θ = 1000. Exchange 0: fwd 50, back 10; exchange 1: fwd 5, back 80 (both from burst 3).
+    std::vector<ClockSample> s{{100, 100 + 1000 + 50, 100 + 1000 + 51, 100 + 51 + 10, 3, 0},
+                               {300, 300 + 1000 + 5, 300 + 1000 + 6, 300 + 6 + 80, 3, 1}};
+    BurstReducer r;
+    const auto b = r.reduce(s);
+    QCOMPARE(b.size(), size_t(1));
+    QCOMPARE(b[0].upper, int64_t(1005)); // min t2 − t1 (exchange 1)
+    QCOMPARE(b[0].tUpper, int64_t(300));
+    QCOMPARE(b[0].lower, int64_t(990)); // max t3 − t4 (exchange 0)
+    QCOMPARE(b[0].tLower, int64_t(161));
+    QCOMPARE(b[0].count, 2);
+    QCOMPARE(b[0].minRtt, int64_t(60));
+}
+
+void TstHullFitter::burstSkipsInvalid()
+{
+    std::vector<ClockSample> s{{100, 0, 0, 150, 0, 0}, {100, 10, 5, 150, 0, 1},
+                               {2'000'000'000, 0, 0, 2'000'000'010, 1, 0}};
+    BurstReducer r;
+    const auto b = r.reduce(s);
+    QCOMPARE(r.skipped(), 1);
+    QCOMPARE(b.size(), size_t(2));
+}
+
+void TstHullFitter::exactLine_data()
+{
+    QTest::addColumn<double>("offset");
+    QTest::addColumn<double>("drift");
+    QTest::addColumn<int>("halfWidth");
+    QTest::newRow("zero") << 0.0 << 0.0 << 100;
+    QTest::newRow("+1s +100ppm") << 1e9 << 100e-6 << 2000;
+    QTest::newRow("-0.5s -37ppm") << -5e8 << -37e-6 << 50;
+}
+
+void TstHullFitter::exactLine()
+{
+    QFETCH(double, offset);
+    QFETCH(double, drift);
+    QFETCH(int, halfWidth);
+    // Bounds exactly θ ± halfWidth around a line, one burst per second for 60 s.
+    std::vector<BurstBound> bursts;
+    for (int k = 0; k < 60; ++k) {
+        const int64_t t = int64_t(k) * 1'000'000'000;
+        BurstBound b;
+        b.tUpper = b.tLower = t;
+        const int64_t theta = int64_t(std::llround(offset + drift * double(t)));
+        b.upper = theta + halfWidth;
+        b.lower = theta - halfWidth;
+        bursts.push_back(b);
+    }
+    const LineFit f = HullFitter().fit(bursts, 0, 0);
+    QVERIFY(f.valid && f.slopeFitted);
+    QVERIFY(std::abs(f.slope - drift) < 1e-12);
+    QVERIFY(std::abs(f.intercept - offset) < 1.0);
+    QVERIFY(std::abs(f.margin - 2.0 * halfWidth) < 2.0);
+}
+
+void TstHullFitter::headerExample()
+{
+    std::vector<BurstBound> b(2);
+    b[0].tUpper = b[0].tLower = 0;
+    b[0].upper = 10;
+    b[0].lower = 6;
+    b[1].tUpper = b[1].tLower = 100;
+    b[1].upper = 12;
+    b[1].lower = 8;
+    const LineFit f = HullFitter(1.0, 1.0).fit(b, 0, 0);
+    QCOMPARE(f.slope, 0.02);
+    QCOMPARE(f.intercept, 8.0);
+    QCOMPARE(f.margin, 4.0);
+}
+
+QTEST_APPLESS_MAIN(TstHullFitter)
+#include "tst_hullfitter.moc"

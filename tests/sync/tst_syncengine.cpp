@@ -1,0 +1,217 @@
+// Tests for runSyncEngine on synthetic inputs with known truth: line recovery and bounds,
+// shared clock domains, extrapolation flags, collectives-only alignment, and causality repair.
+#include "sync/syncengine.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+using namespace syncline::sync;
+
+namespace {
+
+// θ(t) = offset + drift·t; exchanges with fixed forward/backward delays plus exponential queueing.
+std::vector<ClockSample> makeSamples(double offset, double drift, int bursts, int64_t everyNs,
+                                     uint64_t seed, double queueNs = 5000)
+{
+    std::mt19937_64 rng(seed);
+    std::exponential_distribution<double> q(1.0 / queueNs);
+    std::vector<ClockSample> out;
+    for (int b = 0; b < bursts; ++b) {
+        for (int s = 0; s < 8; ++s) {
+            const int64_t t1 = int64_t(b) * everyNs + s * 100'000 + 1'000'000;
+            const double df = 10'000 + q(rng), db = 10'000 + q(rng);
+            const double theta = offset + drift * double(t1);
+            ClockSample x;
+            x.t1 = t1;
+            x.t2 = int64_t(std::llround(double(t1) + df + theta));
+            x.t3 = x.t2 + 2000;
+            x.t4 = int64_t(std::llround(double(x.t3) - theta + db));
+            x.burst = b;
+            x.seq = s;
+            out.push_back(x);
+        }
+    }
+    return out;
+}
+
+WorkerClockInput worker(int id, const std::string &host, std::vector<ClockSample> s, int64_t last)
+{
+    WorkerClockInput w;
+    w.workerId = id;
+    w.rank = id;
+    w.host = host;
+    w.bootId = "boot-" + host;
+    w.clockSource = "monotonic_raw";
+    w.refId = "ref";
+    w.samples = std::move(s);
+    w.firstLocalNs = 0;
+    w.lastLocalNs = last;
+    return w;
+}
+
+} // namespace
+
+class TstSyncEngine : public QObject
+{
+    Q_OBJECT
+private slots:
+    void recoversLine_data();
+    void recoversLine();
+    void sharedDomain();
+    void noSamplesIsIdentity();
+    void collectivesAlign_data();
+    void collectivesAlign();
+    void causalityRepair();
+    void methodNames();
+};
+
+void TstSyncEngine::recoversLine_data()
+{
+    QTest::addColumn<double>("offset");
+    QTest::addColumn<double>("drift");
+    QTest::newRow("zero") << 0.0 << 0.0;
+    QTest::newRow("+0.8s +80ppm") << 8e8 << 80e-6;
+    QTest::newRow("-1s -100ppm") << -1e9 << -100e-6;
+}
+
+void TstSyncEngine::recoversLine()
+{
+    QFETCH(double, offset);
+    QFETCH(double, drift);
+    SyncEngineInput in;
+    const int64_t span = 120'000'000'000; // 2 minutes of 1 Hz bursts
+    in.workers.push_back(worker(0, "a", makeSamples(offset, drift, 120, 1'000'000'000, 7), span));
+    const SyncEngineResult r = runSyncEngine(in);
+    QCOMPARE(r.workers.size(), size_t(1));
+    const WorkerClockResult &w = r.workers[0];
+    QCOMPARE(w.method, ClockMethod::SyncSamples);
+    QCOMPARE(w.sampleCount, 960);
+    QVERIFY(std::fabs(w.driftPpm - drift * 1e6) < 0.01);
+    // Symmetric delays: error well under a microsecond; the bound must cover it everywhere.
+    for (int64_t t = 0; t <= span; t += 250'000'000) {
+        const double truth = double(t) + offset + drift * double(t);
+        const double err = std::fabs(double(w.map.toGlobal(t)) - truth);
+        QVERIFY2(err < 500.0, qPrintable(QString("t=%1 err=%2").arg(t).arg(err)));
+        QVERIFY(err <= double(w.map.segmentAt(t).boundNs));
+    }
+    QVERIFY(w.boundNs > 0 && w.boundNs < 20'000);
+    QVERIFY(w.flags & SegExtrapolated); // after the last burst
+    QVERIFY(!(w.flags & SegStepDetected));
+}
+
+void TstSyncEngine::sharedDomain()
+{
+    SyncEngineInput in;
+    const int64_t span = 60'000'000'000;
+    in.workers.push_back(worker(0, "a", makeSamples(5e5, 10e-6, 60, 1'000'000'000, 1), span));
+    in.workers.push_back(worker(1, "a", makeSamples(5e5, 10e-6, 60, 1'000'000'000, 2), span));
+    in.workers.push_back(worker(2, "b", makeSamples(-5e5, 0, 60, 1'000'000'000, 3), span));
+    const SyncEngineResult r = runSyncEngine(in);
+    QCOMPARE(r.workers[0].domain, r.workers[1].domain);
+    QVERIFY(r.workers[0].domain != r.workers[2].domain);
+    QCOMPARE(r.workers[0].sampleCount, 960); // union of both processes' samples
+    for (int64_t t = 0; t < span; t += 1'000'000'000)
+        QCOMPARE(r.workers[0].map.toGlobal(t), r.workers[1].map.toGlobal(t));
+}
+
+void TstSyncEngine::noSamplesIsIdentity()
+{
+    SyncEngineInput in;
+    in.workers.push_back(worker(0, "a", {}, 1000));
+    const SyncEngineResult r = runSyncEngine(in);
+    QCOMPARE(r.workers[0].method, ClockMethod::None);
+    QVERIFY(r.workers[0].map.isIdentity());
+}
+
+void TstSyncEngine::collectivesAlign_data()
+{
+    QTest::addColumn<double>("offset");
+    QTest::addColumn<double>("drift");
+    QTest::newRow("offset only") << 2.5e8 << 0.0;
+    QTest::newRow("offset and drift") << -7e8 << 40e-6;
+}
+
+void TstSyncEngine::collectivesAlign()
+{
+    QFETCH(double, offset);
+    QFETCH(double, drift);
+    // Rank 0 is the reference (global = its clock). Rank 1's local = true − θ(true).
+    // 600 all-reduces; begins straggle by up to 5 ms, ends within 1 µs on both ranks.
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> straggle(0, 5e6), jitter(0, 1000);
+    SyncEngineInput in;
+    for (int w = 0; w < 2; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.host = w == 0 ? "a" : "b";
+        wi.bootId = "x";
+        wi.lastLocalNs = 700'000'000'000;
+        in.workers.push_back(wi);
+    }
+    auto local1 = [&](double t) { return t - (offset + drift * t); };
+    for (int k = 0; k < 600; ++k) {
+        const double t = 1e9 * k;
+        const double b0 = t + straggle(rng), b1 = t + straggle(rng);
+        const double end = std::max(b0, b1) + 100'000;
+        in.collectives.push_back({0, k, 1, int64_t(b0), int64_t(end + jitter(rng))});
+        in.collectives.push_back(
+            {1, k, 1, int64_t(local1(b1)), int64_t(local1(end + jitter(rng)))});
+    }
+    in.options.repairCausality = false;
+    const SyncEngineResult r = runSyncEngine(in);
+    QCOMPARE(r.workers[0].method, ClockMethod::Collectives);
+    QCOMPARE(r.workers[1].method, ClockMethod::Collectives);
+    QVERIFY(r.workers[1].flags & SegAligned);
+    for (double t = 0; t < 6e11; t += 1e10) {
+        const double err = double(r.workers[1].map.toGlobal(int64_t(local1(t)))) - t;
+        QVERIFY2(std::fabs(err) < 1500.0, qPrintable(QString::number(err)));
+        QVERIFY(std::fabs(err) <= double(r.workers[1].boundNs));
+    }
+}
+
+void TstSyncEngine::causalityRepair()
+{
+    // Two workers whose maps are identity; worker 1 receives 10 µs "before" the send.
+    SyncEngineInput in;
+    for (int w = 0; w < 2; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.lastLocalNs = 10'000'000'000;
+        in.workers.push_back(wi);
+    }
+    for (int k = 0; k < 50; ++k) {
+        const int64_t t = int64_t(k) * 100'000'000;
+        in.messages.push_back({0, t + 50'000, 1, t + 40'000}); // violated by 10 µs (+latency)
+        in.messages.push_back({1, t + 60'000'000, 0, t + 60'100'000}); // fine
+    }
+    in.options.minMessageLatencyNs = 1000;
+    in.options.alignOnCollectives = false;
+    const SyncEngineResult r = runSyncEngine(in);
+    QCOMPARE(r.causality.constraints, int64_t(100));
+    QCOMPARE(r.causality.violationsBefore, int64_t(50));
+    QCOMPARE(r.causality.violationsAfter, int64_t(0));
+    QCOMPARE(r.causality.eventsMoved, int64_t(50));
+    QVERIFY(r.causality.maxShiftNs >= 11'000 && r.causality.maxShiftNs <= 11'002);
+    QVERIFY(r.workers[1].flags & SegRepaired);
+    QVERIFY(!(r.workers[0].flags & SegRepaired));
+    // Original order of worker 1's own events is kept (map stays monotone).
+    const ClockMap &m = r.workers[1].map;
+    for (int64_t t = 0; t < 5'000'000'000; t += 1000)
+        QVERIFY(m.toGlobal(t + 1000) > m.toGlobal(t));
+    for (const MessagePair &p : in.messages)
+        QVERIFY(m.toGlobal(p.recvLocal) >= p.sendLocal + 1000 || p.recvWorker == 0);
+}
+
+void TstSyncEngine::methodNames()
+{
+    QCOMPARE(QString(methodName(ClockMethod::None)), QString("none"));
+    QCOMPARE(QString(methodName(ClockMethod::SyncSamples)), QString("sync"));
+    QCOMPARE(QString(methodName(ClockMethod::Collectives)), QString("collectives"));
+}
+
+QTEST_APPLESS_MAIN(TstSyncEngine)
+#include "tst_syncengine.moc"
