@@ -1,0 +1,123 @@
+// bench_view — frame cost of the timeline view: geometry (LOD) + paint into a 1920×1080 QImage,
+// with 10 k events in the visible range (baseline, measured in the same run) versus 10 M.
+// Goal (issue 5): the 10 M frame ≤ 1.5× the 10 k frame and ≤ 16 ms.
+//
+// usage: bench_view [--frames N] [--png DIR]   (--png writes the last frame of each case)
+#include "tests/ui/testjob.h"
+
+#include "ui/timelinegeometry.h"
+#include "ui/timelinepainter.h"
+#include "ui/viewstyle.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace syncline;
+using namespace syncline::ui;
+
+namespace {
+
+struct CaseResult
+{
+    std::string name;
+    int64_t eventsInRange = 0;
+    double medianMs = 0;
+    double geometryMs = 0;
+    size_t primitives = 0;
+};
+
+int64_t eventsInRange(const TimelineScene &scene, int64_t start, int64_t end)
+{
+    int64_t n = 0;
+    for (const TrackModel &m : scene.models()) {
+        for (int d = 0; d < m.depthCount(); ++d) {
+            const size_t lo = m.rowLowerBound(d, m.map().toLocal(start));
+            const size_t hi = m.rowUpperBound(d, m.map().toLocal(end));
+            n += int64_t(hi > lo ? hi - lo : 0);
+        }
+    }
+    return n;
+}
+
+CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t start, int64_t end,
+                   int frames, const char *pngDir)
+{
+    const ViewStyle style = ViewStyle::light();
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    FrameRects rects;
+    rects.ruler = QRectF(220, 0, 1700, 26);
+    rects.gutter = QRectF(0, 26, 220, 1054);
+    rects.events = QRectF(220, 26, 1700, 1054);
+    GeometryRequest req;
+    req.rangeStart = start;
+    req.rangeEnd = end;
+    req.width = rects.events.width();
+    req.height = rects.events.height();
+    std::vector<double> total, geo;
+    size_t primitives = 0;
+    for (int f = 0; f < frames; ++f) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const TimelineGeometry g = computeGeometry(scene, req); // uncached: the worst case
+        const auto t1 = std::chrono::steady_clock::now();
+        QPainter p(&image);
+        p.fillRect(image.rect(), style.background);
+        TimelinePainter::paintFrame(p, rects, scene, g, style, FrameOptions{});
+        p.end();
+        const auto t2 = std::chrono::steady_clock::now();
+        geo.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        total.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
+        primitives = g.primitiveCount();
+    }
+    if (pngDir)
+        image.save(QString::fromUtf8(pngDir) + QStringLiteral("/bench_view_%1.png").arg(QString::fromStdString(name)));
+    std::sort(total.begin(), total.end());
+    std::sort(geo.begin(), geo.end());
+    return {name, eventsInRange(scene, start, end), total[total.size() / 2], geo[geo.size() / 2], primitives};
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    int frames = 15;
+    const char *pngDir = nullptr;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--frames") && i + 1 < argc)
+            frames = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--png") && i + 1 < argc)
+            pngDir = argv[++i];
+    }
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication app(argc, argv);
+    const int workers = 12; // 12 groups × 3 depth rows fill 1080 px with the default metrics
+    std::printf("building jobs (12 workers × 3 depths, 1 µs roots)...\n");
+    auto small = testjob::makeDenseJob(workers, 10002 / workers / 3 * 3 + 3, 1000);
+    auto big = testjob::makeDenseJob(workers, 10000002 / workers / 3 * 3 + 3, 1000);
+    TimelineScene smallScene(small);
+    TimelineScene bigScene(big);
+    std::vector<CaseResult> results;
+    results.push_back(runCase("10k", smallScene, smallScene.beginNs(), smallScene.endNs(), frames, pngDir));
+    results.push_back(runCase("10M", bigScene, bigScene.beginNs(), bigScene.endNs(), frames, pngDir));
+    // The same 10 M job zoomed so that ~10 k events are in range (pure zoom: same data).
+    const int64_t mid = (bigScene.beginNs() + bigScene.endNs()) / 2;
+    const int64_t span = int64_t(10000 / (3.0 * workers)) * 1000;
+    results.push_back(runCase("10M-zoomed", bigScene, mid, mid + span, frames, pngDir));
+    std::printf("\n%-12s %12s %12s %12s %12s\n", "case", "events", "frame ms", "geometry ms", "primitives");
+    for (const CaseResult &r : results)
+        std::printf("%-12s %12lld %12.2f %12.2f %12zu\n", r.name.c_str(), (long long)r.eventsInRange,
+                    r.medianMs, r.geometryMs, r.primitives);
+    const double ratio = results[1].medianMs / results[0].medianMs;
+    std::printf("\nratio 10M/10k frame: %.2f  (goal <= 1.5)   10M frame %.2f ms (goal <= 16 ms)\n", ratio,
+                results[1].medianMs);
+    std::printf("goals: %s\n", ratio <= 1.5 && results[1].medianMs <= 16.0 ? "MET" : "NOT MET");
+    return 0;
+}

@@ -1,0 +1,180 @@
+#include "imageexport.h"
+
+#include "timelinepainter.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QImage>
+#include <QImageWriter>
+#include <QSvgGenerator>
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+
+namespace syncline::ui {
+
+namespace {
+
+bool ensureGuiApplication(std::string *error)
+{
+    if (QCoreApplication::instance()) {
+        if (qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+            return true;
+        if (error)
+            *error = "image export needs a QGuiApplication, but a QCoreApplication is running";
+        return false;
+    }
+    const bool haveDisplay = !qEnvironmentVariableIsEmpty("DISPLAY") ||
+                             !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if (!haveDisplay && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "syncline";
+    static char *argv[] = {name, nullptr};
+    static QGuiApplication *app = new QGuiApplication(argc, argv); // lives until exit
+    (void)app;
+    return true;
+}
+
+// The names with the most total duration in [start, end), for the legend (at most `limit`).
+std::vector<uint32_t> legendNames(const TimelineScene &scene, int64_t start, int64_t end, size_t limit)
+{
+    std::unordered_map<uint32_t, int64_t> total;
+    for (const TrackModel &m : scene.models()) {
+        const int first = m.firstIndex(start);
+        if (first < 0)
+            continue;
+        const int last = m.lastIndex(end);
+        for (int i = first; i <= last; ++i) {
+            const int64_t s = std::max(start, m.startTime(i));
+            const int64_t e = std::min(end, m.endTime(i));
+            if (e > s && scene.nameVisible(m.nameId(i)))
+                total[m.nameId(i)] += e - s;
+        }
+    }
+    std::vector<std::pair<int64_t, uint32_t>> order;
+    for (const auto &[id, t] : total)
+        order.emplace_back(-t, id);
+    std::sort(order.begin(), order.end());
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < order.size() && i < limit; ++i)
+        out.push_back(order[i].second);
+    return out;
+}
+
+RowMetrics fittedMetrics(const TimelineScene &scene, double available)
+{
+    int headers = 0;
+    int rows = 0;
+    int tracks = 0;
+    for (const LayoutRow &r : scene.layout().rows()) {
+        headers += r.kind == LayoutRow::GroupHeader;
+        rows += r.kind == LayoutRow::EventRow;
+        tracks += r.kind == LayoutRow::EventRow && r.firstOfTrack;
+    }
+    RowMetrics m;
+    if (rows == 0)
+        return m;
+    const double fixed = headers * m.headerHeight + tracks * m.trackGap;
+    m.rowHeight = std::clamp((available - fixed) / rows, 6.0, 18.0);
+    return m;
+}
+
+void render(QPainter &p, const TimelineScene &scene, const ImageExportRequest &req, int64_t start,
+            int64_t end, const std::vector<uint32_t> &legend)
+{
+    const ViewStyle style = req.dark ? ViewStyle::darkStyle() : ViewStyle::light();
+    const double w = req.width;
+    const double h = req.height;
+    const double rulerH = 26;
+    const double legendH = legend.empty() ? 0 : 24;
+    const double gutterW = std::clamp(w * 0.2, 80.0, 240.0);
+    p.fillRect(QRectF(0, 0, w, h), style.background);
+    FrameRects rects;
+    rects.ruler = QRectF(gutterW, 0, w - gutterW, rulerH);
+    rects.gutter = QRectF(0, rulerH, gutterW, h - rulerH - legendH);
+    rects.events = QRectF(gutterW, rulerH, w - gutterW, h - rulerH - legendH);
+    p.fillRect(QRectF(0, 0, gutterW, rulerH), style.ruler);
+    p.setPen(style.mutedText);
+    p.setFont(style.smallFont);
+    p.drawText(QRectF(6, 0, gutterW - 8, rulerH), Qt::AlignVCenter | Qt::AlignLeft,
+               req.mode == ClockMode::Raw ? QStringLiteral("raw clocks") : QStringLiteral("corrected clocks"));
+    GeometryRequest g;
+    g.rangeStart = start;
+    g.rangeEnd = end;
+    g.width = rects.events.width();
+    g.top = 0;
+    g.height = rects.events.height();
+    const TimelineGeometry geometry = computeGeometry(scene, g);
+    FrameOptions options;
+    options.wallClock = req.wallClock;
+    TimelinePainter::paintFrame(p, rects, scene, geometry, style, options);
+    if (scene.layout().totalHeight() > rects.events.height()) {
+        p.setPen(style.mutedText);
+        p.drawText(rects.events.adjusted(0, 0, -8, -4), Qt::AlignRight | Qt::AlignBottom,
+                   QStringLiteral("more rows below — increase --height"));
+    }
+    if (!legend.empty())
+        TimelinePainter::paintLegend(p, QRectF(0, h - legendH, w, legendH), scene, legend, style);
+}
+
+} // namespace
+
+bool exportImage(const Timeline &timeline, const ImageExportRequest &request, std::string *error)
+{
+    auto fail = [&](const std::string &msg) {
+        if (error)
+            *error = msg;
+        return false;
+    };
+    if (request.pngPath.empty() && request.svgPath.empty())
+        return fail("no output file (give a PNG or SVG path)");
+    if (request.width < 100 || request.height < 60 || request.width > 32768 || request.height > 32768)
+        return fail("image size must be between 100x60 and 32768x32768 px");
+    if (request.rangeStartNs.has_value() != request.rangeEndNs.has_value())
+        return fail("range needs both a start and an end");
+    if (!ensureGuiApplication(error))
+        return false;
+    // Non-owning handle: the scene only reads the timeline during this call.
+    std::shared_ptr<const Timeline> handle(&timeline, [](const Timeline *) {});
+    TimelineScene scene(handle);
+    scene.setClockMode(request.mode);
+    int64_t start = request.rangeStartNs.value_or(scene.beginNs());
+    int64_t end = request.rangeEndNs.value_or(scene.endNs());
+    if (!request.rangeStartNs && end - start < 1000) { // pad an (almost) empty job
+        end = start + 1000;
+    }
+    if (end <= start)
+        return fail("empty time range (end must be after start)");
+    const std::vector<uint32_t> legend = legendNames(scene, start, end, 12);
+    scene.setRowMetrics(fittedMetrics(scene, request.height - 26 - (legend.empty() ? 0 : 24)));
+    if (!request.pngPath.empty()) {
+        QImage image(request.width, request.height, QImage::Format_ARGB32_Premultiplied);
+        QPainter p(&image);
+        p.setRenderHint(QPainter::TextAntialiasing);
+        render(p, scene, request, start, end, legend);
+        p.end();
+        QImageWriter writer(QString::fromStdString(request.pngPath), "png");
+        if (!writer.write(image))
+            return fail("cannot write " + request.pngPath + ": " + writer.errorString().toStdString());
+    }
+    if (!request.svgPath.empty()) {
+        QSvgGenerator svg;
+        svg.setFileName(QString::fromStdString(request.svgPath));
+        svg.setSize(QSize(request.width, request.height));
+        svg.setViewBox(QRect(0, 0, request.width, request.height));
+        svg.setTitle(QStringLiteral("syncline timeline"));
+        QPainter p;
+        if (!p.begin(&svg))
+            return fail("cannot write " + request.svgPath);
+        render(p, scene, request, start, end, legend);
+        p.end();
+        if (!QFileInfo(QString::fromStdString(request.svgPath)).isFile())
+            return fail("cannot write " + request.svgPath);
+    }
+    return true;
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,94 @@
+#include "rowlayout.h"
+
+#include "trackmodel.h"
+
+#include <algorithm>
+
+namespace syncline::ui {
+
+void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
+                      const std::vector<bool> &visible, const std::vector<bool> &collapsed,
+                      const RowMetrics &metrics)
+{
+    m_rows.clear();
+    m_metrics = metrics;
+    double y = 0;
+    size_t m = 0;
+    for (size_t w = 0; w < workerCount; ++w) {
+        const size_t firstModel = m;
+        while (m < models.size() && models[m].worker() == w)
+            ++m;
+        if (w < visible.size() && !visible[w])
+            continue;
+        const bool isCollapsed = w < collapsed.size() && collapsed[w];
+        LayoutRow header;
+        header.kind = LayoutRow::GroupHeader;
+        header.worker = int(w);
+        header.model = firstModel < m ? int(firstModel) : -1;
+        header.y = y;
+        header.height = metrics.headerHeight;
+        header.collapsed = isCollapsed;
+        m_rows.push_back(header);
+        y += metrics.headerHeight;
+        if (isCollapsed)
+            continue;
+        for (size_t t = firstModel; t < m; ++t) {
+            const int depths = std::max(1, models[t].depthCount());
+            for (int d = 0; d < depths; ++d) {
+                LayoutRow row;
+                row.worker = int(w);
+                row.model = int(t);
+                row.depth = d;
+                row.y = y;
+                row.height = metrics.rowHeight;
+                row.firstOfTrack = d == 0;
+                m_rows.push_back(row);
+                y += metrics.rowHeight;
+            }
+            y += metrics.trackGap;
+        }
+    }
+    m_total = y;
+}
+
+int RowLayout::rowAt(double y) const
+{
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y,
+                               [](double v, const LayoutRow &r) { return v < r.y; });
+    if (it == m_rows.begin())
+        return -1;
+    --it;
+    if (y >= it->y + it->height)
+        return -1;
+    return int(it - m_rows.begin());
+}
+
+std::pair<size_t, size_t> RowLayout::rowsIn(double y0, double y1) const
+{
+    auto first = std::partition_point(m_rows.begin(), m_rows.end(),
+                                      [&](const LayoutRow &r) { return r.y + r.height <= y0; });
+    auto last = std::partition_point(first, m_rows.end(),
+                                     [&](const LayoutRow &r) { return r.y < y1; });
+    return {size_t(first - m_rows.begin()), size_t(last - m_rows.begin())};
+}
+
+int RowLayout::rowOf(int model, int depth) const
+{
+    for (size_t i = 0; i < m_rows.size(); ++i) {
+        const LayoutRow &r = m_rows[i];
+        if (r.kind == LayoutRow::EventRow && r.model == model && r.depth == depth)
+            return int(i);
+    }
+    return -1;
+}
+
+int RowLayout::headerOf(int worker) const
+{
+    for (size_t i = 0; i < m_rows.size(); ++i) {
+        if (m_rows[i].kind == LayoutRow::GroupHeader && m_rows[i].worker == worker)
+            return int(i);
+    }
+    return -1;
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,63 @@
+// RowLayout — the vertical layout of the timeline: one group per worker (a header row with its
+// label, "rank 3 · host-b · restart 0"), then per thread one row per nesting depth. Collapsed
+// groups keep only their header (which shows the depth-0 events of the worker's first thread).
+//
+// Invariants: rows are in display order with increasing y; y and height are in px from the top
+// of the content (not the viewport); rows never overlap; totalHeight() is the last row's bottom.
+// A row refers to its TrackModel by index into the scene's model list (-1 for a header).
+// Threading: plain value type; build on the GUI thread (or any single thread).
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace syncline::ui {
+
+class TrackModel;
+
+struct LayoutRow
+{
+    enum Kind { GroupHeader, EventRow };
+    Kind kind = EventRow;
+    int worker = 0;
+    int model = -1; // index into the scene's models; for a collapsed header, the first track's
+    int depth = 0;
+    double y = 0;
+    double height = 0;
+    bool collapsed = false;   // header of a collapsed group
+    bool firstOfTrack = false; // depth-0 row of a thread (where its name is drawn)
+};
+
+struct RowMetrics
+{
+    double headerHeight = 22;
+    double rowHeight = 18;
+    double trackGap = 4;
+};
+
+class RowLayout
+{
+public:
+    // workerOf[m] = worker of model m; models are grouped per worker in worker order.
+    // visible[w] false hides worker w entirely (rank filter); collapsed[w] keeps only its header.
+    void build(const std::vector<TrackModel> &models, size_t workerCount,
+               const std::vector<bool> &visible, const std::vector<bool> &collapsed,
+               const RowMetrics &metrics);
+
+    const std::vector<LayoutRow> &rows() const { return m_rows; }
+    double totalHeight() const { return m_total; }
+    const RowMetrics &metrics() const { return m_metrics; }
+    int rowAt(double y) const; // -1 when y falls in no row (gaps, outside)
+    // Rows intersecting [y0, y1): [first, last) indices.
+    std::pair<size_t, size_t> rowsIn(double y0, double y1) const;
+    int rowOf(int model, int depth) const; // -1 when hidden or collapsed
+    int headerOf(int worker) const;        // -1 when hidden
+
+private:
+    std::vector<LayoutRow> m_rows;
+    RowMetrics m_metrics;
+    double m_total = 0;
+};
+
+} // namespace syncline::ui

@@ -1,0 +1,282 @@
+#include "timelinegeometry.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncline::ui {
+
+namespace {
+
+// Maps local ↔ global along one row with a segment cursor: the row walks forward in time, so
+// finding the segment is amortised O(1) instead of a binary search per call. Same formula as
+// ClockMap (global = globalStart + d + round((slope - 1)·d)); used for drawing only — hit-testing
+// and the details use the model's exact mapping.
+class MapCursor
+{
+public:
+    explicit MapCursor(const sync::ClockMap &map) : m_segs(map.segments()) {}
+
+    int64_t toGlobal(int64_t local)
+    {
+        if (m_segs.empty())
+            return local;
+        while (m_i + 1 < m_segs.size() && m_segs[m_i + 1].localStart <= local)
+            ++m_i;
+        while (m_i > 0 && m_segs[m_i].localStart > local)
+            --m_i;
+        const sync::ClockSegment &s = m_segs[m_i];
+        const int64_t d = local - s.localStart;
+        return s.globalStart + d + int64_t(std::llround((s.slope - 1.0) * double(d)));
+    }
+    int64_t toLocal(int64_t global)
+    {
+        if (m_segs.empty())
+            return global;
+        while (m_i + 1 < m_segs.size() && m_segs[m_i + 1].globalStart <= global)
+            ++m_i;
+        while (m_i > 0 && m_segs[m_i].globalStart > global)
+            --m_i;
+        const sync::ClockSegment &s = m_segs[m_i];
+        return s.localStart + int64_t(std::llround(double(global - s.globalStart) / s.slope));
+    }
+
+private:
+    const std::vector<sync::ClockSegment> &m_segs;
+    size_t m_i = 0;
+};
+
+class RowBuilder
+{
+public:
+    RowBuilder(const TimelineScene &scene, const GeometryRequest &req, TimelineGeometry &out,
+               std::vector<int> &batchOf)
+        : m_scene(scene), m_req(req), m_out(out), m_batchOf(batchOf), m_pxPerNs(req.pxPerNs())
+    {
+    }
+
+    void build(int modelIndex, int depth, double y, double h);
+
+private:
+    double xOfLocal(int64_t local)
+    {
+        return double(m_cursor->toGlobal(local) - m_req.rangeStart) * m_pxPerNs;
+    }
+    void emitEvent(uint32_t e, double x0, double x1);
+    void addFold(double x0, double x1, int64_t n);
+    void flushFold();
+
+    const TimelineScene &m_scene;
+    const GeometryRequest &m_req;
+    TimelineGeometry &m_out;
+    std::vector<int> &m_batchOf;
+    double m_pxPerNs;
+    const TrackModel *m_model = nullptr;
+    const sync::ClockMap *m_map = nullptr;
+    MapCursor *m_cursor = nullptr;
+    int m_modelIndex = 0;
+    double m_y = 0;
+    double m_h = 0;
+    bool m_foldOpen = false;
+    double m_foldX0 = 0;
+    double m_foldX1 = 0;
+    int64_t m_foldCount = 0;
+};
+
+QRectF clipped(double x0, double x1, double y, double h, double width)
+{
+    x0 = std::max(x0, -2.0);
+    x1 = std::min(x1, width + 2.0);
+    return QRectF(x0, y, std::max(x1 - x0, 1.0), h);
+}
+
+void RowBuilder::emitEvent(uint32_t e, double x0, double x1)
+{
+    const EventTrack &t = m_model->track();
+    const uint32_t name = t.nameId[e];
+    if (!m_scene.nameVisible(name))
+        return;
+    const uint16_t flags = t.flags[e];
+    const bool dimmed = !m_scene.nameMatches(name);
+    if (flags & EventInstant) {
+        m_out.instants.emplace_back(x0, m_y + m_h / 2);
+        ++m_out.eventsDrawn;
+        return;
+    }
+    // A 1 px gap on the right separates neighbours once there is room for it.
+    const double w = x1 - x0;
+    QRectF r = clipped(x0, w >= 5 ? x1 - 1 : x1, m_y, m_h, m_req.width);
+    const int colour = m_scene.colours().colourIndex(name);
+    const size_t key = size_t(colour * 2 + (dimmed ? 1 : 0));
+    if (m_batchOf[key] < 0) {
+        m_batchOf[key] = int(m_out.batches.size());
+        m_out.batches.push_back({colour, dimmed, {}});
+    }
+    m_out.batches[size_t(m_batchOf[key])].rects.push_back(r);
+    ++m_out.eventsDrawn;
+    if (flags & EventOpen)
+        m_out.openRects.push_back(r);
+    if (flags & EventOverdue)
+        m_out.overdueRects.push_back(r);
+    if (r.width() >= kLabelMinPx)
+        m_out.labels.push_back({r, name, dimmed});
+    const EventRef sel = m_scene.selected();
+    if (sel.model == m_modelIndex && sel.index == int(e))
+        m_out.selectedRect = r;
+}
+
+void RowBuilder::addFold(double x0, double x1, int64_t n)
+{
+    if (m_foldOpen && x0 <= m_foldX1 + 1.0) {
+        m_foldX1 = std::max(m_foldX1, x1);
+        m_foldCount += n;
+        return;
+    }
+    flushFold();
+    m_foldOpen = true;
+    m_foldX0 = x0;
+    m_foldX1 = x1;
+    m_foldCount = n;
+}
+
+void RowBuilder::flushFold()
+{
+    if (!m_foldOpen)
+        return;
+    m_out.folds.push_back({clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width),
+                           m_foldCount});
+    m_out.eventsFolded += m_foldCount;
+    m_foldOpen = false;
+}
+
+void RowBuilder::build(int modelIndex, int depth, double y, double h)
+{
+    m_model = &m_scene.model(modelIndex);
+    m_modelIndex = modelIndex;
+    if (depth >= m_model->depthCount())
+        return;
+    m_map = &m_model->map();
+    MapCursor cursor(*m_map);
+    m_cursor = &cursor;
+    m_y = y;
+    m_h = h;
+    m_foldOpen = false;
+    const std::vector<uint32_t> &row = m_model->depthRow(depth);
+    const std::vector<int64_t> &st = m_model->track().localStart;
+    const std::vector<int64_t> &en = m_model->track().localEnd;
+    size_t p = m_model->rowLowerBound(depth, m_map->toLocal(m_req.rangeStart) - 1);
+    const size_t hi = m_model->rowUpperBound(depth, m_map->toLocal(m_req.rangeEnd) + 1);
+    while (p < hi) {
+        const uint32_t e = row[p];
+        const double x0 = xOfLocal(st[e]);
+        const double x1 = xOfLocal(en[e]);
+        if (x1 - x0 >= kFoldPx) {
+            flushFold();
+            emitEvent(e, x0, x1);
+            ++p;
+            continue;
+        }
+        // The window: every event starting before pixel x0 + kFoldPx.
+        const int64_t limitGlobal =
+            m_req.rangeStart + int64_t(std::ceil((x0 + kFoldPx) / m_pxPerNs));
+        const int64_t limitLocal = cursor.toLocal(limitGlobal);
+        size_t q = std::min(hi, m_model->rowSeekStart(depth, p + 1, limitLocal));
+        if (q - p > 1) {
+            const uint32_t last = row[q - 1];
+            if (xOfLocal(en[last]) - xOfLocal(st[last]) >= kFoldPx)
+                --q; // a wide event closes the window; it is emitted on its own next
+        }
+        if (q - p == 1 && !(m_foldOpen && x0 <= m_foldX1 + 1.0)) {
+            flushFold();
+            emitEvent(e, x0, std::max(x1, x0 + 1.0));
+        } else {
+            addFold(x0, xOfLocal(en[row[q - 1]]), int64_t(q - p));
+        }
+        p = q;
+    }
+    flushFold();
+}
+
+} // namespace
+
+size_t TimelineGeometry::primitiveCount() const
+{
+    size_t n = folds.size() + labels.size() + openRects.size() + overdueRects.size() + instants.size();
+    for (const ColourBatch &b : batches)
+        n += b.rects.size();
+    return n;
+}
+
+TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryRequest &request)
+{
+    TimelineGeometry out;
+    out.request = request;
+    out.revision = scene.revision();
+    if (request.rangeEnd <= request.rangeStart || request.width <= 0)
+        return out;
+    std::vector<int> batchOf(size_t(ColourScheme::paletteSize() * 2), -1);
+    RowBuilder builder(scene, request, out, batchOf);
+    const RowLayout &layout = scene.layout();
+    const auto [first, last] = layout.rowsIn(request.top, request.top + request.height);
+    for (size_t i = first; i < last; ++i) {
+        const LayoutRow &r = layout.rows()[i];
+        const double y = r.y - request.top;
+        if (r.kind == LayoutRow::EventRow)
+            builder.build(r.model, r.depth, y + 1, r.height - 2);
+        else if (r.collapsed && r.model >= 0)
+            builder.build(r.model, 0, y + 5, r.height - 8); // summary of the first thread
+    }
+    return out;
+}
+
+EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPointF pos)
+{
+    const RowLayout &layout = scene.layout();
+    const int rowIndex = layout.rowAt(pos.y() + request.top);
+    if (rowIndex < 0 || request.rangeEnd <= request.rangeStart)
+        return {};
+    const LayoutRow &r = layout.rows()[size_t(rowIndex)];
+    if (r.model < 0 || (r.kind == LayoutRow::GroupHeader && !r.collapsed))
+        return {};
+    const TrackModel &m = scene.model(r.model);
+    const int depth = r.kind == LayoutRow::GroupHeader ? 0 : r.depth;
+    if (depth >= m.depthCount())
+        return {};
+    const double pxPerNs = request.pxPerNs();
+    const int64_t tol = std::max<int64_t>(1, int64_t(std::ceil(1.0 / pxPerNs)));
+    const int64_t tNs = request.rangeStart + int64_t(std::llround(pos.x() / pxPerNs));
+    const sync::ClockMap &map = m.map();
+    const std::vector<uint32_t> &row = m.depthRow(depth);
+    const std::vector<int64_t> &st = m.track().localStart;
+    const int64_t hiLocal = map.toLocal(tNs + tol);
+    EventRef best;
+    double bestDist = 1.0 + 1e-9;
+    size_t p = m.rowLowerBound(depth, map.toLocal(tNs - tol) - 1);
+    for (size_t k = p; k < row.size() && k < p + 256 && st[row[k]] <= hiLocal; ++k) {
+        const int e = int(row[k]);
+        if (!scene.nameVisible(m.nameId(e)))
+            continue;
+        // Distance in px from the cursor to the event's [start, end] span (0 inside it).
+        const double x0 = double(m.startTime(e) - request.rangeStart) * pxPerNs;
+        const double x1 = std::max(double(m.endTime(e) - request.rangeStart) * pxPerNs, x0 + 1.0);
+        const double dist = pos.x() < x0 ? x0 - pos.x() : pos.x() > x1 ? pos.x() - x1 : 0.0;
+        if (dist < bestDist) {
+            bestDist = dist;
+            best = {r.model, e};
+            if (dist == 0.0)
+                break;
+        }
+    }
+    return best;
+}
+
+const TimelineGeometry &GeometryCache::get(const TimelineScene &scene, const GeometryRequest &request)
+{
+    if (!m_valid || !(m_geometry.request == request) || m_geometry.revision != scene.revision()) {
+        m_geometry = computeGeometry(scene, request);
+        m_valid = true;
+        ++m_computes;
+    }
+    return m_geometry;
+}
+
+} // namespace syncline::ui

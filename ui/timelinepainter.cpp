@@ -1,0 +1,288 @@
+#include "timelinepainter.h"
+
+#include "timeformat.h"
+
+#include <QFontMetricsF>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncline::ui {
+
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        --q;
+    return q;
+}
+
+} // namespace
+
+std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t rangeEnd,
+                                                   int64_t origin, double width,
+                                                   double minSpacingPx, int64_t *stepNs)
+{
+    std::vector<RulerTick> ticks;
+    const int64_t duration = rangeEnd - rangeStart;
+    if (duration <= 0 || width <= 0)
+        return ticks;
+    const int64_t step = niceStep(double(duration) * minSpacingPx / width);
+    if (stepNs)
+        *stepNs = step;
+    // A {1,2,5} step: majors every 5 steps for 1 and 2, every 2 steps for 5 (10× boundaries).
+    int64_t mantissa = step;
+    while (mantissa >= 10)
+        mantissa /= 10;
+    const int64_t majorEvery = mantissa == 5 ? 2 : 5;
+    const double pxPerNs = width / double(duration);
+    for (int64_t k = floorDiv(rangeStart - origin, step); ; ++k) {
+        const int64_t t = origin + k * step;
+        if (t > rangeEnd)
+            break;
+        if (t < rangeStart)
+            continue;
+        ticks.push_back({t, double(t - rangeStart) * pxPerNs, k % majorEvery == 0});
+    }
+    return ticks;
+}
+
+QColor TimelinePainter::textColourOn(const QColor &fill)
+{
+    const double lum = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
+    return lum > 0.55 ? QColor(0x15, 0x17, 0x1a) : QColor(0xfa, 0xfa, 0xfa);
+}
+
+void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const TimelineScene &scene,
+                                 const TimelineGeometry &g, const ViewStyle &style,
+                                 const FrameOptions &options)
+{
+    const GeometryRequest &req = g.request;
+    p.fillRect(rects.events, style.background);
+    p.save();
+    p.setClipRect(rects.events);
+    p.translate(rects.events.topLeft());
+    const QRectF local(0, 0, rects.events.width(), rects.events.height());
+    paintRowBands(p, local, scene, req.top, style);
+    // Grid lines under the events, at the ruler's ticks.
+    int64_t step = 0;
+    const auto ticks = rulerTicks(req.rangeStart, req.rangeEnd, scene.originNs(), local.width(), 90, &step);
+    p.setPen(style.grid);
+    for (const RulerTick &t : ticks)
+        p.drawLine(QPointF(std::round(t.x) + 0.5, 0), QPointF(std::round(t.x) + 0.5, local.height()));
+    if (options.selectionEnd > options.selectionStart) {
+        const double x0 = double(options.selectionStart - req.rangeStart) * req.pxPerNs();
+        const double x1 = double(options.selectionEnd - req.rangeStart) * req.pxPerNs();
+        p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), local.height()), style.selectionRange);
+    }
+    paintEvents(p, g, scene, style);
+    if (options.cursorX >= 0) {
+        p.setPen(QPen(style.cursor, 1));
+        p.drawLine(QPointF(options.cursorX, 0), QPointF(options.cursorX, local.height()));
+    }
+    p.restore();
+    paintGutter(p, rects.gutter, scene, req.top, style);
+    paintRuler(p, rects.ruler, scene, req.rangeStart, req.rangeEnd, style, options);
+}
+
+void TimelinePainter::paintRowBands(QPainter &p, const QRectF &area, const TimelineScene &scene,
+                                    double top, const ViewStyle &style)
+{
+    const RowLayout &layout = scene.layout();
+    const auto [first, last] = layout.rowsIn(top, top + area.height());
+    for (size_t i = first; i < last; ++i) {
+        const LayoutRow &r = layout.rows()[i];
+        const QRectF band(area.left(), r.y - top, area.width(), r.height);
+        if (r.kind == LayoutRow::GroupHeader) {
+            p.fillRect(band, style.headerBand);
+            p.fillRect(QRectF(band.left(), band.top(), band.width(), 1), style.separator);
+        } else if (r.model % 2 == 1) {
+            p.fillRect(band, style.rowBand);
+        }
+    }
+}
+
+void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g, const TimelineScene &scene,
+                                  const ViewStyle &style)
+{
+    p.setPen(Qt::NoPen);
+    const bool dimAll = scene.searchActive();
+    for (const ColourBatch &b : g.batches) {
+        QColor c = scene.colours().colour(b.colourIndex, style.dark);
+        if (b.dimmed)
+            c.setAlphaF(0.22);
+        p.setBrush(c);
+        p.drawRects(b.rects.data(), int(b.rects.size()));
+    }
+    // Folded runs: a neutral block with a fine hatch, so it never reads as one long event.
+    QColor fold = style.fold;
+    if (dimAll)
+        fold.setAlphaF(0.35);
+    p.setBrush(fold);
+    for (const FoldBlock &f : g.folds)
+        p.drawRect(f.rect);
+    p.setBrush(QBrush(style.dark ? QColor(0, 0, 0, 70) : QColor(255, 255, 255, 90), Qt::BDiagPattern));
+    for (const FoldBlock &f : g.folds) {
+        if (f.rect.width() >= 6)
+            p.drawRect(f.rect);
+    }
+    // Open events: hatched and with a dashed right edge (they run to the end of the data).
+    p.setBrush(QBrush(QColor(0, 0, 0, 90), Qt::FDiagPattern));
+    for (const QRectF &r : g.openRects)
+        p.drawRect(r);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(style.text, 1, Qt::DashLine));
+    for (const QRectF &r : g.openRects)
+        p.drawLine(r.topRight(), r.bottomRight());
+    p.setPen(QPen(style.overdue, 2));
+    for (const QRectF &r : g.overdueRects)
+        p.drawRect(r.adjusted(1, 1, -1, -1));
+    // Instants: a small diamond.
+    p.setPen(Qt::NoPen);
+    p.setBrush(style.text);
+    for (const QPointF &c : g.instants) {
+        const QPointF pts[4] = {c + QPointF(0, -4), c + QPointF(4, 0), c + QPointF(0, 4), c + QPointF(-4, 0)};
+        p.drawConvexPolygon(pts, 4);
+    }
+    // Labels, elided to fit.
+    p.setFont(style.smallFont);
+    const QFontMetricsF fm(style.smallFont);
+    for (const EventLabel &l : g.labels) {
+        const QRectF tr = l.rect.adjusted(4, 0, -3, 0);
+        const QString text = fm.elidedText(scene.displayName(l.nameId), Qt::ElideRight, tr.width());
+        if (text.isEmpty() || text == QStringLiteral("…"))
+            continue;
+        QColor tc = textColourOn(scene.colours().colour(scene.colours().colourIndex(l.nameId), style.dark));
+        if (l.dimmed)
+            tc = style.mutedText;
+        p.setPen(tc);
+        p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, text);
+    }
+    p.setPen(style.dark ? QColor(0xe0e0e0) : QColor(0x30, 0x30, 0x30));
+    for (const FoldBlock &f : g.folds) {
+        if (f.rect.width() < 70)
+            continue;
+        const QString text = QStringLiteral("%L1 events").arg(f.count);
+        if (fm.horizontalAdvance(text) + 8 <= f.rect.width())
+            p.drawText(f.rect.adjusted(4, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+    }
+    if (!g.selectedRect.isNull()) {
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(style.selection, 2));
+        p.drawRect(g.selectedRect.adjusted(-1, -1, 1, 1));
+    }
+}
+
+void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const TimelineScene &scene,
+                                  double top, const ViewStyle &style)
+{
+    if (area.width() <= 0)
+        return;
+    p.save();
+    p.setClipRect(area);
+    p.fillRect(area, style.gutter);
+    const RowLayout &layout = scene.layout();
+    const auto [first, last] = layout.rowsIn(top, top + area.height());
+    const QFontMetricsF fm(style.font);
+    for (size_t i = first; i < last; ++i) {
+        const LayoutRow &r = layout.rows()[i];
+        const QRectF row(area.left(), area.top() + r.y - top, area.width(), r.height);
+        if (r.kind == LayoutRow::GroupHeader) {
+            p.fillRect(row, style.headerBand);
+            p.fillRect(QRectF(row.left(), row.top(), row.width(), 1), style.separator);
+            p.setFont(style.boldFont);
+            p.setPen(style.text);
+            const Worker &w = scene.timeline().workers[size_t(r.worker)];
+            const QString arrow = r.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
+            const QString label = arrow + QString::fromStdString(w.label());
+            const QFontMetricsF bm(style.boldFont);
+            p.drawText(row.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       bm.elidedText(label, Qt::ElideRight, row.width() - 10));
+        } else if (r.firstOfTrack) {
+            const TrackModel &m = scene.model(r.model);
+            const EventTrack &t = m.track();
+            QString name = QString::fromStdString(t.threadName);
+            name = name.isEmpty() ? QStringLiteral("thread %1").arg(t.tid)
+                                  : QStringLiteral("%1 (%2)").arg(name).arg(t.tid);
+            p.setFont(style.font);
+            p.setPen(style.mutedText);
+            p.drawText(row.adjusted(18, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(name, Qt::ElideRight, row.width() - 22));
+        }
+    }
+    p.setPen(style.separator);
+    p.drawLine(QPointF(area.right() - 0.5, area.top()), QPointF(area.right() - 0.5, area.bottom()));
+    p.restore();
+}
+
+void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const TimelineScene &scene,
+                                 int64_t rangeStart, int64_t rangeEnd, const ViewStyle &style,
+                                 const FrameOptions &options)
+{
+    if (area.height() <= 0)
+        return;
+    p.save();
+    p.setClipRect(area);
+    p.fillRect(area, style.ruler);
+    p.setPen(style.separator);
+    p.drawLine(QPointF(area.left(), area.bottom() - 0.5), QPointF(area.right(), area.bottom() - 0.5));
+    int64_t step = 1;
+    const auto ticks = rulerTicks(rangeStart, rangeEnd, scene.originNs(), area.width(), 90, &step);
+    p.setFont(style.smallFont);
+    const QFontMetricsF fm(style.smallFont);
+    for (const RulerTick &t : ticks) {
+        const double x = area.left() + std::round(t.x) + 0.5;
+        p.setPen(t.major ? style.text : style.mutedText);
+        p.drawLine(QPointF(x, area.bottom() - (t.major ? 9 : 5)), QPointF(x, area.bottom()));
+        int64_t wall = 0;
+        const QString text = options.wallClock && scene.wallClock(t.time, &wall)
+                                 ? formatWallClock(wall, step)
+                                 : formatTick(t.time - scene.originNs(), step);
+        p.drawText(QRectF(x + 3, area.top(), fm.horizontalAdvance(text) + 4, area.height() - 6),
+                   Qt::AlignVCenter | Qt::AlignLeft, text);
+    }
+    const double pxPerNs = area.width() / double(rangeEnd - rangeStart);
+    if (options.selectionEnd > options.selectionStart) {
+        const double x0 = area.left() + double(options.selectionStart - rangeStart) * pxPerNs;
+        const double x1 = area.left() + double(options.selectionEnd - rangeStart) * pxPerNs;
+        const QRectF sel(x0, area.top(), std::max(1.0, x1 - x0), area.height());
+        p.fillRect(sel, style.selectionRange);
+        const QString text = formatDuration(options.selectionEnd - options.selectionStart);
+        p.setPen(style.selection);
+        p.drawText(sel, Qt::AlignCenter, text);
+    }
+    if (options.cursorX >= 0) {
+        p.setPen(QPen(style.cursor, 1));
+        const double x = area.left() + options.cursorX;
+        p.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
+    }
+    p.restore();
+}
+
+void TimelinePainter::paintLegend(QPainter &p, const QRectF &area, const TimelineScene &scene,
+                                  const std::vector<uint32_t> &nameIds, const ViewStyle &style)
+{
+    p.save();
+    p.setClipRect(area);
+    p.fillRect(area, style.ruler);
+    p.setFont(style.smallFont);
+    const QFontMetricsF fm(style.smallFont);
+    double x = area.left() + 8;
+    const double cy = area.center().y();
+    for (uint32_t id : nameIds) {
+        const QString text = fm.elidedText(scene.displayName(id), Qt::ElideRight, 160);
+        const double w = 14 + fm.horizontalAdvance(text) + 14;
+        if (x + w > area.right())
+            break;
+        p.fillRect(QRectF(x, cy - 5, 10, 10), scene.colours().nameColour(id, style.dark));
+        p.setPen(style.text);
+        p.drawText(QRectF(x + 14, area.top(), w - 14, area.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+        x += w;
+    }
+    p.restore();
+}
+
+} // namespace syncline::ui

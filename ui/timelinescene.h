@@ -1,0 +1,102 @@
+// TimelineScene — everything the timeline view draws, independent of any widget: one TrackModel
+// per (worker, thread), the row layout, colours, the clock mode, filters (rank range, name) and
+// the find pattern. The view, the image exporter and the benchmark all draw a scene.
+//
+// Invariants: models are ordered by worker then thread (the Timeline's order); revision()
+// increases on every change that alters what is drawn (geometry caches key on it); times are
+// global ns in the scene's clock mode; begin/end span every event of every worker.
+// Threading: GUI thread (or one thread). The Timeline must outlive the scene and must not be
+// mutated except through setClockMode.
+#pragma once
+
+#include "colourscheme.h"
+#include "rowlayout.h"
+#include "trackmodel.h"
+
+#include <QRegularExpression>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace syncline::ui {
+
+// A reference to one event: model index (into TimelineScene::models()) and event index.
+struct EventRef
+{
+    int model = -1;
+    int index = -1;
+    bool valid() const { return model >= 0 && index >= 0; }
+    bool operator==(const EventRef &o) const { return model == o.model && index == o.index; }
+};
+
+class TimelineScene
+{
+public:
+    explicit TimelineScene(std::shared_ptr<const Timeline> timeline);
+
+    const Timeline &timeline() const { return *m_timeline; }
+    std::shared_ptr<const Timeline> timelinePtr() const { return m_timeline; }
+    const std::vector<TrackModel> &models() const { return m_models; }
+    const TrackModel &model(int m) const { return m_models[size_t(m)]; }
+    const RowLayout &layout() const { return m_layout; }
+    const ColourScheme &colours() const { return m_colours; }
+    const QString &displayName(uint32_t nameId) const { return m_displayNames[nameId]; }
+    uint64_t revision() const { return m_revision; }
+
+    ClockMode clockMode() const { return m_mode; }
+    void setClockMode(ClockMode mode);
+    int64_t beginNs() const { return m_begin; }
+    int64_t endNs() const { return m_end; }
+    int64_t originNs() const { return m_begin; } // display zero
+    // Wall-clock ns of global time t (from the first worker's header anchor); false if unknown.
+    bool wallClock(int64_t globalT, int64_t *wallNs) const;
+
+    void setRowMetrics(const RowMetrics &metrics);
+    void setCollapsed(int worker, bool collapsed);
+    bool isCollapsed(int worker) const { return m_collapsed[size_t(worker)]; }
+    void setAllCollapsed(bool collapsed);
+    // Shows only workers with minRank <= rank <= maxRank.
+    void setRankFilter(int minRank, int maxRank);
+    // Only events whose name contains `text` (case-insensitive) are drawn; "" = all.
+    void setNameFilter(const QString &text);
+    bool nameVisible(uint32_t nameId) const { return m_nameVisible.empty() || m_nameVisible[nameId]; }
+
+    // Find: highlight names matching `pattern` (substring, case-insensitive, or a regex); the
+    // rest is dimmed. Returns false (and clears the search) for an invalid regex.
+    bool setSearch(const QString &pattern, bool regex);
+    bool searchActive() const { return !m_match.empty(); }
+    bool nameMatches(uint32_t nameId) const { return m_match.empty() || m_match[nameId]; }
+    int matchingNameCount() const { return m_matchingNames; }
+    // Next/previous matching (and visible) event strictly after/before `from` in time order
+    // (start time, then model, then index); invalid ref when none.
+    EventRef nextMatch(const EventRef &from, bool forward) const;
+
+    EventRef selected() const { return m_selected; }
+    void setSelected(const EventRef &ref);
+
+private:
+    void rebuildLayout();
+    void recomputeBounds();
+    bool eventVisible(int model, int index) const;
+
+    std::shared_ptr<const Timeline> m_timeline;
+    std::vector<TrackModel> m_models;
+    RowLayout m_layout;
+    RowMetrics m_metrics;
+    ColourScheme m_colours;
+    std::vector<QString> m_displayNames;
+    std::vector<bool> m_collapsed;
+    std::vector<bool> m_visible;
+    std::vector<uint8_t> m_nameVisible;
+    std::vector<uint8_t> m_match;
+    int m_matchingNames = 0;
+    EventRef m_selected;
+    ClockMode m_mode = ClockMode::Corrected;
+    int64_t m_begin = 0;
+    int64_t m_end = 0;
+    uint64_t m_revision = 1;
+};
+
+} // namespace syncline::ui

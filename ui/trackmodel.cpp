@@ -1,0 +1,201 @@
+#include "trackmodel.h"
+
+#include <algorithm>
+
+namespace syncline::ui {
+
+TrackModel::TrackModel(const Timeline *timeline, size_t worker, size_t track)
+    : m_timeline(timeline), m_worker(worker), m_track(track)
+{
+    const EventTrack &t = this->track();
+    int maxDepth = -1;
+    for (uint16_t d : t.depth)
+        maxDepth = std::max<int>(maxDepth, d);
+    m_depthRows.resize(size_t(maxDepth + 1));
+    std::vector<size_t> sizes(m_depthRows.size(), 0);
+    for (uint16_t d : t.depth)
+        ++sizes[d];
+    for (size_t d = 0; d < sizes.size(); ++d)
+        m_depthRows[d].reserve(sizes[d]);
+    for (size_t i = 0; i < t.count(); ++i)
+        m_depthRows[t.depth[i]].push_back(uint32_t(i));
+    m_bucketStarts.resize(m_depthRows.size());
+    for (size_t d = 0; d < m_depthRows.size(); ++d) {
+        const std::vector<uint32_t> &row = m_depthRows[d];
+        m_bucketStarts[d].reserve(row.size() / kBucket + 1);
+        for (size_t k = 0; k < row.size(); k += kBucket)
+            m_bucketStarts[d].push_back(t.localStart[row[k]]);
+    }
+}
+
+size_t TrackModel::rowSeekStart(int d, size_t from, int64_t localT) const
+{
+    const std::vector<uint32_t> &row = m_depthRows[size_t(d)];
+    const std::vector<int64_t> &buckets = m_bucketStarts[size_t(d)];
+    const std::vector<int64_t> &st = track().localStart;
+    if (from >= row.size())
+        return row.size();
+    // Bucket kb-1 holds the answer, where kb is the first bucket after from's starting >= localT.
+    size_t kb = from / kBucket + 1;
+    if (kb < buckets.size() && buckets[kb] < localT) {
+        size_t step = 1;
+        while (kb + step < buckets.size() && buckets[kb + step] < localT) {
+            kb += step;
+            step *= 2;
+        }
+        const size_t end = std::min(kb + step, buckets.size());
+        kb = size_t(std::partition_point(buckets.begin() + ptrdiff_t(kb), buckets.begin() + ptrdiff_t(end),
+                                         [&](int64_t s) { return s < localT; }) -
+                    buckets.begin());
+    }
+    const size_t lo = std::max(from, (kb - 1) * kBucket);
+    const size_t hi = std::min(kb * kBucket, row.size());
+    return size_t(std::partition_point(row.begin() + ptrdiff_t(lo), row.begin() + ptrdiff_t(hi),
+                                       [&](uint32_t e) { return st[e] < localT; }) -
+                  row.begin());
+}
+
+const EventTrack &TrackModel::track() const
+{
+    return m_timeline->workers[m_worker].tracks[m_track];
+}
+
+const Worker &TrackModel::workerData() const
+{
+    return m_timeline->workers[m_worker];
+}
+
+const sync::ClockMap &TrackModel::map() const
+{
+    const Worker &w = workerData();
+    return m_mode == ClockMode::Raw ? w.raw : w.corrected;
+}
+
+int64_t TrackModel::startTime(int i) const
+{
+    return map().toGlobal(track().localStart[size_t(i)]);
+}
+
+int64_t TrackModel::endTime(int i) const
+{
+    return map().toGlobal(track().localEnd[size_t(i)]);
+}
+
+size_t TrackModel::rowLowerBound(int d, int64_t localT) const
+{
+    const std::vector<uint32_t> &row = m_depthRows[size_t(d)];
+    const std::vector<int64_t> &ends = track().localEnd;
+    return size_t(std::partition_point(row.begin(), row.end(),
+                                       [&](uint32_t e) { return ends[e] < localT; }) -
+                  row.begin());
+}
+
+size_t TrackModel::rowUpperBound(int d, int64_t localT) const
+{
+    const std::vector<uint32_t> &row = m_depthRows[size_t(d)];
+    const std::vector<int64_t> &starts = track().localStart;
+    return size_t(std::partition_point(row.begin(), row.end(),
+                                       [&](uint32_t e) { return starts[e] <= localT; }) -
+                  row.begin());
+}
+
+int TrackModel::firstIndex(int64_t globalT) const
+{
+    // The first event ending at or after t is, at each depth, the row's lower bound; the
+    // answer is the smallest index over all depths (O(depths · log n)).
+    const int64_t localT = map().toLocal(globalT);
+    int best = -1;
+    for (int d = 0; d < depthCount(); ++d) {
+        const size_t p = rowLowerBound(d, localT);
+        if (p < m_depthRows[size_t(d)].size()) {
+            const int e = int(m_depthRows[size_t(d)][p]);
+            // toLocal is exact to ±1 ns; confirm on global times.
+            int q = e;
+            if (endTime(q) < globalT) {
+                if (p + 1 >= m_depthRows[size_t(d)].size())
+                    continue;
+                q = int(m_depthRows[size_t(d)][p + 1]);
+            }
+            if (best < 0 || q < best)
+                best = q;
+        }
+    }
+    return best;
+}
+
+int TrackModel::lastIndex(int64_t globalT) const
+{
+    const std::vector<int64_t> &starts = track().localStart;
+    const int64_t localT = map().toLocal(globalT);
+    auto it = std::upper_bound(starts.begin(), starts.end(), localT);
+    int i = int(it - starts.begin()) - 1;
+    while (i >= 0 && startTime(i) > globalT)
+        --i;
+    while (i + 1 < count() && startTime(i + 1) <= globalT)
+        ++i;
+    return i;
+}
+
+int64_t TrackModel::globalBegin() const
+{
+    return count() ? startTime(0) : 0;
+}
+
+int64_t TrackModel::globalEnd() const
+{
+    if (m_depthRows.empty() || m_depthRows[0].empty())
+        return 0;
+    // Roots are disjoint and sorted, and children lie inside their root: the last root ends last.
+    return endTime(int(m_depthRows[0].back()));
+}
+
+std::vector<int> TrackModel::children(int i) const
+{
+    std::vector<int> out;
+    const EventTrack &t = track();
+    const int d = depth(i) + 1;
+    if (d >= depthCount())
+        return out;
+    // Children are the depth-(d) events between the parent's start and end.
+    size_t p = rowLowerBound(d, t.localStart[size_t(i)]);
+    const std::vector<uint32_t> &row = m_depthRows[size_t(d)];
+    for (; p < row.size() && t.localStart[row[p]] <= t.localEnd[size_t(i)]; ++p) {
+        if (t.parent[row[p]] == i)
+            out.push_back(int(row[p]));
+    }
+    return out;
+}
+
+EventDetails TrackModel::details(int i) const
+{
+    const EventTrack &t = track();
+    const Worker &w = workerData();
+    EventDetails d;
+    d.index = i;
+    d.name = std::string(m_timeline->names.name(nameId(i)));
+    d.workerLabel = w.label();
+    d.rank = w.info.rank;
+    d.tid = t.tid;
+    d.threadName = t.threadName;
+    d.localStartNs = t.localStart[size_t(i)];
+    d.localEndNs = t.localEnd[size_t(i)];
+    d.startNs = startTime(i);
+    d.endNs = endTime(i);
+    d.depth = depth(i);
+    d.parent = parentIndex(i);
+    d.flags = flags(i);
+    const int64_t argsId = (d.flags & EventHasArgs) ? t.argsId(uint32_t(i)) : -1;
+    if (argsId >= 0 && size_t(argsId) < m_timeline->args.size())
+        d.args = m_timeline->args[size_t(argsId)];
+    d.correctionNs = d.startNs - d.localStartNs;
+    if (!map().segments().empty()) {
+        const sync::ClockSegment &seg = map().segmentAt(d.localStartNs);
+        d.boundNs = seg.boundNs;
+        d.bandNs = seg.bandNs;
+        d.segmentFlags = seg.flags;
+    }
+    d.rawClock = m_mode == ClockMode::Raw;
+    return d;
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,98 @@
+// TrackModel — the view's model of one thread of one worker (one EventTrack), shaped like Qt
+// Creator's TimelineModel: queries by event index in O(1) or O(log n), times in GLOBAL ns
+// through the worker's ClockMap of the current clock mode.
+//
+// Invariants: indices are the EventTrack's (sorted by local start, parents before children);
+// events of one depth never overlap (perfect nesting), so each depth row (depthRow(d)) is sorted
+// by start AND by end — the geometry and hit-testing binary-search it. The map is monotone, so
+// local order == global order and searches run on local times after one toLocal() per query.
+// Memory: 4 bytes per event (the depth rows) + 8 bytes per 64 events (bucket starts) on top of
+// the EventTrack.
+// Threading: read-only after construction; const methods are safe from any thread as long as
+// the Timeline outlives the model and is not mutated meanwhile (setClockMode is GUI-thread only).
+#pragma once
+
+#include "timeline/timeline.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace syncline::ui {
+
+// Everything the tooltip and the details panel show about one event.
+struct EventDetails
+{
+    int index = -1;
+    std::string name;
+    std::string workerLabel;
+    int rank = 0;
+    int64_t tid = 0;
+    std::string threadName;
+    int64_t startNs = 0; // global
+    int64_t endNs = 0;   // global (end of data for open events)
+    int64_t localStartNs = 0;
+    int64_t localEndNs = 0;
+    int depth = 0;
+    int parent = -1;
+    uint16_t flags = 0;
+    std::string args;           // JSON object text, "" when none
+    int64_t correctionNs = 0;   // global - local at the event start
+    int64_t boundNs = 0;        // guaranteed bound of the clock segment (0 = none)
+    int64_t bandNs = 0;         // statistical band of the segment
+    uint32_t segmentFlags = 0;  // sync::SegmentFlag bits
+    bool rawClock = false;      // shown on raw (uncorrected) times
+};
+
+class TrackModel
+{
+public:
+    TrackModel(const Timeline *timeline, size_t worker, size_t track);
+
+    size_t worker() const { return m_worker; }
+    size_t trackIndex() const { return m_track; }
+    const EventTrack &track() const;
+    const Worker &workerData() const;
+    void setClockMode(ClockMode mode) { m_mode = mode; }
+    ClockMode clockMode() const { return m_mode; }
+    const sync::ClockMap &map() const;
+
+    int count() const { return int(track().count()); }
+    int64_t startTime(int i) const;
+    int64_t endTime(int i) const;
+    int64_t duration(int i) const { return endTime(i) - startTime(i); }
+    int depth(int i) const { return track().depth[size_t(i)]; }
+    int parentIndex(int i) const { return track().parent[size_t(i)]; }
+    uint32_t nameId(int i) const { return track().nameId[size_t(i)]; }
+    uint16_t flags(int i) const { return track().flags[size_t(i)]; }
+    // First event (lowest index) whose end >= t; -1 when every event ends before t.
+    int firstIndex(int64_t globalT) const;
+    // Last event (highest index) whose start <= t; -1 when every event starts after t.
+    int lastIndex(int64_t globalT) const;
+    EventDetails details(int i) const;
+    std::vector<int> children(int i) const; // direct children, in start order
+
+    int depthCount() const { return int(m_depthRows.size()); }
+    const std::vector<uint32_t> &depthRow(int d) const { return m_depthRows[size_t(d)]; }
+    // Position in depthRow(d) of the first event whose local end >= localT (row size when none).
+    size_t rowLowerBound(int d, int64_t localT) const;
+    // Position in depthRow(d) of the first event whose local start > localT.
+    size_t rowUpperBound(int d, int64_t localT) const;
+    // First position p in [from, row size) of depthRow(d) whose local start >= localT; searches
+    // forward from `from` through 64-event buckets (cache-friendly: the bucket starts are one
+    // contiguous array), so a short hop costs a few comparisons. Used by the LOD fold.
+    size_t rowSeekStart(int d, size_t from, int64_t localT) const;
+    int64_t globalBegin() const; // start of the first event (0 when empty)
+    int64_t globalEnd() const;   // latest end (0 when empty)
+
+private:
+    const Timeline *m_timeline;
+    size_t m_worker;
+    size_t m_track;
+    ClockMode m_mode = ClockMode::Corrected;
+    static constexpr size_t kBucket = 64;
+    std::vector<std::vector<uint32_t>> m_depthRows;
+    std::vector<std::vector<int64_t>> m_bucketStarts; // [d][k] = local start of row[k·kBucket]
+};
+
+} // namespace syncline::ui

@@ -1,0 +1,37 @@
+// ViewStyle — colours and fonts of the timeline drawing for a light or a dark palette.
+// Plain value type; build it on the GUI thread (fonts need a QGuiApplication).
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+
+namespace syncline::ui {
+
+struct ViewStyle
+{
+    bool dark = false;
+    QColor background;
+    QColor rowBand;      // alternate thread band
+    QColor headerBand;   // group header row
+    QColor gutter;
+    QColor text;
+    QColor mutedText;
+    QColor grid;
+    QColor ruler;
+    QColor fold;
+    QColor selection;
+    QColor selectionRange;
+    QColor cursor;
+    QColor overdue;
+    QColor separator;
+    QFont font;
+    QFont smallFont;
+    QFont boldFont;
+
+    static ViewStyle light();
+    static ViewStyle darkStyle();
+    static ViewStyle fromPalette(const QPalette &palette); // dark when the window colour is dark
+};
+
+} // namespace syncline::ui
