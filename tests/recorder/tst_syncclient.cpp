@@ -1,0 +1,397 @@
+// Tests of the recorder's sync client against a real TimeServer (and against no server) on
+// loopback UDP.
+#include "recorder/syncclient.h"
+#include "recorder/syncprotocol.h"
+#include "recorder/timeserver.h"
+
+#include <QtTest>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <netinet/in.h>
+#include <set>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace syncline::rec;
+
+namespace {
+
+int64_t rawNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Everything the sink and onMessage receive.
+struct Collected
+{
+    std::mutex mutex;
+    std::vector<SyncExchange> exchanges;
+    std::vector<std::string> messages;
+    size_t count()
+    {
+        std::lock_guard<std::mutex> l(mutex);
+        return exchanges.size();
+    }
+};
+
+std::unique_ptr<SyncClient> makeClient(Collected &c, const SyncClientOptions &base)
+{
+    SyncClientOptions o = base;
+    o.onMessage = [&c](const std::string &m) {
+        std::lock_guard<std::mutex> l(c.mutex);
+        c.messages.push_back(m);
+    };
+    return std::make_unique<SyncClient>(o, rawNs, [&c](const SyncExchange &x) {
+        std::lock_guard<std::mutex> l(c.mutex);
+        c.exchanges.push_back(x);
+    });
+}
+
+// Polls pred every 5 ms for at most seconds; true when it held.
+template <typename Pred> bool waitFor(Pred pred, double seconds = 10.0)
+{
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!pred()) {
+        if (std::chrono::steady_clock::now() > end)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+// A loopback port nothing listens on (bound, read, closed).
+int deadPort()
+{
+    int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// Redirects stderr (fd 2) to a file for its lifetime; text() returns what was written.
+class StderrCapture
+{
+public:
+    StderrCapture()
+    {
+        std::fflush(stderr);
+        m_saved = ::dup(2);
+        std::snprintf(m_path, sizeof m_path, "/tmp/tst_syncclient_stderr_XXXXXX");
+        m_fd = ::mkstemp(m_path);
+        ::dup2(m_fd, 2);
+    }
+    ~StderrCapture()
+    {
+        restore();
+        ::close(m_fd);
+        ::unlink(m_path);
+    }
+    void restore()
+    {
+        if (m_saved < 0)
+            return;
+        std::fflush(stderr);
+        ::dup2(m_saved, 2);
+        ::close(m_saved);
+        m_saved = -1;
+    }
+    QString text()
+    {
+        restore();
+        QFile f(QString::fromLocal8Bit(m_path));
+        f.open(QIODevice::ReadOnly);
+        return QString::fromUtf8(f.readAll());
+    }
+
+private:
+    char m_path[64];
+    int m_fd = -1;
+    int m_saved = -1;
+};
+
+TimeServerOptions loopbackServer(int port = 0, const std::string &token = {})
+{
+    TimeServerOptions o;
+    o.bindAddress = "127.0.0.1";
+    o.port = port;
+    o.token = token;
+    o.bootId = "tst-boot";
+    return o;
+}
+
+} // namespace
+
+class TestSyncClient : public QObject
+{
+    Q_OBJECT
+private slots:
+    void noServerNeverBlocks_data();
+    void noServerNeverBlocks();
+    void burstsAgainstRealServer();
+    void estimateTracksOffsetAndDrift();
+    void wrongTokenGetsNothing();
+    void recoversAfterServerRestart();
+    void newReferenceIsNotMixed();
+};
+
+void TestSyncClient::noServerNeverBlocks_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("refused (no socket on the port)") << "refused";
+    QTest::newRow("silent (socket never answers)") << "silent";
+    QTest::newRow("unresolvable host") << "unresolvable";
+}
+
+void TestSyncClient::noServerNeverBlocks()
+{
+    QFETCH(QString, kind);
+    int silentFd = -1;
+    SyncClientOptions o;
+    o.burstSize = 8;
+    o.timeoutMs = 50;
+    o.intervalS = 0.05;
+    o.maxBackoffS = 0.1;
+    if (kind == "refused") {
+        o.server = "127.0.0.1:" + std::to_string(deadPort());
+    } else if (kind == "silent") {
+        silentFd = ::socket(AF_INET, SOCK_DGRAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(silentFd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+        socklen_t len = sizeof a;
+        getsockname(silentFd, reinterpret_cast<sockaddr *>(&a), &len);
+        o.server = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+    } else {
+        o.server = "no-such-host.invalid:29400";
+    }
+    Collected c;
+    StderrCapture capture;
+    {
+        auto client = makeClient(c, o);
+        const auto t0 = std::chrono::steady_clock::now();
+        client->start();
+        QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
+        // Several attempts fail (several back-off rounds), yet only one message appears.
+        if (kind != "unresolvable")
+            QVERIFY(waitFor([&] { return client->counters().failedBursts >= 3; }));
+        else
+            QVERIFY(waitFor([&] { return !c.messages.empty(); }));
+        const auto t1 = std::chrono::steady_clock::now();
+        client->stop();
+        // stop() is bounded: (burstSize + 1) × timeout = 450 ms here; allow scheduling slack.
+        QVERIFY(std::chrono::steady_clock::now() - t1 < std::chrono::seconds(3));
+        QCOMPARE(client->counters().exchanges, uint64_t(0));
+        int64_t g, b;
+        QVERIFY(!client->estimate(rawNs(), &g, &b));
+    }
+    const QString err = capture.text();
+    QCOMPARE(err.count("syncline:"), 1);
+    QVERIFY2(err.contains(QString::fromStdString(o.server)), qPrintable(err));
+    QVERIFY2(kind == "unresolvable" ? err.contains("resolve") : err.contains("not answering"),
+             qPrintable(err));
+    QCOMPARE(c.count(), size_t(0));
+    if (silentFd >= 0)
+        ::close(silentFd);
+}
+
+void TestSyncClient::burstsAgainstRealServer()
+{
+    TimeServer server(loopbackServer(), rawNs);
+    std::string error;
+    QVERIFY2(server.start(&error), error.c_str());
+    SyncClientOptions o;
+    o.server = "127.0.0.1:" + std::to_string(server.port());
+    o.burstSize = 5;
+    o.intervalS = 0.05;
+    Collected c;
+    auto client = makeClient(c, o);
+    client->start();
+    QVERIFY(waitFor([&] { return client->counters().bursts >= 3; }));
+    client->stop();
+    const SyncClientCounters n = client->counters();
+    const std::string ref = o.server + "@" +
+                            QByteArray::number(qulonglong(syncproto::fnv1a64("tst-boot")), 16)
+                                .rightJustified(16, '0')
+                                .toStdString();
+    QCOMPARE(client->ref(), ref);
+    std::lock_guard<std::mutex> l(c.mutex);
+    QCOMPARE(uint64_t(c.exchanges.size()), n.exchanges);
+    // Every burst (including the one at stop) is complete on loopback: bursts × K exchanges.
+    QCOMPARE(n.failedBursts, uint64_t(0));
+    QCOMPARE(uint64_t(c.exchanges.size()), n.bursts * uint64_t(o.burstSize));
+    std::map<int, int> perBurst;
+    int64_t minRtt = INT64_MAX;
+    for (size_t i = 0; i < c.exchanges.size(); ++i) {
+        const SyncExchange &x = c.exchanges[i];
+        QCOMPARE(x.ref, ref);
+        QVERIFY(x.t1 <= x.t4);
+        QVERIFY(x.t2 <= x.t3);
+        // Same clock on both ends: t1 <= t2 <= t3 <= t4 exactly.
+        QVERIFY(x.t1 <= x.t2 && x.t3 <= x.t4);
+        QCOMPARE(x.seq, int(i % size_t(o.burstSize)));
+        QCOMPARE(x.burst, int(i / size_t(o.burstSize)));
+        ++perBurst[x.burst];
+        minRtt = std::min(minRtt, (x.t4 - x.t1) - (x.t3 - x.t2));
+    }
+    QCOMPARE(int(perBurst.size()), int(n.bursts));
+    QCOMPARE(server.counters().served, n.exchanges);
+    int64_t g = 0, b = -1;
+    const int64_t now = rawNs();
+    QVERIFY(client->estimate(now, &g, &b));
+    QVERIFY(b >= 0);
+    QVERIFY2(std::llabs(g - now) <= b,
+             qPrintable(QString("error %1 bound %2").arg(g - now).arg(b)));
+    qInfo("loopback: min round trip %lld ns, live bound %lld ns", (long long)minRtt, (long long)b);
+}
+
+void TestSyncClient::estimateTracksOffsetAndDrift()
+{
+    // The server's clock runs 5 s ahead and 80 ppm fast; the estimate must contain the truth.
+    const int64_t base = rawNs();
+    auto serverClock = [base] {
+        const int64_t r = rawNs();
+        return r + 5'000'000'000 + std::llround(double(r - base) * 80e-6);
+    };
+    TimeServer server(loopbackServer(), serverClock);
+    std::string error;
+    QVERIFY2(server.start(&error), error.c_str());
+    SyncClientOptions o;
+    o.server = "127.0.0.1:" + std::to_string(server.port());
+    o.burstSize = 4;
+    o.intervalS = 0.1;
+    Collected c;
+    auto client = makeClient(c, o);
+    client->start();
+    QVERIFY(waitFor([&] { return client->counters().bursts >= 5; }));
+    for (int i = 0; i < 3; ++i) {
+        const int64_t before = rawNs();
+        int64_t g = 0, b = -1;
+        QVERIFY(client->estimate(before, &g, &b));
+        const int64_t truth = before + 5'000'000'000 + std::llround(double(before - base) * 80e-6);
+        QVERIFY2(std::llabs(g - truth) <= b,
+                 qPrintable(QString("error %1 ns, bound %2 ns").arg(g - truth).arg(b)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    }
+    client->stop();
+}
+
+void TestSyncClient::wrongTokenGetsNothing()
+{
+    TimeServer server(loopbackServer(0, "job-A"), rawNs);
+    std::string error;
+    QVERIFY2(server.start(&error), error.c_str());
+    SyncClientOptions o;
+    o.server = "127.0.0.1:" + std::to_string(server.port());
+    o.burstSize = 3;
+    o.timeoutMs = 30;
+    o.intervalS = 0.05;
+    o.maxBackoffS = 0.05;
+    o.token = "job-B";
+    Collected wrong, right;
+    StderrCapture capture;
+    auto b = makeClient(wrong, o);
+    o.token = "job-A";
+    auto a = makeClient(right, o);
+    b->start();
+    a->start();
+    QVERIFY(waitFor([&] { return b->counters().failedBursts >= 2 && a->counters().bursts >= 2; }));
+    b->stop();
+    a->stop();
+    QCOMPARE(wrong.count(), size_t(0));
+    QVERIFY(right.count() >= 6);
+    QVERIFY(server.counters().tokenMismatch >= 2);
+    QCOMPARE(server.counters().served, uint64_t(right.count()));
+    QCOMPARE(capture.text().count("syncline:"), 1); // only job B complains
+}
+
+void TestSyncClient::recoversAfterServerRestart()
+{
+    auto server = std::make_unique<TimeServer>(loopbackServer(), rawNs);
+    std::string error;
+    QVERIFY2(server->start(&error), error.c_str());
+    const int port = server->port();
+    SyncClientOptions o;
+    o.server = "127.0.0.1:" + std::to_string(port);
+    o.burstSize = 4;
+    o.timeoutMs = 30;
+    o.intervalS = 0.05;
+    o.maxBackoffS = 0.2;
+    Collected c;
+    StderrCapture capture;
+    auto client = makeClient(c, o);
+    client->start();
+    QVERIFY(waitFor([&] { return client->counters().bursts >= 2; }));
+    const std::string refBefore = client->ref();
+    server.reset(); // the server dies
+    QVERIFY(waitFor([&] { return client->counters().failedBursts >= 2; }));
+    const size_t during = c.count();
+    server = std::make_unique<TimeServer>(loopbackServer(port), rawNs);
+    QVERIFY2(server->start(&error), error.c_str());
+    QVERIFY(waitFor([&] { return c.count() >= during + 8 && client->counters().answering; }));
+    client->stop();
+    QCOMPARE(client->ref(), refBefore); // same host, same clock: one reference
+    QCOMPARE(client->counters().refChanges, uint64_t(0));
+    QCOMPARE(capture.text().count("syncline:"), 1);
+    std::lock_guard<std::mutex> l(c.mutex);
+    QVERIFY(std::any_of(c.messages.begin(), c.messages.end(),
+                        [](const std::string &m) { return m.find("answering again") != m.npos; }));
+    // Burst numbers leave a gap where the server was down.
+    std::set<int> numbers;
+    for (const SyncExchange &x : c.exchanges)
+        numbers.insert(x.burst);
+    QVERIFY(int(numbers.size()) < *numbers.rbegin() - *numbers.begin() + 1);
+}
+
+void TestSyncClient::newReferenceIsNotMixed()
+{
+    auto server = std::make_unique<TimeServer>(loopbackServer(), rawNs);
+    std::string error;
+    QVERIFY2(server->start(&error), error.c_str());
+    const int port = server->port();
+    SyncClientOptions o;
+    o.server = "127.0.0.1:" + std::to_string(port);
+    o.burstSize = 3;
+    o.timeoutMs = 30;
+    o.intervalS = 0.05;
+    o.maxBackoffS = 0.1;
+    Collected c;
+    StderrCapture capture;
+    auto client = makeClient(c, o);
+    client->start();
+    QVERIFY(waitFor([&] { return client->counters().bursts >= 2; }));
+    const std::string refA = client->ref();
+    server.reset();
+    // The reference moves to "another host": another boot id, a clock 1 s ahead.
+    TimeServerOptions other = loopbackServer(port);
+    other.bootId = "other-host-boot";
+    server = std::make_unique<TimeServer>(other, [] { return rawNs() + 1'000'000'000; });
+    QVERIFY2(server->start(&error), error.c_str());
+    QVERIFY(waitFor([&] { return client->ref() != refA && client->counters().answering; }));
+    QVERIFY(
+        waitFor([&] { return client->counters().bursts >= client->counters().failedBursts + 4; }));
+    client->stop();
+    QCOMPARE(client->counters().refChanges, uint64_t(1));
+    int64_t g = 0, b = -1;
+    const int64_t now = rawNs();
+    QVERIFY(client->estimate(now, &g, &b));
+    // Only the new reference's bursts are in the estimate: 1 s ahead, within the bound.
+    QVERIFY2(std::llabs(g - (now + 1'000'000'000)) <= b, qPrintable(QString::number(g - now)));
+}
+
+QTEST_APPLESS_MAIN(TestSyncClient)
+#include "tst_syncclient.moc"
