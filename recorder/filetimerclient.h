@@ -1,0 +1,157 @@
+// FileTimerClient — the recorder's API: nested, per-thread events written to one JSON Lines
+// log per worker (docs/log-format.md), configured by timer_config.json (docs/config.md).
+//
+//   syncline::rec::FileTimerClient timer("timer_config.json", "timer_events.log");
+//   timer.startEvent("forward");           // B
+//   timer.startEvent("layer1", {{"i", int64_t(1)}});
+//   timer.endEvent("layer1");              // E
+//   timer.endEvent("forward");
+//   { syncline::rec::ScopedEvent s(timer, "optimizer"); ... }   // or SYNCLINE_SCOPE
+//
+// Hot path (startEvent/endEvent/instant/recordInterval): a clock read, a thread-local name-id
+// lookup and a 32-byte record pushed into this thread's buffer with one release store. It never
+// blocks and never does I/O; the writer thread (LogWriter) formats and writes, at least every
+// flush_interval_ms.
+//
+// Errors. The constructor throws ConfigError for a bad config file, bad log path template or
+// bad environment (a setup mistake, reported before training starts). A log file that cannot be
+// opened or written is NOT an exception: one line on stderr, ok() false, lastError() says why,
+// recording calls go on working (records are discarded). Misuse throws TimerError and writes
+// nothing: endEvent(name) when `name` is not the innermost open event of the calling thread or
+// when nothing is open; an empty name; recordInterval with end < start.
+//
+// Nesting: each thread has its own stack of open events; B/E nest perfectly per thread.
+// Callbacks: onStart(name) runs before the event is recorded (it is not part of the event's
+// time; if it throws, the event is not started); onEnd(name) runs after the E is recorded (if
+// it throws, the event has ended). Either way the log stays valid.
+// fork(): in the child, every client created before fork() is disabled: calls are no-ops, it
+// writes nothing (the parent's file is untouched by the child) and its destructor releases
+// without writing a close record. A child that wants a log creates a new client (use {pid} or a
+// distinct path). Clients created in the child work normally.
+// Shutdown: close() (idempotent; also the destructor, and an atexit handler for clients still
+// alive at normal process exit) writes everything queued and a `close` record. Calls after
+// close() are ignored.
+// Threading: every member function is thread-safe; the client must outlive the threads that use
+// it (their per-thread buffers are freed when the thread exits or the client is destroyed).
+#pragma once
+
+#include "recorder/clock.h"
+#include "recorder/eventargs.h"
+#include "recorder/timerconfig.h"
+#include "recorder/workeridentity.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace syncline::rec {
+
+class LogWriter;
+class ThreadBuffer;
+
+class TimerError : public std::logic_error
+{
+public:
+    using std::logic_error::logic_error;
+};
+
+struct TimerCallbacks
+{
+    std::function<void(std::string_view)> onStart;
+    std::function<void(std::string_view)> onEnd;
+};
+
+struct RecorderStats
+{
+    uint64_t events = 0;     // records accepted from the API (B, E, I, X, thread)
+    uint64_t written = 0;    // records formatted for the file
+    uint64_t dropped = 0;    // events lost to the overflow policy
+    uint64_t bufferFull = 0; // times a thread found its buffer full
+    uint64_t bytes = 0;      // bytes written to the file
+    bool ioError = false;    // the file could not be opened or written
+};
+
+class FileTimerClient
+{
+public:
+    using Callbacks = TimerCallbacks;
+
+    // configPath: timer_config.json (missing file → defaults, noted in the log; "" → defaults).
+    // logPath: a path template that replaces the config's log_path when not empty.
+    explicit FileTimerClient(const std::string &configPath = "timer_config.json",
+                             const std::string &logPath = "", Callbacks callbacks = {});
+    ~FileTimerClient();
+    FileTimerClient(const FileTimerClient &) = delete;
+    FileTimerClient &operator=(const FileTimerClient &) = delete;
+
+    void startEvent(std::string_view name);
+    void startEvent(std::string_view name, const EventArgs &args);
+    void endEvent(std::string_view name);
+    void endEvent(std::string_view name, const EventArgs &args);
+    void instant(std::string_view name, const EventArgs &args = {});
+    // A complete interval measured elsewhere, in this client's clock (nowNs()) ns.
+    void recordInterval(std::string_view name, int64_t startNs, int64_t endNs,
+                        const EventArgs &args = {});
+    void setThreadName(std::string_view name);
+    // Blocks until everything recorded before the call is written.
+    void flush();
+    void close();
+
+    // This client's local clock (the stamps in the log).
+    int64_t nowNs() const { return m_clock.now(); }
+    // Global (reference) time: the sync client's estimate when time sync runs and has samples,
+    // otherwise nowNs() (local time; boundNs, if given, is then -1 = unknown).
+    int64_t globalTimeNs(int64_t *boundNs = nullptr) const;
+
+    int64_t rank() const { return m_identity.rank; }
+    std::string logPath() const { return m_logPath; }
+    std::string configPath() const { return m_configPath; }
+    const TimerConfig &config() const { return m_config; }
+    const WorkerIdentity &identity() const { return m_identity; }
+    RecorderStats stats() const;
+    bool ok() const;
+    std::string lastError() const;
+    // False after close() and in a fork child.
+    bool enabled() const;
+
+    // Side records written by the writer thread (safe from any thread, not for the hot path).
+    void appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref, int64_t t1,
+                          int64_t t2, int64_t t3, int64_t t4);
+    void appendNote(std::string_view level, std::string_view msg);
+
+private:
+    friend struct ClientRegistry;
+    ThreadBuffer *threadBuffer();
+    ThreadBuffer *createThreadBuffer(std::string_view name);
+    void pushBegin(std::string_view name, std::string *args);
+    void pushEnd(std::string_view name, std::string *args);
+    std::string headerLine(const Clock::Anchor &anchor, int64_t startNs) const;
+    void startSync();
+    void abandonAfterFork();
+
+    const uint64_t m_serial;   // unique per client in the process (thread-local cache key)
+    const uint64_t m_forkGeneration;
+    std::string m_configPath;
+    TimerConfig m_config;
+    WorkerIdentity m_identity;
+    Clock m_clock;
+    std::string m_logPath;
+    Callbacks m_callbacks;
+    int64_t m_creatorTid = 0;
+    std::atomic<bool> m_closed{false};
+    std::atomic<int> m_threadCount{0};
+    std::unique_ptr<LogWriter> m_writer;
+    // --- SYNC INTEGRATION POINT (helper "tsync") ---------------------------------------------
+    // When config.sync.enabled and a server is configured, startSync() creates the SyncClient
+    // here (held as an opaque shared_ptr so this header does not depend on syncclient.h); its
+    // sink calls appendSyncRecord(), and globalTimeNs() asks it for estimates.
+    std::shared_ptr<void> m_sync;
+    std::function<bool(int64_t, int64_t *, int64_t *)> m_syncEstimate;
+    // ------------------------------------------------------------------------------------------
+};
+
+} // namespace syncline::rec

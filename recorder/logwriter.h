@@ -1,0 +1,106 @@
+// LogWriter — the one writer thread of a FileTimerClient: drains every ThreadBuffer, formats
+// JSON Lines (RecordFormatter) and write()s them to the log file.
+//
+// Guarantees: anything queued is written within flush_interval_ms (the writer polls the
+// buffers every flushInterval/5, clamped to 1..10 ms, and writes pending text before it is
+// flushInterval old); an `hb` record every heartbeat_interval_ms; a `close` record on close().
+// Recording threads never wait for it. I/O failures (cannot open, ENOSPC, EIO…) print one
+// message to stderr, set error(), and from then on text is discarded (counted in
+// Stats::discardedBytes) while the buffers keep being drained; the process goes on.
+// Side records (sync, note) from other threads go through a small mutex-protected queue — not
+// the hot path.
+// Threading: all public functions are thread-safe except start()/close()/abandon(), which the
+// owning client calls. After fork() the child must call abandon() only.
+#pragma once
+
+#include "recorder/clock.h"
+#include "recorder/recordformatter.h"
+#include "recorder/threadbuffer.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace syncline::rec {
+
+class LogWriter
+{
+public:
+    struct Stats
+    {
+        uint64_t recorded = 0;   // records accepted by the recording threads
+        uint64_t written = 0;    // B/E/I/X/thread records formatted for the file
+        uint64_t dropped = 0;    // events lost to the overflow policy
+        uint64_t bufferFull = 0; // times a recording thread found its buffer full
+        uint64_t bytes = 0;      // bytes written to the file
+        uint64_t discardedBytes = 0; // bytes not written because of an I/O error
+    };
+
+    LogWriter(const Clock &clock, std::string path, int flushIntervalMs, int heartbeatIntervalMs);
+    ~LogWriter();
+
+    // Creates missing parent directories, truncates/creates the file and writes `headerLine`.
+    // False (and error() set, one line on stderr) when it fails; the writer then discards.
+    bool open(const std::string &headerLine);
+    void start();
+    // Stops the thread after writing everything queued and a close record; idempotent.
+    void close();
+    // In a fork child: forget the (non-existent) thread and close the fd; writes nothing.
+    void abandon();
+
+    void addBuffer(std::shared_ptr<ThreadBuffer> buffer);
+    void appendNote(std::string_view level, std::string_view msg);
+    void appendSync(int64_t burst, int64_t seq, std::string_view ref, int64_t t1, int64_t t2,
+                    int64_t t3, int64_t t4);
+    // Blocks until everything queued before the call is written (or discarded after an error).
+    void flush();
+
+    Stats stats() const;
+    std::string error() const;
+    const std::string &path() const { return m_path; }
+
+private:
+    void run();
+    size_t drainAll(const std::vector<std::shared_ptr<ThreadBuffer>> &buffers);
+    void retire(const std::shared_ptr<ThreadBuffer> &b);
+    void appendText(const std::string &text);
+    void writeOut();
+    void reportError(const std::string &msg);
+    void finish();
+    int64_t openEvents();
+
+    const Clock m_clock;
+    const std::string m_path;
+    const int64_t m_flushNs;
+    const int64_t m_pollNs;
+    const int64_t m_heartbeatNs;
+    int m_fd = -1;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_flushed;
+    std::vector<std::shared_ptr<ThreadBuffer>> m_buffers;
+    std::string m_side;
+    uint64_t m_flushRequested = 0;
+    uint64_t m_flushDone = 0;
+    bool m_stop = false;
+    bool m_closed = false;
+    std::string m_error;
+    std::thread *m_thread = nullptr; // a pointer so that a fork child can leak it
+
+    // Writer-thread state.
+    RecordFormatter m_formatter;
+    std::string m_out;
+    int64_t m_pendingSince = -1;
+    bool m_failed = false;
+    uint64_t m_retiredDropped = 0, m_retiredFull = 0, m_retiredRecorded = 0;
+    int64_t m_retiredOpen = 0;
+    std::atomic<uint64_t> m_written{0}, m_bytes{0}, m_discarded{0};
+};
+
+} // namespace syncline::rec

@@ -1,0 +1,47 @@
+// NameTable — process-wide interning of event, thread and arg names to dense uint32 ids.
+//
+// Ids are never reused or freed while the process lives; name(id) returns a reference that
+// stays valid forever. intern() takes a mutex the first time a thread sees a name; the
+// per-thread cache in FileTimerClient keeps the hot path lock-free afterwards.
+// Threading: intern() and name() are safe from any thread; name(id) is lock-free.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace syncline::rec {
+
+class NameTable
+{
+public:
+    static NameTable &instance();
+
+    uint32_t intern(std::string_view name);
+    // id must have been returned by intern().
+    const std::string &name(uint32_t id) const
+    {
+        return m_chunks[id >> kChunkBits].load(std::memory_order_acquire)[id & kChunkMask];
+    }
+    // pthread_atfork helpers (FileTimerClient): keep the table consistent across fork().
+    void lockForFork() { m_mutex.lock(); }
+    void unlockAfterFork() { m_mutex.unlock(); }
+
+    uint32_t size() const { return m_size.load(std::memory_order_acquire); }
+
+private:
+    NameTable() = default;
+    static constexpr uint32_t kChunkBits = 12;
+    static constexpr uint32_t kChunkMask = (1u << kChunkBits) - 1;
+    static constexpr uint32_t kMaxChunks = 4096; // 16.7M names
+
+    std::mutex m_mutex;
+    std::unordered_map<std::string, uint32_t> m_ids;
+    std::atomic<std::string *> m_chunks[kMaxChunks] = {};
+    std::atomic<uint32_t> m_size{0};
+};
+
+} // namespace syncline::rec

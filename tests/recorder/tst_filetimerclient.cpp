@@ -1,0 +1,652 @@
+// Tests for FileTimerClient with real files and real processes: round trip through an
+// independent reader (logreader.h), nesting, many threads, misnesting, callbacks, overflow,
+// heartbeats, SIGKILL, unwritable path and full disk, fork() and exit().
+#include "logreader.h"
+#include "recorder/filetimerclient.h"
+#include "recorder/timermacros.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <fstream>
+#include <set>
+#include <signal.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace syncline::rec;
+using nlohmann::json;
+
+int disabledMacros(FileTimerClient &client); // tst_filetimerclient_disabled.cpp
+
+namespace {
+
+std::string writeConfig(const QTemporaryDir &dir, const std::string &text)
+{
+    const std::string path = dir.filePath("timer_config.json").toStdString();
+    std::ofstream(path) << text;
+    return path;
+}
+
+int64_t rawNow()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Runs fn in a forked child; returns its exit status (0 = fn returned true).
+template <class F>
+int inChild(F fn)
+{
+    const pid_t pid = fork();
+    if (pid == 0)
+        _exit(fn() ? 0 : 1);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Captures what the process writes to fd 2 while alive.
+class StderrCapture
+{
+public:
+    explicit StderrCapture(const std::string &path)
+    {
+        fflush(stderr);
+        m_saved = dup(2);
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        ::close(fd);
+    }
+    ~StderrCapture() { restore(); }
+    void restore()
+    {
+        if (m_saved < 0)
+            return;
+        fflush(stderr);
+        dup2(m_saved, 2);
+        ::close(m_saved);
+        m_saved = -1;
+    }
+
+private:
+    int m_saved = -1;
+};
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+class TstFileTimerClient : public QObject
+{
+    Q_OBJECT
+private slots:
+    void roundTrip();
+    void nesting();
+    void manyThreads();
+    void misnesting();
+    void callbacks();
+    void dropNewest();
+    void heartbeatAndDefaults();
+    void macros();
+    void killedChildKeepsFlushedEvents();
+    void unwritablePath();
+    void fullDisk();
+    void forkChildIsDisabled();
+    void exitWritesClose();
+    void testClockSkew();
+};
+
+void TstFileTimerClient::roundTrip()
+{
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(dir, R"({"flush_interval_ms": 10})");
+    const std::string logPath = dir.filePath("events.log").toStdString();
+    qputenv("RANK", "2");
+    qputenv("WORLD_SIZE", "4");
+    qputenv("TORCHELASTIC_RUN_ID", "job-7");
+    FileTimerClient client(cfg, logPath);
+    qunsetenv("RANK");
+    qunsetenv("WORLD_SIZE");
+    qunsetenv("TORCHELASTIC_RUN_ID");
+    const std::string expectedPath = dir.filePath("events.2.log").toStdString();
+    QCOMPARE(client.logPath(), expectedPath);
+    QCOMPARE(client.rank(), int64_t(2));
+    QCOMPARE(client.configPath(), cfg);
+    const std::string weird = "a \"quoted\"\\name\n\t\x01 \xc3\xa9\xe2\x9c\x93";
+    const int64_t t0 = client.nowNs();
+    client.startEvent("step", {{"step", int64_t(12)},
+                               {"phase", std::string("train")},
+                               {"lr", 0.5},
+                               {"big", int64_t(-9007199254740993)},
+                               {"ok", true},
+                               {"nan", std::nan("")}});
+    client.startEvent(weird);
+    client.instant("checkpoint", {{"bytes", int64_t(1048576)}});
+    client.endEvent(weird, {{"result", std::string("fine")}});
+    client.recordInterval("kernel", t0 + 5, t0 + 105, {{"stream", int64_t(7)}});
+    client.endEvent("step");
+    client.close();
+    client.close(); // idempotent
+    QVERIFY(client.ok());
+
+    const testlog::Log log = testlog::read(expectedPath);
+    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
+    QVERIFY(!log.tornLastLine);
+    const json &h = log.records.front();
+    QCOMPARE(h["t"].get<std::string>(), std::string("header"));
+    QCOMPARE(h["format"].get<std::string>(), std::string("syncline"));
+    QCOMPARE(h["version"].get<int>(), 1);
+    QCOMPARE(h["rank"].get<int>(), 2);
+    QCOMPARE(h["world_size"].get<int>(), 4);
+    QCOMPARE(h["run_id"].get<std::string>(), std::string("job-7"));
+    QCOMPARE(h["pid"].get<int64_t>(), int64_t(getpid()));
+    QCOMPARE(h["clock"].get<std::string>(), std::string("monotonic_raw"));
+    QCOMPARE(h["config"].get<std::string>(), cfg);
+    QVERIFY(h["anchor"]["spread_ns"].get<int64_t>() >= 0);
+    QVERIFY(h["start_ns"].get<int64_t>() <= t0);
+    QVERIFY(!h.contains("skew"));
+
+    const auto b = log.ofType("B"), e = log.ofType("E"), i = log.ofType("I"),
+               x = log.ofType("X"), th = log.ofType("thread"), cl = log.ofType("close");
+    QCOMPARE(b.size(), size_t(2));
+    QCOMPARE(e.size(), size_t(2));
+    QCOMPARE(b[0]["name"].get<std::string>(), std::string("step"));
+    QCOMPARE(b[0]["args"]["step"].get<int64_t>(), int64_t(12));
+    QCOMPARE(b[0]["args"]["phase"].get<std::string>(), std::string("train"));
+    QCOMPARE(b[0]["args"]["lr"].get<double>(), 0.5);
+    QCOMPARE(b[0]["args"]["big"].get<int64_t>(), int64_t(-9007199254740993));
+    QCOMPARE(b[0]["args"]["ok"].get<bool>(), true);
+    QVERIFY(b[0]["args"]["nan"].is_null());
+    QCOMPARE(b[1]["name"].get<std::string>(), weird);
+    QCOMPARE(e[0]["name"].get<std::string>(), weird);
+    QCOMPARE(e[0]["args"]["result"].get<std::string>(), std::string("fine"));
+    QCOMPARE(i.size(), size_t(1));
+    QCOMPARE(i[0]["args"]["bytes"].get<int64_t>(), int64_t(1048576));
+    QCOMPARE(x.size(), size_t(1));
+    QCOMPARE(x[0]["ts"].get<int64_t>(), t0 + 5);
+    QCOMPARE(x[0]["dur"].get<int64_t>(), int64_t(100));
+    QCOMPARE(th.size(), size_t(1));
+    QCOMPARE(th[0]["name"].get<std::string>(), std::string("main"));
+    QCOMPARE(th[0]["tid"].get<int64_t>(), b[0]["tid"].get<int64_t>());
+    QVERIFY(b[0]["ts"].get<int64_t>() >= t0);
+    QVERIFY(b[1]["ts"].get<int64_t>() >= b[0]["ts"].get<int64_t>());
+    QVERIFY(e[0]["ts"].get<int64_t>() >= i[0]["ts"].get<int64_t>());
+    QCOMPARE(cl.size(), size_t(1));
+    QCOMPARE(log.records.back()["t"].get<std::string>(), std::string("close"));
+    QCOMPARE(cl[0]["events"].get<int>(), 7); // 2 B + 2 E + I + X + thread
+    QCOMPARE(cl[0]["dropped"].get<int>(), 0);
+    QCOMPARE(cl[0]["open"].get<int>(), 0);
+    QCOMPARE(client.stats().events, uint64_t(7));
+    QCOMPARE(client.stats().written, uint64_t(7));
+    // Calls after close are ignored.
+    client.startEvent("late");
+    QCOMPARE(testlog::read(expectedPath).records.size(), log.records.size());
+}
+
+void TstFileTimerClient::nesting()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("n.log").toStdString();
+    {
+        FileTimerClient client("", logPath);
+        auto work = [&](const std::string &prefix) {
+            client.setThreadName(prefix + "-thread");
+            for (int k = 0; k < 100; ++k) {
+                client.startEvent(prefix + "-outer");
+                client.startEvent("mid");
+                client.startEvent("inner");
+                client.endEvent("inner");
+                client.endEvent("mid");
+                client.endEvent(prefix + "-outer");
+            }
+            client.startEvent("left-open");
+        };
+        std::thread a(work, "a"), b(work, "b");
+        a.join();
+        b.join();
+    }
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
+    QCOMPARE(log.ofType("B").size(), size_t(2 * 301));
+    QCOMPARE(log.ofType("E").size(), size_t(2 * 300));
+    const auto threads = log.ofType("thread");
+    QCOMPARE(threads.size(), size_t(2));
+    std::set<std::string> names;
+    for (const auto &t : threads)
+        names.insert(t["name"].get<std::string>());
+    QVERIFY(names.count("a-thread") && names.count("b-thread"));
+    QCOMPARE(log.ofType("close")[0]["open"].get<int>(), 2);
+    QCOMPARE(log.ofType("note")[0]["msg"].get<std::string>(),
+             std::string("no config file given; using defaults"));
+    QVERIFY(log.records.front()["config"].is_null());
+}
+
+void TstFileTimerClient::manyThreads()
+{
+    // 8 threads × ~1M records each (B, X, E per iteration), lossless policy.
+    QTemporaryDir dir;
+    const std::string cfg =
+        writeConfig(dir, R"({"overflow": "grow", "buffer_events": 4096, "flush_interval_ms": 50})");
+    const std::string logPath = dir.filePath("many.log").toStdString();
+    constexpr int kThreads = 8, kIter = 333334;
+    RecorderStats stats;
+    {
+        FileTimerClient client(cfg, logPath);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t)
+            threads.emplace_back([&client] {
+                for (int64_t i = 0; i < kIter; ++i) {
+                    client.startEvent("w");
+                    client.recordInterval("x", i, i + 1);
+                    client.endEvent("w");
+                }
+            });
+        for (auto &t : threads)
+            t.join();
+        client.close();
+        stats = client.stats();
+    }
+    QCOMPARE(stats.dropped, uint64_t(0));
+    QCOMPARE(stats.events, uint64_t(kThreads) * (3 * kIter + 1));
+    QCOMPARE(stats.written, stats.events);
+    // Too big for a DOM parser in a test budget: an independent field scanner, per line.
+    std::ifstream in(logPath);
+    std::string line;
+    struct PerThread
+    {
+        int64_t nextX = 0;
+        int64_t lastTs = 0;
+        int depth = 0;
+        int64_t records = 0;
+    };
+    std::map<int64_t, PerThread> per;
+    auto field = [](const std::string &l, const char *key) {
+        const size_t p = l.find(key);
+        return p == std::string::npos ? int64_t(-1) : std::strtoll(l.c_str() + p + strlen(key), nullptr, 10);
+    };
+    int64_t lines = 0, closeEvents = -1, closeDropped = -1;
+    bool ordered = true;
+    while (std::getline(in, line)) {
+        ++lines;
+        if (line.rfind("{\"t\":\"close\"", 0) == 0) {
+            closeEvents = field(line, "\"events\":");
+            closeDropped = field(line, "\"dropped\":");
+            continue;
+        }
+        const int64_t tid = field(line, "\"tid\":");
+        if (tid < 0 || line.rfind("{\"t\":\"thread\"", 0) == 0) {
+            if (tid >= 0)
+                ++per[tid].records;
+            continue;
+        }
+        PerThread &p = per[tid];
+        ++p.records;
+        const int64_t ts = field(line, "\"ts\":");
+        if (line.rfind("{\"t\":\"X\"", 0) == 0) {
+            ordered = ordered && ts == p.nextX && p.depth == 1;
+            ++p.nextX;
+        } else if (line.rfind("{\"t\":\"B\"", 0) == 0) {
+            ordered = ordered && p.depth == 0 && ts >= p.lastTs;
+            p.depth = 1;
+            p.lastTs = ts;
+        } else if (line.rfind("{\"t\":\"E\"", 0) == 0) {
+            ordered = ordered && p.depth == 1 && ts >= p.lastTs;
+            p.depth = 0;
+            p.lastTs = ts;
+        }
+    }
+    QVERIFY(ordered);
+    QCOMPARE(int(per.size()), kThreads);
+    for (const auto &[tid, p] : per) {
+        QCOMPARE(p.nextX, int64_t(kIter));
+        QCOMPARE(p.records, int64_t(3 * kIter + 1));
+        QCOMPARE(p.depth, 0);
+    }
+    QCOMPARE(closeEvents, int64_t(kThreads) * (3 * kIter + 1));
+    QCOMPARE(closeDropped, int64_t(0));
+}
+
+void TstFileTimerClient::misnesting()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("m.log").toStdString();
+    FileTimerClient client("", logPath);
+    try {
+        client.endEvent("nothing");
+        QFAIL("no TimerError");
+    } catch (const TimerError &e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("endEvent(\"nothing\"): no event is open on this thread"));
+    }
+    client.startEvent("outer");
+    client.startEvent("inner");
+    try {
+        client.endEvent("outer");
+        QFAIL("no TimerError");
+    } catch (const TimerError &e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("endEvent(\"outer\"): the innermost open event of this thread is "
+                             "\"inner\""));
+    }
+    // Another thread has its own stack: ending "inner" there is an error too.
+    std::string otherError;
+    std::thread([&] {
+        try {
+            client.endEvent("inner");
+        } catch (const TimerError &e) {
+            otherError = e.what();
+        }
+    }).join();
+    QCOMPARE(otherError, std::string("endEvent(\"inner\"): no event is open on this thread"));
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.startEvent(""));
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.recordInterval("x", 10, 5));
+    client.endEvent("inner");
+    client.endEvent("outer");
+    client.close();
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY(log.problems.empty());
+    QCOMPARE(log.ofType("B").size(), size_t(2));
+    QCOMPARE(log.ofType("E").size(), size_t(2));
+    QCOMPARE(log.ofType("X").size(), size_t(0));
+    QCOMPARE(log.ofType("E")[0]["name"].get<std::string>(), std::string("inner"));
+}
+
+void TstFileTimerClient::callbacks()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("c.log").toStdString();
+    std::vector<std::string> seen;
+    FileTimerClient::Callbacks cb;
+    cb.onStart = [&](std::string_view n) {
+        if (n == "bad-start")
+            throw std::runtime_error("start callback failed");
+        seen.push_back("start:" + std::string(n));
+    };
+    cb.onEnd = [&](std::string_view n) {
+        seen.push_back("end:" + std::string(n));
+        if (n == "bad-end")
+            throw std::runtime_error("end callback failed");
+    };
+    FileTimerClient client("", logPath, cb);
+    client.startEvent("a");
+    client.endEvent("a");
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, client.startEvent("bad-start"));
+    // The event did not start: nothing is open.
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.endEvent("bad-start"));
+    client.startEvent("bad-end");
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, client.endEvent("bad-end"));
+    // The event has ended: ending it again is misnesting.
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.endEvent("bad-end"));
+    client.close();
+    QCOMPARE(seen, (std::vector<std::string>{"start:a", "end:a", "start:bad-end", "end:bad-end"}));
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY(log.problems.empty());
+    QCOMPARE(log.ofType("B").size(), size_t(2));
+    QCOMPARE(log.ofType("E").size(), size_t(2));
+    QCOMPARE(log.ofType("close")[0]["open"].get<int>(), 0);
+}
+
+void TstFileTimerClient::dropNewest()
+{
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(dir, R"({"buffer_events": 64, "overflow": "drop_newest"})");
+    const std::string logPath = dir.filePath("d.log").toStdString();
+    FileTimerClient client(cfg, logPath);
+    constexpr int kIter = 20000;
+    for (int k = 0; k < kIter; ++k) {
+        client.startEvent("outer");
+        client.instant("i");
+        client.startEvent("inner");
+        client.endEvent("inner");
+        client.endEvent("outer");
+    }
+    client.close();
+    const RecorderStats s = client.stats();
+    QVERIFY(s.dropped > 0);
+    QVERIFY(s.bufferFull > 0);
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
+    const size_t b = log.ofType("B").size(), e = log.ofType("E").size(),
+                 i = log.ofType("I").size();
+    QCOMPARE(b, e); // a dropped B drops its E; a written B always gets its E
+    // Every event is either written or counted as dropped (a B/E pair counts once).
+    QCOMPARE(uint64_t(b + i) + s.dropped, uint64_t(3 * kIter));
+    const json close = log.ofType("close")[0];
+    QCOMPARE(close["dropped"].get<uint64_t>(), s.dropped);
+    QCOMPARE(close["events"].get<uint64_t>(), uint64_t(b + e + i + 1));
+}
+
+void TstFileTimerClient::heartbeatAndDefaults()
+{
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(dir, R"({"heartbeat_interval_ms": 10})");
+    const std::string logPath = dir.filePath("hb.log").toStdString();
+    FileTimerClient client(cfg, logPath);
+    client.instant("x");
+    QTest::qSleep(200);
+    client.flush();
+    const testlog::Log live = testlog::read(logPath);
+    QVERIFY(live.ofType("close").empty());
+    const auto hbs = live.ofType("hb");
+    QVERIFY(hbs.size() >= 2);
+    int64_t prev = 0;
+    for (const auto &hb : hbs) {
+        QVERIFY(hb["ts"].get<int64_t>() > prev);
+        prev = hb["ts"].get<int64_t>();
+        QCOMPARE(hb["dropped"].get<int>(), 0);
+        QCOMPARE(hb["buffer_full"].get<int>(), 0);
+        QVERIFY(hb.contains("events") && hb.contains("bytes"));
+    }
+    QCOMPARE(hbs.back()["events"].get<int>(), 2); // thread + I
+    QCOMPARE(live.ofType("I").size(), size_t(1)); // flush() made it visible
+}
+
+void TstFileTimerClient::macros()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("mac.log").toStdString();
+    FileTimerClient client("", logPath);
+    {
+        SYNCLINE_SCOPE(client, scope, "scoped");
+        SYNCLINE_START(client, "manual");
+        SYNCLINE_INSTANT(client, "tick");
+        SYNCLINE_END(client, "manual");
+    }
+    {
+        ScopedEvent s(client, "with-args", {{"n", int64_t(3)}});
+        s.end();
+        QVERIFY_THROWS_EXCEPTION(TimerError, client.endEvent("with-args"));
+    }
+    QCOMPARE(disabledMacros(client), 0);
+    client.close();
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY(log.problems.empty());
+    QCOMPARE(log.ofType("B").size(), size_t(3));
+    QCOMPARE(log.ofType("I").size(), size_t(1));
+    QCOMPARE(log.ofType("B")[0]["name"].get<std::string>(), std::string("scoped"));
+    QCOMPARE(log.ofType("E")[1]["name"].get<std::string>(), std::string("scoped"));
+    for (const auto &r : log.records)
+        QVERIFY(r.value("name", "") != "disabled");
+}
+
+void TstFileTimerClient::killedChildKeepsFlushedEvents()
+{
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(dir, R"({"flush_interval_ms": 20})");
+    const std::string logPath = dir.filePath("killed.log").toStdString();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        FileTimerClient client(cfg, logPath);
+        for (int64_t i = 0;; ++i) {
+            client.startEvent("step", {{"i", i}});
+            const timespec pause{0, 200000};
+            nanosleep(&pause, nullptr);
+            client.endEvent("step");
+        }
+    }
+    QTest::qSleep(500);
+    const int64_t killedAt = rawNow();
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
+    QCOMPARE(log.records.front()["t"].get<std::string>(), std::string("header"));
+    QCOMPARE(log.records.front()["pid"].get<int64_t>(), int64_t(pid));
+    QVERIFY(log.ofType("close").empty());
+    const auto begins = log.ofType("B");
+    QVERIFY(begins.size() > 10);
+    // Steps are consecutive from 0: nothing lost in the written prefix.
+    for (size_t k = 0; k < begins.size(); ++k)
+        QCOMPARE(begins[k]["args"]["i"].get<int64_t>(), int64_t(k));
+    // Every event older than the flush interval (20 ms) is in the file; allow 100 ms of
+    // scheduling delay on a loaded machine.
+    const int64_t lastTs = begins.back()["ts"].get<int64_t>();
+    QVERIFY2(killedAt - lastTs < (20 + 100) * 1000000LL,
+             qPrintable(QString("last event %1 ms before the kill")
+                            .arg(double(killedAt - lastTs) / 1e6)));
+}
+
+void TstFileTimerClient::unwritablePath()
+{
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("plainfile").toStdString();
+    std::ofstream(file) << "x";
+    const std::string logPath = file + "/sub/events.log"; // a path under a regular file
+    const std::string errPath = dir.filePath("stderr.txt").toStdString();
+    StderrCapture capture(errPath);
+    FileTimerClient client("", logPath);
+    for (int k = 0; k < 1000; ++k) {
+        client.startEvent("still-works");
+        client.endEvent("still-works");
+    }
+    client.flush();
+    client.close();
+    capture.restore();
+    QVERIFY(!client.ok());
+    QVERIFY(client.stats().ioError);
+    const std::string expected = "cannot open log file '" + logPath +
+                                 "': Not a directory; events will not be recorded (the process "
+                                 "goes on)";
+    QCOMPARE(client.lastError(), expected);
+    QCOMPARE(slurp(errPath), "syncline: " + expected + "\n");
+    QCOMPARE(client.stats().events, uint64_t(2001));
+}
+
+void TstFileTimerClient::fullDisk()
+{
+    QTemporaryDir dir;
+    const std::string errPath = dir.filePath("stderr.txt").toStdString();
+    StderrCapture capture(errPath);
+    FileTimerClient client("", "/dev/full");
+    client.startEvent("a");
+    client.endEvent("a");
+    client.flush();
+    client.instant("b");
+    client.close();
+    capture.restore();
+    const std::string expected = "writing log file '/dev/full' failed: No space left on device; "
+                                 "further events are discarded (the process goes on)";
+    QCOMPARE(client.lastError(), expected);
+    QCOMPARE(slurp(errPath), "syncline: " + expected + "\n"); // said once
+    QCOMPARE(client.stats().bytes, uint64_t(0));
+}
+
+void TstFileTimerClient::forkChildIsDisabled()
+{
+    QTemporaryDir dir;
+    const std::string parentLog = dir.filePath("parent.log").toStdString();
+    const std::string childLog = dir.filePath("child.log").toStdString();
+    FileTimerClient client("", parentLog);
+    client.startEvent("before-fork");
+    const int rc = inChild([&] {
+        // Inherited client: disabled, silent, no exceptions, no writes.
+        if (client.enabled())
+            return false;
+        client.startEvent("in-child");
+        client.endEvent("never-opened"); // no TimerError: calls are no-ops
+        client.instant("in-child");
+        client.flush();
+        // A client created in the child works normally.
+        FileTimerClient own("", childLog);
+        own.startEvent("child-work");
+        own.endEvent("child-work");
+        own.close();
+        return own.ok() && own.stats().written == 3;
+    });
+    QCOMPARE(rc, 0);
+    client.endEvent("before-fork");
+    client.close();
+    const testlog::Log parent = testlog::read(parentLog);
+    QVERIFY(parent.problems.empty());
+    QCOMPARE(parent.ofType("B").size(), size_t(1));
+    QCOMPARE(parent.ofType("E").size(), size_t(1));
+    QCOMPARE(parent.ofType("I").size(), size_t(0));
+    QCOMPARE(parent.ofType("close").size(), size_t(1));
+    QCOMPARE(parent.ofType("header").size(), size_t(1));
+    const testlog::Log child = testlog::read(childLog);
+    QVERIFY(child.problems.empty());
+    QCOMPARE(child.ofType("B")[0]["name"].get<std::string>(), std::string("child-work"));
+    QCOMPARE(child.ofType("close").size(), size_t(1));
+    QVERIFY(child.records.front()["pid"].get<int64_t>() != int64_t(getpid()));
+}
+
+void TstFileTimerClient::exitWritesClose()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("exit.log").toStdString();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        auto *leaked = new FileTimerClient("", logPath); // never closed or deleted
+        leaked->startEvent("open-at-exit");
+        std::exit(0); // normal exit: the atexit handler writes the close record
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY(log.problems.empty());
+    QCOMPARE(log.records.back()["t"].get<std::string>(), std::string("close"));
+    QCOMPARE(log.records.back()["open"].get<int>(), 1);
+}
+
+void TstFileTimerClient::testClockSkew()
+{
+    QTemporaryDir dir;
+    const std::string cfg =
+        writeConfig(dir, R"({"test_clock": {"offset_ns": 5000000000, "drift_ppm": 0}})");
+    const std::string logPath = dir.filePath("skew.log").toStdString();
+    qputenv("SYNCLINE_TEST_CLOCK_DRIFT_PPM", "100");
+    qputenv("SYNCLINE_HOST", "emulated-node");
+    qputenv("SYNCLINE_BOOT_ID", "emulated-boot");
+    FileTimerClient client(cfg, logPath);
+    qunsetenv("SYNCLINE_TEST_CLOCK_DRIFT_PPM");
+    qunsetenv("SYNCLINE_HOST");
+    qunsetenv("SYNCLINE_BOOT_ID");
+    const int64_t raw = rawNow();
+    client.instant("x");
+    const int64_t raw2 = rawNow();
+    client.close();
+    const testlog::Log log = testlog::read(logPath);
+    const json &h = log.records.front();
+    QCOMPARE(h["host"].get<std::string>(), std::string("emulated-node"));
+    QCOMPARE(h["boot_id"].get<std::string>(), std::string("emulated-boot"));
+    QCOMPARE(h["skew"]["offset_ns"].get<int64_t>(), int64_t(5000000000));
+    QCOMPARE(h["skew"]["drift_ppm"].get<double>(), 100.0);
+    const int64_t ts = log.ofType("I")[0]["ts"].get<int64_t>();
+    auto stamp = [](int64_t r) { return r + std::llround(double(r) * 100e-6) + 5000000000; };
+    QVERIFY(ts >= stamp(raw) && ts <= stamp(raw2));
+}
+
+QTEST_APPLESS_MAIN(TstFileTimerClient)
+#include "tst_filetimerclient.moc"
