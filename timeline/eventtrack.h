@@ -19,7 +19,8 @@
 
 namespace syncline {
 
-enum EventFlag : uint16_t {
+enum EventFlag : uint16_t
+{
     EventOpen = 1u << 0,     // begin without end (crash, hang, still running)
     EventOverdue = 1u << 1,  // longer than the config's expected maximum for its kind
     EventInstant = 1u << 2,  // an `I` record
@@ -31,6 +32,7 @@ class EventTrack
 {
 public:
     int64_t tid = 0;
+    int64_t pid = 0; // process id of the thread (Chrome traces may hold several pids per worker)
     std::string threadName;
 
     std::vector<int64_t> localStart;

@@ -9,7 +9,12 @@ namespace syncline {
 
 struct LoadProblem
 {
-    enum class Severity { Info, Warning, Error };
+    enum class Severity
+    {
+        Info,
+        Warning,
+        Error
+    };
     Severity severity = Severity::Warning;
     std::string file;
     int64_t line = 0;

@@ -18,7 +18,25 @@
 
 namespace syncline {
 
-enum class ClockMode { Corrected, Raw };
+enum class ClockMode
+{
+    Corrected,
+    Raw
+};
+
+// One end of a Chrome-trace flow arrow (`s`, `t`, `f` records), kept for export and, when its
+// ends lie on different workers, used as a message pair by the clock correction.
+struct FlowPoint
+{
+    uint32_t worker = 0;
+    uint32_t track = 0;
+    int64_t localNs = 0;
+    uint64_t id = 0;
+    char phase = 's';           // 's' start, 't' step, 'f' finish
+    bool bindEnclosing = false; // "bp":"e"
+    uint32_t nameId = 0;
+    uint32_t categoryId = 0;
+};
 
 class Timeline
 {
@@ -29,6 +47,7 @@ public:
     std::vector<LoadProblem> problems;
     sync::CausalityReport causality;
     std::vector<std::string> clockNotes;
+    std::vector<FlowPoint> flows; // sorted by (id, localNs)
 
     ClockMode mode() const { return m_mode; }
     void setMode(ClockMode mode); // recomputes the origin and range

@@ -20,7 +20,11 @@
 
 namespace syncline {
 
-enum class SourceKind { SynclineLog, ChromeTrace };
+enum class SourceKind
+{
+    SynclineLog,
+    ChromeTrace
+};
 
 struct WorkerInfo
 {
@@ -42,7 +46,7 @@ struct WorkerInfo
     int64_t firstLocalNs = 0; // span of all records seen (local ns)
     int64_t lastLocalNs = 0;
     int64_t lastHeartbeatLocalNs = 0;
-    int64_t droppedEvents = 0; // from the latest hb/close record
+    int64_t droppedEvents = 0;  // from the latest hb/close record
     bool closedCleanly = false; // a `close` record was read
     bool hasSkew = false;       // header carried the synthetic `skew` (test facility)
     int64_t skewOffsetNs = 0;

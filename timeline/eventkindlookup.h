@@ -1,0 +1,47 @@
+// EventKindLookup — what the timeline needs from the config's event kinds for one event name:
+// its expected maximum duration (overdue flag) and whether it is a collective (clock alignment).
+// Built from a recorder TimerConfig (the one config parser) or empty (no kinds: nothing
+// overdue, no configured collectives). Results are cached per interned name id.
+// Threading: const after construction except the cache; use one per thread or serialise.
+#pragma once
+
+#include "stringtable.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace syncline {
+
+namespace rec {
+class TimerConfig;
+}
+
+class EventKindLookup
+{
+public:
+    EventKindLookup();
+    explicit EventKindLookup(std::shared_ptr<const rec::TimerConfig> config);
+
+    // -1 when the name has no expected maximum.
+    int64_t expectedMaxNs(const StringTable &names, uint32_t nameId);
+    // True when the name's kind has category "collective".
+    bool isCollective(const StringTable &names, uint32_t nameId);
+    bool hasConfig() const { return m_config != nullptr; }
+    const rec::TimerConfig *config() const { return m_config.get(); }
+
+private:
+    void resolve(const StringTable &names, uint32_t nameId);
+
+    struct Entry
+    {
+        bool resolved = false;
+        bool collective = false;
+        int64_t maxNs = -1;
+    };
+    std::shared_ptr<const rec::TimerConfig> m_config;
+    std::vector<Entry> m_cache;
+};
+
+} // namespace syncline

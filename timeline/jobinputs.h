@@ -1,0 +1,42 @@
+// JobInputs — resolves what the user named (job directories, timer_config.json, log files,
+// Chrome traces) into the list of files to parse.
+//
+// A directory contributes every *.log in it, its timer_config.json (when present; the config's
+// log_path template is expanded as a glob relative to the config's directory, each placeholder
+// matching anything, plus the `.<rank>` variant the recorder uses without {rank}) and every
+// other *.json that looks like a Chrome trace. A .json file is a Chrome trace when it starts
+// with '[' or mentions "traceEvents" near its start, a config otherwise. Any other file is a
+// syncline log. Files are deduplicated by real path, in a stable order.
+// Threading: stateless apart from the result; any thread.
+#pragma once
+
+#include "loadproblem.h"
+
+#include <string>
+#include <vector>
+
+namespace syncline {
+
+class JobInputs
+{
+public:
+    std::vector<std::string> logs;
+    std::vector<std::string> chromeTraces;
+    std::string configPath; // "" when none
+    std::vector<LoadProblem> problems;
+    std::string fatalError; // set when a named path cannot be used at all
+
+    static JobInputs resolve(const std::vector<std::string> &paths);
+    // The files a log_path template can have produced, relative to `baseDir`.
+    static std::vector<std::string> expandLogTemplate(const std::string &tmpl,
+                                                      const std::string &baseDir);
+    static bool looksLikeChromeTrace(const std::string &path);
+
+private:
+    void addDirectory(const std::string &dir);
+    void addFile(const std::string &path, bool named);
+    void addConfig(const std::string &path);
+    std::vector<std::string> m_seen;
+};
+
+} // namespace syncline
