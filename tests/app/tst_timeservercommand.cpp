@@ -1,0 +1,146 @@
+// Tests of `syncline timeserver` as a real process: it answers on UDP, prints its counters
+// periodically, stops cleanly on SIGTERM/SIGINT and refuses bad arguments.
+#include "recorder/syncprotocol.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace proto = syncline::rec::syncproto;
+
+namespace {
+
+QString synclineBinary()
+{
+    return QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline");
+}
+
+// Reads stdout lines until one matches re (or timeout); returns the match.
+QRegularExpressionMatch waitForLine(QProcess &p, const QRegularExpression &re, int timeoutMs,
+                                    QString *seen)
+{
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeoutMs) {
+        while (p.canReadLine()) {
+            const QString line = QString::fromUtf8(p.readLine());
+            seen->append(line);
+            const auto m = re.match(line);
+            if (m.hasMatch())
+                return m;
+        }
+        p.waitForReadyRead(100);
+    }
+    return {};
+}
+
+// One request with the given token to 127.0.0.1:port; true when a valid reply came back.
+bool askTime(int port, const std::string &token, proto::Packet *reply)
+{
+    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(uint16_t(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    proto::Packet req;
+    req.tokenHash = proto::tokenHash(token);
+    req.requestId = 77;
+    unsigned char buf[proto::kPacketSize];
+    proto::encode(req, buf);
+    ::send(fd, buf, sizeof buf, 0);
+    pollfd pfd{fd, POLLIN, 0};
+    bool ok = false;
+    if (::poll(&pfd, 1, 2000) == 1) {
+        unsigned char in[256];
+        const ssize_t n = ::recv(fd, in, sizeof in, 0);
+        ok = n > 0 && proto::decode(in, size_t(n), reply) == proto::DecodeStatus::Ok &&
+             reply->requestId == 77;
+    }
+    ::close(fd);
+    return ok;
+}
+
+} // namespace
+
+class TestTimeServerCommand : public QObject
+{
+    Q_OBJECT
+private slots:
+    void servesAndStopsOnSignal_data();
+    void servesAndStopsOnSignal();
+    void badArguments_data();
+    void badArguments();
+};
+
+void TestTimeServerCommand::servesAndStopsOnSignal_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGINT") << int(SIGINT);
+}
+
+void TestTimeServerCommand::servesAndStopsOnSignal()
+{
+    QFETCH(int, signal);
+    QProcess p;
+    p.setProgram(synclineBinary());
+    p.setArguments({"timeserver", "--port", "0", "--bind", "127.0.0.1", "--token", "job-7",
+                    "--stats-interval", "0.2"});
+    p.start();
+    QVERIFY2(p.waitForStarted(5000), qPrintable(p.errorString()));
+    QString seen;
+    const auto started =
+        waitForLine(p, QRegularExpression("listening on 127.0.0.1 port (\\d+)"), 10000, &seen);
+    QVERIFY2(started.hasMatch(), qPrintable(seen));
+    const int port = started.captured(1).toInt();
+    QVERIFY(port > 0);
+    proto::Packet reply;
+    QVERIFY(askTime(port, "job-7", &reply));
+    QVERIFY(reply.t2 <= reply.t3);
+    QVERIFY(!askTime(port, "other-job", &reply)); // ignored, counted
+    const auto stats =
+        waitForLine(p, QRegularExpression("stats: served 1, .*token mismatch 1"), 10000, &seen);
+    QVERIFY2(stats.hasMatch(), qPrintable(seen));
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(5000));
+    seen += QString::fromUtf8(p.readAllStandardOutput());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY2(seen.contains("timeserver stopped: served 1,"), qPrintable(seen));
+}
+
+void TestTimeServerCommand::badArguments_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("port text") << QStringList{"--port", "abc"} << "--port: expected 0..65535";
+    QTest::newRow("port range") << QStringList{"--port", "70000"} << "--port: expected 0..65535";
+    QTest::newRow("missing value") << QStringList{"--token"} << "--token needs a value";
+    QTest::newRow("bad interval") << QStringList{"--stats-interval", "0"}
+                                  << "--stats-interval: expected seconds > 0";
+    QTest::newRow("unknown") << QStringList{"--frobnicate"} << "unknown argument '--frobnicate'";
+    QTest::newRow("bad bind") << QStringList{"--port", "0", "--bind", "256.0.0.1"} << "256.0.0.1";
+}
+
+void TestTimeServerCommand::badArguments()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QProcess p;
+    p.start(synclineBinary(), QStringList{"timeserver"} + args);
+    QVERIFY(p.waitForFinished(10000));
+    QVERIFY(p.exitCode() != 0);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains(message), qPrintable(err));
+}
+
+QTEST_GUILESS_MAIN(TestTimeServerCommand)
+#include "tst_timeservercommand.moc"
