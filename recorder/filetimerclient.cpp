@@ -5,6 +5,8 @@
 #include "recorder/logwriter.h"
 #include "recorder/nametable.h"
 #include "recorder/recordformatter.h"
+#include "recorder/syncclient.h"
+#include "recorder/timeserver.h"
 #include "recorder/threadbuffer.h"
 
 #include <nlohmann/json.hpp>
@@ -182,14 +184,38 @@ FileTimerClient::~FileTimerClient()
 
 void FileTimerClient::startSync()
 {
-    // --- SYNC INTEGRATION POINT (helper "tsync") ---------------------------------------------
-    // When m_config.sync.enabled && m_config.sync.server: create the SyncClient with
-    // now = [this]{ return m_clock.now(); }, sink = appendSyncRecord(...), start it, keep it in
-    // m_sync and set m_syncEstimate to its estimate(); stop it in close() before the writer.
-    // Until then a configured server is reported, not silently ignored:
-    if (m_config.sync.enabled && m_config.sync.server)
-        m_writer->appendNote("warning", "time sync with " + *m_config.sync.server +
-                                            " is configured but this build has no sync client");
+    const SyncSettings &sync = m_config.sync;
+    if (!sync.enabled || !sync.server)
+        return;
+    const std::string server = *sync.server;
+    if (sync.hostServer && m_identity.rank == 0) {
+        TimeServerOptions opts;
+        const size_t colon = server.rfind(':');
+        opts.port = std::atoi(server.c_str() + colon + 1);
+        opts.token = sync.token;
+        opts.bootId = m_identity.bootId;
+        m_timeServer = std::make_unique<TimeServer>(opts, [this] { return m_clock.now(); });
+        std::string error;
+        if (m_timeServer->start(&error))
+            m_writer->appendNote("info", "time server started on port " +
+                                             std::to_string(m_timeServer->port()));
+        else
+            m_writer->appendNote("warning", "time server not started: " + error);
+    }
+    SyncClientOptions opts;
+    opts.server = server;
+    opts.burstSize = sync.burstSize;
+    opts.intervalS = sync.intervalS;
+    opts.timeoutMs = sync.timeoutMs;
+    opts.token = sync.token;
+    LogWriter *writer = m_writer.get();
+    opts.onMessage = [writer](const std::string &msg) { writer->appendNote("warning", msg); };
+    m_syncClient = std::make_unique<SyncClient>(
+        opts, [this] { return m_clock.now(); },
+        [writer](const SyncExchange &x) {
+            writer->appendSync(x.burst, x.seq, x.ref, x.t1, x.t2, x.t3, x.t4);
+        });
+    m_syncClient->start();
 }
 
 void FileTimerClient::abandonAfterFork()
@@ -201,8 +227,8 @@ void FileTimerClient::abandonAfterFork()
         m_writer->abandon();
         (void)m_writer.release();
     }
-    if (m_sync)
-        new std::shared_ptr<void>(std::move(m_sync));
+    (void)m_syncClient.release();
+    (void)m_timeServer.release();
 }
 
 std::string FileTimerClient::headerLine(const Clock::Anchor &anchor, int64_t startNs) const
@@ -456,15 +482,19 @@ void FileTimerClient::close()
         return; // fork child: see abandonAfterFork()
     if (m_closed.exchange(true))
         return;
-    // SYNC INTEGRATION POINT: stop the SyncClient here (its final burst), before the writer.
+    // The final sync burst is written before the close record; the server (rank 0) goes last.
+    if (m_syncClient)
+        m_syncClient->stop();
     m_writer->close();
+    if (m_timeServer)
+        m_timeServer->stop();
 }
 
 int64_t FileTimerClient::globalTimeNs(int64_t *boundNs) const
 {
     const int64_t local = m_clock.now();
     int64_t global = local, bound = -1;
-    if (m_syncEstimate && m_syncEstimate(local, &global, &bound)) {
+    if (m_syncClient && m_syncClient->estimate(local, &global, &bound)) {
         if (boundNs)
             *boundNs = bound;
         return global;

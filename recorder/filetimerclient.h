@@ -28,6 +28,11 @@
 // writes nothing (the parent's file is untouched by the child) and its destructor releases
 // without writing a close record. A child that wants a log creates a new client (use {pid} or a
 // distinct path). Clients created in the child work normally.
+// Time sync: when config.sync.enabled and a server is configured (sync.server or env
+// SYNCLINE_TIME_SERVER), a SyncClient thread exchanges bursts with it and every exchange is
+// written as a `sync` record; with sync.host_server, rank 0 also runs the TimeServer on that
+// port (clock: this client's clock). Failures (no server, port in use) are `note` records and
+// one stderr line; recording is never affected.
 // Shutdown: close() (idempotent; also the destructor, and an atexit handler for clients still
 // alive at normal process exit) writes everything queued and a `close` record. Calls after
 // close() are ignored.
@@ -51,7 +56,9 @@
 namespace syncline::rec {
 
 class LogWriter;
+class SyncClient;
 class ThreadBuffer;
+class TimeServer;
 
 class TimerError : public std::logic_error
 {
@@ -145,13 +152,10 @@ private:
     std::atomic<bool> m_closed{false};
     std::atomic<int> m_threadCount{0};
     std::unique_ptr<LogWriter> m_writer;
-    // --- SYNC INTEGRATION POINT (helper "tsync") ---------------------------------------------
-    // When config.sync.enabled and a server is configured, startSync() creates the SyncClient
-    // here (held as an opaque shared_ptr so this header does not depend on syncclient.h); its
-    // sink calls appendSyncRecord(), and globalTimeNs() asks it for estimates.
-    std::shared_ptr<void> m_sync;
-    std::function<bool(int64_t, int64_t *, int64_t *)> m_syncEstimate;
-    // ------------------------------------------------------------------------------------------
+    // Time sync (config `sync`): rank 0 may host the time server; every rank runs a SyncClient
+    // when a server is configured, whose exchanges become `sync` records.
+    std::unique_ptr<TimeServer> m_timeServer;
+    std::unique_ptr<SyncClient> m_syncClient;
 };
 
 } // namespace syncline::rec

@@ -8,7 +8,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fstream>
 #include <set>
 #include <signal.h>
@@ -102,6 +105,7 @@ private slots:
     void forkChildIsDisabled();
     void exitWritesClose();
     void testClockSkew();
+    void timeSyncWithHostedServer();
 };
 
 void TstFileTimerClient::roundTrip()
@@ -646,6 +650,50 @@ void TstFileTimerClient::testClockSkew()
     const int64_t ts = log.ofType("I")[0]["ts"].get<int64_t>();
     auto stamp = [](int64_t r) { return r + std::llround(double(r) * 100e-6) + 5000000000; };
     QVERIFY(ts >= stamp(raw) && ts <= stamp(raw2));
+}
+
+void TstFileTimerClient::timeSyncWithHostedServer()
+{
+    // A free UDP port: bind to 0, read it back, release it.
+    const int probe = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QCOMPARE(bind(probe, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)), 0);
+    socklen_t len = sizeof(addr);
+    getsockname(probe, reinterpret_cast<sockaddr *>(&addr), &len);
+    const int port = ntohs(addr.sin_port);
+    ::close(probe);
+
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(
+        dir, R"({"sync": {"server": "127.0.0.1:)" + std::to_string(port) +
+                 R"(", "host_server": true, "burst_size": 4, "interval_s": 0.05, "token": "t"}})");
+    const std::string logPath = dir.filePath("sync.log").toStdString();
+    FileTimerClient client(cfg, logPath);
+    int64_t bound = -2;
+    for (int k = 0; k < 200 && bound < 0; ++k) {
+        QTest::qSleep(20);
+        client.globalTimeNs(&bound);
+    }
+    QVERIFY(bound >= 0); // the sync client has an estimate
+    client.close();
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY(log.problems.empty());
+    const auto syncs = log.ofType("sync");
+    QVERIFY(syncs.size() >= 4);
+    for (const auto &r : syncs) {
+        QVERIFY(r["t1"].get<int64_t>() <= r["t4"].get<int64_t>());
+        QVERIFY(r["t2"].get<int64_t>() <= r["t3"].get<int64_t>());
+        // Same clock on both sides: the reference stamps lie inside the local round trip.
+        QVERIFY(r["t1"].get<int64_t>() <= r["t2"].get<int64_t>());
+        QVERIFY(r["t3"].get<int64_t>() <= r["t4"].get<int64_t>());
+        QVERIFY(!r["ref"].get<std::string>().empty());
+        QVERIFY(r["seq"].get<int>() < 4);
+    }
+    QCOMPARE(log.ofType("note")[0]["msg"].get<std::string>(),
+             "time server started on port " + std::to_string(port));
+    QCOMPARE(log.records.back()["t"].get<std::string>(), std::string("close"));
 }
 
 QTEST_APPLESS_MAIN(TstFileTimerClient)
