@@ -68,16 +68,16 @@ struct SyncClient::State
         return cv.wait_for(lock, std::chrono::duration<double>(seconds),
                            [this] { return stopRequested; });
     }
-    void message(const std::string &text, bool toStderr)
+    // A problem: stderr the first time only, onMessage every time.
+    void message(const std::string &text)
     {
+        bool print = false;
         {
             std::lock_guard<std::mutex> lock(mutex);
-            if (toStderr && messageGiven)
-                return;
-            if (toStderr)
-                messageGiven = true;
+            print = !messageGiven;
+            messageGiven = true;
         }
-        if (toStderr)
+        if (print)
             std::fprintf(stderr, "syncline: %s\n", text.c_str());
         if (opts.onMessage)
             opts.onMessage(text);
@@ -241,8 +241,9 @@ void runSyncThread(const std::shared_ptr<State> &st)
     std::string error;
     int fd = -1;
     // Phase 1: resolve and connect (only host name resolution can block here).
-    while ((fd = connectSocket(st->opts.server, &error)) < 0) {
-        st->message(error + "; clock sync is off until it resolves (retrying with back-off)", true);
+    for (bool first = true; (fd = connectSocket(st->opts.server, &error)) < 0; first = false) {
+        if (first)
+            st->message(error + "; no clock sync until it does (retrying with back-off)");
         if (st->waitOrStop(backoff))
             break;
         backoff = std::min(backoff * 2, maxBackoff);
@@ -270,16 +271,14 @@ void runSyncThread(const std::shared_ptr<State> &st)
             break;
         double wait = interval;
         if (done == 0) {
-            st->message("time server " + st->opts.server + " is not answering (timeout " +
+            if (!failing)
+                st->message("time server " + st->opts.server + " is not answering (timeout " +
                             std::to_string(st->opts.timeoutMs) +
-                            " ms); clock sync samples will have a gap; retrying with back-off",
-                        true);
+                            " ms); clock sync samples will have a gap; retrying with back-off");
             wait = backoff;
             backoff = std::min(backoff * 2, maxBackoff);
             failing = true;
         } else {
-            if (failing)
-                st->message("time server " + st->opts.server + " is answering again", false);
             failing = false;
             backoff = firstBackoff;
         }

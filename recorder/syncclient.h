@@ -49,7 +49,9 @@ struct SyncClientOptions
     int timeoutMs = 100;
     std::string token;
     double maxBackoffS = 30.0;
-    std::function<void(const std::string &)> onMessage; // also gets the one failure message
+    // Each time the server stops answering (or cannot be resolved): one sentence, e.g. for a
+    // `note` record. Only the first one also goes to stderr.
+    std::function<void(const std::string &msg)> onMessage;
 };
 
 struct SyncClientCounters
