@@ -16,32 +16,39 @@ namespace {
 using Constraint = CausalityRepair::Constraint;
 
 // map + adjustment, as a new ClockMap (adjustment rounded to ns at the knots).
-ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &adj)
+ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
+                         const PiecewiseLinear &down)
 {
-    if (adj.isZero())
+    if (up.isZero() && down.isZero())
         return map;
-    const auto &k = adj.knots();
     std::set<int64_t> ts;
     for (const ClockSegment &s : map.segments())
         ts.insert(s.localStart);
-    for (const auto &kn : k)
-        ts.insert(int64_t(std::floor(kn.t)));
-    // Anchor the line before the adjustment so extrapolation to the left keeps the original slope.
-    ts.insert(int64_t(std::floor(k.front().t)) - 1'000'000);
-    ts.insert(int64_t(std::ceil(k.back().t)) + 1);
+    for (const PiecewiseLinear *p : {&up, &down}) {
+        const auto &k = p->knots();
+        if (k.empty())
+            continue;
+        for (const auto &kn : k)
+            ts.insert(int64_t(std::floor(kn.t)));
+        // Anchor the line before the adjustment so extrapolation to the left keeps its slope.
+        ts.insert(int64_t(std::floor(k.front().t)) - 1'000'000);
+        ts.insert(int64_t(std::ceil(k.back().t)) + 1);
+    }
+    auto adjValue = [&](double t) { return up.value(t) - down.value(t); };
     std::vector<ClockSegment> out;
     out.reserve(ts.size());
     for (int64_t t : ts) {
         ClockSegment s = map.segmentAt(t);
         s.localStart = t;
-        s.globalStart = map.toGlobal(t) + int64_t(std::llround(adj.value(double(t))));
+        s.globalStart = map.toGlobal(t) + int64_t(std::llround(adjValue(double(t))));
         out.push_back(s);
     }
     for (size_t i = 0; i + 1 < out.size(); ++i) {
         ClockSegment &s = out[i];
         const ClockSegment &n = out[i + 1];
         s.slope = double(n.globalStart - s.globalStart) / double(n.localStart - s.localStart);
-        const double bump = adj.maxOver(double(s.localStart), double(n.localStart));
+        const double bump = std::max(up.maxOver(double(s.localStart), double(n.localStart)),
+                                     down.maxOver(double(s.localStart), double(n.localStart)));
         if (bump > 0.0) {
             s.flags |= SegRepaired;
             s.boundNs += int64_t(std::ceil(bump));
@@ -100,9 +107,17 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     const std::vector<Constraint> cons = constraints(input, results);
     rep.constraints = int64_t(cons.size());
     const size_t nw = results.size();
-    std::vector<PiecewiseLinear> adj(nw);
+    // Adjustment = up − down: `up` raises receives (CLC's forward jump with forward amortisation);
+    // `down` lowers a send whose stamp lies in a flagged step gap (where the map is known to be
+    // unreliable) instead of pushing the trustworthy receiver — it descends slowly before the send
+    // and returns right after it, the mirror image of `up`, so the map stays increasing.
+    std::vector<PiecewiseLinear> up(nw), down(nw);
+    auto adjAt = [&](size_t w, double t) { return up[w].value(t) - down[w].value(t); };
     auto global = [&](int w, int64_t local) {
-        return double(results[size_t(w)].map.toGlobal(local)) + adj[size_t(w)].value(double(local));
+        return double(results[size_t(w)].map.toGlobal(local)) + adjAt(size_t(w), double(local));
+    };
+    auto inGap = [&](int w, int64_t local) {
+        return (results[size_t(w)].map.segmentAt(local).flags & SegStepDetected) != 0;
     };
     auto violated = [&](const Constraint &c) {
         return global(c.dst, c.dstLocal) < global(c.src, c.srcLocal) + double(c.latency) - 0.5;
@@ -134,14 +149,31 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
                                 global(c.dst, c.dstLocal);
             if (need <= 0.0)
                 continue;
-            const auto &ev = events[size_t(c.dst)];
-            auto it = std::lower_bound(ev.begin(), ev.end(), c.dstLocal);
-            const double prev = it == ev.begin() ? double(c.dstLocal) - 1e6 : double(*(it - 1));
-            const double peak = double(c.dstLocal);
-            const double height = std::ceil(adj[size_t(c.dst)].value(peak) + need) + 1.0;
-            const double rampStart = std::max(prev, peak - 1e6);
-            adj[size_t(c.dst)] = adj[size_t(c.dst)].maxWith(
-                PiecewiseLinear::tent(rampStart, peak, height, m_decay));
+            if (inGap(c.src, c.srcLocal) && !inGap(c.dst, c.dstLocal)) {
+                // Descend only inside the gap (after the previous constrained event), never
+                // steeper than slope 1/2, and return before the next constrained event.
+                const auto &ev = events[size_t(c.src)];
+                auto it = std::upper_bound(ev.begin(), ev.end(), c.srcLocal);
+                const double peak = double(c.srcLocal);
+                const double next = it == ev.end() ? peak + 1e6 : double(*it);
+                const double prev = it - 1 == ev.begin() ? peak - 1e9 : double(*(it - 2));
+                const double gapStart =
+                    double(results[size_t(c.src)].map.segmentAt(c.srcLocal).localStart);
+                const double depth = std::ceil(down[size_t(c.src)].value(peak) + need) + 1.0;
+                const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
+                down[size_t(c.src)] = down[size_t(c.src)].maxWith(
+                    PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
+                        .clippedAfter(std::min(next, peak + 1e6), peak));
+            } else {
+                const auto &ev = events[size_t(c.dst)];
+                auto it = std::lower_bound(ev.begin(), ev.end(), c.dstLocal);
+                const double prev = it == ev.begin() ? double(c.dstLocal) - 1e6 : double(*(it - 1));
+                const double peak = double(c.dstLocal);
+                const double height = std::ceil(up[size_t(c.dst)].value(peak) + need) + 1.0;
+                const double rampStart = std::max(prev, peak - 1e6);
+                up[size_t(c.dst)] = up[size_t(c.dst)].maxWith(
+                    PiecewiseLinear::tent(rampStart, peak, height, m_decay));
+            }
             changed = true;
         }
         if (!changed)
@@ -149,13 +181,13 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     }
     for (size_t w = 0; w < nw; ++w) {
         for (int64_t t : events[w]) {
-            const double a = adj[w].value(double(t));
+            const double a = std::fabs(adjAt(w, double(t)));
             if (a >= 0.5) {
                 ++rep.eventsMoved;
                 rep.maxShiftNs = std::max(rep.maxShiftNs, int64_t(std::llround(a)));
             }
         }
-        results[w].map = applyAdjustment(results[w].map, adj[w]);
+        results[w].map = applyAdjustment(results[w].map, up[w], down[w]);
     }
     for (const Constraint &c : cons) {
         const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);

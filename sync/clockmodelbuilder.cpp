@@ -14,6 +14,17 @@ namespace syncline::sync {
 namespace {
 
 constexpr double kUnknownDrift = 2e-4; // allowance when a run cannot determine its drift
+constexpr int64_t kInconsistentNs = 200; // clock-read noise tolerance for lower > upper
+constexpr double kSubKnotSpacingNs = 5e9; // knots farther apart get cubic sub-knots
+
+// Cubic Hermite between two knots with their fitted slopes (follows thermal curvature when
+// bursts are sparse; a straight line would cut the corner).
+double hermite(double ta, double tb, double tha, double thb, double ma, double mb, double t)
+{
+    const double d = tb - ta, s = (t - ta) / d, s2 = s * s, s3 = s2 * s;
+    return (2 * s3 - 3 * s2 + 1) * tha + (s3 - 2 * s2 + s) * d * ma + (-2 * s3 + 3 * s2) * thb +
+           (s3 - s2) * d * mb;
+}
 
 struct Frame
 {
@@ -81,11 +92,21 @@ double driftAllowance(const std::vector<double> &slopes, double floor)
 
 } // namespace
 
-ClockModel ClockModelBuilder::build(std::span<const BurstBound> bursts, int64_t spanFirst,
+ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t spanFirst,
                                     int64_t spanLast) const
 {
     ClockModel model;
+    // A burst whose lower bound exceeds its upper bound saw θ jump while it ran (a step inside
+    // the burst): it belongs to neither side, so it is left out and the step gap spans it.
+    std::vector<BurstBound> kept;
+    kept.reserve(input.size());
+    for (const BurstBound &b : input) {
+        if (b.lower <= b.upper + kInconsistentNs)
+            kept.push_back(b);
+    }
+    const std::span<const BurstBound> bursts(kept);
     model.bursts = int(bursts.size());
+    model.droppedBursts = int(input.size() - kept.size());
     if (bursts.empty())
         return model;
     const Frame f{bursts.front().tMid(), bursts.front().lower};
@@ -154,8 +175,24 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> bursts, int64_t 
             size_t from, to;
             nearBursts(ka, from, to);
             const double a = 0.5 * (ka.k.slope + kb.k.slope);
-            bound = coneBound(bursts, from, to, f, ta, tb, ka.k.theta, kb.k.theta, a,
-                              runs[size_t(ka.run)].rho);
+            const double rho = runs[size_t(ka.run)].rho;
+            const int sub = int(std::clamp(std::ceil((tb - ta) / kSubKnotSpacingNs), 1.0, 16.0));
+            auto at = [&](int j) {
+                return j == 0 ? ka.k.theta
+                       : j == sub
+                           ? kb.k.theta
+                           : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope,
+                                     f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub));
+            };
+            for (int j = 0; j < sub; ++j) {
+                const int64_t sa = ka.k.t + (kb.k.t - ka.k.t) * j / sub;
+                const int64_t sb = ka.k.t + (kb.k.t - ka.k.t) * (j + 1) / sub;
+                bound = coneBound(bursts, from, to, f, f.t(sa), f.t(sb), at(j), at(j + 1), a, rho);
+                if (sub > 1)
+                    addSegment(sa, at(j), bound, std::max(ka.k.bandNs, kb.k.bandNs), flags);
+            }
+            if (sub > 1)
+                continue;
         } else {
             flags |= SegStepDetected;
             // Before the step θ follows the left run, after it the right one: cover both.

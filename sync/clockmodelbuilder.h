@@ -38,6 +38,7 @@ struct ClockModel
     int window = 0;           // window length chosen for the longest run (bursts)
     double driftAllowance = 0.0;
     int bursts = 0;
+    int droppedBursts = 0;    // bursts with lower > upper (a step inside the burst), left out
 };
 
 class ClockModelBuilder

@@ -17,6 +17,18 @@ PiecewiseLinear PiecewiseLinear::tent(double rampStart, double peak, double heig
     return p;
 }
 
+PiecewiseLinear PiecewiseLinear::clippedAfter(double end, double from) const
+{
+    PiecewiseLinear p;
+    for (const Knot &k : m_knots) {
+        if (k.t <= from)
+            p.m_knots.push_back(k);
+    }
+    if (end > from)
+        p.m_knots.push_back({end, 0.0});
+    return p;
+}
+
 double PiecewiseLinear::value(double t) const
 {
     if (m_knots.empty() || t < m_knots.front().t || t > m_knots.back().t)

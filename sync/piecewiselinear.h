@@ -22,6 +22,9 @@ public:
     // Rises linearly from 0 at rampStart to `height` at peak, then falls at `decay` ns per ns.
     static PiecewiseLinear tent(double rampStart, double peak, double height, double decay);
 
+    // The same function, forced to fall linearly from its value at `from` to 0 at `end`.
+    PiecewiseLinear clippedAfter(double end, double from) const;
+
     double value(double t) const;
     bool isZero() const { return m_knots.empty(); }
     const std::vector<Knot> &knots() const { return m_knots; }
