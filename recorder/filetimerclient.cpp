@@ -6,6 +6,7 @@
 #include "recorder/nametable.h"
 #include "recorder/recordformatter.h"
 #include "recorder/syncclient.h"
+#include "recorder/syncprotocol.h"
 #include "recorder/timeserver.h"
 #include "recorder/threadbuffer.h"
 
@@ -190,17 +191,21 @@ void FileTimerClient::startSync()
     const std::string server = *sync.server;
     if (sync.hostServer && m_identity.rank == 0) {
         TimeServerOptions opts;
-        const size_t colon = server.rfind(':');
-        opts.port = std::atoi(server.c_str() + colon + 1);
         opts.token = sync.token;
         opts.bootId = m_identity.bootId;
-        m_timeServer = std::make_unique<TimeServer>(opts, [this] { return m_clock.now(); });
-        std::string error;
-        if (m_timeServer->start(&error))
-            m_writer->appendNote("info", "time server started on port " +
-                                             std::to_string(m_timeServer->port()));
-        else
-            m_writer->appendNote("warning", "time server not started: " + error);
+        std::string host, error;
+        // The port as the SyncClient reads `server` ("host", "host:port", "[v6]:port").
+        if (!syncproto::splitHostPort(server, syncproto::kDefaultPort, false, &host, &opts.port,
+                                      &error)) {
+            m_writer->appendNote("warning", "time server not started: sync.server " + error);
+        } else {
+            m_timeServer = std::make_unique<TimeServer>(opts, [this] { return m_clock.now(); });
+            if (m_timeServer->start(&error))
+                m_writer->appendNote("info", "time server started on port " +
+                                                 std::to_string(m_timeServer->port()));
+            else
+                m_writer->appendNote("warning", "time server not started: " + error);
+        }
     }
     SyncClientOptions opts;
     opts.server = server;
