@@ -107,14 +107,25 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     const std::vector<Constraint> cons = constraints(input, results);
     rep.constraints = int64_t(cons.size());
     const size_t nw = results.size();
+    // Workers of one clock domain read one clock and share one map: they are adjusted together,
+    // and a constraint inside a domain is already ordered by the shared clock.
+    const DomainGrouper groups(input.workers);
+    const size_t nd = size_t(groups.domainCount());
+    auto dom = [&](int w) { return size_t(groups.domainOf(size_t(w))); };
     // Adjustment = up − down: `up` raises receives (CLC's forward jump with forward amortisation);
     // `down` lowers a send whose stamp lies in a flagged step gap (where the map is known to be
     // unreliable) instead of pushing the trustworthy receiver — it descends slowly before the send
     // and returns right after it, the mirror image of `up`, so the map stays increasing.
-    std::vector<PiecewiseLinear> up(nw), down(nw);
-    auto adjAt = [&](size_t w, double t) { return up[w].value(t) - down[w].value(t); };
+    std::vector<PiecewiseLinear> up(nd), down(nd);
+    auto adjAt = [&](size_t d, double t) { return up[d].value(t) - down[d].value(t); };
     auto global = [&](int w, int64_t local) {
-        return double(results[size_t(w)].map.toGlobal(local)) + adjAt(size_t(w), double(local));
+        return double(results[size_t(w)].map.toGlobal(local)) + adjAt(dom(w), double(local));
+    };
+    auto segmentEnd = [&](int w, int64_t local) {
+        const auto &segs = results[size_t(w)].map.segments();
+        auto it = std::upper_bound(segs.begin(), segs.end(), local,
+                                   [](int64_t v, const ClockSegment &s) { return v < s.localStart; });
+        return it == segs.end() ? double(INT64_MAX) : double(it->localStart);
     };
     auto inGap = [&](int w, int64_t local) {
         return (results[size_t(w)].map.segmentAt(local).flags & SegStepDetected) != 0;
@@ -126,10 +137,10 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
         rep.violationsBefore += violated(c) ? 1 : 0;
 
     // Constrained event times per worker, to start each ramp after the previous one.
-    std::vector<std::vector<int64_t>> events(nw);
+    std::vector<std::vector<int64_t>> events(nd);
     for (const Constraint &c : cons) {
-        events[size_t(c.src)].push_back(c.srcLocal);
-        events[size_t(c.dst)].push_back(c.dstLocal);
+        events[dom(c.src)].push_back(c.srcLocal);
+        events[dom(c.dst)].push_back(c.dstLocal);
     }
     for (auto &e : events) {
         std::sort(e.begin(), e.end());
@@ -147,48 +158,67 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             const Constraint &c = cons[i];
             const double need = global(c.src, c.srcLocal) + double(c.latency) -
                                 global(c.dst, c.dstLocal);
-            if (need <= 0.0)
+            if (need <= 0.0 || dom(c.src) == dom(c.dst))
                 continue;
+            const size_t ds = dom(c.src), dd = dom(c.dst);
+            double rest = need;
             if (inGap(c.src, c.srcLocal) && !inGap(c.dst, c.dstLocal)) {
+                // Never lower a send by more than its guaranteed bound (the truth is inside it);
+                // what remains goes to the receiver as usual. Bounded, so the passes converge.
+                const double room = double(results[size_t(c.src)].map.segmentAt(c.srcLocal).boundNs) +
+                                    adjAt(ds, double(c.srcLocal));
+                const double take = std::max(0.0, std::min(need, room));
+                rest = need - take;
                 // Descend only inside the gap (after the previous constrained event), never
                 // steeper than slope 1/2, and return before the next constrained event.
-                const auto &ev = events[size_t(c.src)];
+                const auto &ev = events[ds];
                 auto it = std::upper_bound(ev.begin(), ev.end(), c.srcLocal);
                 const double peak = double(c.srcLocal);
                 const double next = it == ev.end() ? peak + 1e6 : double(*it);
                 const double prev = it - 1 == ev.begin() ? peak - 1e9 : double(*(it - 2));
                 const double gapStart =
                     double(results[size_t(c.src)].map.segmentAt(c.srcLocal).localStart);
-                const double depth = std::ceil(down[size_t(c.src)].value(peak) + need) + 1.0;
+                const double depth = std::ceil(down[ds].value(peak) + take) + 1.0;
                 const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
-                down[size_t(c.src)] = down[size_t(c.src)].maxWith(
+                if (take > 0.0)
+                    down[ds] = down[ds].maxWith(
                     PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
                         .clippedAfter(std::min(next, peak + 1e6), peak));
-            } else {
-                const auto &ev = events[size_t(c.dst)];
+            }
+            if (rest > 0.0) {
+                const auto &ev = events[dd];
                 auto it = std::lower_bound(ev.begin(), ev.end(), c.dstLocal);
                 const double prev = it == ev.begin() ? double(c.dstLocal) - 1e6 : double(*(it - 1));
                 const double peak = double(c.dstLocal);
-                const double height = std::ceil(up[size_t(c.dst)].value(peak) + need) + 1.0;
+                const double height = std::ceil(up[dd].value(peak) + rest) + 1.0;
                 const double rampStart = std::max(prev, peak - 1e6);
-                up[size_t(c.dst)] = up[size_t(c.dst)].maxWith(
-                    PiecewiseLinear::tent(rampStart, peak, height, m_decay));
+                // Inside a step gap, let the bump die out before the gap ends so it cannot
+                // leak into the trustworthy segments after it.
+                double decay = m_decay;
+                if (inGap(c.dst, c.dstLocal)) {
+                    const double room = segmentEnd(c.dst, c.dstLocal) - peak;
+                    if (room > 2.0 * height)
+                        decay = std::max(decay, height / room);
+                }
+                up[dd] = up[dd].maxWith(
+                    PiecewiseLinear::tent(rampStart, peak, height, decay));
             }
             changed = true;
         }
         if (!changed)
             break;
     }
-    for (size_t w = 0; w < nw; ++w) {
-        for (int64_t t : events[w]) {
-            const double a = std::fabs(adjAt(w, double(t)));
+    for (size_t d = 0; d < nd; ++d) {
+        for (int64_t t : events[d]) {
+            const double a = std::fabs(adjAt(d, double(t)));
             if (a >= 0.5) {
                 ++rep.eventsMoved;
                 rep.maxShiftNs = std::max(rep.maxShiftNs, int64_t(std::llround(a)));
             }
         }
-        results[w].map = applyAdjustment(results[w].map, up[w], down[w]);
     }
+    for (size_t w = 0; w < nw; ++w)
+        results[w].map = applyAdjustment(results[w].map, up[dom(int(w))], down[dom(int(w))]);
     for (const Constraint &c : cons) {
         const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);
         const int64_t gd = results[size_t(c.dst)].map.toGlobal(c.dstLocal);

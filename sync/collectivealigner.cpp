@@ -46,28 +46,36 @@ CollectiveAligner::Fit CollectiveAligner::robustLine(std::vector<double> t, std:
         idx[i] = i;
     std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return t[a] < t[b]; });
     const size_t bins = std::min<size_t>(64, std::max<size_t>(1, n / 4));
-    std::vector<double> bt, bd;
-    for (size_t b = 0; b < bins; ++b) {
-        const size_t lo = b * n / bins, hi = (b + 1) * n / bins;
-        std::vector<double> ts, ds;
-        for (size_t i = lo; i < hi; ++i) {
-            ts.push_back(t[idx[i]]);
-            ds.push_back(d[idx[i]]);
+    // Within a bin, the median time and the median difference do not belong to the same point
+    // when the line is steep, so fit the slope on residuals (nearly flat) and refine it.
+    double slope = 0.0;
+    for (int iter = 0; iter < 3; ++iter) {
+        std::vector<double> bt, br;
+        for (size_t b = 0; b < bins; ++b) {
+            const size_t lo = b * n / bins, hi = (b + 1) * n / bins;
+            std::vector<double> ts, rs;
+            for (size_t i = lo; i < hi; ++i) {
+                ts.push_back(t[idx[i]]);
+                rs.push_back(d[idx[i]] - slope * t[idx[i]]);
+            }
+            bt.push_back(median(ts));
+            br.push_back(median(rs));
         }
-        bt.push_back(median(ts));
-        bd.push_back(median(ds));
-    }
-    std::vector<double> slopes;
-    for (size_t i = 0; i < bt.size(); ++i) {
-        for (size_t j = i + 1; j < bt.size(); ++j) {
-            if (bt[j] > bt[i])
-                slopes.push_back((bd[j] - bd[i]) / (bt[j] - bt[i]));
+        std::vector<double> slopes;
+        for (size_t i = 0; i < bt.size(); ++i) {
+            for (size_t j = i + 1; j < bt.size(); ++j) {
+                if (bt[j] > bt[i])
+                    slopes.push_back((br[j] - br[i]) / (bt[j] - bt[i]));
+            }
         }
+        if (slopes.empty())
+            break;
+        slope += median(slopes);
     }
-    f.slope = slopes.empty() ? 0.0 : median(slopes);
+    f.slope = slope;
     std::vector<double> icpt;
-    for (size_t i = 0; i < bt.size(); ++i)
-        icpt.push_back(bd[i] - f.slope * bt[i]);
+    for (size_t i = 0; i < n; ++i)
+        icpt.push_back(d[i] - f.slope * t[i]);
     f.offset = median(icpt);
     f.valid = true;
     return f;
