@@ -66,8 +66,9 @@ int64_t ChromeExporter::write(const Timeline &tl, std::ostream &out)
     for (size_t wi = 0; wi < tl.workers.size(); ++wi) {
         const Worker &worker = tl.workers[wi];
         const int64_t pid = int64_t(wi) + 1;
-        std::string label =
-            "rank " + std::to_string(worker.info.rank) + " (" + worker.info.host + ")";
+        std::string label = "rank " + std::to_string(worker.info.rank);
+        if (!worker.info.host.empty())
+            label += " (" + worker.info.host + ")";
         if (worker.info.restart > 0)
             label += ", restart " + std::to_string(worker.info.restart);
         metadata(w, "process_name", pid, 0, "name", true, label, 0);

@@ -1,0 +1,108 @@
+// `syncline stats PATH... [--json] [--align-on PATTERN] [--raw]` — per-name duration statistics
+// per rank and over all ranks, the workers' clocks and the stragglers of step-like events.
+// --json prints the StatsExporter JSON document (docs/cli.md) and nothing else on stdout.
+#include "command.h"
+#include "jobargs.h"
+
+#include "timeline/stats.h"
+#include "timeline/statsexporter.h"
+#include "timeline/stragglers.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace syncline::app {
+
+namespace {
+
+std::string ms(int64_t ns)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", double(ns) / 1e6);
+    return buf;
+}
+
+void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
+{
+    std::printf("%-6s %-7s %-16s %10s  %-11s %14s %12s %10s\n", "rank", "restart", "host", "events",
+                "clock", "offset_ns", "drift_ppm", "bound_ns");
+    for (const Worker &w : tl.workers)
+        std::printf("%-6d %-7d %-16s %10zu  %-11s %14lld %12.3f %10lld\n", w.info.rank,
+                    w.info.restart, w.info.host.c_str(), w.eventCount(),
+                    sync::methodName(w.clock.method), (long long)w.clock.offsetNs, w.clock.driftPpm,
+                    (long long)w.clock.boundNs);
+    std::vector<const StatsRow *> all;
+    for (const StatsRow &r : rows)
+        if (!r.rank)
+            all.push_back(&r);
+    std::sort(all.begin(), all.end(), [](auto *a, auto *b) { return a->totalNs > b->totalNs; });
+    std::printf("\n%-40s %9s %12s %10s %10s %10s %10s %10s\n", "event (all ranks, by total)",
+                "count", "total_ms", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms");
+    for (size_t i = 0; i < all.size() && i < 30; ++i) {
+        const StatsRow &r = *all[i];
+        std::string name(tl.names.name(r.nameId));
+        if (name.size() > 40)
+            name = name.substr(0, 37) + "...";
+        std::printf("%-40s %9lld %12s %10s %10s %10s %10s %10s\n", name.c_str(), (long long)r.count,
+                    ms(r.totalNs).c_str(), ms(r.meanNs).c_str(), ms(r.p50Ns).c_str(),
+                    ms(r.p95Ns).c_str(), ms(r.p99Ns).c_str(), ms(r.maxNs).c_str());
+    }
+    if (all.size() > 30)
+        std::printf("(%zu more names; --json for all, per rank)\n", all.size() - 30);
+    const auto stragglers = Stragglers::compute(tl);
+    if (!stragglers.empty()) {
+        std::printf("\n%-40s %9s %6s %12s %10s %12s\n", "straggler (step-like events)", "steps",
+                    "ranks", "slowest_rank", "times_last", "mean_lag_ms");
+        for (size_t i = 0; i < stragglers.size() && i < 10; ++i) {
+            const StragglerRow &s = stragglers[i];
+            std::printf("%-40.40s %9lld %6d %12d %10lld %12s\n",
+                        std::string(tl.names.name(s.nameId)).c_str(), (long long)s.instances,
+                        s.ranks, s.slowestRank, (long long)s.timesLast, ms(s.meanLagNs).c_str());
+        }
+    }
+}
+
+int run(int argc, char **argv)
+{
+    JobArgs args;
+    bool json = false;
+    const int rc = args.parse("stats", argc, argv, [&](int &i) {
+        if (std::string(argv[i]) == "--json") {
+            json = true;
+            return 1;
+        }
+        return 0;
+    });
+    if (rc >= 0)
+        return rc;
+    auto tl = args.load("stats");
+    if (!tl)
+        return 1;
+    const std::vector<StatsRow> rows = Stats::compute(*tl);
+    if (json)
+        StatsExporter::writeJson(*tl, rows, std::cout);
+    else
+        printText(*tl, rows);
+    std::cout.flush();
+    printProblemSummary(*tl, "stats");
+    return 0;
+}
+
+} // namespace
+
+SYNCLINE_REGISTER_COMMAND((Command{
+    "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct]",
+    "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
+    "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
+    "workers' clock corrections and the stragglers of step-like events.\n"
+    "  --json              print {\"workers\": [...], \"events\": [...]} (docs/cli.md), per rank "
+    "and\n"
+    "                      over all ranks (\"rank\": null)\n"
+    "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
+    "                      without wildcards a substring) when there are no sync samples\n"
+    "  --raw               durations on the raw (uncorrected) clocks\n"
+    "  --no-correct        skip the skew correction (corrected = raw)",
+    run}));
+
+} // namespace syncline::app

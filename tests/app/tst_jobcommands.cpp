@@ -1,0 +1,179 @@
+// The job verbs of the `syncline` executable (stats, export, check) run as real processes on
+// real traces and generated logs: exit statuses, stdout JSON shape, files written, stderr errors.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+std::string sharedData()
+{
+    if (const char *env = std::getenv("SYNCLINE_SHARED_DATA"))
+        return env;
+    return std::string(SYNCLINE_SOURCE_DIR) + "/../shared/data";
+}
+
+struct Run
+{
+    int exitCode = -1;
+    std::string out, err;
+};
+
+Run syncline(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline"), args);
+    Run r;
+    if (!p.waitForFinished(50000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput().toStdString();
+    r.err = p.readAllStandardError().toStdString();
+    return r;
+}
+
+void write(const QString &path, const std::string &text)
+{
+    std::ofstream(path.toStdString(), std::ios::binary) << text;
+}
+
+const char *kHeader =
+    R"({"t":"header","format":"syncline","version":1,"rank":0,"restart":0,"host":"h","boot_id":"b","pid":7,"clock":"monotonic_raw","anchor":{"mono_ns":0,"wall_ns":1700000000000000000,"spread_ns":1},"config":null,"start_ns":0})"
+    "\n";
+
+std::string slurp(const QString &path)
+{
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+class TestJobCommands : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void statsJsonOnHorovodTrace();
+    void statsTextOnKineto();
+    void checkCleanAndBroken();
+    void exportFiles();
+    void errors();
+};
+
+void TestJobCommands::statsJsonOnHorovodTrace()
+{
+    const Run r =
+        syncline({"stats", "--json",
+                  QString::fromStdString(sharedData() + "/bluefog_timeline_1agent/ybc1.json")});
+    QCOMPARE(r.exitCode, 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    QCOMPARE(doc["workers"].size(), size_t(1));
+    QCOMPARE(doc["workers"][0]["events"].get<int>(), 3538);
+    QCOMPARE(doc["workers"][0]["clock"]["method"].get<std::string>(), std::string("none"));
+    int allRankRows = 0;
+    int64_t forwardTotal = 0;
+    for (const auto &e : doc["events"]) {
+        allRankRows += e["rank"].is_null();
+        if (e["name"] == "FORWARD" && e["rank"].is_null())
+            forwardTotal = e["total_ns"].get<int64_t>();
+    }
+    QCOMPARE(allRankRows, 6);
+    QCOMPARE(forwardTotal, int64_t(3388731000));
+}
+
+void TestJobCommands::statsTextOnKineto()
+{
+    const Run r =
+        syncline({"stats", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.find("ProfilerStep#552") != std::string::npos);
+    QVERIFY(r.out.find("4811") != std::string::npos);
+}
+
+void TestJobCommands::checkCleanAndBroken()
+{
+    QTemporaryDir dir;
+    write(dir.filePath("good.0.log"), std::string(kHeader) +
+                                          R"({"t":"B","ts":10,"tid":1,"name":"a"})"
+                                          "\n" +
+                                          R"({"t":"E","ts":20,"tid":1,"name":"a"})"
+                                          "\n" +
+                                          R"({"t":"close","ts":30,"events":2,"dropped":0,"open":0})"
+                                          "\n");
+    Run r = syncline({"check", dir.path()});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.find("1 worker(s), 1 event(s): 0 error(s), 0 warning(s)") != std::string::npos);
+
+    write(dir.filePath("bad.1.log"),
+          std::string(kHeader).replace(std::string(kHeader).find("\"rank\":0"), 8, "\"rank\":1") +
+              "garbage\n" +
+              R"({"t":"E","ts":20,"tid":1,"name":"a"})"
+              "\n");
+    r = syncline({"check", dir.path()});
+    QCOMPARE(r.exitCode, 1);
+    const std::string bad = dir.filePath("bad.1.log").toStdString();
+    QVERIFY2(r.out.find("warning: " + bad + ":2: malformed line: not a JSON object at column 1") !=
+                 std::string::npos,
+             r.out.c_str());
+    QVERIFY(r.out.find(bad + ":3: end without a begin") != std::string::npos);
+}
+
+void TestJobCommands::exportFiles()
+{
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("e.csv"), chrome = dir.filePath("c.json"),
+                  scsv = dir.filePath("s.csv"), sjson = dir.filePath("s.json");
+    const Run r =
+        syncline({"export", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank"),
+                  "--csv", csv, "--chrome", chrome, "--stats-csv", scsv, "--stats-json", sjson});
+    QCOMPARE(r.exitCode, 0);
+    const std::string text = slurp(csv);
+    QCOMPARE(text.substr(0, text.find('\n')),
+             std::string("rank,restart,host,pid,tid,name,depth,start_ns,end_ns,duration_ns,local_"
+                         "start_ns,local_end_ns,status"));
+    QCOMPARE(std::count(text.begin(), text.end(), '\n'), long(1 + 4811 + 4676));
+    QVERIFY(nlohmann::json::parse(slurp(chrome))["traceEvents"].size() > 9487);
+    QCOMPARE(slurp(scsv).substr(0, 10), std::string("name,rank,"));
+    QCOMPARE(nlohmann::json::parse(slurp(sjson))["workers"].size(), size_t(2));
+
+    // --range keeps only the events overlapping [0, 1 ms] from the first event.
+    const Run ranged =
+        syncline({"export", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank"),
+                  "--csv", csv, "--range", "0:1ms"});
+    QCOMPARE(ranged.exitCode, 0);
+    const std::string part = slurp(csv);
+    const long rows = long(std::count(part.begin(), part.end(), '\n')) - 1;
+    QVERIFY(rows >= 1 && rows < 4811 + 4676);
+}
+
+void TestJobCommands::errors()
+{
+    Run r = syncline({"stats", "/no/such/path"});
+    QVERIFY(r.exitCode != 0);
+    QCOMPARE(r.err, std::string("syncline stats: /no/such/path: no such file or directory\n"));
+    QVERIFY(r.out.empty());
+    r = syncline({"export", QString::fromStdString(sharedData())});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("nothing to write") != std::string::npos);
+    r = syncline({"stats", "--bogus", "x"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("unknown option '--bogus'") != std::string::npos);
+    r = syncline({"check"});
+    QCOMPARE(r.exitCode, 2);
+    r = syncline({"export", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank"),
+                  "--csv", "/no/such/dir/x.csv"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.find("/no/such/dir/x.csv: cannot write") != std::string::npos);
+}
+
+QTEST_GUILESS_MAIN(TestJobCommands)
+#include "tst_jobcommands.moc"
