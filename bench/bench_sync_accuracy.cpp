@@ -25,7 +25,7 @@ struct Row
     bool hasBound = true;
     void add(const sim::AccuracyStats &s, int seeds)
     {
-        p50 += s.p50Ns / seeds;      // mean over seeds
+        p50 += s.p50Ns / seeds;       // mean over seeds
         p99 = std::max(p99, s.p99Ns); // worst seed
         max = std::max(max, s.maxNs);
         coverage = std::min(coverage, s.coverage);
@@ -64,9 +64,10 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--workers"))
             workers = std::atoi(argv[i + 1]);
     }
-    std::printf("sync accuracy: %d workers x %.0f s simulated, %d seeds per regime; |error| of every "
-                "event begin/end vs ground truth\n",
-                workers, duration, seeds);
+    std::printf(
+        "sync accuracy: %d workers x %.0f s simulated, %d seeds per regime; |error| of every "
+        "event begin/end vs ground truth\n",
+        workers, duration, seeds);
     std::printf("p50 = mean over seeds, p99/max = worst seed, excess = p99 - floor, coverage = "
                 "stamps within the reported guaranteed bound (worst seed)\n");
     std::printf("stress: p50/p99/max exclude stamps inside flagged step gaps (counted below)\n\n");
@@ -84,14 +85,17 @@ int main(int argc, char **argv)
         common.hasBound = false;
         double floorNs = 0;
         for (int s = 0; s < seeds; ++s) {
-            const sim::SimConfig cfg = sim::configFor(regime, uint64_t(1000 + s), workers, duration);
+            const sim::SimConfig cfg =
+                sim::configFor(regime, uint64_t(1000 + s), workers, duration);
             sim::SimConfig c = cfg;
-            c.iterationMs = 500.0; // fewer events keep the run short; clock error does not depend on it
+            c.iterationMs =
+                500.0; // fewer events keep the run short; clock error does not depend on it
             const sim::SimJob job = sim::Simulator::run(c);
             floorNs = c.floorNs;
             const auto f0 = std::chrono::steady_clock::now();
             const sync::SyncEngineResult res = sync::runSyncEngine(job.engineInput());
-            fitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+            fitSeconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
             std::vector<sync::ClockMap> maps;
             for (const auto &w : res.workers)
                 maps.push_back(w.map);
@@ -111,7 +115,8 @@ int main(int argc, char **argv)
         printRow(sim::regimeName(regime), "start+end line", floorNs, common);
         if (ours.gapStamps > 0)
             std::printf("|            | (%lld of %lld stamps in flagged step gaps)\n",
-                        static_cast<long long>(ours.gapStamps), static_cast<long long>(ours.stamps));
+                        static_cast<long long>(ours.gapStamps),
+                        static_cast<long long>(ours.stamps));
         std::fflush(stdout);
     }
     const double total =

@@ -47,8 +47,7 @@ void BM_FitWorkerHour(benchmark::State &state)
         benchmark::DoNotOptimize(r.workers[0].map.segments().data());
     }
     state.counters["samples"] = double(in.workers[0].samples.size());
-    state.counters["segments"] =
-        double(sync::runSyncEngine(in).workers[0].map.segments().size());
+    state.counters["segments"] = double(sync::runSyncEngine(in).workers[0].map.segments().size());
 }
 BENCHMARK(BM_FitWorkerHour)->Unit(benchmark::kMillisecond);
 
@@ -70,7 +69,8 @@ struct MapFixture
     MapFixture()
     {
         map = sync::runSyncEngine(hourInput()).workers[0].map;
-        const int64_t a = hourInput().workers[0].firstLocalNs, b = hourInput().workers[0].lastLocalNs;
+        const int64_t a = hourInput().workers[0].firstLocalNs,
+                      b = hourInput().workers[0].lastLocalNs;
         const size_t n = 10'000'000;
         in.resize(n);
         out.resize(n);

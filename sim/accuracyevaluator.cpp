@@ -64,8 +64,9 @@ int64_t AccuracyEvaluator::causalityViolations(const SimJob &job, const std::vec
     }
     std::map<std::pair<uint32_t, int64_t>, std::pair<int64_t, std::vector<int64_t>>> inst;
     for (const sync::CollectiveInstance &c : job.collectives) {
-        auto &[latestBegin, ends] = inst.try_emplace({c.nameId, c.sequence}, INT64_MIN,
-                                                     std::vector<int64_t>{}).first->second;
+        auto &[latestBegin, ends] =
+            inst.try_emplace({c.nameId, c.sequence}, INT64_MIN, std::vector<int64_t>{})
+                .first->second;
         latestBegin = std::max(latestBegin, maps[size_t(c.workerId)].toGlobal(c.localBegin));
         ends.push_back(maps[size_t(c.workerId)].toGlobal(c.localEnd));
     }

@@ -45,7 +45,8 @@ std::vector<Record> workerRecords(const SimJob &job, size_t w)
     for (const SimEvent &e : sw.events) {
         const char *name = job.names[size_t(e.nameId)].c_str();
         r.push_back({e.localBegin, seq++,
-                     fmt("{\"t\":\"B\",\"ts\":%" PRId64 ",\"tid\":%d,\"name\":\"%s\",\"args\":{\"step\":%" PRId64 "}}",
+                     fmt("{\"t\":\"B\",\"ts\":%" PRId64
+                         ",\"tid\":%d,\"name\":\"%s\",\"args\":{\"step\":%" PRId64 "}}",
                          e.localBegin, e.tid, name, e.step)});
         r.push_back({e.localEnd, seq++,
                      fmt("{\"t\":\"E\",\"ts\":%" PRId64 ",\"tid\":%d,\"name\":\"%s\"}", e.localEnd,
@@ -54,12 +55,16 @@ std::vector<Record> workerRecords(const SimJob &job, size_t w)
     for (const SimMessage &m : job.messages) {
         if (m.sendWorker == int(w))
             r.push_back({m.sendLocal, seq++,
-                         fmt("{\"t\":\"msg\",\"ts\":%" PRId64 ",\"tid\":%d,\"dir\":\"send\",\"peer\":%d,\"id\":\"%s\"}",
-                             m.sendLocal, sw.tidMain, job.workers[size_t(m.recvWorker)].rank, m.id.c_str())});
+                         fmt("{\"t\":\"msg\",\"ts\":%" PRId64
+                             ",\"tid\":%d,\"dir\":\"send\",\"peer\":%d,\"id\":\"%s\"}",
+                             m.sendLocal, sw.tidMain, job.workers[size_t(m.recvWorker)].rank,
+                             m.id.c_str())});
         if (m.recvWorker == int(w))
             r.push_back({m.recvLocal, seq++,
-                         fmt("{\"t\":\"msg\",\"ts\":%" PRId64 ",\"tid\":%d,\"dir\":\"recv\",\"peer\":%d,\"id\":\"%s\"}",
-                             m.recvLocal, sw.tidMain, job.workers[size_t(m.sendWorker)].rank, m.id.c_str())});
+                         fmt("{\"t\":\"msg\",\"ts\":%" PRId64
+                             ",\"tid\":%d,\"dir\":\"recv\",\"peer\":%d,\"id\":\"%s\"}",
+                             m.recvLocal, sw.tidMain, job.workers[size_t(m.sendWorker)].rank,
+                             m.id.c_str())});
     }
     for (const sync::ClockSample &s : sw.samples) {
         r.push_back({s.t4, seq++,
@@ -81,8 +86,8 @@ std::string writeWorker(const SimJob &job, size_t w, const std::string &path)
         return path + ": " + std::strerror(errno);
     const std::string header = fmt(
         "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":%d,\"local_rank\":%d,"
-        "\"world_size\":%d,\"group_rank\":%d,\"role\":\"trainer\",\"restart\":0,\"run_id\":\"sim-%" PRIu64
-        "\",\"host\":\"%s\",\"boot_id\":\"%s\",\"pid\":%d,\"clock\":\"monotonic_raw\","
+        "\"world_size\":%d,\"group_rank\":%d,\"role\":\"trainer\",\"restart\":0,\"run_id\":\"sim-"
+        "%" PRIu64 "\",\"host\":\"%s\",\"boot_id\":\"%s\",\"pid\":%d,\"clock\":\"monotonic_raw\","
         "\"anchor\":{\"mono_ns\":%" PRId64 ",\"wall_ns\":%" PRId64 ",\"spread_ns\":40},"
         "\"config\":null,\"start_ns\":%" PRId64 "}\n",
         sw.rank, sw.localRank, int(job.workers.size()), sw.host, job.config.seed,
@@ -111,7 +116,8 @@ std::string writeWorker(const SimJob &job, size_t w, const std::string &path)
             out.clear();
         }
     }
-    out += fmt("{\"t\":\"close\",\"ts\":%" PRId64 ",\"events\":%" PRId64 ",\"dropped\":0,\"open\":0}\n",
+    out += fmt("{\"t\":\"close\",\"ts\":%" PRId64 ",\"events\":%" PRId64
+               ",\"dropped\":0,\"open\":0}\n",
                sw.endLocal, written);
     std::fwrite(out.data(), 1, out.size(), f.get());
     if (std::ferror(f.get()))
@@ -123,13 +129,17 @@ std::string writeTruth(const SimJob &job, const std::string &dir)
 {
     const std::string p1 = dir + "/truth_events.csv", p2 = dir + "/truth_clock.csv",
                       p3 = dir + "/truth_workers.csv", p4 = dir + "/truth_steps.csv";
-    File ev(std::fopen(p1.c_str(), "w"), &std::fclose), ck(std::fopen(p2.c_str(), "w"), &std::fclose),
-        wk(std::fopen(p3.c_str(), "w"), &std::fclose), st(std::fopen(p4.c_str(), "w"), &std::fclose);
+    File ev(std::fopen(p1.c_str(), "w"), &std::fclose),
+        ck(std::fopen(p2.c_str(), "w"), &std::fclose),
+        wk(std::fopen(p3.c_str(), "w"), &std::fclose),
+        st(std::fopen(p4.c_str(), "w"), &std::fclose);
     if (!ev || !ck || !wk || !st)
         return dir + "/truth_*.csv: " + std::strerror(errno);
-    std::fprintf(ev.get(), "rank,event,name,tid,local_begin_ns,local_end_ns,true_begin_ns,true_end_ns\n");
+    std::fprintf(ev.get(),
+                 "rank,event,name,tid,local_begin_ns,local_end_ns,true_begin_ns,true_end_ns\n");
     std::fprintf(ck.get(), "host,true_ns,local_ns,theta_ns\n");
-    std::fprintf(wk.get(), "rank,host,host_name,boot_id,offset_ns,drift_ppm,asymmetry_ns,floor_ns\n");
+    std::fprintf(wk.get(),
+                 "rank,host,host_name,boot_id,offset_ns,drift_ppm,asymmetry_ns,floor_ns\n");
     std::fprintf(st.get(), "host,true_ns,size_ns\n");
     for (const SimWorker &w : job.workers) {
         for (size_t i = 0; i < w.events.size(); ++i) {

@@ -9,7 +9,13 @@
 
 namespace syncline::sim {
 
-enum class Regime { Datacenter, Rdma, Sparse, Stress };
+enum class Regime
+{
+    Datacenter,
+    Rdma,
+    Sparse,
+    Stress
+};
 
 struct SimConfig
 {
@@ -20,28 +26,28 @@ struct SimConfig
     std::string regimeName = "datacenter";
 
     // Clocks (per host): θ(T) = offset + drift·T + wander + thermal sinusoid + steps.
-    double maxOffsetNs = 1e9;         // offset uniform in ±this
-    double maxDriftPpm = 100.0;       // drift uniform in ±this
-    double wanderPpm = 0.02;          // std of the frequency random walk after one hour
+    double maxOffsetNs = 1e9;   // offset uniform in ±this
+    double maxDriftPpm = 100.0; // drift uniform in ±this
+    double wanderPpm = 0.02;    // std of the frequency random walk after one hour
     double thermalPpmMin = 0.1, thermalPpmMax = 0.5; // sinusoid amplitude (frequency, ppm)
     double thermalPeriodMinS = 1200, thermalPeriodMaxS = 3600;
-    double stepsPerHour = 0.0;        // Poisson rate of clock steps (local jumps forward)
+    double stepsPerHour = 0.0; // Poisson rate of clock steps (local jumps forward)
     double stepMinNs = 50'000, stepMaxNs = 2'000'000;
 
     // Sync path.
-    double floorNs = 1000.0;          // = |asymmetry| / 2; asymmetry sign random per host
-    double minDelayNs = 10'000.0;     // smaller one-way minimum delay
-    double queueMeanNs = 5'000.0;     // exponential queueing, each direction
-    double outlierRate = 0.01;        // probability an exchange is delayed by an outlier
+    double floorNs = 1000.0;      // = |asymmetry| / 2; asymmetry sign random per host
+    double minDelayNs = 10'000.0; // smaller one-way minimum delay
+    double queueMeanNs = 5'000.0; // exponential queueing, each direction
+    double outlierRate = 0.01;    // probability an exchange is delayed by an outlier
     double outlierMinNs = 10'000.0, outlierMaxNs = 20'000'000.0; // log-uniform
-    double readNoiseNs = 20.0;        // std of clock-read noise on t1..t4
-    double serverProcNs = 2'000.0;    // server time between t2 and t3 (plus exponential)
+    double readNoiseNs = 20.0;     // std of clock-read noise on t1..t4
+    double serverProcNs = 2'000.0; // server time between t2 and t3 (plus exponential)
     int burstSize = 8;
     double burstIntervalS = 1.0;
     double exchangeGapNs = 100'000.0; // between exchanges of one burst
 
     // Workload.
-    double iterationMs = 100.0;       // training-step period
+    double iterationMs = 100.0; // training-step period
     double messageMinLatencyNs = 2'000.0;
     double messageQueueNs = 3'000.0;
     double collectiveEndJitterNs = 1'000.0; // ends on different ranks within this

@@ -36,7 +36,7 @@ struct SimMessage
 struct SimWorker
 {
     int rank = 0;
-    int host = 0;      // index into SimJob::clocks
+    int host = 0; // index into SimJob::clocks
     int localRank = 0;
     int pid = 0, tidMain = 0, tidLoader = 0;
     std::vector<sync::ClockSample> samples;
@@ -53,7 +53,7 @@ struct SimJob
     std::vector<SimWorker> workers;
     std::vector<SimMessage> messages;
     std::vector<sync::CollectiveInstance> collectives; // workerId = rank
-    std::vector<std::string> names;                   // event names; collectives use nameId too
+    std::vector<std::string> names;                    // event names; collectives use nameId too
     std::string refId = "timeserver:29400";
 
     // The engine's input (samples, domains, collectives, messages), as the timeline would build it.

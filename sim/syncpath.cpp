@@ -40,7 +40,7 @@ std::vector<sync::ClockSample> SyncPath::run(const TrueClock &clock, double firs
     std::vector<double> starts;
     for (double t = firstTau; t < lastTau; t += interval)
         starts.push_back(t + m_rng.uniform(0.0, 1e7)); // scheduling jitter up to 10 ms
-    starts.push_back(lastTau); // the burst at close
+    starts.push_back(lastTau);                         // the burst at close
     int burst = 0;
     for (double t : starts) {
         double tau = t;

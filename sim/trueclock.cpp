@@ -43,7 +43,8 @@ double TrueClock::theta(double tau) const
     const double frac = s - double(k);
     const double w = m_wander[k] + (m_wander[k + 1] - m_wander[k]) * frac;
     double th = m_offset + m_drift * tau + w +
-                m_amp * m_period / kTwoPi * (std::cos(m_phase) - std::cos(kTwoPi * tau / m_period + m_phase));
+                m_amp * m_period / kTwoPi *
+                    (std::cos(m_phase) - std::cos(kTwoPi * tau / m_period + m_phase));
     for (const ClockStep &st : m_steps) {
         if (st.tau <= tau)
             th -= st.sizeNs;

@@ -19,7 +19,7 @@ namespace syncline::sim {
 
 struct ClockStep
 {
-    double tau = 0.0;   // true time of the step (ns)
+    double tau = 0.0;    // true time of the step (ns)
     double sizeNs = 0.0; // local clock jumps forward by this much
 };
 
@@ -29,8 +29,8 @@ public:
     TrueClock() = default;
     TrueClock(const SimConfig &cfg, int64_t refBase, SimRandom &rng);
 
-    double theta(double tau) const;                  // ns
-    int64_t local(double tau) const;                 // local clock reading at τ (no read noise)
+    double theta(double tau) const;  // ns
+    int64_t local(double tau) const; // local clock reading at τ (no read noise)
     int64_t reference(double tau) const { return m_refBase + int64_t(std::llround(tau)); }
     const std::vector<ClockStep> &steps() const { return m_steps; }
     double offsetNs() const { return m_offset; }
@@ -44,7 +44,7 @@ private:
     double m_amp = 0.0, m_period = 1.0, m_phase = 0.0;
     std::vector<double> m_wander; // W at whole seconds
     std::vector<ClockStep> m_steps;
-    double m_asymmetry = 0.0;     // forward − backward minimum delay of this host's sync path
+    double m_asymmetry = 0.0; // forward − backward minimum delay of this host's sync path
 };
 
 } // namespace syncline::sim

@@ -7,7 +7,14 @@
 namespace syncline::sim {
 
 namespace {
-enum Name { Step, Forward, Backward, AllReduce, LoadBatch };
+enum Name
+{
+    Step,
+    Forward,
+    Backward,
+    AllReduce,
+    LoadBatch
+};
 }
 
 void Workload::run(SimJob &job, double endTau)
@@ -55,12 +62,14 @@ void Workload::run(SimJob &job, double endTau)
             event(w, Backward, sw.tidMain, fwdEnd + 1000.0, arBegin[size_t(w)] - 1000.0, k);
             event(w, AllReduce, sw.tidMain, arBegin[size_t(w)], end, k);
             const SimEvent &ar = sw.events.back();
-            job.collectives.push_back({sw.rank, k, uint32_t(AllReduce), ar.localBegin, ar.localEnd});
+            job.collectives.push_back(
+                {sw.rank, k, uint32_t(AllReduce), ar.localBegin, ar.localEnd});
             event(w, LoadBatch, sw.tidLoader, s + 0.1 * iter, s + 0.25 * iter, k);
             if (n > 1) {
                 const int to = (w + 1) % n;
                 const double ts = sendAt[size_t(w)];
-                const double tr = ts + m_cfg.messageMinLatencyNs + m_rng.exponential(m_cfg.messageQueueNs);
+                const double tr =
+                    ts + m_cfg.messageMinLatencyNs + m_rng.exponential(m_cfg.messageQueueNs);
                 SimMessage m;
                 m.sendWorker = w;
                 m.recvWorker = to;

@@ -61,8 +61,9 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
 
 } // namespace
 
-std::vector<Constraint> CausalityRepair::constraints(const SyncEngineInput &input,
-                                                     const std::vector<WorkerClockResult> &res) const
+std::vector<Constraint>
+CausalityRepair::constraints(const SyncEngineInput &input,
+                             const std::vector<WorkerClockResult> &res) const
 {
     const DomainGrouper groups(input.workers);
     std::vector<Constraint> out;
@@ -123,8 +124,9 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     };
     auto segmentEnd = [&](int w, int64_t local) {
         const auto &segs = results[size_t(w)].map.segments();
-        auto it = std::upper_bound(segs.begin(), segs.end(), local,
-                                   [](int64_t v, const ClockSegment &s) { return v < s.localStart; });
+        auto it =
+            std::upper_bound(segs.begin(), segs.end(), local,
+                             [](int64_t v, const ClockSegment &s) { return v < s.localStart; });
         return it == segs.end() ? double(INT64_MAX) : double(it->localStart);
     };
     auto inGap = [&](int w, int64_t local) {
@@ -156,8 +158,8 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
         bool changed = false;
         for (size_t i : order) {
             const Constraint &c = cons[i];
-            const double need = global(c.src, c.srcLocal) + double(c.latency) -
-                                global(c.dst, c.dstLocal);
+            const double need =
+                global(c.src, c.srcLocal) + double(c.latency) - global(c.dst, c.dstLocal);
             if (need <= 0.0 || dom(c.src) == dom(c.dst))
                 continue;
             const size_t ds = dom(c.src), dd = dom(c.dst);
@@ -165,8 +167,9 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             if (inGap(c.src, c.srcLocal) && !inGap(c.dst, c.dstLocal)) {
                 // Never lower a send by more than its guaranteed bound (the truth is inside it);
                 // what remains goes to the receiver as usual. Bounded, so the passes converge.
-                const double room = double(results[size_t(c.src)].map.segmentAt(c.srcLocal).boundNs) +
-                                    adjAt(ds, double(c.srcLocal));
+                const double room =
+                    double(results[size_t(c.src)].map.segmentAt(c.srcLocal).boundNs) +
+                    adjAt(ds, double(c.srcLocal));
                 const double take = std::max(0.0, std::min(need, room));
                 rest = need - take;
                 // Descend only inside the gap (after the previous constrained event), never
@@ -181,9 +184,9 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
                 const double depth = std::ceil(down[ds].value(peak) + take) + 1.0;
                 const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
                 if (take > 0.0)
-                    down[ds] = down[ds].maxWith(
-                    PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
-                        .clippedAfter(std::min(next, peak + 1e6), peak));
+                    down[ds] =
+                        down[ds].maxWith(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
+                                             .clippedAfter(std::min(next, peak + 1e6), peak));
             }
             if (rest > 0.0) {
                 const auto &ev = events[dd];
@@ -200,8 +203,7 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
                     if (room > 2.0 * height)
                         decay = std::max(decay, height / room);
                 }
-                up[dd] = up[dd].maxWith(
-                    PiecewiseLinear::tent(rampStart, peak, height, decay));
+                up[dd] = up[dd].maxWith(PiecewiseLinear::tent(rampStart, peak, height, decay));
             }
             changed = true;
         }

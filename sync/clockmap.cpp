@@ -26,10 +26,9 @@ ClockMap::ClockMap() = default;
 
 ClockMap::ClockMap(std::vector<ClockSegment> segments) : m_segments(std::move(segments))
 {
-    std::stable_sort(m_segments.begin(), m_segments.end(),
-                     [](const ClockSegment &a, const ClockSegment &b) {
-                         return a.localStart < b.localStart;
-                     });
+    std::stable_sort(
+        m_segments.begin(), m_segments.end(),
+        [](const ClockSegment &a, const ClockSegment &b) { return a.localStart < b.localStart; });
     // Drop empty segments (equal starts): the later one wins, which keeps the map a function.
     std::vector<ClockSegment> unique;
     unique.reserve(m_segments.size());
@@ -108,8 +107,9 @@ void ClockMap::toGlobal(std::span<const int64_t> local, std::span<int64_t> out) 
     while (i < n) {
         // Segment of the current element, then map every following element that stays in it.
         const int64_t v = local[i];
-        auto it = std::upper_bound(m_segments.begin(), m_segments.end(), v,
-                                   [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
+        auto it =
+            std::upper_bound(m_segments.begin(), m_segments.end(), v,
+                             [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
         const size_t k = (it == m_segments.begin()) ? 0 : size_t(it - m_segments.begin()) - 1;
         const ClockSegment &s = m_segments[k];
         const double sm1 = s.slope - 1.0;

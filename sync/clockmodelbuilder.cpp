@@ -13,8 +13,8 @@ namespace syncline::sync {
 
 namespace {
 
-constexpr double kUnknownDrift = 2e-4; // allowance when a run cannot determine its drift
-constexpr int64_t kInconsistentNs = 200; // clock-read noise tolerance for lower > upper
+constexpr double kUnknownDrift = 2e-4;    // allowance when a run cannot determine its drift
+constexpr int64_t kInconsistentNs = 200;  // clock-read noise tolerance for lower > upper
 constexpr double kSubKnotSpacingNs = 5e9; // knots farther apart get cubic sub-knots
 
 // Cubic Hermite between two knots with their fitted slopes (follows thermal curvature when
@@ -122,12 +122,12 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
     for (size_t r = 0; r + 1 < cuts.size(); ++r) {
         Run run{cuts[r], cuts[r + 1]};
         const auto sub = bursts.subspan(run.first, run.end - run.first);
-        run.window = sub.size() >= 4 ? WindowSelector(m_opt.maxWindow).select(sub).window
-                                     : int(sub.size());
+        run.window =
+            sub.size() >= 4 ? WindowSelector(m_opt.maxWindow).select(sub).window : int(sub.size());
         const OffsetFitter::Result fit = OffsetFitter().fitRun(sub, run.window, f.t0, f.v0, prior);
         const bool driftKnown = sub.size() >= 2 && fit.knots.back().t - fit.knots.front().t > 1e6;
-        run.rho = driftKnown ? driftAllowance(fit.windowSlopes, m_opt.minDriftAllowance)
-                             : kUnknownDrift;
+        run.rho =
+            driftKnown ? driftAllowance(fit.windowSlopes, m_opt.minDriftAllowance) : kUnknownDrift;
         for (size_t k = 0; k < fit.knots.size(); ++k) {
             if (!knots.empty() && fit.knots[k].t <= knots.back().k.t)
                 continue; // two bursts at one instant (several workers of a domain): keep one
@@ -162,8 +162,8 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
         const double tha = k0.k.theta + k0.k.slope * (ta - tb);
         size_t from, to;
         nearBursts(k0, from, to);
-        const double b = coneBound(bursts, from, to, f, ta, tb, tha, k0.k.theta, k0.k.slope,
-                                   runs[0].rho);
+        const double b =
+            coneBound(bursts, from, to, f, ta, tb, tha, k0.k.theta, k0.k.slope, runs[0].rho);
         addSegment(spanFirst, tha, b, k0.k.bandNs, SegExtrapolated);
     }
     for (size_t i = 0; i + 1 < knots.size(); ++i) {
@@ -178,11 +178,10 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
             const double rho = runs[size_t(ka.run)].rho;
             const int sub = int(std::clamp(std::ceil((tb - ta) / kSubKnotSpacingNs), 1.0, 16.0));
             auto at = [&](int j) {
-                return j == 0 ? ka.k.theta
-                       : j == sub
-                           ? kb.k.theta
-                           : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope,
-                                     f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub));
+                return j == 0     ? ka.k.theta
+                       : j == sub ? kb.k.theta
+                                  : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope,
+                                            f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub));
             };
             for (int j = 0; j < sub; ++j) {
                 const int64_t sa = ka.k.t + (kb.k.t - ka.k.t) * j / sub;
@@ -203,8 +202,8 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
                 for (double t : {ta, tb}) {
                     const double th = ka.k.theta + (kb.k.theta - ka.k.theta) * (t - ta) / (tb - ta);
                     const double pred = side->k.theta + side->k.slope * (t - f.t(side->k.t));
-                    const double e = coneBound(bursts, from, to, f, t, t, pred, pred,
-                                               side->k.slope, rho);
+                    const double e =
+                        coneBound(bursts, from, to, f, t, t, pred, pred, side->k.slope, rho);
                     bound = std::max(bound, std::fabs(th - pred) + e);
                 }
             }
@@ -217,10 +216,10 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
         const double thb = kl.k.theta + kl.k.slope * (tb - ta);
         size_t from, to;
         nearBursts(kl, from, to);
-        const double b = coneBound(bursts, from, to, f, ta, tb, kl.k.theta, thb, kl.k.slope,
-                                   runs.back().rho);
-        addSegment(kl.k.t, kl.k.theta, b,
-                   kl.k.bandNs, SegExtrapolated | (kl.k.fewSamples ? SegFewSamples : 0u));
+        const double b =
+            coneBound(bursts, from, to, f, ta, tb, kl.k.theta, thb, kl.k.slope, runs.back().rho);
+        addSegment(kl.k.t, kl.k.theta, b, kl.k.bandNs,
+                   SegExtrapolated | (kl.k.fewSamples ? SegFewSamples : 0u));
         model.segments.back().slope = 1.0 + kl.k.slope;
     }
     // Slopes from the rounded integer knots, so consecutive segments meet exactly.

@@ -139,7 +139,8 @@ void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper 
                 continue;
             const RefInstance &r = it->second;
             pts.push_back({c.localBegin, c.localEnd, r.end - double(c.localEnd),
-                           r.latestBegin - double(c.localEnd), r.earliestEnd - double(c.localBegin)});
+                           r.latestBegin - double(c.localEnd),
+                           r.earliestEnd - double(c.localBegin)});
         }
         if (pts.empty()) {
             notes.push_back("rank " + std::to_string(input.workers[members.front()].rank) +
@@ -156,7 +157,8 @@ void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper 
         const Fit f = robustLine(ts, ds);
         auto theta = [&](int64_t t) { return d0 + f.offset + f.slope * double(t - first); };
         double bound = 0.0;
-        // The fitted line sits inside each [lower, upper]; its distance to the far edge is the bound.
+        // The fitted line sits inside each [lower, upper]; its distance to the far edge is the
+        // bound.
         for (const Point &p : pts)
             bound = std::max({bound, theta(p.end) - p.lower, p.upper - theta(p.begin)});
         ClockSegment s;

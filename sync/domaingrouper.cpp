@@ -13,8 +13,8 @@ DomainGrouper::DomainGrouper(const std::vector<WorkerClockInput> &workers)
     for (size_t i = 0; i < workers.size(); ++i) {
         const WorkerClockInput &w = workers[i];
         const bool known = !w.host.empty() && !w.bootId.empty();
-        const std::string key = known ? w.host + '\n' + w.bootId + '\n' + w.clockSource
-                                      : "#" + std::to_string(i);
+        const std::string key =
+            known ? w.host + '\n' + w.bootId + '\n' + w.clockSource : "#" + std::to_string(i);
         auto [it, inserted] = byKey.emplace(key, int(m_members.size()));
         if (inserted)
             m_members.emplace_back();

@@ -4,11 +4,11 @@
 // bound L_j at t_j constrain the line: L_j <= b + a·t_j and b + a·t_i <= U_i. For a slope a, the
 // highest admissible intercept is bU(a) = min_i (U_i − a·t_i) (lower convex hull of the upper
 // points) and the lowest is bL(a) = max_j (L_j − a·t_j) (upper convex hull of the lower points).
-// The margin g(a) = bU(a) − bL(a) is concave and piecewise linear in a; the fit takes the slope that
-// maximises it (the line with the most clearance on both sides — for equal numbers of upper and
-// lower points this is also the maximum-likelihood line under exponential queueing delays, Moon,
-// Skelly & Towsley 1999) and the centre intercept (bU + bL)/2. A negative margin means no line fits
-// every bound (curvature, or a step): the fit is then the min-max (Chebyshev) compromise.
+// The margin g(a) = bU(a) − bL(a) is concave and piecewise linear in a; the fit takes the slope
+// that maximises it (the line with the most clearance on both sides — for equal numbers of upper
+// and lower points this is also the maximum-likelihood line under exponential queueing delays,
+// Moon, Skelly & Towsley 1999) and the centre intercept (bU + bL)/2. A negative margin means no
+// line fits every bound (curvature, or a step): the fit is then the min-max (Chebyshev) compromise.
 //
 // Worked example: uppers (0, 10), (100, 12); lowers (0, 6), (100, 8). Candidate slope 0.02 gives
 // bU = min(10, 12 − 2) = 10, bL = max(6, 8 − 2) = 6, g = 4 — the maximum; line θ = 8 + 0.02·t.
@@ -24,9 +24,9 @@ namespace syncline::sync {
 
 struct LineFit
 {
-    double slope = 0.0;     // dθ/dt (dimensionless; 1e-6 = 1 ppm)
-    double intercept = 0.0; // θ at t = origin, relative to the value origin (ns)
-    double margin = 0.0;    // width of the band of admissible lines at this slope (ns)
+    double slope = 0.0;       // dθ/dt (dimensionless; 1e-6 = 1 ppm)
+    double intercept = 0.0;   // θ at t = origin, relative to the value origin (ns)
+    double margin = 0.0;      // width of the band of admissible lines at this slope (ns)
     bool slopeFitted = false; // false: the window spans too little time, slope is the prior
     bool valid = false;
     double value(double t) const { return intercept + slope * t; }

@@ -64,7 +64,8 @@ OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int w
         win.last = std::min(n, s + w) - 1;
         const auto sub = run.subspan(s, win.last - s + 1);
         win.fit = fitter.fit(sub, t0, v0, priorSlope);
-        const double ta = double(run[win.first].tMid() - t0), tb = double(run[win.last].tMid() - t0);
+        const double ta = double(run[win.first].tMid() - t0),
+                     tb = double(run[win.last].tMid() - t0);
         win.centre = 0.5 * (ta + tb);
         win.half = std::max(0.5 * (tb - ta), 1.0);
         std::vector<double> resid;

@@ -32,8 +32,8 @@ class OffsetFitter
 public:
     struct Result
     {
-        std::vector<OffsetKnot> knots;      // one per burst of the run, same order
-        std::vector<double> windowSlopes;   // slope of each window, in time order
+        std::vector<OffsetKnot> knots;    // one per burst of the run, same order
+        std::vector<double> windowSlopes; // slope of each window, in time order
     };
 
     Result fitRun(std::span<const BurstBound> run, int window, int64_t t0, int64_t v0,

@@ -22,10 +22,10 @@ class StepDetector
 public:
     struct Options
     {
-        int history = 8;                // bursts used to predict the next one
-        double driftAllowance = 2e-6;   // |θ'' · Δt| allowance (dimensionless, per ns elapsed)
-        double unknownDrift = 2e-4;     // allowance while the drift is not yet known
-        int64_t toleranceNs = 200;      // clock-read noise tolerance
+        int history = 8;              // bursts used to predict the next one
+        double driftAllowance = 2e-6; // |θ'' · Δt| allowance (dimensionless, per ns elapsed)
+        double unknownDrift = 2e-4;   // allowance while the drift is not yet known
+        int64_t toleranceNs = 200;    // clock-read noise tolerance
     };
 
     StepDetector() = default;

@@ -35,8 +35,8 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
     const int64_t a = std::min(w.firstLocalNs, w.lastLocalNs);
     const int64_t b = std::max(w.firstLocalNs, w.lastLocalNs);
     r.offsetNs = r.map.toGlobal(a) - a;
-    r.driftPpm = b > a ? (double(r.map.toGlobal(b) - r.map.toGlobal(a)) / double(b - a) - 1.0) * 1e6
-                       : 0.0;
+    r.driftPpm =
+        b > a ? (double(r.map.toGlobal(b) - r.map.toGlobal(a)) / double(b - a) - 1.0) * 1e6 : 0.0;
     r.flags = 0;
     r.boundNs = 0;
     r.bandNs = 0;
@@ -87,9 +87,8 @@ void fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
             bursts.insert(bursts.end(), b.begin(), b.end());
             sampleCount += int(w.samples.size()) - reducer.skipped();
         }
-        std::sort(bursts.begin(), bursts.end(), [](const BurstBound &a, const BurstBound &b) {
-            return a.tMid() < b.tMid();
-        });
+        std::sort(bursts.begin(), bursts.end(),
+                  [](const BurstBound &a, const BurstBound &b) { return a.tMid() < b.tMid(); });
         if (bursts.empty())
             continue;
         const ClockModel model = ClockModelBuilder().build(bursts, first, last);

@@ -17,7 +17,12 @@
 
 namespace syncline::sync {
 
-enum class ClockMethod { None, SyncSamples, Collectives };
+enum class ClockMethod
+{
+    None,
+    SyncSamples,
+    Collectives
+};
 
 struct WorkerClockInput
 {
@@ -26,9 +31,9 @@ struct WorkerClockInput
     std::string host;
     std::string bootId;
     std::string clockSource;
-    std::string refId;                 // reference clock id of the samples ("" = none)
-    std::vector<ClockSample> samples;  // any order
-    int64_t firstLocalNs = 0;          // span of this worker's events (local ns)
+    std::string refId;                // reference clock id of the samples ("" = none)
+    std::vector<ClockSample> samples; // any order
+    int64_t firstLocalNs = 0;         // span of this worker's events (local ns)
     int64_t lastLocalNs = 0;
 };
 
@@ -71,13 +76,13 @@ struct WorkerClockResult
     int workerId = 0;
     ClockMap map;
     ClockMethod method = ClockMethod::None;
-    int64_t offsetNs = 0;   // global - local at the worker's first event
-    double driftPpm = 0.0;  // mean (slope - 1) · 1e6 over the worker's span
-    int64_t boundNs = 0;    // largest guaranteed bound over the worker's span (0 = none)
-    int64_t bandNs = 0;     // largest statistical band over the worker's span
-    uint32_t flags = 0;     // OR of the segments' SegmentFlag bits
+    int64_t offsetNs = 0;  // global - local at the worker's first event
+    double driftPpm = 0.0; // mean (slope - 1) · 1e6 over the worker's span
+    int64_t boundNs = 0;   // largest guaranteed bound over the worker's span (0 = none)
+    int64_t bandNs = 0;    // largest statistical band over the worker's span
+    uint32_t flags = 0;    // OR of the segments' SegmentFlag bits
     int sampleCount = 0;
-    int domain = 0;         // clock-domain index; workers with equal domain share a model
+    int domain = 0; // clock-domain index; workers with equal domain share a model
 };
 
 struct CausalityReport

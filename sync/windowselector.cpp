@@ -41,7 +41,8 @@ WindowSelector::Choice WindowSelector::select(std::span<const BurstBound> run) c
             }
             const LineFit f = fitter.fit(win, t0, v0);
             if (s > 0) {
-                // Joint: halfway between the last burst of the previous window and this one's first.
+                // Joint: halfway between the last burst of the previous window and this one's
+                // first.
                 const double tj = 0.5 * (double(run[size_t(s - 1)].tMid() - t0) +
                                          double(run[size_t(s)].tMid() - t0));
                 const double d = f.value(tj) - prev.value(tj);

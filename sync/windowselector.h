@@ -21,7 +21,7 @@ class WindowSelector
 public:
     struct Choice
     {
-        int window = 2;          // bursts per window
+        int window = 2;              // bursts per window
         double disagreementNs = 0.0; // RMS disagreement at window joints for that length
     };
 

@@ -35,7 +35,8 @@ void TstHullFitter::burstTightestPerDirection()
 
 void TstHullFitter::burstSkipsInvalid()
 {
-    std::vector<ClockSample> s{{100, 0, 0, 150, 0, 0}, {100, 10, 5, 150, 0, 1},
+    std::vector<ClockSample> s{{100, 0, 0, 150, 0, 0},
+                               {100, 10, 5, 150, 0, 1},
                                {2'000'000'000, 0, 0, 2'000'000'010, 1, 0}};
     BurstReducer r;
     const auto b = r.reduce(s);

@@ -52,8 +52,10 @@ void TstSimulator::deterministic()
     const sim::SimJob b = sim::Simulator::run(smallConfig(5));
     QTemporaryDir da, db;
     QVERIFY(da.isValid() && db.isValid());
-    QCOMPARE(QString::fromStdString(sim::JobLogWriter::write(a, da.path().toStdString())), QString());
-    QCOMPARE(QString::fromStdString(sim::JobLogWriter::write(b, db.path().toStdString())), QString());
+    QCOMPARE(QString::fromStdString(sim::JobLogWriter::write(a, da.path().toStdString())),
+             QString());
+    QCOMPARE(QString::fromStdString(sim::JobLogWriter::write(b, db.path().toStdString())),
+             QString());
     for (const char *f : {"timer_events.0.log", "timer_events.3.log", "truth_events.csv",
                           "truth_clock.csv", "truth_workers.csv", "truth_steps.csv"}) {
         const std::string x = slurp(da.path().toStdString() + "/" + f);

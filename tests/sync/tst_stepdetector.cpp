@@ -49,8 +49,8 @@ void TstStepDetector::steps_data()
     QTest::newRow("none") << 1000 << qint64(0) << qint64(10'000) << -1;
     QTest::newRow("down 100us at 40") << 40 << qint64(-100'000) << qint64(10'000) << 40;
     QTest::newRow("up 50us at 25") << 25 << qint64(50'000) << qint64(10'000) << 25;
-    QTest::newRow("smaller than interval: not detectable") << 30 << qint64(-5'000)
-                                                           << qint64(10'000) << -1;
+    QTest::newRow("smaller than interval: not detectable")
+        << 30 << qint64(-5'000) << qint64(10'000) << -1;
 }
 
 void TstStepDetector::steps()

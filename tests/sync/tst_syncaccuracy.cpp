@@ -34,8 +34,8 @@ void TstSyncAccuracy::boundsCover()
     QFETCH(QString, regime);
     QFETCH(int, seed);
     QFETCH(double, maxP99Excess);
-    sim::SimConfig cfg = sim::configFor(*sim::parseRegime(regime.toStdString()), uint64_t(seed),
-                                        6, regime == "sparse" ? 900.0 : 300.0);
+    sim::SimConfig cfg = sim::configFor(*sim::parseRegime(regime.toStdString()), uint64_t(seed), 6,
+                                        regime == "sparse" ? 900.0 : 300.0);
     cfg.workersPerHost = 2; // shared clock domains too
     if (regime == "stress")
         cfg.stepsPerHour = 60;
