@@ -1,0 +1,232 @@
+// ClientBindings — see clientbindings.h.
+#include "clientbindings.h"
+
+#include "eventscope.h"
+#include "pyclient.h"
+#include "pyerrors.h"
+#include "pyeventargs.h"
+#include "pytimeline.h"
+#include "timedfunction.h"
+
+#include <string_view>
+
+namespace syncline::py {
+
+namespace pyb = pybind11;
+using namespace pybind11::literals;
+
+namespace {
+
+// The event name argument: a str, viewed as UTF-8 without copying (CPython caches the UTF-8
+// form in the str object, so the view is valid while the str lives).
+bool nameArg(const char *method, PyObject *const *args, Py_ssize_t nargs, std::string_view *out)
+{
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(name, **args) takes exactly one positional argument (%zd given)",
+                     method, nargs);
+        return false;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "%s(): name must be str, not %.200s", method,
+                     Py_TYPE(args[0])->tp_name);
+        return false;
+    }
+    Py_ssize_t n = 0;
+    const char *p = PyUnicode_AsUTF8AndSize(args[0], &n);
+    if (!p)
+        return false;
+    *out = std::string_view(p, size_t(n));
+    return true;
+}
+
+template <bool Start>
+PyObject *startOrEnd(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    const char *method = Start ? "start_event" : "end_event";
+    PyClient *client = PyClient::fromSelf(self);
+    std::string_view name;
+    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (!client || !nameArg(method, args, nargs, &name))
+        return nullptr;
+    bool ok;
+    if (!kwnames) {
+        ok = Start ? client->start(name, nullptr) : client->end(name, nullptr);
+    } else {
+        rec::EventArgs eventArgs;
+        if (!PyEventArgs::fromKwnames(args + nargs, kwnames, &eventArgs))
+            return nullptr;
+        ok = Start ? client->start(name, &eventArgs) : client->end(name, &eventArgs);
+    }
+    if (!ok)
+        return nullptr;
+    Py_RETURN_NONE;
+}
+
+PyObject *startEventFast(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return startOrEnd<true>(self, args, size_t(nargs), kw);
+}
+
+PyObject *endEventFast(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+    return startOrEnd<false>(self, args, size_t(nargs), kw);
+}
+
+PyMethodDef g_fastMethods[] = {
+    {"start_event", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(startEventFast)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "start_event(name, **args)\n--\n\nStarts event `name` on the calling thread; keyword "
+     "arguments (str, int, float, bool) are stored with it. Calls on_event_start(name) first."},
+    {"end_event", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(endEventFast)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "end_event(name, **args)\n--\n\nEnds `name`, which must be the innermost open event of the "
+     "calling thread (else TimerError, nothing written). Calls on_event_end(name) after."},
+    {nullptr, nullptr, 0, nullptr}};
+
+void addFastMethods(pyb::handle type)
+{
+    for (PyMethodDef *def = g_fastMethods; def->ml_name; ++def) {
+        PyObject *descr = PyDescr_NewMethod(reinterpret_cast<PyTypeObject *>(type.ptr()), def);
+        if (!descr || PyObject_SetAttrString(type.ptr(), def->ml_name, descr) != 0) {
+            Py_XDECREF(descr);
+            throw pyb::error_already_set();
+        }
+        Py_DECREF(descr);
+    }
+}
+
+rec::EventArgs argsOf(const pyb::kwargs &kwargs)
+{
+    rec::EventArgs out;
+    if (!PyEventArgs::fromDict(kwargs.ptr(), &out))
+        throw pyb::error_already_set();
+    return out;
+}
+
+PyClient &self(pyb::object &o)
+{
+    if (!pyb::isinstance<PyClient>(o))
+        throw pyb::type_error("expected a syncline.FileTimerClient, got " +
+                              std::string(Py_TYPE(o.ptr())->tp_name));
+    PyClient *c = PyClient::fromSelf(o.ptr());
+    if (!c)
+        throw pyb::error_already_set();
+    return *c;
+}
+
+pyb::dict statsDict(const rec::RecorderStats &s)
+{
+    return pyb::dict("events"_a = s.events, "written"_a = s.written, "dropped"_a = s.dropped,
+                     "buffer_full"_a = s.bufferFull, "bytes"_a = s.bytes,
+                     "io_error"_a = s.ioError);
+}
+
+} // namespace
+
+void ClientBindings::bind(pyb::module_ &m)
+{
+    EventScope::bind(m);
+    TimedFunction::bind(m);
+    pyb::class_<PyClient> cls(m, "FileTimerClient", R"doc(
+Records nested events of this worker process into a JSON Lines log (one per worker).
+
+FileTimerClient(config_path="timer_config.json", log_path="timer_events.log",
+                on_event_start=None, on_event_end=None)
+
+config_path: timer_config.json (a missing file means defaults). log_path: the log file, a
+template with {rank}, {pid}, ... (docs/config.md); with WORLD_SIZE > 1 and no {rank} the rank is
+inserted before the extension. Callbacks get the event name. Raises ConfigError on a bad config.
+)doc");
+    cls.def(pyb::init<const std::string &, const std::string &, pyb::object, pyb::object>(),
+            "config_path"_a = "timer_config.json", "log_path"_a = "timer_events.log",
+            "on_event_start"_a = pyb::none(), "on_event_end"_a = pyb::none());
+    addFastMethods(cls);
+    cls.def(
+           "event",
+           [](pyb::object o, std::string name, pyb::kwargs kw) {
+               return EventScope(o, &self(o), std::move(name), argsOf(kw));
+           },
+           "name"_a, "with client.event(name, **args): ... records the block as one event.")
+        .def("timed", &TimedFunction::decorate, "name"_a = pyb::none(),
+             "Decorator: @client.timed(\"name\") (or bare @client.timed, named after the "
+             "function) records every call as one event.")
+        .def(
+            "instant",
+            [](pyb::object o, std::string_view name, pyb::kwargs kw) {
+                if (!self(o).instant(name, argsOf(kw)))
+                    throw pyb::error_already_set();
+            },
+            "name"_a, "Records a point in time (an `I` record) with optional args.")
+        .def(
+            "record_interval",
+            [](pyb::object o, std::string_view name, int64_t startNs, int64_t endNs,
+               pyb::kwargs kw) {
+                if (!self(o).interval(name, startNs, endNs, argsOf(kw)))
+                    throw pyb::error_already_set();
+            },
+            "name"_a, "start_ns"_a, "end_ns"_a,
+            "Records an interval measured elsewhere, in this client's clock (now_ns()).")
+        .def(
+            "set_thread_name",
+            [](pyb::object o, std::string_view name) { self(o).recorder().setThreadName(name); },
+            "name"_a, "Names the calling thread's track in the log.")
+        .def(
+            "now_ns", [](pyb::object o) { return self(o).recorder().nowNs(); },
+            "This client's local clock (the stamps in the log), ns.")
+        .def(
+            "global_time_ns",
+            [](pyb::object o, bool withBound) -> pyb::object {
+                int64_t bound = -1;
+                const int64_t t = self(o).recorder().globalTimeNs(&bound);
+                if (withBound)
+                    return pyb::make_tuple(t, bound);
+                return pyb::int_(t);
+            },
+            "with_bound"_a = false,
+            "Reference (job-wide) time now, ns, from the live sync estimate; the local clock "
+            "while no sync sample exists. with_bound=True returns (ns, bound_ns), bound -1 = "
+            "unknown (no sync).")
+        .def(
+            "get_timeline",
+            [](pyb::object o, std::string alignOn) {
+                return PyTimeline(self(o).timeline(alignOn));
+            },
+            "align_on"_a = "",
+            "Flushes this client, then returns the corrected global Timeline of every worker "
+            "whose log is in this log's directory.")
+        .def(
+            "flush", [](pyb::object o) { self(o).flush(); },
+            "Blocks until everything recorded so far is written.")
+        .def(
+            "close", [](pyb::object o) { self(o).close(); },
+            "Writes what is queued and the close record; later calls are ignored. Idempotent.")
+        .def("__enter__", [](pyb::object o) { return o; })
+        .def(
+            "__exit__",
+            [](pyb::object o, pyb::object, pyb::object, pyb::object) {
+                self(o).close();
+                return false;
+            })
+        .def_property_readonly("rank", [](pyb::object o) { return self(o).recorder().rank(); })
+        .def_property_readonly("log_path",
+                               [](pyb::object o) { return self(o).recorder().logPath(); })
+        .def_property_readonly("config_path",
+                               [](pyb::object o) { return self(o).recorder().configPath(); })
+        .def_property_readonly("closed",
+                               [](pyb::object o) { return !self(o).recorder().enabled(); })
+        .def_property_readonly("ok", [](pyb::object o) { return self(o).recorder().ok(); })
+        .def_property_readonly("last_error",
+                               [](pyb::object o) { return self(o).recorder().lastError(); })
+        .def_property_readonly(
+            "stats", [](pyb::object o) { return statsDict(self(o).recorder().stats()); },
+            "Recorder counters: events, written, dropped, buffer_full, bytes, io_error.")
+        .def("__repr__", [](pyb::object o) {
+            rec::FileTimerClient &r = self(o).recorder();
+            return "<syncline.FileTimerClient rank " + std::to_string(r.rank()) + " log " +
+                   pyb::repr(pyb::str(r.logPath())).cast<std::string>() +
+                   (r.enabled() ? "" : " closed") + ">";
+        });
+}
+
+} // namespace syncline::py

@@ -1,0 +1,17 @@
+// The `syncline` Python module: bindings over the recorder (FileTimerClient) and the timeline
+// layer (Timeline, load_timeline). It holds no logic of its own (DESIGN.md §2).
+#include "clientbindings.h"
+#include "pyerrors.h"
+#include "pytimeline.h"
+
+#include <pybind11/pybind11.h>
+
+PYBIND11_MODULE(syncline, m)
+{
+    m.doc() = "syncline: nested event recording for distributed training, and the corrected "
+              "global timeline of a job.";
+    m.attr("__version__") = SYNCLINE_VERSION;
+    syncline::py::PyErrors::registerTypes(m);
+    syncline::py::PyTimeline::bind(m);
+    syncline::py::ClientBindings::bind(m);
+}

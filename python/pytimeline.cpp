@@ -1,0 +1,156 @@
+// PyTimeline — see pytimeline.h.
+#include "pytimeline.h"
+
+#include "pyerrors.h"
+#include "pyevent.h"
+#include "pyworker.h"
+
+#include "timeline/jobloader.h"
+#include "timeline/stats.h"
+#include "timeline/timeline.h"
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace syncline::py {
+
+namespace pyb = pybind11;
+using namespace pybind11::literals;
+
+PyTimeline::PyTimeline(std::shared_ptr<const Timeline> timeline)
+    : m_timeline(std::move(timeline)), m_events(pyb::none())
+{
+}
+
+pyb::list PyTimeline::events()
+{
+    if (!m_events.is_none())
+        return m_events;
+    const Timeline &tl = *m_timeline;
+    std::vector<std::tuple<int64_t, int, int, uint32_t, uint32_t, uint32_t>> order;
+    order.reserve(tl.eventCount());
+    for (uint32_t w = 0; w < tl.workers.size(); ++w) {
+        const Worker &worker = tl.workers[w];
+        for (uint32_t t = 0; t < worker.tracks.size(); ++t)
+            for (uint32_t i = 0; i < worker.tracks[t].count(); ++i)
+                order.emplace_back(tl.startNs(w, t, i), worker.info.rank, worker.tracks[t].depth[i],
+                                   w, t, i);
+    }
+    std::sort(order.begin(), order.end());
+    pyb::list out(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+        const auto &[start, rank, depth, w, t, i] = order[k];
+        out[k] = pyb::cast(PyEvent(m_timeline, w, t, i));
+    }
+    m_events = out;
+    return out;
+}
+
+pyb::list PyTimeline::workers() const
+{
+    pyb::list out;
+    for (uint32_t w = 0; w < m_timeline->workers.size(); ++w)
+        out.append(pyb::cast(PyWorker(m_timeline, w)));
+    return out;
+}
+
+pyb::list PyTimeline::problems() const
+{
+    pyb::list out;
+    for (const LoadProblem &p : m_timeline->problems)
+        out.append(p.toString());
+    return out;
+}
+
+pyb::list PyTimeline::stats(bool perRank) const
+{
+    StatsQuery q;
+    q.perRank = perRank;
+    pyb::list out;
+    for (const StatsRow &r : Stats::compute(*m_timeline, q)) {
+        out.append(pyb::dict("name"_a = std::string(m_timeline->names.name(r.nameId)),
+                             "rank"_a = r.rank ? pyb::object(pyb::int_(*r.rank)) : pyb::none(),
+                             "count"_a = r.count, "total_ns"_a = r.totalNs,
+                             "mean_ns"_a = r.meanNs, "p50_ns"_a = r.p50Ns, "p95_ns"_a = r.p95Ns,
+                             "p99_ns"_a = r.p99Ns, "max_ns"_a = r.maxNs));
+    }
+    return out;
+}
+
+size_t PyTimeline::size() const
+{
+    return m_timeline->eventCount();
+}
+
+PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::string &alignOn,
+                            const std::string &clock)
+{
+    if (paths.empty())
+        throw pyb::type_error("load_timeline() needs at least one path");
+    if (clock != "corrected" && clock != "raw")
+        throw pyb::value_error("load_timeline(): clock must be \"corrected\" or \"raw\", got \"" +
+                               clock + "\"");
+    LoadOptions options;
+    options.paths = paths;
+    options.alignOn = alignOn;
+    LoadResult result;
+    {
+        pyb::gil_scoped_release release;
+        result = JobLoader::load(options);
+        if (result.timeline && clock == "raw")
+            result.timeline->setMode(ClockMode::Raw);
+    }
+    if (!result.timeline)
+        throw LoadError("load_timeline: " + (result.fatalError.empty()
+                                                 ? std::string("nothing loaded")
+                                                 : result.fatalError));
+    return PyTimeline(result.timeline);
+}
+
+void PyTimeline::bind(pyb::module_ &m)
+{
+    PyEvent::bind(m);
+    PyWorker::bind(m);
+    pyb::class_<PyTimeline>(m, "Timeline", "The corrected global timeline of a job.")
+        .def_property_readonly("events", &PyTimeline::events,
+                               "All events, sorted by (start_ns, rank, depth).")
+        .def_property_readonly("workers", &PyTimeline::workers)
+        .def_property_readonly("problems", &PyTimeline::problems)
+        .def_property_readonly(
+            "notes", [](const PyTimeline &t) { return t.timeline().clockNotes; },
+            "Remarks from the clock correction.")
+        .def_property_readonly("mode",
+                               [](const PyTimeline &t) {
+                                   return t.timeline().mode() == ClockMode::Raw ? "raw"
+                                                                                : "corrected";
+                               })
+        .def_property_readonly("origin_ns",
+                               [](const PyTimeline &t) { return t.timeline().originNs(); })
+        .def_property_readonly("begin_ns",
+                               [](const PyTimeline &t) { return t.timeline().beginNs(); })
+        .def_property_readonly("end_ns", [](const PyTimeline &t) { return t.timeline().endNs(); })
+        .def("stats", &PyTimeline::stats, "per_rank"_a = true,
+             "Duration statistics per name (and per rank): count, total_ns, mean_ns, p50_ns, "
+             "p95_ns, p99_ns, max_ns.")
+        .def("__len__", &PyTimeline::size)
+        .def("__iter__", [](PyTimeline &t) { return t.events().attr("__iter__")(); })
+        .def("__repr__", [](const PyTimeline &t) {
+            return "<syncline.Timeline " + std::to_string(t.timeline().workers.size()) +
+                   " workers, " + std::to_string(t.size()) + " events>";
+        });
+    m.def(
+        "load_timeline",
+        [](pyb::args args, std::string alignOn, std::string clock) {
+            std::vector<std::string> paths;
+            for (pyb::handle a : args)
+                paths.push_back(pyb::str(pyb::module_::import("os").attr("fspath")(a)));
+            return load(paths, alignOn, clock);
+        },
+        pyb::kw_only(), "align_on"_a = "", "clock"_a = "corrected",
+        "load_timeline(*paths, align_on='', clock='corrected'): loads job directories, logs, "
+        "timer_config.json and Chrome traces into a Timeline (LoadError if nothing loads).");
+}
+
+} // namespace syncline::py

@@ -1,0 +1,48 @@
+// PyTimeline — a loaded, corrected global Timeline as seen from Python (syncline.Timeline),
+// returned by FileTimerClient.get_timeline() and syncline.load_timeline().
+//
+//   events   every event of every worker (syncline.Event), sorted by (start_ns, rank, depth);
+//            the list is built once and cached; iter(timeline) / len(timeline) use it
+//   workers  syncline.Worker per worker, sorted by (rank, restart)
+//   problems "file:line: message" for everything wrong found while loading
+//   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
+//   stats()  per-name duration statistics (the timeline layer's Stats)
+// Invariant: shares the Timeline with every Event/Worker view taken from it; immutable.
+// Threading: needs the GIL; loading (load()) releases it.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace syncline {
+class Timeline;
+}
+
+namespace syncline::py {
+
+class PyTimeline
+{
+public:
+    explicit PyTimeline(std::shared_ptr<const Timeline> timeline);
+
+    pybind11::list events();
+    pybind11::list workers() const;
+    pybind11::list problems() const;
+    pybind11::list stats(bool perRank) const;
+    size_t size() const;
+    const Timeline &timeline() const { return *m_timeline; }
+
+    // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.
+    static PyTimeline load(const std::vector<std::string> &paths, const std::string &alignOn,
+                           const std::string &clock);
+    static void bind(pybind11::module_ &m);
+
+private:
+    std::shared_ptr<const Timeline> m_timeline;
+    pybind11::object m_events; // cached list, None until first asked
+};
+
+} // namespace syncline::py

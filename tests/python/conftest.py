@@ -1,0 +1,108 @@
+"""Shared helpers for the Python tests (run by ctest as `python3 -m pytest -q tests/python`,
+with PYTHONPATH=<build>/python and SYNCLINE_BIN=<build>/bin)."""
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
+
+# Tests chdir into temp dirs and start subprocesses there: make the paths they inherit absolute.
+for _var in ("PYTHONPATH", "SYNCLINE_BIN"):
+    if os.environ.get(_var):
+        os.environ[_var] = os.pathsep.join(str(pathlib.Path(p).resolve())
+                                           for p in os.environ[_var].split(os.pathsep) if p)
+
+
+def read_log(path):
+    """Every record of a syncline log as dicts (fails on a line that is not JSON)."""
+    records = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            assert line.endswith("\n"), f"{path}:{n}: torn line {line!r}"
+            records.append(json.loads(line))
+    return records
+
+
+def events_of(records, types=("B", "E", "I", "X")):
+    return [r for r in records if r["t"] in types]
+
+
+def assert_valid_log(path):
+    """The log parses, starts with a header, ends with close, and B/E nest per thread."""
+    records = read_log(path)
+    assert records[0]["t"] == "header"
+    assert records[-1]["t"] == "close", records[-1]
+    stacks = {}
+    for r in records:
+        if r["t"] == "B":
+            stacks.setdefault(r["tid"], []).append(r["name"])
+        elif r["t"] == "E":
+            stack = stacks.get(r["tid"])
+            assert stack and stack[-1] == r["name"], f"misnested E {r}"
+            stack.pop()
+    assert records[-1]["open"] == sum(len(s) for s in stacks.values())
+    return records
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SYNCLINE_TIME_SERVER", "SYNCLINE_HOST",
+                "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS",
+                "SYNCLINE_TEST_CLOCK_DRIFT_PPM"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def bin_dir():
+    d = os.environ.get("SYNCLINE_BIN")
+    assert d, "SYNCLINE_BIN must name the build's bin/ directory (set by tests/python/CMakeLists.txt)"
+    d = pathlib.Path(d)
+    assert (d / "syncline").exists(), f"{d}/syncline is not built"
+    return d
+
+
+def python_env(**extra):
+    env = dict(os.environ)
+    for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SYNCLINE_TIME_SERVER", "SYNCLINE_HOST",
+                "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS",
+                "SYNCLINE_TEST_CLOCK_DRIFT_PPM"):
+        env.pop(var, None)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_python(args, cwd, timeout=60, **env):
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=python_env(**env),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+class TimeServer:
+    """A real `syncline timeserver` on an ephemeral UDP port."""
+
+    def __init__(self, bin_dir):
+        self.proc = subprocess.Popen([str(bin_dir / "syncline"), "timeserver", "--port", "0",
+                                      "--bind", "127.0.0.1"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        m = re.search(r"port (\d+)", line)
+        assert m, f"timeserver did not start: {line!r} {self.proc.stderr.read() if not line else ''}"
+        self.port = int(m.group(1))
+        self.address = f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.communicate(timeout=10)
+
+
+@pytest.fixture
+def timeserver(bin_dir):
+    server = TimeServer(bin_dir)
+    yield server
+    server.stop()

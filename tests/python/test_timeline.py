@@ -1,0 +1,155 @@
+"""get_timeline() and load_timeline(): the corrected global timeline through the timeline layer."""
+import json
+import os
+import pathlib
+
+import pytest
+
+import syncline
+from conftest import read_log, run_python
+
+WORKER = str(pathlib.Path(__file__).with_name("worker_script.py"))
+
+
+def test_get_timeline_has_nesting_durations_and_identity(workdir):
+    c = syncline.FileTimerClient()
+    c.start_event("event1", step=1)
+    c.start_event("event2")
+    c.end_event("event2")
+    c.end_event("event1")
+    c.start_event("still_open")
+    tl = c.get_timeline()  # flushes first: everything above is in it
+    assert isinstance(tl, syncline.Timeline) and tl.mode == "corrected"
+    events = {e.name: e for e in tl}
+    assert len(tl) == 3 and set(events) == {"event1", "event2", "still_open"}
+    e1, e2 = events["event1"], events["event2"]
+    assert (e1.rank, e1.depth, e2.depth) == (0, 0, 1)
+    assert e1.start_ns <= e2.start_ns <= e2.end_ns <= e1.end_ns
+    assert e1.duration_ns == e1.end_ns - e1.start_ns >= 0
+    assert e1.local_end_ns - e1.local_start_ns == e1.duration_ns  # one clock, no drift applied
+    assert e1.status == "complete" and e1.kind == "event" and e1.args == {"step": 1}
+    assert e1.tid == os.getpid() and e1.pid == os.getpid() and e1.thread == "main"
+    assert e1.host == tl.workers[0].host and e1.restart == 0
+    assert events["still_open"].status == "open" and events["still_open"].open
+    assert tl.origin_ns == e1.start_ns == tl.begin_ns
+    d = e2.to_dict()
+    assert d["name"] == "event2" and d["depth"] == 1 and d["duration_ns"] == e2.duration_ns
+    c.end_event("still_open")
+    c.close()
+    assert [e.status for e in c.get_timeline()] == ["complete"] * 3  # works after close too
+
+
+def test_get_timeline_includes_every_worker_beside_this_one(workdir):
+    (workdir / "timer_config.json").write_text(json.dumps({
+        "event_kinds": [{"name": "layer", "expected_max_ms": 5}]}))
+    r = run_python([WORKER, "3", "0.02"], workdir, RANK=1, WORLD_SIZE=2)
+    assert r.returncode == 0, r.stderr
+    os.environ["RANK"], os.environ["WORLD_SIZE"] = "0", "2"
+    try:
+        c = syncline.FileTimerClient()
+    finally:
+        del os.environ["RANK"], os.environ["WORLD_SIZE"]
+    assert c.log_path == "timer_events.0.log"
+    with c.event("layer"):
+        pass
+    tl = c.get_timeline()
+    c.close()
+    assert [w.rank for w in tl.workers] == [0, 1]
+    assert tl.workers[1].closed_cleanly and not tl.workers[0].closed_cleanly  # 0 still running
+    layers = [e for e in tl if e.name == "layer"]
+    assert sorted(e.rank for e in layers) == [0, 1, 1, 1]
+    # expected_max_ms 5 from timer_config.json: the 20 ms layers of rank 1 are overdue
+    assert {e.status for e in layers if e.rank == 1} == {"overdue"}
+    assert [e.status for e in layers if e.rank == 0] == ["complete"]
+    steps = [e for e in tl.workers[1].events if e.name == "step"]
+    assert [e.args["i"] for e in steps] == [0, 1, 2]
+    assert [e.kind for e in tl.workers[1].events if e.name == "tick"] == ["instant"] * 3
+    rows = {(s["name"], s["rank"]): s for s in tl.stats()}
+    assert rows[("layer", 1)]["count"] == 3 and rows[("layer", None)]["count"] == 4
+    assert rows[("layer", 1)]["p50_ns"] >= 20_000_000
+
+
+def test_load_timeline_paths_errors_and_modes(workdir):
+    r = run_python([WORKER, "2", "0.001", "hang"], workdir)
+    assert r.returncode == 0, r.stderr
+    tl = syncline.load_timeline(workdir)  # a directory, as a Path
+    assert [e.name for e in tl if e.depth == 0] == ["step", "tick", "step", "tick", "hang"]
+    assert [e.status for e in tl if e.name == "hang"] == ["open"]
+    assert not tl.workers[0].closed_cleanly
+    raw = syncline.load_timeline(str(workdir / "timer_events.log"), clock="raw")
+    assert raw.mode == "raw" and len(raw) == len(tl)
+    with pytest.raises(syncline.LoadError, match="no/such/dir"):
+        syncline.load_timeline("no/such/dir")
+    with pytest.raises(ValueError, match='clock must be "corrected" or "raw"'):
+        syncline.load_timeline(workdir, clock="wall")
+    with pytest.raises(TypeError, match="at least one path"):
+        syncline.load_timeline()
+
+
+def test_bad_line_is_reported_as_a_problem(workdir):
+    with syncline.FileTimerClient() as c:
+        c.instant("x")
+    lines = (workdir / "timer_events.log").read_text().splitlines(keepends=True)
+    lines.insert(2, "{not json\n")
+    (workdir / "timer_events.log").write_text("".join(lines))
+    tl = syncline.load_timeline(workdir / "timer_events.log")
+    assert [e.name for e in tl] == ["x"]
+    assert any("timer_events.log:3:" in p for p in tl.problems), tl.problems
+
+
+def test_time_server_correction_across_skewed_hosts(workdir, timeserver):
+    """Two workers on emulated hosts; host-b's clock runs +3.2 ms and +40 ppm (recorder test
+    facility). The corrected timeline must agree with the truth from the header's skew to
+    within the engine's own bounds."""
+    (workdir / "timer_config.json").write_text(json.dumps({
+        "sync": {"server": timeserver.address, "interval_s": 0.2, "burst_size": 8}}))
+    common = dict(WORLD_SIZE=2)
+    r0 = run_python([WORKER, "10", "0.05"], workdir, RANK=0, SYNCLINE_HOST="host-a",
+                    SYNCLINE_BOOT_ID="boot-a", **common)
+    r1 = run_python([WORKER, "10", "0.05"], workdir, RANK=1, SYNCLINE_HOST="host-b",
+                    SYNCLINE_BOOT_ID="boot-b", SYNCLINE_TEST_CLOCK_OFFSET_NS=3_200_000,
+                    SYNCLINE_TEST_CLOCK_DRIFT_PPM=40, **common)
+    assert r0.returncode == 0 and r1.returncode == 0, r0.stderr + r1.stderr
+    assert sum(r["t"] == "sync" for r in read_log(workdir / "timer_events.1.log")) >= 8
+    tl = syncline.load_timeline(workdir)
+    w0, w1 = tl.workers
+    assert w1.skew == {"offset_ns": 3_200_000, "drift_ppm": 40.0} and w0.skew is None
+    for w in (w0, w1):
+        assert w.clock["method"] == "sync" and w.clock["samples"] >= 8
+        assert 0 < w.clock["bound_ns"] < 5_000_000
+    # Truth: host-b stamps are raw·(1+40e-6) + 3.2 ms; host-a stamps are raw.
+    def true_raw(e):
+        if e.rank == 0:
+            return e.local_start_ns
+        return (e.local_start_ns - 3_200_000) / (1 + 40e-6)
+
+    e0 = [e for e in tl if e.rank == 0 and e.name == "step"]
+    e1 = [e for e in tl if e.rank == 1 and e.name == "step"]
+    allowed = w0.clock["bound_ns"] + w1.clock["bound_ns"] + 1000
+    worst = 0
+    for a in e0:
+        for b in e1:
+            true_gap = true_raw(b) - true_raw(a)
+            local_gap = b.local_start_ns - a.local_start_ns
+            assert abs(local_gap - true_gap) > 3_000_000  # the raw stamps disagree by > 3 ms
+            worst = max(worst, abs((b.start_ns - a.start_ns) - true_gap))
+    assert worst <= allowed, f"corrected error {worst} ns > bounds {allowed} ns"
+
+
+def test_global_time_with_time_server(workdir, timeserver):
+    (workdir / "timer_config.json").write_text(json.dumps({
+        "sync": {"server": timeserver.address, "interval_s": 0.1}}))
+    code = ("import syncline, time\n"
+            "c = syncline.FileTimerClient()\n"
+            "deadline = time.monotonic() + 10\n"
+            "while c.global_time_ns(with_bound=True)[1] < 0 and time.monotonic() < deadline:\n"
+            "    time.sleep(0.02)\n"
+            "g, b = c.global_time_ns(with_bound=True)\n"
+            "print(g, b, c.now_ns())\n"
+            "c.close()\n")
+    r = run_python(["-c", code], workdir, SYNCLINE_TEST_CLOCK_OFFSET_NS=-7_000_000)
+    assert r.returncode == 0, r.stderr
+    g, bound, local = map(int, r.stdout.split())
+    assert 0 <= bound < 5_000_000
+    # The local clock runs 7 ms behind the reference (raw - 7 ms): global ≈ local + 7 ms.
+    assert abs((g - local) - 7_000_000) < bound + 2_000_000
