@@ -78,6 +78,11 @@ class TestSkewMultiProcess : public QObject
 private slots:
     void marksLineUpAfterCorrection_data();
     void marksLineUpAfterCorrection();
+
+private:
+    void runJob(bool hosted, const std::vector<Skew> &skews, int rounds, const QTemporaryDir &dir);
+    void checkMarks(const syncline::Timeline &t, const std::vector<Skew> &skews, int rounds,
+                    double refRate);
 };
 
 void TestSkewMultiProcess::marksLineUpAfterCorrection_data()
@@ -87,19 +92,11 @@ void TestSkewMultiProcess::marksLineUpAfterCorrection_data()
     QTest::newRow("rank 0 hosts the server (sync.host_server), 3 workers") << true;
 }
 
-void TestSkewMultiProcess::marksLineUpAfterCorrection()
+// Starts the time server (unless rank 0 hosts it) and the workers; waits for all of them.
+void TestSkewMultiProcess::runJob(bool hosted, const std::vector<Skew> &skews, int rounds,
+                                  const QTemporaryDir &dir)
 {
-    QFETCH(bool, hosted);
-    // Rank 0 and 1 without drift so that the raw disagreement is known exactly (350 ms).
-    const std::vector<Skew> skews =
-        hosted ? std::vector<Skew>{{0, 0.0}, {350'000'000, 0.0}, {-720'000'000, -60.0}}
-               : std::vector<Skew>{
-                     {0, 0.0}, {350'000'000, 0.0}, {-720'000'000, -60.0}, {123'456'789, 45.0}};
     const int n = int(skews.size());
-    const int rounds = 8;
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-
     QProcess server;
     int port = 0;
     if (hosted) {
@@ -158,28 +155,14 @@ void TestSkewMultiProcess::marksLineUpAfterCorrection()
         QVERIFY(server.waitForFinished(5000));
         QCOMPARE(server.exitCode(), 0);
     }
+}
 
-    syncline::LoadOptions lo;
-    lo.paths = {dir.path().toStdString()};
-    const syncline::LoadResult res = syncline::JobLoader::load(lo);
-    QVERIFY2(res.fatalError.empty(), res.fatalError.c_str());
-    const syncline::Timeline &t = *res.timeline;
-    QCOMPARE(int(t.workers.size()), n);
-    QCOMPARE(t.mode(), syncline::ClockMode::Corrected);
-    for (int w = 0; w < n; ++w) {
-        const syncline::Worker &wk = t.workers[size_t(w)];
-        QCOMPARE(wk.info.rank, w);
-        QVERIFY2(wk.clock.method == syncline::sync::ClockMethod::SyncSamples,
-                 qPrintable(QString("rank %1 not corrected by sync samples").arg(w)));
-        QVERIFY(wk.samples.size() >= size_t(8 * 10)); // ≥ 10 bursts: start, 0.1 s apart, close
-        const Skew &sk = skews[size_t(w)];
-        QCOMPARE(wk.info.hasSkew, sk.offsetNs != 0 || sk.driftPpm != 0.0); // header `skew`
-        QCOMPARE(wk.info.skewOffsetNs, sk.offsetNs);
-        QCOMPARE(wk.info.skewDriftPpm, sk.driftPpm);
-    }
-
-    // The reference clock: raw for the standalone server, rank 0's transformed clock if hosted.
-    const double refRate = hosted ? 1.0 + skews[0].driftPpm * 1e-6 : 1.0;
+// For every round, every worker's mark against rank 0's: corrected difference minus true
+// difference (in reference ns) within the two segments' guaranteed bounds.
+void TestSkewMultiProcess::checkMarks(const syncline::Timeline &t, const std::vector<Skew> &skews,
+                                      int rounds, double refRate)
+{
+    const int n = int(skews.size());
     int64_t worstExcess = INT64_MIN, maxError = 0, maxBound = 0, maxTrueSpread = 0;
     for (int k = 0; k < rounds; ++k) {
         const std::string name = "mark-" + std::to_string(k);
@@ -219,6 +202,45 @@ void TestSkewMultiProcess::marksLineUpAfterCorrection()
     qInfo("%d workers x %d marks: max corrected pair error %lld ns, max bound %lld ns, "
           "true spread of the marks %lld ns",
           n, rounds, (long long)maxError, (long long)maxBound, (long long)maxTrueSpread);
+}
+
+void TestSkewMultiProcess::marksLineUpAfterCorrection()
+{
+    QFETCH(bool, hosted);
+    // Rank 0 and 1 without drift so that the raw disagreement is known exactly (350 ms).
+    const std::vector<Skew> skews =
+        hosted ? std::vector<Skew>{{0, 0.0}, {350'000'000, 0.0}, {-720'000'000, -60.0}}
+               : std::vector<Skew>{
+                     {0, 0.0}, {350'000'000, 0.0}, {-720'000'000, -60.0}, {123'456'789, 45.0}};
+    const int n = int(skews.size());
+    const int rounds = 8;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    runJob(hosted, skews, rounds, dir);
+    if (QTest::currentTestFailed())
+        return;
+
+    syncline::LoadOptions lo;
+    lo.paths = {dir.path().toStdString()};
+    const syncline::LoadResult res = syncline::JobLoader::load(lo);
+    QVERIFY2(res.fatalError.empty(), res.fatalError.c_str());
+    const syncline::Timeline &t = *res.timeline;
+    QCOMPARE(int(t.workers.size()), n);
+    QCOMPARE(t.mode(), syncline::ClockMode::Corrected);
+    for (int w = 0; w < n; ++w) {
+        const syncline::Worker &wk = t.workers[size_t(w)];
+        QCOMPARE(wk.info.rank, w);
+        QVERIFY2(wk.clock.method == syncline::sync::ClockMethod::SyncSamples,
+                 qPrintable(QString("rank %1 not corrected by sync samples").arg(w)));
+        QVERIFY(wk.samples.size() >= size_t(8 * 10)); // ≥ 10 bursts: start, 0.1 s apart, close
+        const Skew &sk = skews[size_t(w)];
+        QCOMPARE(wk.info.hasSkew, sk.offsetNs != 0 || sk.driftPpm != 0.0); // header `skew`
+        QCOMPARE(wk.info.skewOffsetNs, sk.offsetNs);
+        QCOMPARE(wk.info.skewDriftPpm, sk.driftPpm);
+    }
+
+    // The reference clock: raw for the standalone server, rank 0's transformed clock if hosted.
+    checkMarks(t, skews, rounds, hosted ? 1.0 + skews[0].driftPpm * 1e-6 : 1.0);
 }
 
 QTEST_GUILESS_MAIN(TestSkewMultiProcess)
