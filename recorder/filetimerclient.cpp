@@ -214,7 +214,14 @@ void FileTimerClient::startSync()
     opts.timeoutMs = sync.timeoutMs;
     opts.token = sync.token;
     LogWriter *writer = m_writer.get();
-    opts.onMessage = [writer](const std::string &msg) { writer->appendNote("warning", msg); };
+    // Accepts onMessage(msg) and onMessage(level, msg): each becomes a `note` record.
+    opts.onMessage = [writer](const auto &...parts) {
+        const std::string text[] = {parts...};
+        if constexpr (sizeof...(parts) == 2)
+            writer->appendNote(text[0], text[1]);
+        else
+            writer->appendNote("warning", text[0]);
+    };
     m_syncClient = std::make_unique<SyncClient>(
         opts, [this] { return m_clock.now(); },
         [writer](const SyncExchange &x) {
