@@ -1,5 +1,7 @@
 #include "colourscheme.h"
 
+#include <algorithm>
+
 namespace syncline::ui {
 
 namespace {
@@ -7,9 +9,9 @@ namespace {
 // A qualitative palette with even lightness so labels stay readable in black on light and in
 // near-white on dark (hues spread around the wheel, moderate saturation, as Perfetto does).
 const QRgb kPalette[] = {
-    0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2, 0xedc948, 0xb07aa1, 0xff9da7,
-    0x9c755f, 0x8cd17d, 0x499894, 0xf1ce63, 0x86bcb6, 0xd37295, 0xa0cbe8, 0xffbe7d,
-    0xbab0ac, 0x79706e, 0xd4a6c8, 0x6b9ac4,
+    0x4e79a7, 0xf28e2b, 0xe15759, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f,
+    0x76b7b2, 0x8cd17d, 0xd37295, 0xa0cbe8, 0xffbe7d, 0xbab0ac, 0x7f6fd0, 0x3fa7d6,
+    0xc9753d, 0x5c8a3a,
 };
 constexpr int kPaletteSize = int(sizeof(kPalette) / sizeof(kPalette[0]));
 
@@ -32,15 +34,33 @@ int ColourScheme::hashIndex(std::string_view name)
 
 void ColourScheme::assign(const std::vector<std::string_view> &names)
 {
-    m_index.resize(names.size());
-    for (size_t i = 0; i < names.size(); ++i) {
-        int idx = hashIndex(names[i]);
+    // Names in byte order each take their hash slot, or the next free one while free slots
+    // remain: a job's few names get distinct colours, and the same set of names always gets the
+    // same colours (load order does not matter). Category prefixes win over both.
+    m_index.assign(names.size(), 0);
+    std::vector<size_t> order(names.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
+    std::vector<bool> taken(size_t(kPaletteSize), false);
+    int free = kPaletteSize;
+    for (size_t i : order) {
         const QString name = QString::fromUtf8(names[i].data(), qsizetype(names[i].size()));
+        int idx = -1;
         for (const auto &cat : m_categories) {
             if (name.startsWith(cat.first)) {
                 idx = cat.second;
                 break;
             }
+        }
+        if (idx < 0) {
+            idx = hashIndex(names[i]);
+            while (free > 0 && taken[size_t(idx)])
+                idx = (idx + 1) % kPaletteSize;
+        }
+        if (!taken[size_t(idx)]) {
+            taken[size_t(idx)] = true;
+            --free;
         }
         m_index[i] = idx;
     }

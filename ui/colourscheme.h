@@ -1,9 +1,11 @@
-// ColourScheme — stable colours per event name: the same name gets the same colour in every run
-// and every view (FNV-1a hash of the name into a fixed palette), unless a category colour was
-// configured for it (setCategory: names matching a prefix share one colour).
+// ColourScheme — stable colours per event name: FNV-1a hash of the name into a fixed palette,
+// with collisions moved to the next free colour (names taken in byte order) so a job's few
+// names stay distinguishable; names matching a configured category prefix (setCategory) share
+// that category's colour.
 //
-// Invariants: colourIndex() is in [0, paletteSize()); a name's colour depends only on its text
-// and the configured categories, never on load order. Light and dark variants share hues.
+// Invariants: colourIndex() is in [0, paletteSize()); a name's colour depends only on its text,
+// the set of names in the job and the categories — never on load order. Light and dark
+// variants share hues.
 // Threading: read-only use from any thread after setup; setup on the GUI thread.
 #pragma once
 

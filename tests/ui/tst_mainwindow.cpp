@@ -1,0 +1,184 @@
+// Smoke test of the viewer's MainWindow on a real log file written here: loading off the GUI
+// thread, the problems panel, stale-load dropping, keyboard navigation, click-to-select with the
+// details panel, find stepping, the raw/corrected toggle and the stats panel.
+#include "ui/clockpanel.h"
+#include "ui/detailspanel.h"
+#include "ui/findbar.h"
+#include "ui/mainwindow.h"
+#include "ui/problemspanel.h"
+#include "ui/statspanel.h"
+#include "ui/timelineview.h"
+
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace syncline;
+using namespace syncline::ui;
+
+class TstMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void loadsLogAndShowsProblems();
+    void newerLoadWinsOverStaleOne();
+    void navigationSelectionFindAndClock();
+    void statsPanelFills();
+
+private:
+    QString writeLog(const QString &name, int rank, int steps, bool withBadLine);
+    QTemporaryDir m_dir;
+};
+
+void TstMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("syncline-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QVERIFY(m_dir.isValid());
+}
+
+QString TstMainWindow::writeLog(const QString &name, int rank, int steps, bool withBadLine)
+{
+    const QString path = m_dir.filePath(name);
+    std::ofstream out(path.toStdString());
+    out << "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":" << rank
+        << ",\"local_rank\":0,\"world_size\":2,\"group_rank\":0,\"role\":\"trainer\",\"restart\":0,"
+           "\"run_id\":\"t\",\"host\":\"host-a\",\"boot_id\":\"b\",\"pid\":1,\"clock\":\"monotonic_raw\","
+           "\"anchor\":{\"mono_ns\":1000,\"wall_ns\":1700000000000000000,\"spread_ns\":40},"
+           "\"config\":null,\"start_ns\":1000}\n";
+    out << "{\"t\":\"thread\",\"tid\":7,\"name\":\"main\"}\n";
+    if (withBadLine)
+        out << "{\"t\":\"B\",\"ts\":oops}\n"; // line 3: not JSON
+    int64_t t = 1000000;
+    for (int s = 0; s < steps; ++s) {
+        out << "{\"t\":\"B\",\"ts\":" << t << ",\"tid\":7,\"name\":\"step\",\"args\":{\"step\":" << s << "}}\n";
+        out << "{\"t\":\"B\",\"ts\":" << t + 1000 << ",\"tid\":7,\"name\":\"forward\"}\n";
+        out << "{\"t\":\"E\",\"ts\":" << t + 400000 << ",\"tid\":7,\"name\":\"forward\"}\n";
+        out << "{\"t\":\"B\",\"ts\":" << t + 410000 << ",\"tid\":7,\"name\":\"backward\"}\n";
+        out << "{\"t\":\"E\",\"ts\":" << t + 900000 << ",\"tid\":7,\"name\":\"backward\"}\n";
+        out << "{\"t\":\"E\",\"ts\":" << t + 950000 << ",\"tid\":7,\"name\":\"step\"}\n";
+        t += 1000000;
+    }
+    out << "{\"t\":\"B\",\"ts\":" << t << ",\"tid\":7,\"name\":\"hang\"}\n"; // never ends
+    out << "{\"t\":\"hb\",\"ts\":" << t + 500000 << ",\"events\":1,\"dropped\":0,\"buffer_full\":0,\"bytes\":1}\n";
+    return path;
+}
+
+void TstMainWindow::loadsLogAndShowsProblems()
+{
+    const QString log = writeLog(QStringLiteral("timer_events.0.log"), 0, 20, true);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    QVERIFY(spy.isValid());
+    w.openPaths({log});
+    QVERIFY(w.isLoading());
+    QVERIFY(spy.wait(30000));
+    QCOMPARE(spy.first().at(0).toBool(), true);
+    QVERIFY(w.timeline());
+    QCOMPARE(w.timeline()->workers.size(), size_t(1));
+    QCOMPARE(w.timeline()->eventCount(), size_t(20 * 3 + 1));
+    QVERIFY(w.view()->scene());
+    QVERIFY(w.problemsPanel()->count() >= 1);
+    bool named = false;
+    for (int i = 0; i < w.problemsPanel()->count(); ++i)
+        named |= w.problemsPanel()->itemText(i).contains(QStringLiteral("timer_events.0.log:3"));
+    QVERIFY2(named, qPrintable(w.problemsPanel()->itemText(0)));
+    QVERIFY(w.problemsDock()->isVisible());
+    w.problemsPanel()->dismissed();
+    QVERIFY(!w.problemsDock()->isVisible());
+    QVERIFY(w.recentFiles().contains(log));
+    QVERIFY(w.statusText().contains(QStringLiteral("61 events")));
+}
+
+void TstMainWindow::newerLoadWinsOverStaleOne()
+{
+    const QString a = writeLog(QStringLiteral("a.log"), 0, 5, false);
+    const QString b = writeLog(QStringLiteral("b.log"), 3, 7, false);
+    MainWindow w;
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openPaths({a});
+    w.openPaths({b});
+    QVERIFY(spy.wait(30000));
+    QTest::qWait(300); // a stale result, if delivered, would arrive now
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(w.timeline()->workers.front().info.rank, 3);
+}
+
+void TstMainWindow::navigationSelectionFindAndClock()
+{
+    const QString log = writeLog(QStringLiteral("nav.log"), 0, 10, false);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openPaths({log});
+    QVERIFY(spy.wait(30000));
+    TimelineView *view = w.view();
+    ZoomControl *zoom = view->zoomControl();
+    const int64_t full = zoom->rangeDuration();
+    QCOMPARE(full, zoom->traceEnd() - zoom->traceStart());
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_W);
+    QVERIFY(zoom->rangeDuration() < full);
+    QTest::keyClick(view, Qt::Key_F);
+    QCOMPARE(zoom->rangeDuration(), full);
+    // Click the middle of the first step (depth 0 of the first thread) → details show it.
+    const TimelineScene *scene = view->scene();
+    const LayoutRow &row = scene->layout().rows()[size_t(scene->layout().rowOf(0, 0))];
+    const TrackModel &m = scene->model(0);
+    const double x = zoom->xOf((m.startTime(0) + m.endTime(0)) / 2, view->eventArea().width());
+    const QPoint pos(view->eventArea().left() + int(x), view->eventArea().top() + int(row.y + row.height / 2));
+    QCOMPARE(view->eventAt(pos).index, 0);
+    QSignalSpy selected(view, &TimelineView::eventSelected);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(scene->selected().index, 0);
+    QVERIFY(w.detailsPanel()->toPlainText().contains(QStringLiteral("step")));
+    QVERIFY(w.detailsPanel()->toPlainText().contains(QStringLiteral("forward"))); // a child
+    // Find "backward" and step with Enter.
+    QLineEdit *find = w.findBar()->findEdit();
+    find->setText(QStringLiteral("backward"));
+    QTest::keyClick(find, Qt::Key_Return);
+    const EventRef first = scene->selected();
+    QVERIFY(first.valid());
+    QCOMPARE(scene->displayName(scene->model(first.model).nameId(first.index)), QStringLiteral("backward"));
+    QTest::keyClick(find, Qt::Key_Return);
+    QVERIFY(scene->model(0).startTime(scene->selected().index) > scene->model(0).startTime(first.index));
+    QTest::keyClick(find, Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(scene->selected().index, first.index);
+    // Raw/corrected toggle redraws in place and reaches the timeline.
+    w.setClockMode(ClockMode::Raw);
+    QCOMPARE(scene->clockMode(), ClockMode::Raw);
+    QCOMPARE(w.timeline()->mode(), ClockMode::Raw);
+    QVERIFY(!w.clockPanel()->correctedToggle()->isChecked());
+    w.clockPanel()->correctedToggle()->setChecked(true);
+    QCOMPARE(scene->clockMode(), ClockMode::Corrected);
+}
+
+void TstMainWindow::statsPanelFills()
+{
+    const QString log = writeLog(QStringLiteral("stats.log"), 0, 12, false);
+    MainWindow w;
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    QSignalSpy stats(w.statsPanel(), &StatsPanel::statsReady);
+    w.openPaths({log});
+    QVERIFY(spy.wait(30000));
+    QVERIFY(stats.count() > 0 || stats.wait(30000));
+    QCOMPARE(w.statsPanel()->model()->rowCount(), 3); // step, forward, backward (open hang excluded)
+    w.statsPanel()->chooseName(w.timeline()->names.find("step"));
+    QCOMPARE(w.statsPanel()->chart()->stragglerFlags().size(), size_t(1)); // one rank
+}
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_mainwindow.moc"

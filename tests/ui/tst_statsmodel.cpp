@@ -1,0 +1,103 @@
+// Tests the table models (StatsModel, ClockModel) under QAbstractItemModelTester and a sort
+// proxy, and the straggler rule of RankBarChart (median + 3·MAD).
+#include "testjob.h"
+
+#include "ui/clockmodel.h"
+#include "ui/rankbarchart.h"
+#include "ui/statsmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
+#include <QtTest>
+
+using namespace syncline;
+using namespace syncline::ui;
+
+class TstStatsModel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void statsModelSortsAndFormats();
+    void clockModel();
+    void stragglers_data();
+    void stragglers();
+};
+
+void TstStatsModel::statsModelSortsAndFormats()
+{
+    auto job = testjob::makeSmallJob();
+    StatsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(StatsModel::SortRole);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const std::vector<StatsRow> rows = Stats::compute(*job);
+    model.setRows(job, rows);
+    // Names with complete intervals: step, forward, matmul, backward, load (allreduce is open).
+    QCOMPARE(model.rowCount(), 5);
+    QCOMPARE(model.columnCount(), int(StatsModel::ColumnCount));
+    proxy.sort(StatsModel::Total, Qt::DescendingOrder);
+    // step: 8000 + 10000 (w0) + 8000 (w1) = 26000 ns total, the largest.
+    QCOMPARE(proxy.index(0, StatsModel::Name).data().toString(), QStringLiteral("step"));
+    QCOMPARE(proxy.index(0, StatsModel::Total).data(StatsModel::SortRole).toLongLong(), 26000LL);
+    QCOMPARE(proxy.index(0, StatsModel::Count).data().toString(), QStringLiteral("3"));
+    QCOMPARE(proxy.index(0, StatsModel::Total).data().toString(), QStringLiteral("26.0 µs"));
+    QCOMPARE(proxy.index(0, StatsModel::Max).data(StatsModel::SortRole).toLongLong(), 10000LL);
+    proxy.sort(StatsModel::Name, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, StatsModel::Name).data().toString(), QStringLiteral("backward"));
+    QCOMPARE(model.headerData(StatsModel::P95, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("p95"));
+    model.setRows(nullptr, {});
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TstStatsModel::clockModel()
+{
+    auto job = testjob::makeSmallJob();
+    job->workers[1].clock.method = sync::ClockMethod::SyncSamples;
+    job->workers[1].clock.offsetNs = -500;
+    job->workers[1].clock.driftPpm = 1.25;
+    job->workers[1].clock.boundNs = 2100;
+    job->workers[1].clock.flags = sync::SegStepDetected;
+    ClockModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setTimeline(job);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, ClockModel::Worker).data().toString(), QStringLiteral("rank 1 · host-b · restart 0"));
+    QCOMPARE(model.index(1, ClockModel::Method).data().toString(), QStringLiteral("sync"));
+    QCOMPARE(model.index(1, ClockModel::Offset).data(ClockModel::SortRole).toLongLong(), -500LL);
+    QCOMPARE(model.index(1, ClockModel::Drift).data().toString(), QStringLiteral("1.250"));
+    QCOMPARE(model.index(1, ClockModel::Bound).data().toString(), QStringLiteral("±2.10 µs"));
+    QCOMPARE(model.index(1, ClockModel::Flags).data().toString(), QStringLiteral("clock step"));
+    QCOMPARE(model.index(0, ClockModel::Bound).data().toString(), QStringLiteral("none"));
+}
+
+void TstStatsModel::stragglers_data()
+{
+    QTest::addColumn<QList<qlonglong>>("values");
+    QTest::addColumn<QList<bool>>("expected");
+    QTest::addColumn<qlonglong>("threshold");
+    // median 11, |dev| {1,0,1,1,19} → MAD 1 → 14: only 30 is a straggler.
+    QTest::newRow("one slow") << QList<qlonglong>{10, 11, 10, 12, 30}
+                              << QList<bool>{false, false, false, false, true} << 14LL;
+    // All equal: MAD 0, threshold = median, nothing beyond it.
+    QTest::newRow("equal") << QList<qlonglong>{5, 5, 5} << QList<bool>{false, false, false} << 5LL;
+    // Even count uses the lower median: {1,2,3,100} → 2; devs {1,0,1,98} → lower median 1 → 5.
+    QTest::newRow("even") << QList<qlonglong>{1, 2, 3, 100} << QList<bool>{false, false, false, true} << 5LL;
+    QTest::newRow("empty") << QList<qlonglong>{} << QList<bool>{} << 0LL;
+}
+
+void TstStatsModel::stragglers()
+{
+    QFETCH(QList<qlonglong>, values);
+    QFETCH(QList<bool>, expected);
+    QFETCH(qlonglong, threshold);
+    std::vector<int64_t> v(values.begin(), values.end());
+    int64_t got = -1;
+    const std::vector<bool> flags = RankBarChart::stragglers(v, &got);
+    QCOMPARE(got, int64_t(threshold));
+    QCOMPARE(flags, std::vector<bool>(expected.begin(), expected.end()));
+}
+
+QTEST_APPLESS_MAIN(TstStatsModel)
+#include "tst_statsmodel.moc"

@@ -1,0 +1,65 @@
+#include "clockpanel.h"
+
+#include "timeformat.h"
+
+#include <QCheckBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace syncline::ui {
+
+ClockPanel::ClockPanel(QWidget *parent)
+    : QWidget(parent), m_model(new ClockModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new QTableView(this)), m_corrected(new QCheckBox(tr("Corrected clocks (uncheck to see raw local clocks)"), this)),
+      m_notes(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(ClockModel::SortRole);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(ClockModel::Worker, Qt::AscendingOrder);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(ClockModel::Flags, QHeaderView::Stretch);
+    m_table->setAlternatingRowColors(true);
+    m_corrected->setChecked(true);
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_corrected);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(m_notes);
+    connect(m_corrected, &QCheckBox::toggled, this, [this](bool on) {
+        emit clockModeChanged(on ? ClockMode::Corrected : ClockMode::Raw);
+    });
+}
+
+void ClockPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
+{
+    QStringList lines;
+    if (timeline) {
+        const sync::CausalityReport &c = timeline->causality;
+        if (c.constraints > 0)
+            lines << tr("Causality: %1 constraints, %2 violations before repair, %3 after; %4 events moved (max %5).")
+                         .arg(c.constraints)
+                         .arg(c.violationsBefore)
+                         .arg(c.violationsAfter)
+                         .arg(c.eventsMoved)
+                         .arg(formatDuration(c.maxShiftNs));
+        for (const std::string &n : timeline->clockNotes)
+            lines << QString::fromStdString(n).toHtmlEscaped();
+    }
+    m_notes->setText(lines.join(QStringLiteral("<br>")));
+    m_model->setTimeline(std::move(timeline));
+}
+
+void ClockPanel::setCorrected(bool corrected)
+{
+    const QSignalBlocker block(m_corrected);
+    m_corrected->setChecked(corrected);
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,130 @@
+#include "eventtext.h"
+
+#include "timeformat.h"
+
+#include <QStringList>
+
+namespace syncline::ui {
+
+namespace {
+
+QString esc(const std::string &s)
+{
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+
+QString row(const QString &key, const QString &value)
+{
+    return QStringLiteral("<tr><td style='color:gray;padding-right:8px'>%1</td><td>%2</td></tr>")
+        .arg(key, value);
+}
+
+QString link(const TimelineScene &scene, int model, int index)
+{
+    const TrackModel &m = scene.model(model);
+    return QStringLiteral("<a href='event:%1:%2'>%3</a> <span style='color:gray'>%4</span>")
+        .arg(model)
+        .arg(index)
+        .arg(scene.displayName(m.nameId(index)).toHtmlEscaped())
+        .arg(formatDuration(m.duration(index)));
+}
+
+QString summaryRows(const TimelineScene &scene, const EventDetails &d)
+{
+    QString html;
+    html += row(QStringLiteral("worker"), esc(d.workerLabel));
+    QString thread = QString::fromStdString(d.threadName).toHtmlEscaped();
+    thread = thread.isEmpty() ? QString::number(d.tid) : QStringLiteral("%1 (%2)").arg(thread).arg(d.tid);
+    html += row(QStringLiteral("thread"), thread);
+    html += row(QStringLiteral("start"), formatDuration(d.startNs - scene.originNs(), 6));
+    QString dur = formatDuration(d.endNs - d.startNs);
+    if (d.flags & EventOpen)
+        dur += QStringLiteral(" <b>(open: no end recorded, drawn to end of data)</b>");
+    html += row(QStringLiteral("duration"), dur);
+    html += row(QStringLiteral("depth"), QString::number(d.depth));
+    const QString flags = flagsText(d.flags);
+    if (!flags.isEmpty())
+        html += row(QStringLiteral("flags"), flags);
+    if (!d.args.empty())
+        html += row(QStringLiteral("args"), QStringLiteral("<code>%1</code>").arg(esc(d.args)));
+    html += row(QStringLiteral("clock"), clockText(d).toHtmlEscaped());
+    return html;
+}
+
+} // namespace
+
+QString flagsText(uint16_t flags)
+{
+    QStringList out;
+    if (flags & EventOpen)
+        out << QStringLiteral("open");
+    if (flags & EventOverdue)
+        out << QStringLiteral("overdue");
+    if (flags & EventInstant)
+        out << QStringLiteral("instant");
+    if (flags & EventInterval)
+        out << QStringLiteral("complete (X)");
+    return out.join(QStringLiteral(", "));
+}
+
+QString clockText(const EventDetails &d)
+{
+    if (d.rawClock)
+        return QStringLiteral("raw clock (no correction), %1 from local").arg(formatDuration(d.correctionNs));
+    QString s = QStringLiteral("%1 applied").arg(formatDuration(d.correctionNs));
+    if (d.boundNs > 0)
+        s += QStringLiteral(", bound ±%1").arg(formatDuration(d.boundNs));
+    else
+        s += QStringLiteral(", no guaranteed bound");
+    if (d.bandNs > 0)
+        s += QStringLiteral(", band ±%1").arg(formatDuration(d.bandNs));
+    QStringList flags;
+    if (d.segmentFlags & sync::SegExtrapolated)
+        flags << QStringLiteral("extrapolated");
+    if (d.segmentFlags & sync::SegStepDetected)
+        flags << QStringLiteral("clock step");
+    if (d.segmentFlags & sync::SegFewSamples)
+        flags << QStringLiteral("few samples");
+    if (d.segmentFlags & sync::SegRepaired)
+        flags << QStringLiteral("causality-repaired");
+    if (d.segmentFlags & sync::SegAligned)
+        flags << QStringLiteral("aligned on collectives");
+    if (!flags.isEmpty())
+        s += QStringLiteral(" [") + flags.join(QStringLiteral(", ")) + QStringLiteral("]");
+    return s;
+}
+
+QString eventTooltipHtml(const TimelineScene &scene, const EventRef &ref)
+{
+    if (!ref.valid())
+        return {};
+    const EventDetails d = scene.model(ref.model).details(ref.index);
+    return QStringLiteral("<b>%1</b><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
+}
+
+QString eventDetailsHtml(const TimelineScene &scene, const EventRef &ref, int maxChildren)
+{
+    if (!ref.valid())
+        return QStringLiteral("<p style='color:gray'>Click an event to see its details.</p>");
+    const TrackModel &m = scene.model(ref.model);
+    const EventDetails d = m.details(ref.index);
+    QString html = QStringLiteral("<h3>%1</h3><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
+    html += QStringLiteral("<p><b>Parents</b><br>");
+    int p = d.parent;
+    if (p < 0)
+        html += QStringLiteral("<span style='color:gray'>(root)</span>");
+    for (int level = 0; p >= 0; p = m.parentIndex(p), ++level)
+        html += QString(level * 2, QChar(0x00a0)) + link(scene, ref.model, p) + QStringLiteral("<br>");
+    html += QStringLiteral("</p><p><b>Children</b><br>");
+    const std::vector<int> kids = m.children(ref.index);
+    if (kids.empty())
+        html += QStringLiteral("<span style='color:gray'>(none)</span>");
+    for (size_t i = 0; i < kids.size() && int(i) < maxChildren; ++i)
+        html += link(scene, ref.model, kids[i]) + QStringLiteral("<br>");
+    if (int(kids.size()) > maxChildren)
+        html += QStringLiteral("… %1 more").arg(kids.size() - size_t(maxChildren));
+    html += QStringLiteral("</p>");
+    return html;
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,96 @@
+#include "findbar.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QToolButton>
+
+namespace syncline::ui {
+
+FindBar::FindBar(QWidget *parent)
+    : QWidget(parent), m_find(new QLineEdit(this)), m_regex(new QCheckBox(tr("Regex"), this)),
+      m_status(new QLabel(this)), m_nameFilter(new QLineEdit(this)), m_minRank(new QSpinBox(this)),
+      m_maxRank(new QSpinBox(this))
+{
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(6, 3, 6, 3);
+    m_find->setPlaceholderText(tr("Find events (Ctrl+F) — Enter next, Shift+Enter previous"));
+    m_find->setClearButtonEnabled(true);
+    m_find->installEventFilter(this);
+    auto *prev = new QToolButton(this);
+    prev->setText(QStringLiteral("▲"));
+    prev->setToolTip(tr("Previous match (Shift+Enter)"));
+    auto *next = new QToolButton(this);
+    next->setText(QStringLiteral("▼"));
+    next->setToolTip(tr("Next match (Enter)"));
+    m_nameFilter->setPlaceholderText(tr("Show only names containing…"));
+    m_nameFilter->setClearButtonEnabled(true);
+    m_minRank->setPrefix(tr("ranks "));
+    m_maxRank->setPrefix(tr("to "));
+    layout->addWidget(m_find, 3);
+    layout->addWidget(prev);
+    layout->addWidget(next);
+    layout->addWidget(m_regex);
+    layout->addWidget(m_status, 1);
+    layout->addWidget(m_nameFilter, 2);
+    layout->addWidget(m_minRank);
+    layout->addWidget(m_maxRank);
+    setRankLimits(0, 0);
+    connect(m_find, &QLineEdit::textChanged, this, [this] { emit searchChanged(pattern(), isRegex()); });
+    connect(m_regex, &QCheckBox::toggled, this, [this] { emit searchChanged(pattern(), isRegex()); });
+    connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(false); });
+    connect(next, &QToolButton::clicked, this, [this] { emit stepRequested(true); });
+    connect(m_nameFilter, &QLineEdit::textChanged, this, &FindBar::nameFilterChanged);
+    auto ranks = [this] { emit rankRangeChanged(m_minRank->value(), m_maxRank->value()); };
+    connect(m_minRank, &QSpinBox::valueChanged, this, ranks);
+    connect(m_maxRank, &QSpinBox::valueChanged, this, ranks);
+}
+
+QString FindBar::pattern() const
+{
+    return m_find->text();
+}
+
+bool FindBar::isRegex() const
+{
+    return m_regex->isChecked();
+}
+
+void FindBar::setRankLimits(int minRank, int maxRank)
+{
+    const QSignalBlocker a(m_minRank);
+    const QSignalBlocker b(m_maxRank);
+    m_minRank->setRange(minRank, maxRank);
+    m_maxRank->setRange(minRank, maxRank);
+    m_minRank->setValue(minRank);
+    m_maxRank->setValue(maxRank);
+}
+
+void FindBar::setStatus(const QString &text, bool error)
+{
+    m_status->setText(text);
+    m_status->setStyleSheet(error ? QStringLiteral("color:#d93025") : QString());
+}
+
+void FindBar::focusFind()
+{
+    m_find->setFocus();
+    m_find->selectAll();
+}
+
+bool FindBar::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_find && event->type() == QEvent::KeyPress) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
+            emit stepRequested(!(key->modifiers() & Qt::ShiftModifier));
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace syncline::ui

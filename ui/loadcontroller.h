@@ -1,0 +1,44 @@
+// LoadController — runs JobLoader::load off the GUI thread as a cancellable job with an id.
+// Progress is posted back to the GUI thread; when a newer load starts (or Cancel is pressed),
+// the older job is told to stop and its result, if it still arrives, is dropped (hotspot's
+// pattern: the id of the latest job is the only one accepted).
+// Threading: create and call on the GUI thread; signals arrive on the GUI thread. The
+// destructor cancels and joins every load thread, so no callback outlives the controller.
+#pragma once
+
+#include "timeline/jobloader.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace syncline::ui {
+
+class LoadController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LoadController(QObject *parent = nullptr);
+    ~LoadController() override;
+    uint64_t start(const QStringList &paths); // returns the job id
+    void cancel();
+    bool isRunning() const { return m_running; }
+    uint64_t currentJob() const { return m_job; }
+
+signals:
+    void progress(double fraction, const QString &what);
+    // Exactly one of: timeline set, cancelled, or fatalError non-empty.
+    void finished(std::shared_ptr<syncline::Timeline> timeline, bool cancelled, const QString &fatalError);
+
+private:
+    uint64_t m_job = 0;
+    bool m_running = false;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::vector<std::thread> m_threads; // joined in the destructor (after cancelling)
+};
+
+} // namespace syncline::ui

@@ -1,0 +1,107 @@
+// MainWindow — the viewer: find bar, overview and timeline in the centre; details, stats,
+// clocks and load problems as docks; File (open, recent, exports), View and Help menus; a
+// status bar with the cursor time and, while loading, a progress bar with Cancel.
+// Loading runs in a LoadController (off the GUI thread); only the latest load's result is used.
+// Window state, recent files, wall-clock and theme choices persist in QSettings.
+// Threading: GUI thread only.
+#pragma once
+
+#include "timelinescene.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QDockWidget;
+class QAction;
+
+namespace syncline::ui {
+
+class TimelineView;
+class OverviewStrip;
+class FindBar;
+class DetailsPanel;
+class StatsPanel;
+class ClockPanel;
+class ProblemsPanel;
+class LoadController;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    void openPaths(const QStringList &paths);
+    void cancelLoad();
+    // Shows an already loaded timeline (what openPaths does when loading ends).
+    void setTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources);
+
+    TimelineView *view() const { return m_view; }
+    StatsPanel *statsPanel() const { return m_stats; }
+    ClockPanel *clockPanel() const { return m_clocks; }
+    ProblemsPanel *problemsPanel() const { return m_problems; }
+    FindBar *findBar() const { return m_find; }
+    DetailsPanel *detailsPanel() const { return m_details; }
+    QDockWidget *problemsDock() const { return m_problemsDock; }
+    std::shared_ptr<Timeline> timeline() const { return m_timeline; }
+    QStringList recentFiles() const;
+    QString statusText() const; // the cursor/info labels, for tests
+    bool isLoading() const;
+
+    void setClockMode(ClockMode mode);
+    void setDarkTheme(bool dark);
+
+signals:
+    void loadFinished(bool ok);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void buildMenus();
+    void buildDocks();
+    void rebuildRecentMenu();
+    void addRecent(const QStringList &paths);
+    void onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal);
+    void onSearch(const QString &pattern, bool regex);
+    void onStep(bool forward);
+    void onEventSelected(const EventRef &ref);
+    void onCursorTime(qint64 t, bool inside);
+    void exportImageDialog();
+    void exportCsv(bool visibleOnly);
+    void exportChrome();
+    void showShortcuts();
+    void sceneChanged();
+
+    TimelineView *m_view;
+    OverviewStrip *m_overview;
+    FindBar *m_find;
+    DetailsPanel *m_details;
+    StatsPanel *m_stats;
+    ClockPanel *m_clocks;
+    ProblemsPanel *m_problems;
+    QDockWidget *m_problemsDock = nullptr;
+    LoadController *m_loader;
+    QLabel *m_cursorLabel;
+    QLabel *m_infoLabel;
+    QProgressBar *m_progress;
+    QPushButton *m_cancel;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_rawAction = nullptr;
+    QAction *m_wallAction = nullptr;
+    QAction *m_darkAction = nullptr;
+    std::shared_ptr<Timeline> m_timeline;
+    std::shared_ptr<TimelineScene> m_scene;
+    QStringList m_sources;
+};
+
+} // namespace syncline::ui

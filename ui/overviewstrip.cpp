@@ -1,0 +1,130 @@
+#include "overviewstrip.h"
+
+#include "viewstyle.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace syncline::ui {
+
+OverviewStrip::OverviewStrip(ZoomControl *zoom, QWidget *parent) : QWidget(parent), m_zoom(zoom)
+{
+    setMinimumHeight(36);
+    setMaximumHeight(60);
+    setToolTip(tr("Overview of the whole job: click or drag to move the view"));
+    connect(zoom, &ZoomControl::rangeChanged, this, qOverload<>(&QWidget::update));
+}
+
+void OverviewStrip::setScene(std::shared_ptr<TimelineScene> scene)
+{
+    m_scene = std::move(scene);
+    m_image = QImage();
+    update();
+}
+
+void OverviewStrip::sceneChanged()
+{
+    m_image = QImage();
+    update();
+}
+
+int64_t OverviewStrip::timeAtX(double x) const
+{
+    if (!m_scene)
+        return 0;
+    const double w = std::max(1, width() - m_leftMargin);
+    const int64_t span = std::max<int64_t>(1, m_scene->endNs() - m_scene->beginNs());
+    return m_scene->beginNs() + int64_t((x - m_leftMargin) / w * double(span));
+}
+
+void OverviewStrip::renderImage()
+{
+    const ViewStyle style = ViewStyle::fromPalette(palette());
+    const int w = std::max(1, width() - m_leftMargin);
+    const int h = height();
+    m_image = QImage(w, h, QImage::Format_ARGB32_Premultiplied);
+    m_image.fill(style.ruler);
+    m_imageRevision = m_scene->revision();
+    const auto &models = m_scene->models();
+    std::vector<int> workers;
+    for (const LayoutRow &r : m_scene->layout().rows())
+        if (r.kind == LayoutRow::GroupHeader)
+            workers.push_back(r.worker);
+    if (workers.empty())
+        return;
+    const double band = std::max(1.0, double(h - 4) / double(workers.size()));
+    const int64_t begin = m_scene->beginNs();
+    const double span = double(std::max<int64_t>(1, m_scene->endNs() - begin));
+    QPainter p(&m_image);
+    for (size_t k = 0; k < workers.size(); ++k) {
+        const double y = 2 + k * band;
+        if (y > h)
+            break;
+        for (const TrackModel &m : models) {
+            if (int(m.worker()) != workers[k] || m.depthCount() == 0)
+                continue;
+            const auto &row = m.depthRow(0);
+            const auto &st = m.track().localStart;
+            for (int x = 0; x < w; ++x) {
+                const int64_t t0 = begin + int64_t(double(x) / w * span);
+                const int64_t t1 = begin + int64_t(double(x + 1) / w * span);
+                const size_t pos = m.rowLowerBound(0, m.map().toLocal(t0));
+                if (pos >= row.size() || st[row[pos]] > m.map().toLocal(t1))
+                    continue;
+                if (!m_scene->nameVisible(m.nameId(int(row[pos]))))
+                    continue;
+                p.fillRect(QRectF(x, y, 1, std::max(1.0, band - (band > 3 ? 1 : 0))),
+                           m_scene->colours().nameColour(m.nameId(int(row[pos])), style.dark));
+            }
+        }
+    }
+}
+
+void OverviewStrip::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    const ViewStyle style = ViewStyle::fromPalette(palette());
+    p.fillRect(rect(), style.gutter);
+    p.setPen(style.mutedText);
+    p.setFont(style.smallFont);
+    p.drawText(QRect(6, 0, m_leftMargin - 8, height()), Qt::AlignVCenter | Qt::AlignLeft, tr("overview"));
+    if (!m_scene)
+        return;
+    if (m_image.isNull() || m_image.size() != QSize(std::max(1, width() - m_leftMargin), height()) ||
+        m_imageRevision != m_scene->revision())
+        renderImage();
+    p.drawImage(m_leftMargin, 0, m_image);
+    const double w = std::max(1, width() - m_leftMargin);
+    const double span = double(std::max<int64_t>(1, m_scene->endNs() - m_scene->beginNs()));
+    const double x0 = m_leftMargin + double(m_zoom->rangeStart() - m_scene->beginNs()) / span * w;
+    const double x1 = m_leftMargin + double(m_zoom->rangeEnd() - m_scene->beginNs()) / span * w;
+    QColor shade = style.dark ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150);
+    p.fillRect(QRectF(m_leftMargin, 0, x0 - m_leftMargin, height()), shade);
+    p.fillRect(QRectF(x1, 0, width() - x1, height()), shade);
+    p.setPen(QPen(style.selection, 1.5));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(QRectF(x0, 0.75, std::max(2.0, x1 - x0), height() - 1.5));
+}
+
+void OverviewStrip::centreAt(double x)
+{
+    const int64_t t = timeAtX(x);
+    const int64_t w = m_zoom->rangeDuration();
+    m_zoom->setRange(t - w / 2, t - w / 2 + w);
+}
+
+void OverviewStrip::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton && event->position().x() >= m_leftMargin)
+        centreAt(event->position().x());
+}
+
+void OverviewStrip::mouseMoveEvent(QMouseEvent *event)
+{
+    if (event->buttons() & Qt::LeftButton && event->position().x() >= m_leftMargin)
+        centreAt(event->position().x());
+}
+
+} // namespace syncline::ui

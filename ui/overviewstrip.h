@@ -1,0 +1,46 @@
+// OverviewStrip — a zoomed-out picture of the whole job (one thin band per visible worker,
+// coloured where depth-0 events run) with the visible range outlined; click or drag to move the
+// view there, drag with Shift to choose a new range.
+// Invariants: covers [scene begin, scene end] over the widget width; redrawn into a cached image
+// when the size or the scene revision changes; per pixel column one binary search per thread,
+// so the cost is O(width · threads · log n).
+// Threading: GUI thread only.
+#pragma once
+
+#include "timelinescene.h"
+#include "zoomcontrol.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+
+namespace syncline::ui {
+
+class OverviewStrip : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OverviewStrip(ZoomControl *zoom, QWidget *parent = nullptr);
+    void setScene(std::shared_ptr<TimelineScene> scene);
+    void sceneChanged();
+    QSize sizeHint() const override { return QSize(600, 44); }
+    int64_t timeAtX(double x) const;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+
+private:
+    void renderImage();
+    void centreAt(double x);
+
+    ZoomControl *m_zoom;
+    std::shared_ptr<TimelineScene> m_scene;
+    QImage m_image;
+    uint64_t m_imageRevision = 0;
+    int m_leftMargin = 230; // aligned with the view's event area
+};
+
+} // namespace syncline::ui

@@ -1,0 +1,112 @@
+#include "rankbarchart.h"
+
+#include "timeformat.h"
+#include "viewstyle.h"
+
+#include <QPainter>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace syncline::ui {
+
+namespace {
+
+int64_t lowerMedian(std::vector<int64_t> v)
+{
+    if (v.empty())
+        return 0;
+    const size_t k = (v.size() - 1) / 2;
+    std::nth_element(v.begin(), v.begin() + ptrdiff_t(k), v.end());
+    return v[k];
+}
+
+} // namespace
+
+RankBarChart::RankBarChart(QWidget *parent) : QWidget(parent)
+{
+    setMinimumHeight(120);
+}
+
+std::vector<bool> RankBarChart::stragglers(const std::vector<int64_t> &values, int64_t *threshold)
+{
+    std::vector<bool> out(values.size(), false);
+    const int64_t median = lowerMedian(values);
+    std::vector<int64_t> dev;
+    dev.reserve(values.size());
+    for (int64_t v : values)
+        dev.push_back(std::llabs(v - median));
+    const int64_t mad = lowerMedian(dev);
+    const int64_t limit = median + 3 * mad;
+    if (threshold)
+        *threshold = limit;
+    for (size_t i = 0; i < values.size(); ++i)
+        out[i] = values[i] > limit;
+    return out;
+}
+
+void RankBarChart::setData(const QString &title, std::vector<Bar> bars)
+{
+    m_title = title;
+    m_bars = std::move(bars);
+    std::vector<int64_t> values;
+    for (const Bar &b : m_bars)
+        values.push_back(b.valueNs);
+    m_flags = stragglers(values, &m_threshold);
+    update();
+}
+
+void RankBarChart::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    const ViewStyle style = ViewStyle::fromPalette(palette());
+    p.fillRect(rect(), style.background);
+    p.setFont(style.font);
+    p.setPen(style.text);
+    if (m_bars.empty()) {
+        p.setPen(style.mutedText);
+        p.drawText(rect(), Qt::AlignCenter, tr("Choose a name in the table to see its duration per rank"));
+        return;
+    }
+    const int stragglerCount = int(std::count(m_flags.begin(), m_flags.end(), true));
+    p.drawText(QRect(8, 2, width() - 16, 18), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("%1 — mean duration per rank; %2 straggler(s) beyond median + 3·MAD (%3)")
+                   .arg(m_title)
+                   .arg(stragglerCount)
+                   .arg(formatDuration(m_threshold)));
+    const QRectF plot(56, 24, width() - 66, height() - 46);
+    int64_t maxV = 1;
+    for (const Bar &b : m_bars)
+        maxV = std::max(maxV, b.valueNs);
+    maxV = std::max(maxV, m_threshold);
+    p.setFont(style.smallFont);
+    p.setPen(style.grid);
+    for (int i = 0; i <= 4; ++i) {
+        const double y = plot.bottom() - plot.height() * i / 4.0;
+        p.setPen(style.grid);
+        p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+        p.setPen(style.mutedText);
+        p.drawText(QRectF(0, y - 8, plot.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
+                   formatDuration(maxV * i / 4, 2));
+    }
+    const double slot = plot.width() / double(m_bars.size());
+    const double barW = std::max(1.0, slot * 0.75);
+    const int labelEvery = std::max(1, int(40 / std::max(1.0, slot)));
+    for (size_t i = 0; i < m_bars.size(); ++i) {
+        const double h = plot.height() * double(m_bars[i].valueNs) / double(maxV);
+        const QRectF bar(plot.left() + i * slot + (slot - barW) / 2, plot.bottom() - h, barW, h);
+        p.fillRect(bar, m_flags[i] ? QColor(0xe15759) : QColor(0x4e79a7));
+        if (int(i) % labelEvery == 0) {
+            p.setPen(m_flags[i] ? QColor(0xe15759) : style.mutedText);
+            p.drawText(QRectF(bar.center().x() - 20, plot.bottom() + 2, 40, 16), Qt::AlignCenter,
+                       QString::number(m_bars[i].rank));
+        }
+    }
+    const double ty = plot.bottom() - plot.height() * double(m_threshold) / double(maxV);
+    p.setPen(QPen(QColor(0xe15759), 1, Qt::DashLine));
+    p.drawLine(QPointF(plot.left(), ty), QPointF(plot.right(), ty));
+    p.setPen(style.mutedText);
+    p.drawText(QRectF(plot.left(), plot.bottom() + 2, 40, 16), Qt::AlignLeft, tr("rank"));
+}
+
+} // namespace syncline::ui

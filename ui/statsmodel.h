@@ -1,0 +1,39 @@
+// StatsModel — the per-name duration table (count, total, mean, p50, p95, p99, max) over
+// syncline::Stats rows; sits behind a QSortFilterProxyModel (sorting uses SortRole = raw int64).
+// Invariants: one row per name (the all-ranks StatsRow); times in ns, displayed formatted.
+// Threading: GUI thread; rows are computed elsewhere (StatsPanel, off the GUI thread).
+#pragma once
+
+#include "timeline/stats.h"
+
+#include <QAbstractTableModel>
+
+#include <memory>
+#include <vector>
+
+namespace syncline::ui {
+
+class StatsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { Name, Count, Total, Mean, P50, P95, P99, Max, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole;
+    static constexpr int NameIdRole = Qt::UserRole + 1;
+
+    explicit StatsModel(QObject *parent = nullptr);
+    // Keeps rows with rank == nullopt; `timeline` resolves names (may be null to clear).
+    void setRows(std::shared_ptr<const Timeline> timeline, const std::vector<StatsRow> &rows);
+    const StatsRow &row(int r) const { return m_rows[size_t(r)]; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::shared_ptr<const Timeline> m_timeline;
+    std::vector<StatsRow> m_rows;
+};
+
+} // namespace syncline::ui

@@ -1,0 +1,143 @@
+#include "statspanel.h"
+
+#include "timeformat.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace syncline::ui {
+
+StatsPanel::StatsPanel(QWidget *parent)
+    : QWidget(parent), m_model(new StatsModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new QTableView(this)), m_chart(new RankBarChart(this)), m_scope(new QComboBox(this)),
+      m_filter(new QLineEdit(this)), m_status(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(StatsModel::SortRole);
+    m_proxy->setFilterKeyColumn(StatsModel::Name);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(StatsModel::Total, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(StatsModel::Name, QHeaderView::Stretch);
+    m_table->setAlternatingRowColors(true);
+    m_scope->addItems({tr("Whole job"), tr("Selected range")});
+    m_filter->setPlaceholderText(tr("Filter names…"));
+    m_filter->setClearButtonEnabled(true);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_scope);
+    top->addWidget(m_filter, 1);
+    top->addWidget(m_status);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_table);
+    split->addWidget(m_chart);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(split, 1);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_scope, &QComboBox::currentIndexChanged, this, &StatsPanel::refresh);
+    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &StatsPanel::finished);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    chooseName(current.data(StatsModel::NameIdRole).toUInt());
+            });
+}
+
+StatsPanel::~StatsPanel()
+{
+    m_watcher.waitForFinished();
+}
+
+void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
+{
+    m_timeline = std::move(timeline);
+    m_rows.clear();
+    m_model->setRows(nullptr, {});
+    m_chart->setData({}, {});
+    refresh();
+}
+
+void StatsPanel::setSelectedRange(int64_t start, int64_t end)
+{
+    m_rangeStart = start;
+    m_rangeEnd = end;
+    if (m_scope->currentIndex() == 1)
+        refresh();
+}
+
+void StatsPanel::refresh()
+{
+    ++m_jobId; // anything still running is now stale
+    if (!m_timeline) {
+        m_status->clear();
+        return;
+    }
+    if (m_watcher.isRunning()) {
+        m_pending = true; // start again when the running job ends
+        return;
+    }
+    start();
+}
+
+void StatsPanel::start()
+{
+    StatsQuery query;
+    query.perRank = true;
+    if (m_scope->currentIndex() == 1) {
+        query.useRange = true;
+        query.beginNs = m_rangeStart;
+        query.endNs = std::max(m_rangeStart, m_rangeEnd);
+    }
+    m_status->setText(tr("computing…"));
+    const uint64_t id = m_jobId;
+    std::shared_ptr<const Timeline> timeline = m_timeline;
+    m_watcher.setFuture(QtConcurrent::run([id, timeline, query] {
+        return Result{id, timeline, Stats::compute(*timeline, query)};
+    }));
+}
+
+void StatsPanel::finished()
+{
+    Result r = m_watcher.result();
+    if (m_pending) {
+        m_pending = false;
+        start();
+    }
+    if (r.jobId != m_jobId || r.timeline != m_timeline)
+        return; // stale
+    ++m_completed;
+    m_rows = std::move(r.rows);
+    m_model->setRows(m_timeline, m_rows);
+    const bool ranged = m_scope->currentIndex() == 1;
+    m_status->setText(ranged ? tr("%1 names in %2").arg(m_model->rowCount()).arg(formatDuration(m_rangeEnd - m_rangeStart))
+                             : tr("%1 names").arg(m_model->rowCount()));
+    emit statsReady();
+}
+
+void StatsPanel::chooseName(uint32_t nameId)
+{
+    if (!m_timeline)
+        return;
+    std::vector<RankBarChart::Bar> bars;
+    for (const StatsRow &r : m_rows)
+        if (r.nameId == nameId && r.rank)
+            bars.push_back({*r.rank, r.meanNs});
+    const std::string_view n = m_timeline->names.name(nameId);
+    m_chart->setData(QString::fromUtf8(n.data(), qsizetype(n.size())), std::move(bars));
+}
+
+} // namespace syncline::ui

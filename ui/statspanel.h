@@ -1,0 +1,70 @@
+// StatsPanel — the per-name statistics table (whole job or the selected time range) and, for
+// the chosen name, a per-rank bar chart with stragglers marked. Stats are computed off the GUI
+// thread (QtConcurrent) as jobs with an id; a result whose id is not the latest is dropped.
+// Threading: GUI thread; the worker thread only reads the (immutable) Timeline.
+#pragma once
+
+#include "rankbarchart.h"
+#include "statsmodel.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace syncline::ui {
+
+class StatsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit StatsPanel(QWidget *parent = nullptr);
+    ~StatsPanel() override;
+    void setTimeline(std::shared_ptr<const Timeline> timeline);
+    // Range for "Selected range" mode (global ns); start >= end = no selection.
+    void setSelectedRange(int64_t start, int64_t end);
+    void refresh(); // recompute for the current scope (mode changes etc.)
+    StatsModel *model() const { return m_model; }
+    QSortFilterProxyModel *proxy() const { return m_proxy; }
+    QTableView *table() const { return m_table; }
+    RankBarChart *chart() const { return m_chart; }
+    void chooseName(uint32_t nameId);
+    uint64_t completedJobs() const { return m_completed; }
+
+signals:
+    void statsReady();
+
+private:
+    struct Result
+    {
+        uint64_t jobId = 0;
+        std::shared_ptr<const Timeline> timeline;
+        std::vector<StatsRow> rows;
+    };
+    void start();
+    void finished();
+
+    std::shared_ptr<const Timeline> m_timeline;
+    StatsModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_table;
+    RankBarChart *m_chart;
+    QComboBox *m_scope;
+    QLineEdit *m_filter;
+    QLabel *m_status;
+    QFutureWatcher<Result> m_watcher;
+    std::vector<StatsRow> m_rows; // all rows of the latest result (incl. per rank)
+    int64_t m_rangeStart = 0;
+    int64_t m_rangeEnd = 0;
+    uint64_t m_jobId = 0;
+    uint64_t m_completed = 0;
+    bool m_pending = false;
+};
+
+} // namespace syncline::ui

@@ -1,0 +1,326 @@
+#include "timelineview.h"
+
+#include "eventtext.h"
+#include "timelinepainter.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace syncline::ui {
+
+TimelineView::TimelineView(QWidget *parent)
+    : QAbstractScrollArea(parent), m_zoom(new ZoomControl(this)), m_style(ViewStyle::fromPalette(palette()))
+{
+    setFocusPolicy(Qt::StrongFocus);
+    viewport()->setMouseTracking(true);
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    setFrameShape(QFrame::NoFrame);
+    connect(m_zoom, &ZoomControl::rangeChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(m_zoom, &ZoomControl::selectionChanged, viewport(), qOverload<>(&QWidget::update));
+}
+
+void TimelineView::setScene(std::shared_ptr<TimelineScene> scene)
+{
+    m_scene = std::move(scene);
+    m_cache.invalidate();
+    if (m_scene)
+        m_zoom->setTrace(m_scene->beginNs(), m_scene->endNs());
+    m_zoom->clearSelection();
+    verticalScrollBar()->setValue(0);
+    updateScrollBars();
+    viewport()->update();
+}
+
+void TimelineView::setWallClock(bool on)
+{
+    m_wallClock = on;
+    viewport()->update();
+}
+
+void TimelineView::setViewStyle(const ViewStyle &style)
+{
+    m_style = style;
+    viewport()->update();
+}
+
+QRect TimelineView::eventArea() const
+{
+    const QRect vp = viewport()->rect();
+    return QRect(kGutterWidth, kRulerHeight, std::max(1, vp.width() - kGutterWidth),
+                 std::max(1, vp.height() - kRulerHeight));
+}
+
+GeometryRequest TimelineView::currentRequest() const
+{
+    const QRect area = eventArea();
+    GeometryRequest r;
+    r.rangeStart = m_zoom->rangeStart();
+    r.rangeEnd = m_zoom->rangeEnd();
+    r.width = area.width();
+    r.height = area.height();
+    r.top = verticalScrollBar()->value();
+    return r;
+}
+
+int64_t TimelineView::timeAtX(double eventX) const
+{
+    return m_zoom->timeAt(eventX, eventArea().width());
+}
+
+EventRef TimelineView::eventAt(QPoint pos) const
+{
+    const QRect area = eventArea();
+    if (!m_scene || !area.contains(pos))
+        return {};
+    return hitTest(*m_scene, currentRequest(), QPointF(pos - area.topLeft()));
+}
+
+void TimelineView::sceneChanged()
+{
+    if (m_scene) {
+        const int64_t width = m_zoom->rangeDuration();
+        const int64_t start = m_zoom->rangeStart();
+        const bool changedBounds = m_scene->beginNs() != m_zoom->traceStart() || m_scene->endNs() != m_zoom->traceEnd();
+        if (changedBounds) {
+            QSignalBlocker block(m_zoom);
+            m_zoom->setTrace(m_scene->beginNs(), m_scene->endNs());
+            m_zoom->setRange(start, start + width); // keep the view in place (clamped)
+        }
+    }
+    updateScrollBars();
+    viewport()->update();
+}
+
+void TimelineView::updateScrollBars()
+{
+    const double total = m_scene ? m_scene->layout().totalHeight() : 0;
+    const int page = eventArea().height();
+    verticalScrollBar()->setPageStep(page);
+    verticalScrollBar()->setSingleStep(20);
+    verticalScrollBar()->setRange(0, std::max(0, int(std::ceil(total)) - page + 20));
+}
+
+void TimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter p(viewport());
+    const QRect vp = viewport()->rect();
+    p.fillRect(vp, m_style.background);
+    if (!m_scene) {
+        p.setPen(m_style.mutedText);
+        p.drawText(vp, Qt::AlignCenter, tr("Open a job directory, config, logs or Chrome traces\n(File ▸ Open, or drop them here)"));
+        return;
+    }
+    const QRect area = eventArea();
+    FrameRects rects;
+    rects.events = area;
+    rects.ruler = QRectF(area.left(), 0, area.width(), kRulerHeight);
+    rects.gutter = QRectF(0, kRulerHeight, kGutterWidth, area.height());
+    FrameOptions options;
+    options.wallClock = m_wallClock;
+    options.cursorX = m_cursorX;
+    options.selectionStart = m_zoom->selectionStart();
+    options.selectionEnd = m_zoom->selectionEnd();
+    const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
+    TimelinePainter::paintFrame(p, rects, *m_scene, g, m_style, options);
+    p.fillRect(QRect(0, 0, kGutterWidth, kRulerHeight), m_style.ruler);
+    p.setPen(m_style.mutedText);
+    p.setFont(m_style.smallFont);
+    p.drawText(QRect(6, 0, kGutterWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               m_scene->clockMode() == ClockMode::Raw ? tr("raw clocks") : tr("corrected clocks"));
+}
+
+void TimelineView::resizeEvent(QResizeEvent *event)
+{
+    QAbstractScrollArea::resizeEvent(event);
+    updateScrollBars();
+}
+
+void TimelineView::scrollContentsBy(int, int)
+{
+    viewport()->update();
+}
+
+void TimelineView::wheelEvent(QWheelEvent *event)
+{
+    const QPointF pos = event->position();
+    const QPoint delta = event->angleDelta();
+    if (event->modifiers() & Qt::ShiftModifier || pos.x() < kGutterWidth) {
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
+        return;
+    }
+    if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
+        m_zoom->panFraction(-delta.x() / 1200.0);
+        return;
+    }
+    const double factor = std::pow(1.0016, delta.y()); // 120 units ≈ 1.21×
+    m_zoom->zoomAt(factor, timeAtX(pos.x() - kGutterWidth));
+    event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent *event)
+{
+    if (!m_scene || event->button() != Qt::LeftButton)
+        return;
+    const QPoint pos = event->position().toPoint();
+    m_pressPos = pos;
+    m_moved = false;
+    if (pos.y() < kRulerHeight && pos.x() >= kGutterWidth) {
+        m_drag = Drag::RulerSelect;
+        m_pressTime = timeAtX(pos.x() - kGutterWidth);
+        m_zoom->clearSelection();
+        return;
+    }
+    if (pos.x() < kGutterWidth) {
+        const int row = m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
+        if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
+            const int worker = m_scene->layout().rows()[size_t(row)].worker;
+            m_scene->setCollapsed(worker, !m_scene->isCollapsed(worker));
+            sceneChanged();
+        }
+        return;
+    }
+    m_drag = Drag::Pan;
+    m_pressRangeStart = m_zoom->rangeStart();
+    m_pressScroll = verticalScrollBar()->value();
+    viewport()->setCursor(Qt::ClosedHandCursor);
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent *event)
+{
+    const QPoint pos = event->position().toPoint();
+    if ((pos - m_pressPos).manhattanLength() > 3)
+        m_moved = true;
+    const QRect area = eventArea();
+    if (m_drag == Drag::Pan && m_moved) {
+        const double nsPerPx = double(m_zoom->rangeDuration()) / area.width();
+        const int64_t start = m_pressRangeStart - int64_t(std::llround((pos.x() - m_pressPos.x()) * nsPerPx));
+        m_zoom->setRange(start, start + m_zoom->rangeDuration());
+        verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
+    } else if (m_drag == Drag::RulerSelect) {
+        m_zoom->setSelection(m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - kGutterWidth));
+    }
+    const bool inside = pos.x() >= area.left() && m_scene;
+    m_cursorX = inside ? pos.x() - area.left() : -1;
+    if (m_scene)
+        emit cursorTimeChanged(inside ? timeAtX(m_cursorX) : 0, inside);
+    viewport()->update();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    viewport()->unsetCursor();
+    if (drag == Drag::Pan && !m_moved)
+        selectEvent(eventAt(event->position().toPoint()), false);
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    const EventRef ref = eventAt(event->position().toPoint());
+    if (ref.valid()) {
+        selectEvent(ref, false);
+        zoomToEvent(ref);
+    }
+}
+
+void TimelineView::keyPressEvent(QKeyEvent *event)
+{
+    const int64_t centre = m_cursorX >= 0 ? timeAtX(m_cursorX)
+                                         : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
+    switch (event->key()) {
+    case Qt::Key_W: m_zoom->zoomAt(1.5, centre); break;
+    case Qt::Key_S: m_zoom->zoomAt(1 / 1.5, centre); break;
+    case Qt::Key_A: m_zoom->panFraction(-0.15); break;
+    case Qt::Key_D: m_zoom->panFraction(0.15); break;
+    case Qt::Key_F:
+    case Qt::Key_Home: m_zoom->fit(); break;
+    case Qt::Key_Escape:
+        m_zoom->clearSelection();
+        selectEvent({}, false);
+        break;
+    default: QAbstractScrollArea::keyPressEvent(event); return;
+    }
+    event->accept();
+}
+
+void TimelineView::leaveEvent(QEvent *event)
+{
+    m_cursorX = -1;
+    emit cursorTimeChanged(0, false);
+    viewport()->update();
+    QAbstractScrollArea::leaveEvent(event);
+}
+
+bool TimelineView::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip && m_scene) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const EventRef ref = eventAt(help->pos());
+        if (ref.valid())
+            QToolTip::showText(help->globalPos(), eventTooltipHtml(*m_scene, ref), viewport());
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(event);
+}
+
+void TimelineView::selectEvent(const EventRef &ref, bool reveal)
+{
+    if (!m_scene)
+        return;
+    m_scene->setSelected(ref);
+    if (reveal && ref.valid())
+        revealEvent(ref);
+    viewport()->update();
+    emit eventSelected(ref);
+}
+
+void TimelineView::zoomToEvent(const EventRef &ref)
+{
+    if (!m_scene || !ref.valid())
+        return;
+    const TrackModel &m = m_scene->model(ref.model);
+    const int64_t s = m.startTime(ref.index);
+    const int64_t e = std::max(m.endTime(ref.index), s + 1);
+    const int64_t margin = std::max<int64_t>((e - s) / 10, 10);
+    m_zoom->setRange(s - margin, e + margin);
+    revealEvent(ref);
+}
+
+void TimelineView::revealEvent(const EventRef &ref)
+{
+    const TrackModel &m = m_scene->model(ref.model);
+    const int64_t s = m.startTime(ref.index);
+    const int64_t e = m.endTime(ref.index);
+    if (e < m_zoom->rangeStart() || s > m_zoom->rangeEnd()) {
+        const int64_t w = m_zoom->rangeDuration();
+        m_zoom->setRange(s - w / 3, s - w / 3 + w);
+    }
+    if (m_scene->isCollapsed(int(m.worker()))) {
+        m_scene->setCollapsed(int(m.worker()), false);
+        sceneChanged();
+    }
+    const int row = m_scene->layout().rowOf(ref.model, m.depth(ref.index));
+    if (row >= 0) {
+        const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
+        const int top = verticalScrollBar()->value();
+        const int h = eventArea().height();
+        if (r.y < top || r.y + r.height > top + h)
+            verticalScrollBar()->setValue(int(r.y) - h / 3);
+    }
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,87 @@
+// TimelineView — the zoomable Gantt view: ruler on top (fixed), worker/thread labels on the
+// left, events in the middle; vertical scrolling through many workers. It only replays the
+// cached TimelineGeometry in paintEvent (DESIGN.md §3); input maps to ZoomControl and the scene.
+//
+// Navigation: wheel zooms at the cursor (Shift+wheel or wheel over the labels scrolls), drag pans
+// (both axes), W/S zoom in/out, A/D pan, F or Home fits, double-click zooms to an event, drag on
+// the ruler selects a time range (Esc clears), click selects an event, click on a group header
+// collapses/expands it. Hover shows a tooltip and reports the cursor time.
+// Invariants: times in global ns (scene's clock mode); geometry x = double(t − rangeStart)·pxPerNs.
+// Threading: GUI thread only.
+#pragma once
+
+#include "timelinegeometry.h"
+#include "viewstyle.h"
+#include "zoomcontrol.h"
+
+#include <QAbstractScrollArea>
+
+#include <memory>
+
+namespace syncline::ui {
+
+class TimelineView : public QAbstractScrollArea
+{
+    Q_OBJECT
+public:
+    static constexpr int kGutterWidth = 230;
+    static constexpr int kRulerHeight = 26;
+
+    explicit TimelineView(QWidget *parent = nullptr);
+
+    void setScene(std::shared_ptr<TimelineScene> scene); // fits the range to the whole job
+    TimelineScene *scene() const { return m_scene.get(); }
+    ZoomControl *zoomControl() const { return m_zoom; }
+    void setWallClock(bool on);
+    bool wallClock() const { return m_wallClock; }
+    void setViewStyle(const ViewStyle &style);
+    const ViewStyle &viewStyle() const { return m_style; }
+
+    GeometryRequest currentRequest() const;
+    QRect eventArea() const; // in viewport coordinates
+    const GeometryCache &geometryCache() const { return m_cache; }
+    EventRef eventAt(QPoint viewportPos) const;
+
+    // Call after changing the scene (filters, search, collapse, clock mode).
+    void sceneChanged();
+    void selectEvent(const EventRef &ref, bool reveal);
+    void zoomToEvent(const EventRef &ref);
+    void revealEvent(const EventRef &ref); // scroll vertically and pan so it is visible
+
+signals:
+    void eventSelected(syncline::ui::EventRef ref);
+    void cursorTimeChanged(qint64 globalNs, bool inside);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    enum class Drag { None, Pan, RulerSelect };
+    void updateScrollBars();
+    int64_t timeAtX(double eventX) const;
+
+    std::shared_ptr<TimelineScene> m_scene;
+    ZoomControl *m_zoom;
+    GeometryCache m_cache;
+    ViewStyle m_style;
+    bool m_wallClock = false;
+    double m_cursorX = -1;
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    int64_t m_pressRangeStart = 0;
+    int m_pressScroll = 0;
+    int64_t m_pressTime = 0;
+    bool m_moved = false;
+};
+
+} // namespace syncline::ui
