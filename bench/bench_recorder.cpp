@@ -35,8 +35,8 @@ constexpr int kBatch = 1000;
 std::string benchDir()
 {
     static const std::string dir = [] {
-        auto d = std::filesystem::temp_directory_path() /
-                 ("syncline-bench-" + std::to_string(getpid()));
+        auto d =
+            std::filesystem::temp_directory_path() / ("syncline-bench-" + std::to_string(getpid()));
         std::filesystem::create_directories(d);
         std::ofstream(d / "timer_config.json") << R"({"buffer_events": 65536})";
         return d.string();
@@ -139,7 +139,8 @@ void WriterThroughput(benchmark::State &state)
 }
 BENCHMARK(WriterThroughput)->Args({2000000, 0})->Args({2000000, 1})->UseManualTime()->Iterations(3);
 
-// Console output plus the per-run mean times (per batch of kBatch), for the ratio printed at the end.
+// Console output plus the per-run mean times (per batch of kBatch), for the ratio printed at the
+// end.
 class RatioReporter : public benchmark::ConsoleReporter
 {
 public:
@@ -165,8 +166,7 @@ int main(int argc, char **argv)
     if (clock != reporter.m_ns.end() && pair != reporter.m_ns.end())
         std::printf("\nstart+end pair: %.1f ns, two clock reads: %.1f ns, ratio %.2fx "
                     "(goal <= 4x)\n",
-                    pair->second / kBatch, clock->second / kBatch,
-                    pair->second / clock->second);
+                    pair->second / kBatch, clock->second / kBatch, pair->second / clock->second);
     std::filesystem::remove_all(benchDir());
     benchmark::Shutdown();
     return 0;

@@ -33,7 +33,12 @@
 
 namespace syncline::rec {
 
-enum class ClockSource { MonotonicRaw, Monotonic, Tsc };
+enum class ClockSource
+{
+    MonotonicRaw,
+    Monotonic,
+    Tsc
+};
 
 class Clock
 {
@@ -82,7 +87,10 @@ public:
     // Median (by wall − mono offset) of `samples` back-to-back paired reads.
     Anchor anchor(int samples = 9) const;
 
-    static int64_t wallNs() { return readPosix(CLOCK_REALTIME); }
+    static int64_t wallNs()
+    {
+        return readPosix(CLOCK_REALTIME);
+    }
     static const char *sourceName(ClockSource source);
     static std::optional<ClockSource> sourceFromName(std::string_view name);
     // True on x86-64 when /proc/cpuinfo lists constant_tsc and nonstop_tsc.

@@ -7,8 +7,8 @@
 #include "recorder/recordformatter.h"
 #include "recorder/syncclient.h"
 #include "recorder/syncprotocol.h"
-#include "recorder/timeserver.h"
 #include "recorder/threadbuffer.h"
+#include "recorder/timeserver.h"
 
 #include <nlohmann/json.hpp>
 
@@ -156,13 +156,11 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
     if (!m_config.loadedFromFile)
         m_writer->appendNote("info", configPath.empty()
                                          ? "no config file given; using defaults"
-                                         : "no config file at " + configPath +
-                                               "; using defaults");
+                                         : "no config file at " + configPath + "; using defaults");
     if (m_config.clock != m_clock.source())
-        m_writer->appendNote("warning", std::string("clock \"") +
-                                            Clock::sourceName(m_config.clock) +
-                                            "\" unavailable; using \"" +
-                                            Clock::sourceName(m_clock.source()) + "\"");
+        m_writer->appendNote(
+            "warning", std::string("clock \"") + Clock::sourceName(m_config.clock) +
+                           "\" unavailable; using \"" + Clock::sourceName(m_clock.source()) + "\"");
     m_writer->start();
     ClientRegistry::install();
     {
@@ -260,9 +258,8 @@ std::string FileTimerClient::headerLine(const Clock::Anchor &anchor, int64_t sta
     h["boot_id"] = m_identity.bootId;
     h["pid"] = m_identity.pid;
     h["clock"] = Clock::sourceName(m_clock.source());
-    h["anchor"] = {{"mono_ns", anchor.monoNs},
-                   {"wall_ns", anchor.wallNs},
-                   {"spread_ns", anchor.spreadNs}};
+    h["anchor"] = {
+        {"mono_ns", anchor.monoNs}, {"wall_ns", anchor.wallNs}, {"spread_ns", anchor.spreadNs}};
     if (m_config.loadedFromFile)
         h["config"] = m_config.sourcePath;
     else
@@ -315,8 +312,8 @@ ThreadBuffer *FileTimerClient::createThreadBuffer(std::string_view name)
     t_lastBuffer = buffer.get();
     std::string threadName(name);
     if (threadName.empty())
-        threadName = tid == m_creatorTid ? std::string("main")
-                                         : "thread-" + std::to_string(++m_threadCount);
+        threadName =
+            tid == m_creatorTid ? std::string("main") : "thread-" + std::to_string(++m_threadCount);
     Record r;
     r.type = RecordType::ThreadName;
     r.nameId = nameId(threadName);
@@ -336,8 +333,7 @@ void FileTimerClient::pushBegin(std::string_view name, std::string *args)
     const bool written = b->pushBegin(r);
     if (!written) {
         delete args;
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     } else {
         b->openWritten.store(b->openWritten.load(std::memory_order_relaxed) + 1,
                              std::memory_order_relaxed);
@@ -364,8 +360,7 @@ void FileTimerClient::startEvent(std::string_view name, const EventArgs &args)
         throw TimerError("startEvent: empty event name");
     if (m_callbacks.onStart)
         m_callbacks.onStart(name);
-    pushBegin(name, args.empty() ? nullptr
-                                 : new std::string(RecordFormatter::formatArgs(args)));
+    pushBegin(name, args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args)));
 }
 
 void FileTimerClient::pushEnd(std::string_view name, std::string *args)
@@ -379,8 +374,9 @@ void FileTimerClient::pushEnd(std::string_view name, std::string *args)
         const std::string n(name);
         throw TimerError(stack.empty()
                              ? "endEvent(\"" + n + "\"): no event is open on this thread"
-                             : "endEvent(\"" + n + "\"): the innermost open event of this "
-                                                   "thread is \"" +
+                             : "endEvent(\"" + n +
+                                   "\"): the innermost open event of this "
+                                   "thread is \"" +
                                    NameTable::instance().name(stack.back().nameId) + "\"");
     }
     const bool written = stack.back().written;
@@ -431,8 +427,7 @@ void FileTimerClient::instant(std::string_view name, const EventArgs &args)
     r.args = args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args));
     if (!b->pushOther(r)) {
         delete r.args;
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
 }
 
@@ -455,8 +450,7 @@ void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int
     r.args = args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args));
     if (!b->pushOther(r)) {
         delete r.args;
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
 }
 
@@ -478,8 +472,7 @@ void FileTimerClient::setThreadName(std::string_view name)
     r.type = RecordType::ThreadName;
     r.nameId = nameId(name);
     if (!b->pushOther(r))
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 void FileTimerClient::flush()
@@ -541,8 +534,8 @@ std::string FileTimerClient::lastError() const
     return m_writer ? m_writer->error() : std::string("disabled after fork()");
 }
 
-void FileTimerClient::appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref,
-                                       int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+void FileTimerClient::appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref, int64_t t1,
+                                       int64_t t2, int64_t t3, int64_t t4)
 {
     if (enabled())
         m_writer->appendSync(burst, seq, ref, t1, t2, t3, t4);

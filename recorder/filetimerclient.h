@@ -126,8 +126,8 @@ public:
     bool enabled() const;
 
     // Side records written by the writer thread (safe from any thread, not for the hot path).
-    void appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref, int64_t t1,
-                          int64_t t2, int64_t t3, int64_t t4);
+    void appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref, int64_t t1, int64_t t2,
+                          int64_t t3, int64_t t4);
     void appendNote(std::string_view level, std::string_view msg);
 
 private:
@@ -140,7 +140,7 @@ private:
     void startSync();
     void abandonAfterFork();
 
-    const uint64_t m_serial;   // unique per client in the process (thread-local cache key)
+    const uint64_t m_serial; // unique per client in the process (thread-local cache key)
     const uint64_t m_forkGeneration;
     std::string m_configPath;
     TimerConfig m_config;

@@ -104,8 +104,8 @@ void LogWriter::appendNote(std::string_view level, std::string_view msg)
     m_side += line;
 }
 
-void LogWriter::appendSync(int64_t burst, int64_t seq, std::string_view ref, int64_t t1,
-                           int64_t t2, int64_t t3, int64_t t4)
+void LogWriter::appendSync(int64_t burst, int64_t seq, std::string_view ref, int64_t t1, int64_t t2,
+                           int64_t t3, int64_t t4)
 {
     std::string line;
     RecordFormatter::appendSync(line, burst, seq, ref, t1, t2, t3, t4);
@@ -175,8 +175,8 @@ void LogWriter::run()
         if (now >= nextHeartbeat) {
             const Stats s = stats();
             std::string hb;
-            RecordFormatter::appendHeartbeat(hb, m_clock.now(), s.written, s.dropped,
-                                             s.bufferFull, s.bytes);
+            RecordFormatter::appendHeartbeat(hb, m_clock.now(), s.written, s.dropped, s.bufferFull,
+                                             s.bytes);
             appendText(hb);
             nextHeartbeat = now + m_heartbeatNs;
         }

@@ -33,11 +33,11 @@ class LogWriter
 public:
     struct Stats
     {
-        uint64_t recorded = 0;   // records accepted by the recording threads
-        uint64_t written = 0;    // B/E/I/X/thread records formatted for the file
-        uint64_t dropped = 0;    // events lost to the overflow policy
-        uint64_t bufferFull = 0; // times a recording thread found its buffer full
-        uint64_t bytes = 0;      // bytes written to the file
+        uint64_t recorded = 0;       // records accepted by the recording threads
+        uint64_t written = 0;        // B/E/I/X/thread records formatted for the file
+        uint64_t dropped = 0;        // events lost to the overflow policy
+        uint64_t bufferFull = 0;     // times a recording thread found its buffer full
+        uint64_t bytes = 0;          // bytes written to the file
         uint64_t discardedBytes = 0; // bytes not written because of an I/O error
     };
 

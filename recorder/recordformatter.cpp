@@ -10,6 +10,40 @@ namespace syncline::rec {
 
 namespace {
 const char kHex[] = "0123456789abcdef";
+
+// Length of the well-formed UTF-8 sequence starting at s[i] (a byte >= 0x80), 0 if invalid
+// (stray continuation, overlong, surrogate, > U+10FFFF or truncated).
+size_t validUtf8Length(std::string_view s, size_t i)
+{
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size())
+        return 0;
+    for (size_t k = 1; k < len; ++k) {
+        const unsigned char b = static_cast<unsigned char>(s[i + k]);
+        if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
+            return 0;
+    }
+    return len;
+}
 } // namespace
 
 void RecordFormatter::appendEscaped(std::string &out, std::string_view s)
@@ -18,6 +52,19 @@ void RecordFormatter::appendEscaped(std::string &out, std::string_view s)
     size_t run = 0; // start of the pending run of characters that need no escaping
     for (size_t i = 0; i < s.size(); ++i) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) {
+            // Keep valid UTF-8 as is; replace each invalid byte by U+FFFD so that every line
+            // stays valid JSON text.
+            const size_t len = validUtf8Length(s, i);
+            if (len > 0) {
+                i += len - 1;
+                continue;
+            }
+            out.append(s.data() + run, i - run);
+            run = i + 1;
+            out += "\\ufffd";
+            continue;
+        }
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         out.append(s.data() + run, i - run);
@@ -157,8 +204,8 @@ void RecordFormatter::appendHeartbeat(std::string &out, int64_t ts, uint64_t eve
     out += "}\n";
 }
 
-void RecordFormatter::appendClose(std::string &out, int64_t ts, uint64_t events,
-                                  uint64_t dropped, int64_t open)
+void RecordFormatter::appendClose(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
+                                  int64_t open)
 {
     out += "{\"t\":\"close\",\"ts\":";
     appendInt(out, ts);
@@ -183,9 +230,8 @@ void RecordFormatter::appendNote(std::string &out, int64_t ts, std::string_view 
     out += "}\n";
 }
 
-void RecordFormatter::appendSync(std::string &out, int64_t burst, int64_t seq,
-                                 std::string_view ref, int64_t t1, int64_t t2, int64_t t3,
-                                 int64_t t4)
+void RecordFormatter::appendSync(std::string &out, int64_t burst, int64_t seq, std::string_view ref,
+                                 int64_t t1, int64_t t2, int64_t t3, int64_t t4)
 {
     out += "{\"t\":\"sync\",\"burst\":";
     appendInt(out, burst);

@@ -20,8 +20,7 @@ size_t roundUpPow2(size_t n)
 } // namespace
 
 ThreadBuffer::ThreadBuffer(int64_t tid, size_t capacity, bool grow)
-    : m_tid(tid), m_grow(grow), m_prodRing(new Ring(roundUpPow2(capacity))),
-      m_consRing(m_prodRing)
+    : m_tid(tid), m_grow(grow), m_prodRing(new Ring(roundUpPow2(capacity))), m_consRing(m_prodRing)
 {
     m_stack.reserve(64);
 }

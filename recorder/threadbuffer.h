@@ -28,7 +28,14 @@
 
 namespace syncline::rec {
 
-enum class RecordType : uint8_t { Begin, End, Instant, Complete, ThreadName };
+enum class RecordType : uint8_t
+{
+    Begin,
+    End,
+    Instant,
+    Complete,
+    ThreadName
+};
 
 // One buffered record: 32 bytes. `args` (a JSON object's text) is owned by the record.
 struct Record
@@ -63,8 +70,7 @@ public:
     bool pushOther(const Record &r);
 
     // Consumer side: calls f(Record&) for up to `max` records in order, returns the count.
-    template <class F>
-    size_t drain(F &&f, size_t max);
+    template <class F> size_t drain(F &&f, size_t max);
     bool empty() const;
 
     std::vector<OpenEvent> &stack() { return m_stack; }
@@ -100,8 +106,7 @@ private:
     alignas(64) Ring *m_consRing;
 };
 
-template <class F>
-size_t ThreadBuffer::drain(F &&f, size_t max)
+template <class F> size_t ThreadBuffer::drain(F &&f, size_t max)
 {
     size_t n = 0;
     for (;;) {

@@ -61,8 +61,8 @@ public:
                 list += list.empty() ? a : std::string(", ") + a;
             }
             if (!ok)
-                throw ConfigError(m_source + ": " + where + (where.empty() ? "" : ".") +
-                                  it.key() + ": unknown key (expected one of: " + list + ")");
+                throw ConfigError(m_source + ": " + where + (where.empty() ? "" : ".") + it.key() +
+                                  ": unknown key (expected one of: " + list + ")");
         }
     }
 
@@ -82,8 +82,7 @@ public:
 
     int64_t integer(const json &v, const std::string &key, int64_t lo, int64_t hi) const
     {
-        const std::string range =
-            "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+        const std::string range = "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
         if (!v.is_number_integer())
             fail(key, range, v);
         if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
@@ -156,8 +155,9 @@ void parseSync(const Checker &c, const json &v, SyncSettings &s)
 {
     if (!v.is_object())
         c.fail("sync", "an object", v);
-    c.onlyKeys(v, "sync", {"enabled", "server", "host_server", "burst_size", "interval_s",
-                           "timeout_ms", "token"});
+    c.onlyKeys(
+        v, "sync",
+        {"enabled", "server", "host_server", "burst_size", "interval_s", "timeout_ms", "token"});
     if (v.contains("enabled"))
         s.enabled = c.boolean(v["enabled"], "sync.enabled");
     if (v.contains("server") && !v["server"].is_null()) {
@@ -246,16 +246,15 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
         doc = json::parse(text.begin(), text.end());
     } catch (const json::parse_error &e) {
         const size_t at = e.byte > 0 ? e.byte - 1 : 0;
-        throw ConfigError(source + ":" + parseErrorWhere(text, at) + ": invalid JSON (" +
-                          e.what() + ")");
+        throw ConfigError(source + ":" + parseErrorWhere(text, at) + ": invalid JSON (" + e.what() +
+                          ")");
     }
     const Checker c(source);
     if (!doc.is_object())
         c.fail("(top level)", "an object", doc);
     c.onlyKeys(doc, "",
-               {"event_kinds", "clock", "flush_interval_ms", "heartbeat_interval_ms",
-                "log_path", "buffer_events", "overflow", "test_clock", "sync",
-                "silent_after_s"});
+               {"event_kinds", "clock", "flush_interval_ms", "heartbeat_interval_ms", "log_path",
+                "buffer_events", "overflow", "test_clock", "sync", "silent_after_s"});
     TimerConfig cfg;
     cfg.loadedFromFile = true;
     cfg.sourcePath = source;

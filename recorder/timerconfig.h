@@ -30,15 +30,16 @@ public:
 
 struct EventKind
 {
-    std::string pattern;       // exact name, or a GlobPattern when glob is true
+    std::string pattern; // exact name, or a GlobPattern when glob is true
     bool glob = false;
-    std::string category;      // "" when not given
-    std::string color;         // "#rrggbb", "" when not given
+    std::string category;       // "" when not given
+    std::string color;          // "#rrggbb", "" when not given
     int64_t expectedMaxNs = -1; // -1: no expected maximum
 };
 
 // What a producer does when its per-thread buffer is full. Neither blocks on I/O.
-enum class OverflowPolicy {
+enum class OverflowPolicy
+{
     DropNewest, // the new record is dropped and counted (hb/close `dropped`); default
     Grow,       // the buffer grows (a new segment twice the size is chained); lossless
 };
@@ -47,7 +48,7 @@ struct SyncSettings
 {
     bool enabled = true;
     std::optional<std::string> server; // "host:port"; env SYNCLINE_TIME_SERVER overrides
-    bool hostServer = false;            // rank 0 runs the time server in a thread
+    bool hostServer = false;           // rank 0 runs the time server in a thread
     int burstSize = 8;
     double intervalS = 1.0;
     int timeoutMs = 100;
@@ -86,10 +87,10 @@ public:
     std::string sourcePath; // absolute path of the file read, "" for defaults
 
     ClockSource clock = ClockSource::MonotonicRaw;
-    int flushIntervalMs = 50;       // 1..100
-    int heartbeatIntervalMs = 1000; // 10..600000
+    int flushIntervalMs = 50;                 // 1..100
+    int heartbeatIntervalMs = 1000;           // 10..600000
     std::string logPath = "timer_events.log"; // template, see LogPath
-    int bufferEvents = 65536;       // per-thread ring capacity, rounded up to a power of two
+    int bufferEvents = 65536; // per-thread ring capacity, rounded up to a power of two
     OverflowPolicy overflow = OverflowPolicy::DropNewest;
     TestClockSettings testClock;
     SyncSettings sync;

@@ -61,8 +61,7 @@ WorkerIdentity WorkerIdentity::fromEnvironment(const GetEnv &getEnv)
 {
     WorkerIdentity w;
     envInt(getEnv, {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"}, &w.rank);
-    envInt(getEnv, {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"},
-           &w.localRank);
+    envInt(getEnv, {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"}, &w.localRank);
     envInt(getEnv, {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, &w.worldSize);
     envInt(getEnv, {"GROUP_RANK"}, &w.groupRank);
     envInt(getEnv, {"TORCHELASTIC_RESTART_COUNT"}, &w.restart);

@@ -118,8 +118,7 @@ void dataLoader(FileTimerClient &timer, BatchQueue &queue, int steps)
     }
 }
 
-void trainStep(FileTimerClient &timer, BatchQueue &queue, const Options &o, int step,
-               double slow)
+void trainStep(FileTimerClient &timer, BatchQueue &queue, const Options &o, int step, double slow)
 {
     ScopedEvent stepEvent(timer, "step", {{"step", int64_t(step)}});
     timer.startEvent("data_wait");
@@ -179,11 +178,10 @@ int main(int argc, char **argv)
         loader.join();
         timer.close();
         const auto s = timer.stats();
-        std::printf("rank %lld: %llu events, %llu dropped -> %s%s\n",
-                    static_cast<long long>(timer.rank()),
-                    static_cast<unsigned long long>(s.written),
-                    static_cast<unsigned long long>(s.dropped), timer.logPath().c_str(),
-                    timer.ok() ? "" : (" (" + timer.lastError() + ")").c_str());
+        std::printf(
+            "rank %lld: %llu events, %llu dropped -> %s%s\n", static_cast<long long>(timer.rank()),
+            static_cast<unsigned long long>(s.written), static_cast<unsigned long long>(s.dropped),
+            timer.logPath().c_str(), timer.ok() ? "" : (" (" + timer.lastError() + ")").c_str());
         return timer.ok() ? 0 : 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "example_worker: %s\n", e.what());

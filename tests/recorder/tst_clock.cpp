@@ -64,8 +64,8 @@ void TstClock::transform_data()
     QTest::addColumn<qint64>("expected");
     QTest::newRow("identity") << qint64(0) << 0.0 << qint64(123456789) << qint64(123456789);
     QTest::newRow("offset") << qint64(-1000) << 0.0 << qint64(5000) << qint64(4000);
-    QTest::newRow("drift 10ppm at 1000s") << qint64(0) << 10.0 << qint64(1000000000000)
-                                          << qint64(1000010000000);
+    QTest::newRow("drift 10ppm at 1000s")
+        << qint64(0) << 10.0 << qint64(1000000000000) << qint64(1000010000000);
     QTest::newRow("drift -25.5ppm + offset") << qint64(7) << -25.5 << qint64(2000000000000000)
                                              << qint64(2000000000000000 - 51000000000 + 7);
     QTest::newRow("ns exact at 30 days") << qint64(3) << 1.0 << qint64(2592000000000001)

@@ -10,11 +10,11 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <fstream>
+#include <netinet/in.h>
 #include <set>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -41,8 +41,7 @@ int64_t rawNow()
 }
 
 // Runs fn in a forked child; returns its exit status (0 = fn returned true).
-template <class F>
-int inChild(F fn)
+template <class F> int inChild(F fn)
 {
     const pid_t pid = fork();
     if (pid == 0)
@@ -136,6 +135,7 @@ void TstFileTimerClient::roundTrip()
     client.instant("checkpoint", {{"bytes", int64_t(1048576)}});
     client.endEvent(weird, {{"result", std::string("fine")}});
     client.recordInterval("kernel", t0 + 5, t0 + 105, {{"stream", int64_t(7)}});
+    client.instant("bad\xff\xc3utf8", {{"s", std::string("\xed\xa0\x80x")}}); // invalid UTF-8
     client.endEvent("step");
     client.close();
     client.close(); // idempotent
@@ -158,8 +158,8 @@ void TstFileTimerClient::roundTrip()
     QVERIFY(h["start_ns"].get<int64_t>() <= t0);
     QVERIFY(!h.contains("skew"));
 
-    const auto b = log.ofType("B"), e = log.ofType("E"), i = log.ofType("I"),
-               x = log.ofType("X"), th = log.ofType("thread"), cl = log.ofType("close");
+    const auto b = log.ofType("B"), e = log.ofType("E"), i = log.ofType("I"), x = log.ofType("X"),
+               th = log.ofType("thread"), cl = log.ofType("close");
     QCOMPARE(b.size(), size_t(2));
     QCOMPARE(e.size(), size_t(2));
     QCOMPARE(b[0]["name"].get<std::string>(), std::string("step"));
@@ -172,8 +172,11 @@ void TstFileTimerClient::roundTrip()
     QCOMPARE(b[1]["name"].get<std::string>(), weird);
     QCOMPARE(e[0]["name"].get<std::string>(), weird);
     QCOMPARE(e[0]["args"]["result"].get<std::string>(), std::string("fine"));
-    QCOMPARE(i.size(), size_t(1));
+    QCOMPARE(i.size(), size_t(2));
     QCOMPARE(i[0]["args"]["bytes"].get<int64_t>(), int64_t(1048576));
+    QCOMPARE(i[1]["name"].get<std::string>(), std::string("bad\xef\xbf\xbd\xef\xbf\xbdutf8"));
+    QCOMPARE(i[1]["args"]["s"].get<std::string>(),
+             std::string("\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx"));
     QCOMPARE(x.size(), size_t(1));
     QCOMPARE(x[0]["ts"].get<int64_t>(), t0 + 5);
     QCOMPARE(x[0]["dur"].get<int64_t>(), int64_t(100));
@@ -185,11 +188,11 @@ void TstFileTimerClient::roundTrip()
     QVERIFY(e[0]["ts"].get<int64_t>() >= i[0]["ts"].get<int64_t>());
     QCOMPARE(cl.size(), size_t(1));
     QCOMPARE(log.records.back()["t"].get<std::string>(), std::string("close"));
-    QCOMPARE(cl[0]["events"].get<int>(), 7); // 2 B + 2 E + I + X + thread
+    QCOMPARE(cl[0]["events"].get<int>(), 8); // 2 B + 2 E + 2 I + X + thread
     QCOMPARE(cl[0]["dropped"].get<int>(), 0);
     QCOMPARE(cl[0]["open"].get<int>(), 0);
-    QCOMPARE(client.stats().events, uint64_t(7));
-    QCOMPARE(client.stats().written, uint64_t(7));
+    QCOMPARE(client.stats().events, uint64_t(8));
+    QCOMPARE(client.stats().written, uint64_t(8));
     // Calls after close are ignored.
     client.startEvent("late");
     QCOMPARE(testlog::read(expectedPath).records.size(), log.records.size());
@@ -274,7 +277,8 @@ void TstFileTimerClient::manyThreads()
     std::map<int64_t, PerThread> per;
     auto field = [](const std::string &l, const char *key) {
         const size_t p = l.find(key);
-        return p == std::string::npos ? int64_t(-1) : std::strtoll(l.c_str() + p + strlen(key), nullptr, 10);
+        return p == std::string::npos ? int64_t(-1)
+                                      : std::strtoll(l.c_str() + p + strlen(key), nullptr, 10);
     };
     int64_t lines = 0, closeEvents = -1, closeDropped = -1;
     bool ordered = true;
@@ -418,8 +422,7 @@ void TstFileTimerClient::dropNewest()
     QVERIFY(s.bufferFull > 0);
     const testlog::Log log = testlog::read(logPath);
     QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
-    const size_t b = log.ofType("B").size(), e = log.ofType("E").size(),
-                 i = log.ofType("I").size();
+    const size_t b = log.ofType("B").size(), e = log.ofType("E").size(), i = log.ofType("I").size();
     QCOMPARE(b, e); // a dropped B drops its E; a written B always gets its E
     // Every event is either written or counted as dropped (a B/E pair counts once).
     QCOMPARE(uint64_t(b + i) + s.dropped, uint64_t(3 * kIter));
@@ -517,8 +520,8 @@ void TstFileTimerClient::killedChildKeepsFlushedEvents()
     // scheduling delay on a loaded machine.
     const int64_t lastTs = begins.back()["ts"].get<int64_t>();
     QVERIFY2(killedAt - lastTs < (20 + 100) * 1000000LL,
-             qPrintable(QString("last event %1 ms before the kill")
-                            .arg(double(killedAt - lastTs) / 1e6)));
+             qPrintable(
+                 QString("last event %1 ms before the kill").arg(double(killedAt - lastTs) / 1e6)));
 }
 
 void TstFileTimerClient::unwritablePath()

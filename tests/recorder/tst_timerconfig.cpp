@@ -106,8 +106,7 @@ void TstTimerConfig::errors_data()
     auto row = [](const char *tag, const char *json, const char *msg) {
         QTest::newRow(tag) << QString::fromUtf8(json) << QString::fromUtf8(msg);
     };
-    row("not json", "{\n  \"clock\": ,\n}",
-        "cfg.json:2:12: invalid JSON (");
+    row("not json", "{\n  \"clock\": ,\n}", "cfg.json:2:12: invalid JSON (");
     row("top not object", "[1]", "cfg.json: (top level): expected an object, got an array");
     row("unknown key", R"({"flush_ms": 5})",
         "cfg.json: flush_ms: unknown key (expected one of: event_kinds, clock, flush_interval_ms, "
@@ -116,7 +115,8 @@ void TstTimerConfig::errors_data()
     row("unknown sync key", R"({"sync": {"port": 1}})",
         "cfg.json: sync.port: unknown key (expected one of: enabled, server, host_server, "
         "burst_size, interval_s, timeout_ms, token)");
-    row("unknown kind key", R"({"event_kinds": [{"name": "a"}, {"name": "b", "colour": "#000000"}]})",
+    row("unknown kind key",
+        R"({"event_kinds": [{"name": "a"}, {"name": "b", "colour": "#000000"}]})",
         "cfg.json: event_kinds[1].colour: unknown key (expected one of: name, glob, category, "
         "color, expected_max_ms)");
     row("bad clock enum", R"({"clock": "realtime"})",
@@ -135,7 +135,8 @@ void TstTimerConfig::errors_data()
         "cfg.json: heartbeat_interval_ms: expected an integer in 10..600000, got \"1000\"");
     row("buffer small", R"({"buffer_events": 8})",
         "cfg.json: buffer_events: expected an integer in 64..16777216, got 8");
-    row("log path type", R"({"log_path": null})", "cfg.json: log_path: expected a string, got null");
+    row("log path type", R"({"log_path": null})",
+        "cfg.json: log_path: expected a string, got null");
     row("log path placeholder", R"({"log_path": "x{node}.log"})",
         "cfg.json: log_path: expected a path template (unknown placeholder {node}; known: {rank} "
         "{local_rank} {restart} {pid} {host} {run_id} {role}), got \"x{node}.log\"");
@@ -154,7 +155,8 @@ void TstTimerConfig::errors_data()
         "5), got \"layer[0-9\"");
     row("bad colour", R"({"event_kinds": [{"name": "a", "color": "red"}]})",
         "cfg.json: event_kinds[0].color: expected a colour \"#rrggbb\", got \"red\"");
-    row("negative expected max", R"({"event_kinds": [{"name": "a"}, {"name": "b"}, {"name": "c", "expected_max_ms": -1}]})",
+    row("negative expected max",
+        R"({"event_kinds": [{"name": "a"}, {"name": "b"}, {"name": "c", "expected_max_ms": -1}]})",
         "cfg.json: event_kinds[2].expected_max_ms: expected a number in [0, 1e+09], got -1");
     row("empty name", R"({"event_kinds": [{"name": ""}]})",
         "cfg.json: event_kinds[0].name: expected a non-empty string, got \"\"");
@@ -277,10 +279,12 @@ void TstTimerConfig::environmentErrors_data()
     QTest::addColumn<QString>("var");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("message");
-    QTest::newRow("offset") << "SYNCLINE_TEST_CLOCK_OFFSET_NS" << "12x"
+    QTest::newRow("offset") << "SYNCLINE_TEST_CLOCK_OFFSET_NS"
+                            << "12x"
                             << "environment SYNCLINE_TEST_CLOCK_OFFSET_NS: expected an integer "
                                "(ns), got \"12x\"";
-    QTest::newRow("drift") << "SYNCLINE_TEST_CLOCK_DRIFT_PPM" << "5000"
+    QTest::newRow("drift") << "SYNCLINE_TEST_CLOCK_DRIFT_PPM"
+                           << "5000"
                            << "environment SYNCLINE_TEST_CLOCK_DRIFT_PPM: expected a number in "
                               "[-1000, 1000], got \"5000\"";
 }
@@ -305,23 +309,40 @@ void TstTimerConfig::glob_data()
     QTest::addColumn<QString>("pattern");
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("match");
-    QTest::newRow("star all") << "*" << "anything" << true;
-    QTest::newRow("star empty") << "*" << "" << true;
-    QTest::newRow("prefix") << "layer*" << "layer12" << true;
-    QTest::newRow("prefix no") << "layer*" << "xlayer" << false;
-    QTest::newRow("middle") << "*reduce*" << "all_reduce_grad" << true;
-    QTest::newRow("question") << "step?" << "step1" << true;
-    QTest::newRow("question short") << "step?" << "step" << false;
-    QTest::newRow("set range") << "gpu[0-3]" << "gpu2" << true;
-    QTest::newRow("set range out") << "gpu[0-3]" << "gpu7" << false;
-    QTest::newRow("negated") << "gpu[!0-3]" << "gpu7" << true;
-    QTest::newRow("negated caret") << "gpu[^0-3]" << "gpu1" << false;
-    QTest::newRow("escape") << "a\\*b" << "a*b" << true;
-    QTest::newRow("escape literal") << "a\\*b" << "axb" << false;
-    QTest::newRow("backtrack") << "*a*b*c" << "xaybzcbc" << true;
-    QTest::newRow("backtrack fail") << "*a*b*c" << "xaybzcb" << false;
-    QTest::newRow("whole name") << "forward" << "forward_pass" << false;
-    QTest::newRow("bracket close first") << "[]a]x" << "]x" << true;
+    QTest::newRow("star all") << "*"
+                              << "anything" << true;
+    QTest::newRow("star empty") << "*"
+                                << "" << true;
+    QTest::newRow("prefix") << "layer*"
+                            << "layer12" << true;
+    QTest::newRow("prefix no") << "layer*"
+                               << "xlayer" << false;
+    QTest::newRow("middle") << "*reduce*"
+                            << "all_reduce_grad" << true;
+    QTest::newRow("question") << "step?"
+                              << "step1" << true;
+    QTest::newRow("question short") << "step?"
+                                    << "step" << false;
+    QTest::newRow("set range") << "gpu[0-3]"
+                               << "gpu2" << true;
+    QTest::newRow("set range out") << "gpu[0-3]"
+                                   << "gpu7" << false;
+    QTest::newRow("negated") << "gpu[!0-3]"
+                             << "gpu7" << true;
+    QTest::newRow("negated caret") << "gpu[^0-3]"
+                                   << "gpu1" << false;
+    QTest::newRow("escape") << "a\\*b"
+                            << "a*b" << true;
+    QTest::newRow("escape literal") << "a\\*b"
+                                    << "axb" << false;
+    QTest::newRow("backtrack") << "*a*b*c"
+                               << "xaybzcbc" << true;
+    QTest::newRow("backtrack fail") << "*a*b*c"
+                                    << "xaybzcb" << false;
+    QTest::newRow("whole name") << "forward"
+                                << "forward_pass" << false;
+    QTest::newRow("bracket close first") << "[]a]x"
+                                         << "]x" << true;
 }
 
 void TstTimerConfig::glob()

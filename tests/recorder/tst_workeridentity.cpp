@@ -37,11 +37,16 @@ private slots:
 
 void TstWorkerIdentity::torchrun()
 {
-    const Env env = {{"RANK", "5"},         {"LOCAL_RANK", "1"},
-                     {"WORLD_SIZE", "8"},   {"GROUP_RANK", "2"},
-                     {"ROLE_NAME", "trainer"}, {"TORCHELASTIC_RESTART_COUNT", "3"},
-                     {"TORCHELASTIC_RUN_ID", "job-42"}, {"SYNCLINE_HOST", "node-b"},
-                     {"SYNCLINE_BOOT_ID", "boot-b"}, {"OMPI_COMM_WORLD_RANK", "7"}};
+    const Env env = {{"RANK", "5"},
+                     {"LOCAL_RANK", "1"},
+                     {"WORLD_SIZE", "8"},
+                     {"GROUP_RANK", "2"},
+                     {"ROLE_NAME", "trainer"},
+                     {"TORCHELASTIC_RESTART_COUNT", "3"},
+                     {"TORCHELASTIC_RUN_ID", "job-42"},
+                     {"SYNCLINE_HOST", "node-b"},
+                     {"SYNCLINE_BOOT_ID", "boot-b"},
+                     {"OMPI_COMM_WORLD_RANK", "7"}};
     const WorkerIdentity w = WorkerIdentity::fromEnvironment(lookup(env));
     QCOMPARE(w.rank, int64_t(5)); // torchrun wins over MPI
     QCOMPARE(w.localRank, int64_t(1));
@@ -91,13 +96,18 @@ void TstWorkerIdentity::badEnvironment_data()
     QTest::addColumn<QString>("var");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("message");
-    QTest::newRow("rank text") << "RANK" << "abc"
+    QTest::newRow("rank text") << "RANK"
+                               << "abc"
                                << "environment RANK: expected a non-negative integer, got \"abc\"";
-    QTest::newRow("rank negative") << "RANK" << "-1"
-                                   << "environment RANK: expected a non-negative integer, got \"-1\"";
-    QTest::newRow("world zero") << "WORLD_SIZE" << "0"
+    QTest::newRow("rank negative")
+        << "RANK"
+        << "-1"
+        << "environment RANK: expected a non-negative integer, got \"-1\"";
+    QTest::newRow("world zero") << "WORLD_SIZE"
+                                << "0"
                                 << "environment WORLD_SIZE: expected an integer >= 1, got \"0\"";
-    QTest::newRow("rank too big") << "RANK" << "1"
+    QTest::newRow("rank too big") << "RANK"
+                                  << "1"
                                   << "environment: rank 1 is not below world size 1";
 }
 
