@@ -86,6 +86,13 @@ bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string
 void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
                            EventKindLookup &kinds, const Options &options)
 {
+    apply(tl, messages, kinds, options, std::nullopt, nullptr);
+}
+
+void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+                           EventKindLookup &kinds, const Options &options,
+                           const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
+{
     for (Worker &w : tl.workers) {
         w.raw = rawMap(w.info);
         w.corrected = w.raw;
@@ -132,6 +139,11 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMes
         haveShift = true;
         break;
     }
+    if (haveShift && fixedShift)
+        shift = *fixedShift;
+    if (haveShift && shiftOut)
+        *shiftOut = shift;
+    tl.referenceShiftNs = haveShift ? shift : 0;
     for (const sync::WorkerClockResult &r : res.workers) {
         Worker &w = tl.workers[size_t(r.workerId)];
         w.clock = r;

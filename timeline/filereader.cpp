@@ -3,10 +3,45 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace syncline {
+
+FileReader::Mapping::~Mapping()
+{
+    if (m_data)
+        ::munmap(m_data, m_size);
+}
+
+bool FileReader::Mapping::open(const std::string &path, std::string *error)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (error)
+            *error = "cannot open: " + std::string(std::strerror(errno));
+        return false;
+    }
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+        ::close(fd);
+        return true; // empty (or unknown size): nothing mapped
+    }
+    void *p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) {
+        if (error)
+            *error = "cannot map: " + std::string(std::strerror(errno));
+        return false;
+    }
+    ::madvise(p, size_t(st.st_size), MADV_SEQUENTIAL);
+    m_data = p;
+    m_size = size_t(st.st_size);
+    return true;
+}
 
 bool FileReader::readAll(const std::string &path, std::string &out, std::string *error)
 {

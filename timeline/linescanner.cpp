@@ -90,30 +90,27 @@ bool LineScanner::fail(const char *p, const char *why)
     return false;
 }
 
-void LineScanner::skipWs()
-{
-    while (m_p < m_end && (*m_p == ' ' || *m_p == '\t' || *m_p == '\r' || *m_p == '\n'))
-        ++m_p;
-}
-
 // Fast path: a run of plain bytes ending in '"' is returned as a view of the line. On the first
 // backslash the string is decoded into scratch[slot] (slot < 0: validate only).
 bool LineScanner::parseString(std::string_view &out, int slot)
 {
     const char *start = ++m_p;
-    while (m_p < m_end) {
-        const unsigned char c = static_cast<unsigned char>(*m_p);
+    const char *p = start;
+    const char *const end = m_end;
+    while (p < end) {
+        const unsigned char c = static_cast<unsigned char>(*p);
         if (c == '"') {
-            out = std::string_view(start, size_t(m_p - start));
-            ++m_p;
+            out = std::string_view(start, size_t(p - start));
+            m_p = p + 1;
             return true;
         }
-        if (c == '\\')
+        if (c == '\\' || c < 0x20)
             break;
-        if (c < 0x20)
-            return fail(m_p, "control character in string");
-        ++m_p;
+        ++p;
     }
+    m_p = p;
+    if (p < end && static_cast<unsigned char>(*p) < 0x20)
+        return fail(p, "control character in string");
     if (m_p >= m_end)
         return fail(start - 1, "unterminated string");
     std::string dummy;
@@ -216,16 +213,30 @@ bool LineScanner::parseInt(int64_t &out, const char *key)
     if (*m_p == '0' && m_p + 1 < m_end && m_p[1] >= '0' && m_p[1] <= '9')
         return fail(m_p, "leading zero in number");
     uint64_t v = 0;
-    while (m_p < m_end && *m_p >= '0' && *m_p <= '9') {
-        const uint64_t d = uint64_t(*m_p - '0');
-        if (v > (uint64_t(INT64_MAX) + (neg ? 1 : 0) - d) / 10) {
+    const char *p = m_p;
+    const char *const end = m_end;
+    int digits = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        v = v * 10 + uint64_t(*p - '0');
+        ++p;
+        ++digits;
+    }
+    if (digits > 18) {
+        // Re-check the long ones exactly (19 digits can overflow int64, 20 always do).
+        uint64_t w = 0;
+        bool overflow = digits > 19;
+        for (const char *q = m_p; q < p && !overflow; ++q) {
+            const uint64_t d = uint64_t(*q - '0');
+            overflow = w > (uint64_t(INT64_MAX) + (neg ? 1 : 0) - d) / 10;
+            w = w * 10 + d;
+        }
+        if (overflow) {
             m_error = std::string(key) + ": integer out of range";
             m_errorPos = size_t(start - m_begin);
             return false;
         }
-        v = v * 10 + d;
-        ++m_p;
     }
+    m_p = p;
     if (m_p < m_end && (*m_p == '.' || *m_p == 'e' || *m_p == 'E')) {
         m_error = std::string(key) + ": expected an integer, got a fraction or exponent";
         m_errorPos = size_t(start - m_begin);
@@ -352,37 +363,37 @@ bool LineScanner::parseField(std::string_view key, LogRecord &out)
         }
         break;
     case 2:
-        if (key == "ts")
+        if (key[0] == 't' && key[1] == 's')
             return out.hasTs = true, parseInt(out.ts, "ts");
-        if (key == "t1")
+        if (key[0] == 't' && key[1] == '1')
             return out.hasT1 = true, parseInt(out.t1, "t1");
-        if (key == "t2")
+        if (key[0] == 't' && key[1] == '2')
             return out.hasT2 = true, parseInt(out.t2, "t2");
-        if (key == "t3")
+        if (key[0] == 't' && key[1] == '3')
             return out.hasT3 = true, parseInt(out.t3, "t3");
-        if (key == "t4")
+        if (key[0] == 't' && key[1] == '4')
             return out.hasT4 = true, parseInt(out.t4, "t4");
-        if (key == "id")
+        if (key[0] == 'i' && key[1] == 'd')
             return str(out.id, dummy, SlotId, "id");
         break;
     case 3:
-        if (key == "tid")
+        if (std::memcmp(key.data(), "tid", 3) == 0)
             return out.hasTid = true, parseInt(out.tid, "tid");
-        if (key == "dur")
+        if (std::memcmp(key.data(), "dur", 3) == 0)
             return out.hasDur = true, parseInt(out.dur, "dur");
-        if (key == "seq")
+        if (std::memcmp(key.data(), "seq", 3) == 0)
             return parseInt(out.seq, "seq");
-        if (key == "ref")
+        if (std::memcmp(key.data(), "ref", 3) == 0)
             return str(out.ref, dummy, SlotRef, "ref");
-        if (key == "dir")
+        if (std::memcmp(key.data(), "dir", 3) == 0)
             return str(out.dir, dummy, SlotDir, "dir");
-        if (key == "msg")
+        if (std::memcmp(key.data(), "msg", 3) == 0)
             return str(out.msg, dummy, SlotMsg, "msg");
         break;
     case 4:
-        if (key == "name")
+        if (std::memcmp(key.data(), "name", 4) == 0)
             return str(out.name, out.hasName, SlotName, "name");
-        if (key == "args") {
+        if (std::memcmp(key.data(), "args", 4) == 0) {
             if (m_p >= m_end || *m_p != '{')
                 return fail(m_p, "args: expected an object");
             const char *start = m_p;
@@ -392,9 +403,9 @@ bool LineScanner::parseField(std::string_view key, LogRecord &out)
             out.args = std::string_view(start, size_t(m_p - start));
             return true;
         }
-        if (key == "peer")
+        if (std::memcmp(key.data(), "peer", 4) == 0)
             return parseInt(out.peer, "peer");
-        if (key == "open")
+        if (std::memcmp(key.data(), "open", 4) == 0)
             return parseInt(out.open, "open");
         break;
     case 5:
@@ -417,8 +428,110 @@ bool LineScanner::parseField(std::string_view key, LogRecord &out)
     return skipValue(0);
 }
 
+namespace {
+
+// Digits of a JSON integer at p (optional '-'); false when absent, a leading zero, more than 18
+// digits (left to the exact generic path) or followed by a fraction or exponent.
+inline bool fastInt(const char *&p, const char *end, int64_t &v)
+{
+    const bool neg = p < end && *p == '-';
+    const char *q = p + (neg ? 1 : 0);
+    const char *start = q;
+    uint64_t x = 0;
+    while (q < end && unsigned(*q - '0') < 10u) {
+        x = x * 10 + uint64_t(*q - '0');
+        ++q;
+    }
+    const auto n = q - start;
+    if (n == 0 || n > 18 || (n > 1 && *start == '0'))
+        return false;
+    if (q < end && (*q == '.' || *q == 'e' || *q == 'E'))
+        return false;
+    v = neg ? -int64_t(x) : int64_t(x);
+    p = q;
+    return true;
+}
+
+inline bool literal(const char *&p, const char *end, const char *lit, size_t n)
+{
+    if (size_t(end - p) < n || std::memcmp(p, lit, n) != 0)
+        return false;
+    p += n;
+    return true;
+}
+
+} // namespace
+
+bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
+{
+    const char *p = line.data();
+    const char *const end = p + line.size();
+    if (line.size() < 36 || std::memcmp(p, "{\"t\":\"", 6) != 0 || p[7] != '"')
+        return false;
+    out.hasDur = out.hasArgs = false;
+    out.dur = 0;
+    out.args = {};
+    out.hasT1 = out.hasT2 = out.hasT3 = out.hasT4 = false;
+    switch (p[6]) {
+    case 'B':
+        out.type = RecordType::Begin;
+        break;
+    case 'E':
+        out.type = RecordType::End;
+        break;
+    case 'X':
+        out.type = RecordType::Complete;
+        break;
+    case 'I':
+        out.type = RecordType::Instant;
+        break;
+    default:
+        return false;
+    }
+    p += 8;
+    if (!literal(p, end, ",\"ts\":", 6) || !fastInt(p, end, out.ts))
+        return false;
+    if (out.type == RecordType::Complete) {
+        if (!literal(p, end, ",\"dur\":", 7) || !fastInt(p, end, out.dur))
+            return false;
+        out.hasDur = true;
+    }
+    if (!literal(p, end, ",\"tid\":", 7) || !fastInt(p, end, out.tid) ||
+        !literal(p, end, ",\"name\":\"", 9))
+        return false;
+    const char *name = p;
+    while (p < end && *p != '"') {
+        if (*p == '\\' || static_cast<unsigned char>(*p) < 0x20)
+            return false;
+        ++p;
+    }
+    if (p == end)
+        return false;
+    out.name = std::string_view(name, size_t(p - name));
+    ++p;
+    if (p < end && *p == ',') {
+        if (!literal(p, end, ",\"args\":", 8) || p == end || *p != '{')
+            return false;
+        m_begin = line.data();
+        m_p = p;
+        m_end = end;
+        if (!skipValue(0))
+            return false;
+        out.args = std::string_view(p, size_t(m_p - p));
+        out.hasArgs = true;
+        p = m_p;
+    }
+    if (p + 1 != end || *p != '}')
+        return false;
+    out.hasType = out.hasTs = out.hasTid = out.hasName = true;
+    return true;
+}
+
 bool LineScanner::scan(std::string_view line, LogRecord &out)
 {
+    // The fast path sets every field a B/E/X/I record is read by; the generic path starts clean.
+    if (scanCanonical(line, out))
+        return true;
     out.clear();
     m_begin = line.data();
     m_p = m_begin;

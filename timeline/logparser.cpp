@@ -83,6 +83,12 @@ uint32_t LogParser::trackFor(int64_t tid)
     auto [it, inserted] = m_trackIndex.emplace(tid, uint32_t(m_out.worker.tracks.size()));
     if (inserted) {
         EventTrack t;
+        if (m_out.worker.tracks.empty() && m_reserveHint > 0) {
+            t.localStart.reserve(m_reserveHint);
+            t.localEnd.reserve(m_reserveHint);
+            t.nameId.reserve(m_reserveHint);
+            t.flags.reserve(m_reserveHint);
+        }
         t.tid = tid;
         t.pid = m_out.worker.info.pid;
         m_out.worker.tracks.push_back(std::move(t));
@@ -141,11 +147,11 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     }
     if (first)
         rankFromFileName();
-    auto need = [&](bool has, const char *what) {
-        if (!has)
-            m_problems.add("malformed lines", m_line,
-                           std::string("malformed line: record without \"") + what + "\"");
-        return has;
+    auto need = [this](bool has, const char *what) {
+        if (has) [[likely]]
+            return true;
+        missingKey(what);
+        return false;
     };
     switch (r.type) {
     case RecordType::Begin:
@@ -234,6 +240,12 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     default:
         return; // unknown record types are ignored (forward compatibility)
     }
+}
+
+void LogParser::missingKey(const char *what)
+{
+    m_problems.add("malformed lines", m_line,
+                   std::string("malformed line: record without \"") + what + "\"");
 }
 
 void LogParser::handleEnd(const LogRecord &r)
@@ -398,13 +410,17 @@ ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool>
 {
     LogParser parser(path);
     std::string error;
-    std::string text;
-    if (!FileReader::readAll(path, text, &error)) {
+    FileReader::Mapping file;
+    if (!file.open(path, &error)) {
         ParsedFile out;
         out.path = path;
         out.problems.push_back({Severity::Error, path, 0, error});
         return out;
     }
+    const std::string_view text = file.text();
+    // An event takes about 80-110 bytes of log (a B/E pair, or an X line with its overhead).
+    // Reserving that for the first thread saves the copies of repeated growth.
+    parser.m_reserveHint = text.size() / 80 + 16;
     // Feed in slices so a cancel request is seen within a few milliseconds.
     constexpr size_t kSlice = 8 << 20;
     size_t pos = 0;
@@ -412,20 +428,17 @@ ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool>
         if (cancel && cancel->load(std::memory_order_relaxed))
             break;
         const size_t n = std::min(kSlice, text.size() - pos);
-        const size_t used = parser.feed(std::string_view(text).substr(pos, n));
-        if (used == 0 && n < text.size() - pos) {
-            // A single line longer than the slice: feed it whole.
+        size_t used = parser.feed(text.substr(pos, n));
+        if (used == 0) {
+            // A single line longer than the slice: feed up to its end.
             const size_t nl = text.find('\n', pos);
-            if (nl == std::string::npos)
+            if (nl == std::string_view::npos)
                 break;
-            pos += parser.feed(std::string_view(text).substr(pos, nl + 1 - pos));
-            continue;
+            used = parser.feed(text.substr(pos, nl + 1 - pos));
         }
         pos += used;
-        if (used == 0)
-            break;
     }
-    return parser.finish(std::string_view(text).substr(pos));
+    return parser.finish(text.substr(pos));
 }
 
 } // namespace syncline

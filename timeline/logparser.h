@@ -37,11 +37,24 @@ public:
     // True when the first line of `head` looks like a syncline log record.
     static bool sniff(std::string_view head);
 
+    // Live reading (LiveJob) between feeds, without finish(): the output so far — events in
+    // arrival order, not sorted or nested, open ones flagged EventOpen with localEnd ==
+    // localStart; sync samples so far as (index into syncRefs(), sample) in file order; and the
+    // problems reported since the previous takeProblems().
+    const ParsedFile &partial() const { return m_out; }
+    const std::vector<std::pair<uint32_t, sync::ClockSample>> &partialSamples() const
+    {
+        return m_samples;
+    }
+    const std::vector<std::string> &syncRefs() const { return m_refs; }
+    std::vector<LoadProblem> takeProblems() { return m_problems.take(); }
+
 private:
     void handleLine(std::string_view line, bool last);
     void handleRecord(const LogRecord &r, std::string_view line);
     void handleHeader(std::string_view line);
     void handleEnd(const LogRecord &r);
+    void missingKey(const char *what);
     uint32_t trackFor(int64_t tid);
     uint32_t addEvent(EventTrack &t, int64_t start, int64_t end, std::string_view name,
                       uint16_t flags);
@@ -66,6 +79,7 @@ private:
     std::vector<std::string> m_refs;
     std::vector<std::pair<uint32_t, sync::ClockSample>> m_samples; // (ref index, sample)
     bool m_anyTime = false;
+    size_t m_reserveHint = 0; // events to reserve for the first track
 };
 
 } // namespace syncline

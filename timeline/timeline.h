@@ -48,6 +48,10 @@ public:
     sync::CausalityReport causality;
     std::vector<std::string> clockNotes;
     std::vector<FlowPoint> flows; // sorted by (id, localNs)
+    // Corrected mode: global ns = the sync engine's global time (the time server's clock, or the
+    // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
+    // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.
+    int64_t referenceShiftNs = 0;
 
     ClockMode mode() const { return m_mode; }
     void setMode(ClockMode mode); // recomputes the origin and range
@@ -61,6 +65,14 @@ public:
     int64_t beginNs() const { return m_begin; } // global range of all events
     int64_t endNs() const { return m_end; }
     void updateRange(); // recompute origin/begin/end after the events or maps changed
+    // Live append (LiveJob) keeps the range up to date incrementally instead of updateRange()'s
+    // full pass over every event's end.
+    void setRange(int64_t origin, int64_t begin, int64_t end)
+    {
+        m_origin = origin;
+        m_begin = begin;
+        m_end = end;
+    }
 
     size_t eventCount() const;
 

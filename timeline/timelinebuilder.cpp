@@ -69,13 +69,22 @@ void TimelineBuilder::sortTrack(EventTrack &t)
 
 int64_t TimelineBuilder::nest(EventTrack &t)
 {
+    return nestFrom(t, 0);
+}
+
+int64_t TimelineBuilder::nestFrom(EventTrack &t, size_t from)
+{
     const size_t n = t.count();
-    t.parent.assign(n, -1);
-    t.depth.assign(n, 0);
+    from = std::min(from, std::min(t.parent.size(), t.depth.size()));
+    t.parent.resize(n, -1);
+    t.depth.resize(n, 0);
     std::vector<int32_t> stack;
+    for (int32_t a = from > 0 ? int32_t(from - 1) : -1; a >= 0; a = t.parent[size_t(a)])
+        stack.push_back(a);
+    std::reverse(stack.begin(), stack.end());
     int64_t partial = 0;
-    int maxDepth = 0;
-    for (size_t i = 0; i < n; ++i) {
+    int maxDepth = from > 0 ? t.maxDepth : 0;
+    for (size_t i = from; i < n; ++i) {
         const int64_t s = t.localStart[i], e = t.localEnd[i];
         while (!stack.empty()) {
             const int32_t top = stack.back();

@@ -40,6 +40,11 @@ public:
     static int64_t sortAndNest(EventTrack &track);
     static void sortTrack(EventTrack &track);
     static int64_t nest(EventTrack &track);
+    // Live append: re-nests events [from, count()) when [0, from) is already nested and sorted
+    // before them. The nesting stack at `from` is the ancestor chain of event from − 1 (after
+    // event i is processed the stack holds exactly i, parent[i], parent[parent[i]], ...), so
+    // nest(t) == nestFrom(t, 0) and the cost is O(count() − from + depth).
+    static int64_t nestFrom(EventTrack &track, size_t from);
 };
 
 } // namespace syncline

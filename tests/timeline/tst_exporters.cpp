@@ -147,8 +147,7 @@ void TestExporters::chromeRoundTrip()
     int processNames = 0;
     for (const auto &e : doc["traceEvents"])
         if (e["ph"] == "M" && e["name"] == "process_name")
-            processNames +=
-                e["args"]["name"] == "rank " + std::to_string(e["pid"].get<int>() - 1);
+            processNames += e["args"]["name"] == "rank " + std::to_string(e["pid"].get<int>() - 1);
     QCOMPARE(processNames, 2);
     auto back = load({path});
     QVERIFY(back);

@@ -400,7 +400,8 @@ void TestJobLoader::syncSamplesCorrectClocks()
     copy.setMode(ClockMode::Raw);
     QCOMPARE(copy.startNs(1, 0, 0) - copy.startNs(0, 0, 0), int64_t(777 + offA - offB));
     // Rank 0 sits at the same place in both modes (the shared wall-clock epoch).
-    QVERIFY(std::llabs(copy.startNs(0, 0, 0) - g0) <= 1);
+    QVERIFY2(std::llabs(copy.startNs(0, 0, 0) - g0) <= 1,
+             std::to_string(copy.startNs(0, 0, 0) - g0).c_str());
     QCOMPARE(tl.originNs(), std::min(g0, g1));
 }
 

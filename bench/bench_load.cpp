@@ -1,0 +1,393 @@
+// bench_load — load throughput and memory of the timeline loader on a synthetic job, against
+// two baselines measured in the same run on the same files:
+//   (a) simdjson on-demand iterate_many over each file, touching every field of every record
+//       (the practical parsing limit), and
+//   (b) line-by-line nlohmann::json::parse (the naive DOM way; run on a subset of the files
+//       and reported as a rate, which is what the ratio uses).
+// All three use the same number of threads, one file per thread at a time.
+// The job: W workers × N events in log format v1 (nested B/E steps with layers, X kernels,
+// args on every 5th step, sync bursts and heartbeats), written to a temp dir.
+// Memory: the loader runs in a forked child; it reports VmHWM (peak) and VmRSS after load and
+// malloc_trim, each minus the child's RSS before loading, divided by the events loaded.
+// Usage: bench_load [--workers 64] [--events 150000] [--threads 0=all cores] [--keep DIR]
+#include "timeline/jobloader.h"
+
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <malloc.h>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options
+{
+    int workers = 64;
+    int64_t events = 150000;
+    int threads = 0;
+    std::string keep;
+};
+
+void append(std::string &s, int64_t v)
+{
+    char tmp[24];
+    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+    s.append(tmp, r.ptr);
+}
+
+// One step = 10 events: "train_step" ⊃ 4 × "layer_k" (B/E) ⊃ 1 X kernel each, plus one X
+// "allreduce" at the end of the step.
+void generateWorker(const std::string &path, int rank, int workers, int64_t events)
+{
+    std::string s;
+    s.reserve(size_t(events) * 90);
+    const int64_t mono0 = 1000000000LL + rank * 7777;
+    s += "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":";
+    append(s, rank);
+    s += ",\"local_rank\":0,\"world_size\":";
+    append(s, workers);
+    s += ",\"group_rank\":0,\"role\":\"trainer\",\"restart\":0,\"run_id\":\"bench\",\"host\":"
+         "\"node-";
+    append(s, rank / 8);
+    s += "\",\"boot_id\":\"boot-";
+    append(s, rank / 8);
+    s += "\",\"pid\":";
+    append(s, 1000 + rank);
+    s += ",\"clock\":\"monotonic_raw\",\"anchor\":{\"mono_ns\":";
+    append(s, mono0);
+    s += ",\"wall_ns\":1764438000123456789,\"spread_ns\":41},\"config\":null,\"start_ns\":";
+    append(s, mono0);
+    s += "}\n";
+    const int tid = 2000 + rank;
+    int64_t t = mono0 + 1000;
+    auto rec = [&](const char *type, int64_t ts, const char *name, int k, const char *extra) {
+        s += "{\"t\":\"";
+        s += type;
+        s += "\",\"ts\":";
+        append(s, ts);
+        s += ",\"tid\":";
+        append(s, tid);
+        s += ",\"name\":\"";
+        s += name;
+        if (k >= 0)
+            append(s, k);
+        s += '"';
+        s += extra;
+        s += "}\n";
+    };
+    const int64_t steps = events / 10;
+    for (int64_t step = 0; step < steps; ++step) {
+        std::string args;
+        if (step % 5 == 0) {
+            args = ",\"args\":{\"step\":" + std::to_string(step) + "}";
+        }
+        rec("B", t, "train_step", -1, args.c_str());
+        for (int k = 0; k < 4; ++k) {
+            rec("B", t + 10 + k * 200, "layer_", k, "");
+            s += "{\"t\":\"X\",\"ts\":";
+            append(s, t + 20 + k * 200);
+            s += ",\"dur\":150,\"tid\":";
+            append(s, tid);
+            s += ",\"name\":\"kernel\"}\n";
+            rec("E", t + 190 + k * 200, "layer_", k, "");
+        }
+        s += "{\"t\":\"X\",\"ts\":";
+        append(s, t + 850);
+        s += ",\"dur\":100,\"tid\":";
+        append(s, tid);
+        s += ",\"name\":\"allreduce\"}\n";
+        rec("E", t + 990, "train_step", -1, "");
+        t += 1000 + (step % 7);
+        if (step % 100 == 0) {
+            for (int seq = 0; seq < 4; ++seq) {
+                s += "{\"t\":\"sync\",\"burst\":";
+                append(s, step / 100);
+                s += ",\"seq\":";
+                append(s, seq);
+                s += ",\"ref\":\"10.0.0.1:29400\",\"t1\":";
+                append(s, t + seq * 100);
+                s += ",\"t2\":";
+                append(s, t + seq * 100 + 5000000 + 20000);
+                s += ",\"t3\":";
+                append(s, t + seq * 100 + 5000000 + 20500);
+                s += ",\"t4\":";
+                append(s, t + seq * 100 + 41000);
+                s += "}\n";
+            }
+        }
+        if (step % 1000 == 0) {
+            s += "{\"t\":\"hb\",\"ts\":";
+            append(s, t);
+            s += ",\"events\":";
+            append(s, step * 15);
+            s += ",\"dropped\":0,\"buffer_full\":0,\"bytes\":";
+            append(s, int64_t(s.size()));
+            s += "}\n";
+        }
+    }
+    s += "{\"t\":\"close\",\"ts\":";
+    append(s, t);
+    s += ",\"events\":1,\"dropped\":0,\"open\":0}\n";
+    std::ofstream(path, std::ios::binary).write(s.data(), std::streamsize(s.size()));
+}
+
+int threadCount(const Options &o)
+{
+    return o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Runs fn(file) over the files on `threads` threads; returns seconds.
+double forFiles(const std::vector<std::string> &files, int threads,
+                const std::function<void(const std::string &)> &fn)
+{
+    std::atomic<size_t> next{0};
+    const auto t0 = Clock::now();
+    auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < files.size();)
+            fn(files[i]);
+    };
+    std::vector<std::thread> pool;
+    for (int k = 1; k < threads; ++k)
+        pool.emplace_back(work);
+    work();
+    for (auto &t : pool)
+        t.join();
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+uint64_t touch(simdjson::ondemand::value v);
+
+uint64_t touchObject(simdjson::ondemand::object o)
+{
+    uint64_t h = 0;
+    for (auto field : o) {
+        h += field.unescaped_key().value().size();
+        h += touch(field.value());
+    }
+    return h;
+}
+
+uint64_t touch(simdjson::ondemand::value v)
+{
+    switch (v.type().value()) {
+    case simdjson::ondemand::json_type::object:
+        return touchObject(v.get_object().value());
+    case simdjson::ondemand::json_type::array: {
+        uint64_t h = 0;
+        for (auto el : v.get_array())
+            h += touch(el.value());
+        return h;
+    }
+    case simdjson::ondemand::json_type::string:
+        return v.get_string().value().size();
+    case simdjson::ondemand::json_type::number:
+        return uint64_t(v.get_int64().value());
+    case simdjson::ondemand::json_type::boolean:
+        return v.get_bool().value();
+    default:
+        return 0;
+    }
+}
+
+double simdjsonRaw(const std::vector<std::string> &files, int threads, std::atomic<uint64_t> &docs)
+{
+    return forFiles(files, threads, [&](const std::string &path) {
+        simdjson::padded_string text = simdjson::padded_string::load(path).value();
+        simdjson::ondemand::parser parser;
+        simdjson::ondemand::document_stream stream = parser.iterate_many(text).value();
+        uint64_t h = 0, n = 0;
+        for (auto doc : stream) {
+            h += touchObject(doc.get_object().value());
+            ++n;
+        }
+        docs += n + (h == 42 ? 1 : 0);
+    });
+}
+
+double nlohmannLines(const std::vector<std::string> &files, int threads,
+                     std::atomic<uint64_t> &lines)
+{
+    return forFiles(files, threads, [&](const std::string &path) {
+        std::ifstream in(path);
+        std::string line;
+        uint64_t n = 0, h = 0;
+        while (std::getline(in, line)) {
+            const auto j = nlohmann::json::parse(line);
+            h += j["t"].get_ref<const std::string &>().size();
+            ++n;
+        }
+        lines += n + (h == 42 ? 1 : 0);
+    });
+}
+
+int64_t statusKb(const char *key)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0)
+            return std::atoll(line.c_str() + std::strlen(key));
+    return 0;
+}
+
+struct LoaderReport
+{
+    double seconds = 0;
+    int64_t events = 0, baseKb = 0, peakKb = 0, afterKb = 0, problems = 0, structBytes = 0;
+};
+
+// Bytes held by the timeline's containers (capacities), as a cross-check of the RSS figure.
+int64_t structureBytes(const syncline::Timeline &tl)
+{
+    int64_t b = 0;
+    for (const auto &w : tl.workers)
+        for (const auto &t : w.tracks)
+            b +=
+                int64_t(t.localStart.capacity() * 8 + t.localEnd.capacity() * 8 +
+                        t.nameId.capacity() * 4 + t.parent.capacity() * 4 + t.depth.capacity() * 2 +
+                        t.flags.capacity() * 2 + t.argRefs.capacity() * 8);
+    for (const auto &a : tl.args)
+        b += int64_t(sizeof(std::string) + (a.capacity() > 15 ? a.capacity() + 1 : 0));
+    for (size_t i = 0; i < tl.names.size(); ++i)
+        b += int64_t(sizeof(std::string) + 48 + tl.names.name(uint32_t(i)).size());
+    return b;
+}
+
+// Loads in a forked child so that its peak RSS is the loader's own.
+LoaderReport loaderInChild(const std::string &dir, int threads)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return {};
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        LoaderReport r;
+        ::malloc_trim(0);
+        r.baseKb = statusKb("VmRSS:");
+        syncline::LoadOptions o;
+        o.paths = {dir};
+        o.threads = threads;
+        const auto t0 = Clock::now();
+        syncline::LoadResult res = syncline::JobLoader::load(o);
+        r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        ::malloc_trim(0);
+        r.peakKb = statusKb("VmHWM:");
+        r.afterKb = statusKb("VmRSS:");
+        if (res.timeline) {
+            r.events = int64_t(res.timeline->eventCount());
+            r.problems = int64_t(res.timeline->problems.size());
+            r.structBytes = structureBytes(*res.timeline);
+        }
+        (void)!::write(fds[1], &r, sizeof r);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    LoaderReport r;
+    (void)!::read(fds[0], &r, sizeof r);
+    ::close(fds[0]);
+    ::waitpid(pid, nullptr, 0);
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--workers")
+            o.workers = std::atoi(argv[i + 1]);
+        else if (a == "--events")
+            o.events = std::atoll(argv[i + 1]);
+        else if (a == "--threads")
+            o.threads = std::atoi(argv[i + 1]);
+        else if (a == "--keep")
+            o.keep = argv[i + 1];
+        else {
+            std::fprintf(
+                stderr,
+                "usage: bench_load [--workers N] [--events N] [--threads T] [--keep DIR]\n");
+            return 2;
+        }
+    }
+    const int threads = threadCount(o);
+    std::string dir = o.keep;
+    if (dir.empty()) {
+        char tmpl[] = "/tmp/bench_load_XXXXXX";
+        dir = ::mkdtemp(tmpl);
+    }
+    fs::create_directories(dir);
+    std::vector<std::string> files;
+    for (int w = 0; w < o.workers; ++w)
+        files.push_back(dir + "/timer_events." + std::to_string(w) + ".log");
+    const auto g0 = Clock::now();
+    forFiles(files, threads, [&](const std::string &p) {
+        const int rank = std::atoi(p.c_str() + p.find("events.") + 7);
+        generateWorker(p, rank, o.workers, o.events);
+    });
+    uint64_t bytes = 0;
+    for (const auto &f : files)
+        bytes += fs::file_size(f);
+    const double mb = double(bytes) / 1e6;
+    std::printf("bench_load: %d workers x %lld events = %.1f M events, %.1f MB of logs in %s "
+                "(generated in %.1f s), "
+                "%d threads\n\n",
+                o.workers, (long long)o.events, double(o.workers) * double(o.events) / 1e6, mb,
+                dir.c_str(), std::chrono::duration<double>(Clock::now() - g0).count(), threads);
+
+    ::malloc_trim(0);
+    std::atomic<uint64_t> docs{0};
+    const double tRaw = simdjsonRaw(files, threads, docs);
+    ::malloc_trim(0);
+    const LoaderReport load = loaderInChild(dir, threads);
+    const size_t subset = std::max<size_t>(1, std::min<size_t>(files.size(), size_t(threads) * 2));
+    std::vector<std::string> some(files.begin(), files.begin() + ptrdiff_t(subset));
+    uint64_t someBytes = 0;
+    for (const auto &f : some)
+        someBytes += fs::file_size(f);
+    std::atomic<uint64_t> lines{0};
+    const double tNaive = nlohmannLines(some, threads, lines);
+
+    const double rawRate = mb / tRaw, loadRate = mb / load.seconds,
+                 naiveRate = double(someBytes) / 1e6 / tNaive;
+    std::printf("%-44s %10s %10s %14s\n", "", "seconds", "MB/s", "events/s");
+    std::printf("%-44s %10.2f %10.0f %14.3g\n", "syncline loader (parse+nest+correct)",
+                load.seconds, loadRate, double(load.events) / load.seconds);
+    std::printf("%-44s %10.2f %10.0f %14.3g\n", "(a) simdjson iterate_many, every field", tRaw,
+                rawRate, double(load.events) * (rawRate / loadRate) / load.seconds);
+    std::printf("%-44s %10.2f %10.0f %14s  (%zu of %zu files, rate extrapolated)\n",
+                "(b) nlohmann::json::parse per line", tNaive, naiveRate, "", subset, files.size());
+    std::printf("\nloader / (a) simdjson raw   = %.2f   (goal >= 0.50)\n", loadRate / rawRate);
+    std::printf("loader / (b) nlohmann lines = %.1f   (goal >= 10)\n", loadRate / naiveRate);
+    std::printf("\nevents loaded %lld (%lld problems), records parsed by (a) %llu\n",
+                (long long)load.events, (long long)load.problems, (unsigned long long)docs.load());
+    const double perEventPeak =
+        double(load.peakKb - load.baseKb) * 1024.0 / double(std::max<int64_t>(1, load.events));
+    const double perEventAfter =
+        double(load.afterKb - load.baseKb) * 1024.0 / double(std::max<int64_t>(1, load.events));
+    std::printf(
+        "memory: resident after load %.1f B/event (goal <= 32), peak during load %.1f B/event,\n"
+        "        timeline containers (sum of capacities) %.1f B/event\n",
+        perEventAfter, perEventPeak,
+        double(load.structBytes) / double(std::max<int64_t>(1, load.events)));
+    if (o.keep.empty())
+        fs::remove_all(dir);
+    return 0;
+}
