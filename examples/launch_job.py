@@ -100,15 +100,22 @@ def main(argv):
     server = None if args.no_sync else "127.0.0.1:%d" % free_udp_port()
     log_template = os.path.join(os.path.abspath(args.outdir), "timer_events.{rank}.log")
     procs = []
+    # A common start (a rendezvous) 1 s from now, and a finish barrier so that rank 0, which
+    # hosts the time server, outlives the others' final sync bursts.
+    start_at = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW) + 1000000000
+    barrier = os.path.join(os.path.abspath(args.outdir), "barrier")
+    shutil.rmtree(barrier, ignore_errors=True)
+    os.makedirs(barrier)
     # Rank 0 first: it hosts the time server the others sync against.
     for node in range(args.nnodes):
         for local in range(args.nproc):
             cmd = [args.worker, "--config", config, "--log", log_template,
-                   "--steps", str(args.steps)] + args.worker_args
+                   "--steps", str(args.steps), "--start-at", str(start_at),
+                   "--barrier-dir", barrier] + args.worker_args
             env = worker_env(args, node, local, run_id, server)
             procs.append((int(env["RANK"]), subprocess.Popen(cmd, env=env)))
-            if not procs[:-1]:
-                time.sleep(0.1)
+            if len(procs) == 1:
+                time.sleep(0.05)
     failed = []
     deadline = time.monotonic() + args.timeout
     for rank, proc in procs:
@@ -119,6 +126,7 @@ def main(argv):
             rc = proc.wait()
         if rc != 0:
             failed.append((rank, rc))
+    shutil.rmtree(barrier, ignore_errors=True)
     for rank, rc in failed:
         print("launch_job: rank %d failed (exit status %d)" % (rank, rc), file=sys.stderr)
     print("launch_job: %d workers, run id %s, logs in %s" %

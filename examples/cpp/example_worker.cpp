@@ -9,7 +9,8 @@
 // Rank --straggler (default: the last rank) computes 30 % slower.
 //
 // Usage: example_worker [--steps N] [--layers L] [--config PATH] [--log TEMPLATE]
-//                       [--straggler RANK] [--sync-ms MS]
+//                       [--straggler RANK] [--sync-ms MS] [--start-at RAW_NS]
+//                       [--barrier-dir DIR]
 // Identity comes from the torchrun environment (RANK, WORLD_SIZE, …); see launch_job.py.
 #include "recorder/filetimerclient.h"
 #include "recorder/timermacros.h"
@@ -23,6 +24,7 @@
 #include <string>
 #include <thread>
 #include <time.h>
+#include <unistd.h>
 
 using syncline::rec::FileTimerClient;
 using syncline::rec::ScopedEvent;
@@ -37,6 +39,8 @@ struct Options
     std::string log;
     int straggler = -1;
     int syncMs = 25;
+    int64_t startAt = 0;    // CLOCK_MONOTONIC_RAW ns at which every rank starts training
+    std::string barrierDir; // rank 0 keeps its time server up until every rank wrote done.<r>
 };
 
 int64_t trueNowNs()
@@ -71,6 +75,10 @@ bool parse(int argc, char **argv, Options *o)
             o->straggler = std::atoi(argv[++i]);
         else if (a == "--sync-ms" && hasValue)
             o->syncMs = std::atoi(argv[++i]);
+        else if (a == "--start-at" && hasValue)
+            o->startAt = std::atoll(argv[++i]);
+        else if (a == "--barrier-dir" && hasValue)
+            o->barrierDir = argv[++i];
         else {
             std::fprintf(stderr, "example_worker: unknown or incomplete argument '%s'\n",
                          a.c_str());
@@ -158,6 +166,27 @@ void trainStep(FileTimerClient &timer, BatchQueue &queue, const Options &o, int 
         timer.instant("checkpoint", {{"step", int64_t(step)}});
 }
 
+// Every rank writes <dir>/done.<rank>; rank 0 (which hosts the time server) waits up to 30 s
+// for all of them so that the others' final sync bursts find the server alive.
+void finishBarrier(const std::string &dir, int64_t rank, int64_t world)
+{
+    if (dir.empty())
+        return;
+    const std::string mine = dir + "/done." + std::to_string(rank);
+    if (FILE *f = std::fopen(mine.c_str(), "w"))
+        std::fclose(f);
+    if (rank != 0)
+        return;
+    for (int waited = 0; waited < 3000; ++waited) {
+        int64_t done = 0;
+        for (int64_t r = 0; r < world; ++r)
+            done += access((dir + "/done." + std::to_string(r)).c_str(), F_OK) == 0;
+        if (done == world)
+            return;
+        sleepNs(10000000);
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -171,11 +200,13 @@ int main(int argc, char **argv)
         const int straggler = o.straggler >= 0 ? o.straggler : int(world - 1);
         const double slow = (world > 1 && timer.rank() == straggler) ? 1.3 : 1.0;
         timer.setThreadName("trainer");
+        sleepNs(o.startAt - trueNowNs()); // a common start, like a rendezvous
         BatchQueue queue;
         std::thread loader(dataLoader, std::ref(timer), std::ref(queue), o.steps);
         for (int step = 0; step < o.steps; ++step)
             trainStep(timer, queue, o, step, slow);
         loader.join();
+        finishBarrier(o.barrierDir, timer.rank(), world);
         timer.close();
         const auto s = timer.stats();
         std::printf(
