@@ -5,6 +5,7 @@
 #include "pyclient.h"
 #include "pyerrors.h"
 #include "pyeventargs.h"
+#include "pyinstance.h"
 #include "pytimeline.h"
 #include "timedfunction.h"
 
@@ -23,8 +24,8 @@ bool nameArg(const char *method, PyObject *const *args, Py_ssize_t nargs, std::s
 {
     if (nargs != 1) {
         PyErr_Format(PyExc_TypeError,
-                     "%s(name, **args) takes exactly one positional argument (%zd given)",
-                     method, nargs);
+                     "%s(name, **args) takes exactly one positional argument (%zd given)", method,
+                     nargs);
         return false;
     }
     if (!PyUnicode_Check(args[0])) {
@@ -73,6 +74,28 @@ PyObject *endEventFast(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     return startOrEnd<false>(self, args, size_t(nargs), kw);
 }
 
+// client.event(name, **args) -> EventScope, without pybind11's kwargs dispatch.
+PyObject *eventFast(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObject *kwnames)
+{
+    PyClient *client = PyClient::fromSelf(self);
+    std::string_view name;
+    const Py_ssize_t nargs = PyVectorcall_NARGS(size_t(nargsf));
+    if (!client || !nameArg("event", args, nargs, &name))
+        return nullptr;
+    rec::EventArgs eventArgs;
+    if (!PyEventArgs::fromKwnames(args + nargs, kwnames, &eventArgs))
+        return nullptr;
+    try {
+        return pyb::cast(EventScope(pyb::reinterpret_borrow<pyb::object>(self), client,
+                                    std::string(name), std::move(eventArgs)))
+            .release()
+            .ptr();
+    } catch (...) {
+        PyErrors::setCurrent();
+        return nullptr;
+    }
+}
+
 PyMethodDef g_fastMethods[] = {
     {"start_event", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(startEventFast)),
      METH_FASTCALL | METH_KEYWORDS,
@@ -82,19 +105,11 @@ PyMethodDef g_fastMethods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "end_event(name, **args)\n--\n\nEnds `name`, which must be the innermost open event of the "
      "calling thread (else TimerError, nothing written). Calls on_event_end(name) after."},
+    {"event", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(eventFast)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "event(name, **args)\n--\n\nwith client.event(name, **args): ... records the block as one "
+     "event (ended also when the block raises)."},
     {nullptr, nullptr, 0, nullptr}};
-
-void addFastMethods(pyb::handle type)
-{
-    for (PyMethodDef *def = g_fastMethods; def->ml_name; ++def) {
-        PyObject *descr = PyDescr_NewMethod(reinterpret_cast<PyTypeObject *>(type.ptr()), def);
-        if (!descr || PyObject_SetAttrString(type.ptr(), def->ml_name, descr) != 0) {
-            Py_XDECREF(descr);
-            throw pyb::error_already_set();
-        }
-        Py_DECREF(descr);
-    }
-}
 
 rec::EventArgs argsOf(const pyb::kwargs &kwargs)
 {
@@ -118,8 +133,7 @@ PyClient &self(pyb::object &o)
 pyb::dict statsDict(const rec::RecorderStats &s)
 {
     return pyb::dict("events"_a = s.events, "written"_a = s.written, "dropped"_a = s.dropped,
-                     "buffer_full"_a = s.bufferFull, "bytes"_a = s.bytes,
-                     "io_error"_a = s.ioError);
+                     "buffer_full"_a = s.bufferFull, "bytes"_a = s.bytes, "io_error"_a = s.ioError);
 }
 
 } // namespace
@@ -141,16 +155,10 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
     cls.def(pyb::init<const std::string &, const std::string &, pyb::object, pyb::object>(),
             "config_path"_a = "timer_config.json", "log_path"_a = "timer_events.log",
             "on_event_start"_a = pyb::none(), "on_event_end"_a = pyb::none());
-    addFastMethods(cls);
-    cls.def(
-           "event",
-           [](pyb::object o, std::string name, pyb::kwargs kw) {
-               return EventScope(o, &self(o), std::move(name), argsOf(kw));
-           },
-           "name"_a, "with client.event(name, **args): ... records the block as one event.")
-        .def("timed", &TimedFunction::decorate, "name"_a = pyb::none(),
-             "Decorator: @client.timed(\"name\") (or bare @client.timed, named after the "
-             "function) records every call as one event.")
+    addFastMethods(cls, g_fastMethods);
+    cls.def("timed", &TimedFunction::decorate, "name"_a = pyb::none(),
+            "Decorator: @client.timed(\"name\") (or bare @client.timed, named after the "
+            "function) records every call as one event.")
         .def(
             "instant",
             [](pyb::object o, std::string_view name, pyb::kwargs kw) {
@@ -202,12 +210,11 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
             "close", [](pyb::object o) { self(o).close(); },
             "Writes what is queued and the close record; later calls are ignored. Idempotent.")
         .def("__enter__", [](pyb::object o) { return o; })
-        .def(
-            "__exit__",
-            [](pyb::object o, pyb::object, pyb::object, pyb::object) {
-                self(o).close();
-                return false;
-            })
+        .def("__exit__",
+             [](pyb::object o, pyb::object, pyb::object, pyb::object) {
+                 self(o).close();
+                 return false;
+             })
         .def_property_readonly("rank", [](pyb::object o) { return self(o).recorder().rank(); })
         .def_property_readonly("log_path",
                                [](pyb::object o) { return self(o).recorder().logPath(); })

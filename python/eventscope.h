@@ -22,8 +22,9 @@ class EventScope
 public:
     EventScope(pybind11::object owner, PyClient *client, std::string name, rec::EventArgs args);
 
-    void enter();
-    void exit();
+    // False with a Python error set (see PyClient::start/end).
+    bool tryEnter();
+    bool tryExit();
     const std::string &name() const { return m_name; }
 
     static void bind(pybind11::module_ &m);

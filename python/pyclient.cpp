@@ -2,6 +2,7 @@
 #include "pyclient.h"
 
 #include "pyerrors.h"
+#include "pyinstance.h"
 
 #include "timeline/jobloader.h"
 
@@ -43,8 +44,8 @@ PyObject *callableOrNull(const pyb::object &o, const char *what)
 
 } // namespace
 
-PyClient::PyClient(const std::string &configPath, const std::string &logPath,
-                   pyb::object onStart, pyb::object onEnd)
+PyClient::PyClient(const std::string &configPath, const std::string &logPath, pyb::object onStart,
+                   pyb::object onEnd)
     : m_onStart(std::move(onStart)), m_onEnd(std::move(onEnd))
 {
     rec::TimerCallbacks callbacks;
@@ -67,14 +68,7 @@ PyClient::~PyClient()
 
 PyClient *PyClient::fromSelf(PyObject *self)
 {
-    auto *inst = reinterpret_cast<pyb::detail::instance *>(self);
-    void *value = inst->simple_layout ? inst->simple_value_holder[0]
-                                      : inst->get_value_and_holder().value_ptr();
-    if (!value)
-        PyErr_SetString(PyExc_TypeError,
-                        "FileTimerClient is not initialised (a subclass's __init__ must call "
-                        "FileTimerClient.__init__)");
-    return static_cast<PyClient *>(value);
+    return instanceValue<PyClient>(self, "FileTimerClient");
 }
 
 bool PyClient::start(std::string_view name, const rec::EventArgs *args) noexcept
@@ -158,8 +152,9 @@ std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn)
         result = JobLoader::load(options);
     }
     if (!result.timeline)
-        throw LoadError("get_timeline: " + (result.fatalError.empty() ? std::string("nothing loaded")
-                                                                      : result.fatalError));
+        throw LoadError("get_timeline: " + (result.fatalError.empty()
+                                                ? std::string("nothing loaded")
+                                                : result.fatalError));
     return result.timeline;
 }
 

@@ -3,8 +3,9 @@
 //   syncline.Error (RuntimeError)   base of the three below
 //   syncline.TimerError             misuse: end_event of an event that is not open, empty name,
 //                                   record_interval with end < start (rec::TimerError)
-//   syncline.ConfigError            bad timer_config.json / log path / environment (rec::ConfigError)
-//   syncline.LoadError              load_timeline / get_timeline could load nothing
+//   syncline.ConfigError            bad timer_config.json / log path / environment
+//   (rec::ConfigError) syncline.LoadError              load_timeline / get_timeline could load
+//   nothing
 //
 // PythonErrorPending is thrown through C++ code (the recorder) when a Python callback raised:
 // the Python error is already set and must simply be returned to the interpreter.

@@ -75,8 +75,8 @@ pyb::dict PyEvent::toDict() const
     const int64_t start = startNs(), end = endNs();
     return pyb::dict("rank"_a = w.info.rank, "restart"_a = w.info.restart, "host"_a = w.info.host,
                      "pid"_a = track().pid, "tid"_a = track().tid, "thread"_a = track().threadName,
-                     "name"_a = name(), "depth"_a = depth(), "start_ns"_a = start,
-                     "end_ns"_a = end, "duration_ns"_a = end - start,
+                     "name"_a = name(), "depth"_a = depth(), "start_ns"_a = start, "end_ns"_a = end,
+                     "duration_ns"_a = end - start,
                      "local_start_ns"_a = track().localStart[m_index],
                      "local_end_ns"_a = track().localEnd[m_index], "status"_a = status(),
                      "kind"_a = kind(), "args"_a = args());
@@ -84,19 +84,17 @@ pyb::dict PyEvent::toDict() const
 
 std::string PyEvent::repr() const
 {
-    return "Event(rank=" + std::to_string(worker().info.rank) + ", name=" +
-           pyb::repr(pyb::str(name())).cast<std::string>() +
+    return "Event(rank=" + std::to_string(worker().info.rank) +
+           ", name=" + pyb::repr(pyb::str(name())).cast<std::string>() +
            ", depth=" + std::to_string(depth()) + ", start_ns=" + std::to_string(startNs()) +
-           ", duration_ns=" + std::to_string(endNs() - startNs()) + ", status='" + status() +
-           "')";
+           ", duration_ns=" + std::to_string(endNs() - startNs()) + ", status='" + status() + "')";
 }
 
 void PyEvent::bind(pyb::module_ &m)
 {
     pyb::class_<PyEvent>(m, "Event", "One event on the corrected global timeline (a view).")
         .def_property_readonly("rank", [](const PyEvent &e) { return e.worker().info.rank; })
-        .def_property_readonly("restart",
-                               [](const PyEvent &e) { return e.worker().info.restart; })
+        .def_property_readonly("restart", [](const PyEvent &e) { return e.worker().info.restart; })
         .def_property_readonly("host", [](const PyEvent &e) { return e.worker().info.host; })
         .def_property_readonly("pid", [](const PyEvent &e) { return e.track().pid; })
         .def_property_readonly("tid", [](const PyEvent &e) { return e.track().tid; })
@@ -107,9 +105,8 @@ void PyEvent::bind(pyb::module_ &m)
         .def_property_readonly("end_ns", &PyEvent::endNs)
         .def_property_readonly("duration_ns",
                                [](const PyEvent &e) { return e.endNs() - e.startNs(); })
-        .def_property_readonly(
-            "local_start_ns",
-            [](const PyEvent &e) { return e.track().localStart[e.index()]; })
+        .def_property_readonly("local_start_ns",
+                               [](const PyEvent &e) { return e.track().localStart[e.index()]; })
         .def_property_readonly("local_end_ns",
                                [](const PyEvent &e) { return e.track().localEnd[e.index()]; })
         .def_property_readonly("status", &PyEvent::status)

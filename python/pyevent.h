@@ -21,7 +21,7 @@ namespace syncline {
 class Timeline;
 class EventTrack;
 class Worker;
-}
+} // namespace syncline
 
 namespace syncline::py {
 

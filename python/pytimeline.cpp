@@ -72,9 +72,9 @@ pyb::list PyTimeline::stats(bool perRank) const
     for (const StatsRow &r : Stats::compute(*m_timeline, q)) {
         out.append(pyb::dict("name"_a = std::string(m_timeline->names.name(r.nameId)),
                              "rank"_a = r.rank ? pyb::object(pyb::int_(*r.rank)) : pyb::none(),
-                             "count"_a = r.count, "total_ns"_a = r.totalNs,
-                             "mean_ns"_a = r.meanNs, "p50_ns"_a = r.p50Ns, "p95_ns"_a = r.p95Ns,
-                             "p99_ns"_a = r.p99Ns, "max_ns"_a = r.maxNs));
+                             "count"_a = r.count, "total_ns"_a = r.totalNs, "mean_ns"_a = r.meanNs,
+                             "p50_ns"_a = r.p50Ns, "p95_ns"_a = r.p95Ns, "p99_ns"_a = r.p99Ns,
+                             "max_ns"_a = r.maxNs));
     }
     return out;
 }

@@ -27,9 +27,8 @@ pyb::dict PyWorker::clock() const
 {
     const sync::WorkerClockResult &c = worker().clock;
     return pyb::dict("method"_a = sync::methodName(c.method), "offset_ns"_a = c.offsetNs,
-                     "drift_ppm"_a = c.driftPpm, "bound_ns"_a = c.boundNs,
-                     "band_ns"_a = c.bandNs, "samples"_a = c.sampleCount,
-                     "domain"_a = c.domain, "flags"_a = c.flags,
+                     "drift_ppm"_a = c.driftPpm, "bound_ns"_a = c.boundNs, "band_ns"_a = c.bandNs,
+                     "samples"_a = c.sampleCount, "domain"_a = c.domain, "flags"_a = c.flags,
                      "source"_a = worker().info.clockSource);
 }
 
@@ -71,13 +70,11 @@ void PyWorker::bind(pyb::module_ &m)
                                [](const PyWorker &w) { return w.worker().info.localRank; })
         .def_property_readonly("world_size",
                                [](const PyWorker &w) { return w.worker().info.worldSize; })
-        .def_property_readonly("restart",
-                               [](const PyWorker &w) { return w.worker().info.restart; })
+        .def_property_readonly("restart", [](const PyWorker &w) { return w.worker().info.restart; })
         .def_property_readonly("role", [](const PyWorker &w) { return w.worker().info.role; })
         .def_property_readonly("run_id", [](const PyWorker &w) { return w.worker().info.runId; })
         .def_property_readonly("host", [](const PyWorker &w) { return w.worker().info.host; })
-        .def_property_readonly("boot_id",
-                               [](const PyWorker &w) { return w.worker().info.bootId; })
+        .def_property_readonly("boot_id", [](const PyWorker &w) { return w.worker().info.bootId; })
         .def_property_readonly("pid", [](const PyWorker &w) { return w.worker().info.pid; })
         .def_property_readonly("source_file",
                                [](const PyWorker &w) { return w.worker().info.sourceFile; })

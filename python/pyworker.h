@@ -13,7 +13,7 @@
 namespace syncline {
 class Timeline;
 class Worker;
-}
+} // namespace syncline
 
 namespace syncline::py {
 

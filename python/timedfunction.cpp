@@ -86,7 +86,8 @@ void TimedFunction::bind(pyb::module_ &m)
             [](pyb::object self, pyb::object instance, pyb::object) -> pyb::object {
                 if (instance.is_none())
                     return self;
-                return pyb::reinterpret_steal<pyb::object>(PyMethod_New(self.ptr(), instance.ptr()));
+                return pyb::reinterpret_steal<pyb::object>(
+                    PyMethod_New(self.ptr(), instance.ptr()));
             },
             pyb::arg("instance"), pyb::arg("owner") = pyb::none())
         .def_property_readonly("event_name", &TimedFunction::name)
