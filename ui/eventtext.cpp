@@ -70,7 +70,7 @@ QString flagsText(uint16_t flags)
 QString clockText(const EventDetails &d)
 {
     if (d.rawClock)
-        return QStringLiteral("raw clock (no correction), %1 from local").arg(formatDuration(d.correctionNs));
+        return QStringLiteral("raw clock (no correction applied)");
     QString s = QStringLiteral("%1 applied").arg(formatDuration(d.correctionNs));
     if (d.boundNs > 0)
         s += QStringLiteral(", bound ±%1").arg(formatDuration(d.boundNs));

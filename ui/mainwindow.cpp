@@ -3,17 +3,15 @@
 #include "clockpanel.h"
 #include "detailspanel.h"
 #include "findbar.h"
+#include "legendbar.h"
 #include "loadcontroller.h"
 #include "overviewstrip.h"
 #include "problemspanel.h"
 #include "statspanel.h"
 #include "timeformat.h"
-#include "imageexport.h"
+#include "exportactions.h"
 #include "shortcuts.h"
 #include "timelineview.h"
-
-#include "timeline/chromeexporter.h"
-#include "timeline/csvexporter.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -22,6 +20,7 @@
 #include <QMessageBox>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
@@ -31,10 +30,13 @@
 #include <QStyleFactory>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace syncline::ui {
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_view(new TimelineView(this)), m_overview(new OverviewStrip(m_view->zoomControl(), this)),
+      m_legend(new LegendBar(this)), m_exports(new ExportActions(this, m_view)),
       m_find(new FindBar(this)), m_details(new DetailsPanel(this)), m_stats(new StatsPanel(this)),
       m_clocks(new ClockPanel(this)), m_problems(new ProblemsPanel(this)), m_loader(new LoadController(this)),
       m_cursorLabel(new QLabel(this)), m_infoLabel(new QLabel(this)), m_progress(new QProgressBar(this)),
@@ -50,6 +52,7 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_find);
     layout->addWidget(m_overview);
     layout->addWidget(m_view, 1);
+    layout->addWidget(m_legend);
     setCentralWidget(central);
     buildDocks();
     buildMenus();
@@ -84,6 +87,21 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
     connect(m_details, &DetailsPanel::eventActivated, this, [this](EventRef ref) { m_view->selectEvent(ref, true); });
+    connect(m_legend, &LegendBar::nameClicked, this, [this](const QString &name) {
+        m_find->findEdit()->setText(name);
+        m_find->focusFind();
+    });
+    connect(m_stats, &StatsPanel::statsReady, this, [this] {
+        // Legend order: most total time first (the stats table's whole-job or range rows).
+        std::vector<std::pair<int64_t, uint32_t>> order;
+        for (int r = 0; r < m_stats->model()->rowCount(); ++r)
+            order.emplace_back(-m_stats->model()->row(r).totalNs, m_stats->model()->row(r).nameId);
+        std::sort(order.begin(), order.end());
+        std::vector<uint32_t> names;
+        for (const auto &o : order)
+            names.push_back(o.second);
+        m_legend->setNames(std::move(names));
+    });
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
     connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this, [this](qint64 s, qint64 e) {
         m_stats->setSelectedRange(s, e);
@@ -139,12 +157,9 @@ void MainWindow::buildMenus()
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addSeparator();
-    QMenu *exp = file->addMenu(tr("&Export"));
-    exp->addAction(tr("Image (PNG/SVG) of the visible range…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                   &MainWindow::exportImageDialog);
-    exp->addAction(tr("Events CSV (all)…"), this, [this] { exportCsv(false); });
-    exp->addAction(tr("Events CSV (visible range)…"), this, [this] { exportCsv(true); });
-    exp->addAction(tr("Chrome trace JSON…"), this, &MainWindow::exportChrome);
+    m_exports->addTo(file->addMenu(tr("&Export")));
+    connect(m_exports, &ExportActions::wrote, this,
+            [this](const QString &path) { statusBar()->showMessage(tr("wrote %1").arg(path), 5000); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -237,7 +252,9 @@ void MainWindow::setTimeline(std::shared_ptr<Timeline> timeline, const QStringLi
     m_scene = std::make_shared<TimelineScene>(m_timeline);
     m_view->setScene(m_scene);
     m_overview->setScene(m_scene);
+    m_legend->setScene(m_scene);
     m_stats->setTimeline(m_timeline);
+    m_exports->setTimeline(m_timeline);
     m_clocks->setTimeline(m_timeline);
     m_clocks->setCorrected(m_timeline->mode() == ClockMode::Corrected);
     {
@@ -310,6 +327,7 @@ void MainWindow::setDarkTheme(bool dark)
     }
     m_view->setViewStyle(dark ? ViewStyle::darkStyle() : ViewStyle::light());
     m_overview->sceneChanged();
+    m_details->showEvent(m_scene.get(), m_scene ? m_scene->selected() : EventRef{}); // link colours
     if (m_darkAction) {
         const QSignalBlocker block(m_darkAction);
         m_darkAction->setChecked(dark);
@@ -366,66 +384,6 @@ void MainWindow::onCursorTime(qint64 t, bool inside)
 QString MainWindow::statusText() const
 {
     return m_cursorLabel->text() + QLatin1Char('|') + m_infoLabel->text();
-}
-
-void MainWindow::exportImageDialog()
-{
-    if (!m_timeline)
-        return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export image"), QStringLiteral("timeline.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg)"));
-    if (path.isEmpty())
-        return;
-    ImageExportRequest req;
-    (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? req.svgPath : req.pngPath) = path.toStdString();
-    req.width = std::max(800, m_view->width() * 2);
-    req.height = std::max(500, m_view->height() * 2);
-    req.rangeStartNs = m_view->zoomControl()->rangeStart();
-    req.rangeEndNs = m_view->zoomControl()->rangeEnd();
-    req.mode = m_timeline->mode();
-    req.dark = m_view->viewStyle().dark;
-    req.wallClock = m_view->wallClock();
-    std::string error;
-    if (!exportImage(*m_timeline, req, &error))
-        QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(error));
-    else
-        statusBar()->showMessage(tr("wrote %1").arg(path), 5000);
-}
-
-void MainWindow::exportCsv(bool visibleOnly)
-{
-    if (!m_timeline)
-        return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export events CSV"), QStringLiteral("events.csv"),
-                                                      tr("CSV (*.csv)"));
-    if (path.isEmpty())
-        return;
-    EventRange range;
-    if (visibleOnly) {
-        range.use = true;
-        range.beginNs = m_view->zoomControl()->rangeStart();
-        range.endNs = m_view->zoomControl()->rangeEnd();
-    }
-    std::string error;
-    if (!CsvExporter::writeFile(*m_timeline, path.toStdString(), range, &error))
-        QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(error));
-    else
-        statusBar()->showMessage(tr("wrote %1").arg(path), 5000);
-}
-
-void MainWindow::exportChrome()
-{
-    if (!m_timeline)
-        return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
-                                                      tr("Chrome trace JSON (*.json)"));
-    if (path.isEmpty())
-        return;
-    std::string error;
-    if (!ChromeExporter::writeFile(*m_timeline, path.toStdString(), &error))
-        QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(error));
-    else
-        statusBar()->showMessage(tr("wrote %1").arg(path), 5000);
 }
 
 void MainWindow::showShortcuts()

@@ -30,6 +30,8 @@ class StatsPanel;
 class ClockPanel;
 class ProblemsPanel;
 class LoadController;
+class LegendBar;
+class ExportActions;
 
 class MainWindow : public QMainWindow
 {
@@ -49,6 +51,7 @@ public:
     ProblemsPanel *problemsPanel() const { return m_problems; }
     FindBar *findBar() const { return m_find; }
     DetailsPanel *detailsPanel() const { return m_details; }
+    ExportActions *exportActions() const { return m_exports; }
     QDockWidget *problemsDock() const { return m_problemsDock; }
     std::shared_ptr<Timeline> timeline() const { return m_timeline; }
     QStringList recentFiles() const;
@@ -76,14 +79,13 @@ private:
     void onStep(bool forward);
     void onEventSelected(const EventRef &ref);
     void onCursorTime(qint64 t, bool inside);
-    void exportImageDialog();
-    void exportCsv(bool visibleOnly);
-    void exportChrome();
     void showShortcuts();
     void sceneChanged();
 
     TimelineView *m_view;
     OverviewStrip *m_overview;
+    LegendBar *m_legend;
+    ExportActions *m_exports;
     FindBar *m_find;
     DetailsPanel *m_details;
     StatsPanel *m_stats;

@@ -31,6 +31,14 @@ Unit unitFor(int64_t magnitudeNs)
 QString formatDuration(int64_t ns, int digits)
 {
     const int64_t mag = std::llabs(ns);
+    if (mag >= 3600LL * 1000000000LL) {
+        const int64_t hours = mag / 3600000000000LL;
+        const int64_t minutes = (mag % 3600000000000LL) / 60000000000LL;
+        const QString sign = ns < 0 ? QStringLiteral("-") : QString();
+        if (hours >= 48)
+            return QStringLiteral("%1%2 d %3 h").arg(sign).arg(hours / 24).arg(hours % 24);
+        return QStringLiteral("%1%2 h %3 min").arg(sign).arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
+    }
     if (mag >= 100LL * 1000000000LL) {
         const int64_t minutes = mag / 60000000000LL;
         const double seconds = double(mag % 60000000000LL) / 1e9;

@@ -187,7 +187,11 @@ EventDetails TrackModel::details(int i) const
     const int64_t argsId = (d.flags & EventHasArgs) ? t.argsId(uint32_t(i)) : -1;
     if (argsId >= 0 && size_t(argsId) < m_timeline->args.size())
         d.args = m_timeline->args[size_t(argsId)];
-    d.correctionNs = d.startNs - d.localStartNs;
+    // The correction is what the sync engine changed: corrected minus raw global time (both
+    // maps share one global scale), 0 when showing raw clocks.
+    const Worker &wk = workerData();
+    d.correctionNs = m_mode == ClockMode::Raw ? 0
+                                              : wk.corrected.toGlobal(d.localStartNs) - wk.raw.toGlobal(d.localStartNs);
     if (!map().segments().empty()) {
         const sync::ClockSegment &seg = map().segmentAt(d.localStartNs);
         d.boundNs = seg.boundNs;

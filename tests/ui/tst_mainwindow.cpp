@@ -3,6 +3,7 @@
 // details panel, find stepping, the raw/corrected toggle and the stats panel.
 #include "ui/clockpanel.h"
 #include "ui/detailspanel.h"
+#include "ui/exportactions.h"
 #include "ui/findbar.h"
 #include "ui/mainwindow.h"
 #include "ui/problemspanel.h"
@@ -31,6 +32,7 @@ private slots:
     void newerLoadWinsOverStaleOne();
     void navigationSelectionFindAndClock();
     void statsPanelFills();
+    void menuExportsWriteFiles();
 
 private:
     QString writeLog(const QString &name, int rank, int steps, bool withBadLine);
@@ -157,6 +159,15 @@ void TstMainWindow::navigationSelectionFindAndClock()
     QVERIFY(scene->model(0).startTime(scene->selected().index) > scene->model(0).startTime(first.index));
     QTest::keyClick(find, Qt::Key_Return, Qt::ShiftModifier);
     QCOMPARE(scene->selected().index, first.index);
+    // Screenshots for the docs when asked (SYNCLINE_UI_SCREENSHOTS=DIR), light and dark.
+    if (qEnvironmentVariableIsSet("SYNCLINE_UI_SCREENSHOTS")) {
+        const QString dir = qEnvironmentVariable("SYNCLINE_UI_SCREENSHOTS");
+        QVERIFY(w.grab().save(dir + QStringLiteral("/mainwindow-light.png")));
+        w.setDarkTheme(true);
+        QTest::qWait(50);
+        QVERIFY(w.grab().save(dir + QStringLiteral("/mainwindow-dark.png")));
+        w.setDarkTheme(false);
+    }
     // Raw/corrected toggle redraws in place and reaches the timeline.
     w.setClockMode(ClockMode::Raw);
     QCOMPARE(scene->clockMode(), ClockMode::Raw);
@@ -178,6 +189,43 @@ void TstMainWindow::statsPanelFills()
     QCOMPARE(w.statsPanel()->model()->rowCount(), 3); // step, forward, backward (open hang excluded)
     w.statsPanel()->chooseName(w.timeline()->names.find("step"));
     QCOMPARE(w.statsPanel()->chart()->stragglerFlags().size(), size_t(1)); // one rank
+}
+
+void TstMainWindow::menuExportsWriteFiles()
+{
+    const QString log = writeLog(QStringLiteral("exports.log"), 0, 6, false);
+    MainWindow w;
+    w.resize(1000, 700);
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openPaths({log});
+    QVERIFY(spy.wait(30000));
+    ExportActions *ex = w.exportActions();
+    QString error;
+    const QString png = m_dir.filePath(QStringLiteral("view.png"));
+    QVERIFY2(ex->writeImage(png, &error), qPrintable(error));
+    QCOMPARE(QImage(png).size(), QSize(std::max(800, w.view()->width() * 2), std::max(500, w.view()->height() * 2)));
+    const QString svg = m_dir.filePath(QStringLiteral("view.svg"));
+    QVERIFY2(ex->writeImage(svg, &error), qPrintable(error));
+    QVERIFY(QFileInfo(svg).size() > 1000);
+    // CSV of everything vs. of the visible range after zooming onto the first step.
+    const QString all = m_dir.filePath(QStringLiteral("all.csv"));
+    QVERIFY2(ex->writeCsv(all, false, &error), qPrintable(error));
+    const TrackModel &m = w.view()->scene()->model(0);
+    w.view()->zoomControl()->setRange(m.startTime(0), m.endTime(0));
+    const QString part = m_dir.filePath(QStringLiteral("part.csv"));
+    QVERIFY2(ex->writeCsv(part, true, &error), qPrintable(error));
+    auto lines = [](const QString &path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll().count('\n') : -1;
+    };
+    QCOMPARE(lines(all), 1 + 6 * 3 + 1); // header + events (the open one included)
+    QVERIFY(lines(part) >= 1 + 3);
+    QVERIFY(lines(part) < lines(all));
+    const QString chrome = m_dir.filePath(QStringLiteral("trace.json"));
+    QVERIFY2(ex->writeChrome(chrome, &error), qPrintable(error));
+    QFile c(chrome);
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    QVERIFY(c.readAll().contains("\"backward\""));
 }
 
 QTEST_MAIN(TstMainWindow)

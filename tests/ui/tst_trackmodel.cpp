@@ -153,7 +153,7 @@ void TstTrackModel::childrenAndDetails()
     QCOMPARE(d.startNs, int64_t(9100));
     QCOMPARE(d.endNs, int64_t(20000));
     QCOMPARE(d.localStartNs, int64_t(9600));
-    QCOMPARE(d.correctionNs, int64_t(-500));
+    QCOMPARE(d.correctionNs, int64_t(-500)); // corrected (local - 500) minus raw (identity)
     QVERIFY(d.flags & EventOpen);
     QCOMPARE(d.workerLabel, std::string("rank 1 · host-b · restart 0"));
     QVERIFY(!d.rawClock);
