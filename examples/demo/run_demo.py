@@ -196,8 +196,9 @@ def run_tool(tools, args, what, stdout_path=None, env=None):
     return True
 
 
-def write_outputs(tools, jobdir, out):
-    """PNG, events CSV, stats (text and JSON). Returns {what: path} of what was written."""
+def write_outputs(tools, jobdir, out, o):
+    """PNGs (whole job, and five steps from its middle), events CSV, stats (text and JSON).
+    Returns {what: path} of what was written."""
     written = {}
     env = dict(os.environ)
     if not env.get("DISPLAY"):
@@ -211,6 +212,11 @@ def write_outputs(tools, jobdir, out):
         if run_tool(tools, ["export", str(jobdir), "--png", str(out / "timeline.png"),
                             "--width", "1920", "--height", "1080"], "PNG export", env=env):
             written["timeline PNG"] = out / "timeline.png"
+        mid = o.steps * o.period_ms // 2  # ms from the first event
+        if run_tool(tools, ["export", str(jobdir), "--png", str(out / "timeline-steps.png"),
+                            "--range", f"{mid}ms:{mid + 5 * o.period_ms}ms"], "PNG export (zoom)",
+                    env=env):
+            written["5 steps PNG"] = out / "timeline-steps.png"
     else:
         say("demo: this build's `syncline` has no `export --png` yet (being written): no PNG")
     if tools.has("stats"):
@@ -341,7 +347,7 @@ def main():
     started = time.monotonic()
     run_job(tools, o, jobdir)
     say(f"demo: job finished in {time.monotonic() - started:.1f} s; logs in {jobdir}")
-    written = write_outputs(tools, jobdir, out)
+    written = write_outputs(tools, jobdir, out, o)
     report_clocks(jobdir, written.get("stats JSON"))
     if "stats" in written:
         # `syncline stats` prints blank-line separated sections: clocks, events, stragglers.

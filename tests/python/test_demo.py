@@ -48,9 +48,10 @@ def test_demo_headless(tmp_path, bin_dir):
     assert int(stuck[0]["duration_ns"]) > 200_000_000  # past checkpoint_save's expected 200 ms
     assert any(x["name"] == "layer0" and int(x["depth"]) == 2 for x in rows)  # step>forward>layer
 
-    png = (out / "timeline.png").read_bytes()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", png[16:24]) == (1920, 1080)
+    for name in ("timeline.png", "timeline-steps.png"):
+        png = (out / name).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        assert struct.unpack(">II", png[16:24]) == (1920, 1080)
 
     workers = json.loads((out / "stats.json").read_text())["workers"]
     assert len(workers) == 8 and {w["clock"]["method"] for w in workers} == {"sync"}
@@ -66,5 +67,5 @@ def test_demo_headless(tmp_path, bin_dir):
     for rank, host, truth, est, err, bound in table:
         assert (abs(float(truth)) > 3.2) == (host == "host-b")
         assert abs(float(err)) <= float(bound) + bound0 + 1.0, (rank, err, bound)
-    for name in ("events.csv", "timeline.png", "stats.txt", "stats.json"):
+    for name in ("events.csv", "timeline.png", "timeline-steps.png", "stats.txt", "stats.json"):
         assert str(out / name) in text
