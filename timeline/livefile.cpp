@@ -50,7 +50,7 @@ LiveFile::~LiveFile()
         ::close(m_fd);
 }
 
-int64_t LiveFile::ingest(size_t chunkBytes)
+int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
 {
     if (m_stopped)
         return 0;
@@ -63,10 +63,11 @@ int64_t LiveFile::ingest(size_t chunkBytes)
     }
     int64_t total = 0;
     for (;;) {
-        m_buffer.assign(m_carry);
-        const size_t carry = m_buffer.size();
-        m_buffer.resize(carry + chunkBytes);
-        const ssize_t n = ::pread(m_fd, m_buffer.data() + carry, chunkBytes, m_offset);
+        const size_t carry = m_carry.size();
+        if (scratch.size() < carry + chunkBytes)
+            scratch.resize(carry + chunkBytes); // zero-filled only when it grows
+        std::memcpy(scratch.data(), m_carry.data(), carry);
+        const ssize_t n = ::pread(m_fd, scratch.data() + carry, chunkBytes, m_offset);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -77,9 +78,9 @@ int64_t LiveFile::ingest(size_t chunkBytes)
             break;
         m_offset += n;
         total += n;
-        m_buffer.resize(carry + size_t(n));
-        const size_t used = m_parser.feed(m_buffer);
-        m_carry.assign(m_buffer, used, std::string::npos);
+        const std::string_view text(scratch.data(), carry + size_t(n));
+        const size_t used = m_parser.feed(text);
+        m_carry.assign(text.substr(used));
         if (size_t(n) < chunkBytes)
             break;
     }

@@ -54,10 +54,11 @@ public:
     LiveFile &operator=(const LiveFile &) = delete;
 
     const std::string &path() const { return m_path; }
-    // Reads and parses what was appended; returns the bytes read (0: nothing new, -1: error,
-    // see error()). A file that shrank (truncated or replaced) is reported once and not read
-    // further.
-    int64_t ingest(size_t chunkBytes);
+    // Reads and parses what was appended, in chunks of chunkBytes through `scratch` (a buffer
+    // shared by the files of one job, grown as needed); returns the bytes read (0: nothing new,
+    // -1: error, see error()). A file that shrank (truncated or replaced) is reported once and
+    // not read further.
+    int64_t ingest(std::vector<char> &scratch, size_t chunkBytes);
     const std::string &error() const { return m_error; }
 
     // True once a record was parsed (the file has a worker).
@@ -115,7 +116,6 @@ private:
     int m_fd = -1;
     int64_t m_offset = 0;
     std::string m_carry; // bytes after the last '\n' (a torn or still-being-written line)
-    std::string m_buffer;
     std::string m_error;
     bool m_stopped = false;
     Clock::time_point m_lastGrowth;

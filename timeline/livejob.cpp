@@ -160,7 +160,7 @@ int64_t LiveJob::ingest(bool rescan)
         rescanInputs();
     int64_t total = 0;
     auto read = [&](LiveFile &f) {
-        const int64_t n = f.ingest(m_options.readChunkBytes);
+        const int64_t n = f.ingest(m_scratch, m_options.readChunkBytes);
         if (n < 0)
             m_ingestProblems.push_back({Severity::Error, f.path(), 0, f.error()});
         else

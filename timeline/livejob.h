@@ -149,6 +149,7 @@ private:
     bool m_chromeNoted = false;
     std::vector<LoadProblem> m_ingestProblems; // found by ingest(), moved in by commit()
     int64_t m_bytesSinceCommit = 0;
+    std::vector<char> m_scratch; // read buffer shared by the files (ingest() only)
 };
 
 } // namespace syncline
