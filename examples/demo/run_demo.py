@@ -341,7 +341,15 @@ def main():
     if os.environ.get("DISPLAY") and not o.no_viewer:
         if tools.has("attach"):
             say(f"demo: opening the live viewer: {tools.syncline} attach {jobdir}")
-            attached = subprocess.Popen([str(tools.syncline), "attach", str(jobdir)])
+            attached = subprocess.Popen([str(tools.syncline), "attach", str(jobdir)],
+                                        stderr=subprocess.PIPE, text=True)
+            try:  # a viewer that cannot open exits at once: then open the finished job instead
+                rc = attached.wait(timeout=1.0)
+                say(f"demo: `syncline attach` exited ({rc}): {attached.stderr.read().strip()}; "
+                    f"the viewer opens when the job ends")
+                attached = None
+            except subprocess.TimeoutExpired:
+                pass
         else:
             say("demo: this build has no `syncline attach` yet: the viewer opens when the job ends")
     started = time.monotonic()
