@@ -77,10 +77,12 @@ CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t 
         primitives = g.primitiveCount();
     }
     if (pngDir)
-        image.save(QString::fromUtf8(pngDir) + QStringLiteral("/bench_view_%1.png").arg(QString::fromStdString(name)));
+        image.save(QString::fromUtf8(pngDir) +
+                   QStringLiteral("/bench_view_%1.png").arg(QString::fromStdString(name)));
     std::sort(total.begin(), total.end());
     std::sort(geo.begin(), geo.end());
-    return {name, eventsInRange(scene, start, end), total[total.size() / 2], geo[geo.size() / 2], primitives};
+    return {name, eventsInRange(scene, start, end), total[total.size() / 2], geo[geo.size() / 2],
+            primitives};
 }
 
 } // namespace
@@ -105,19 +107,22 @@ int main(int argc, char **argv)
     TimelineScene smallScene(small);
     TimelineScene bigScene(big);
     std::vector<CaseResult> results;
-    results.push_back(runCase("10k", smallScene, smallScene.beginNs(), smallScene.endNs(), frames, pngDir));
-    results.push_back(runCase("10M", bigScene, bigScene.beginNs(), bigScene.endNs(), frames, pngDir));
+    results.push_back(
+        runCase("10k", smallScene, smallScene.beginNs(), smallScene.endNs(), frames, pngDir));
+    results.push_back(
+        runCase("10M", bigScene, bigScene.beginNs(), bigScene.endNs(), frames, pngDir));
     // The same 10 M job zoomed so that ~10 k events are in range (pure zoom: same data).
     const int64_t mid = (bigScene.beginNs() + bigScene.endNs()) / 2;
     const int64_t span = int64_t(10000 / (3.0 * workers)) * 1000;
     results.push_back(runCase("10M-zoomed", bigScene, mid, mid + span, frames, pngDir));
-    std::printf("\n%-12s %12s %12s %12s %12s\n", "case", "events", "frame ms", "geometry ms", "primitives");
+    std::printf("\n%-12s %12s %12s %12s %12s\n", "case", "events", "frame ms", "geometry ms",
+                "primitives");
     for (const CaseResult &r : results)
-        std::printf("%-12s %12lld %12.2f %12.2f %12zu\n", r.name.c_str(), (long long)r.eventsInRange,
-                    r.medianMs, r.geometryMs, r.primitives);
+        std::printf("%-12s %12lld %12.2f %12.2f %12zu\n", r.name.c_str(),
+                    (long long)r.eventsInRange, r.medianMs, r.geometryMs, r.primitives);
     const double ratio = results[1].medianMs / results[0].medianMs;
-    std::printf("\nratio 10M/10k frame: %.2f  (goal <= 1.5)   10M frame %.2f ms (goal <= 16 ms)\n", ratio,
-                results[1].medianMs);
+    std::printf("\nratio 10M/10k frame: %.2f  (goal <= 1.5)   10M frame %.2f ms (goal <= 16 ms)\n",
+                ratio, results[1].medianMs);
     std::printf("goals: %s\n", ratio <= 1.5 && results[1].medianMs <= 16.0 ? "MET" : "NOT MET");
     return 0;
 }

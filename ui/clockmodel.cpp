@@ -50,33 +50,54 @@ QVariant ClockModel::data(const QModelIndex &index, int role) const
     const sync::WorkerClockResult &c = w.clock;
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case Worker: return QString::fromStdString(w.label());
-        case Method: return QString::fromLatin1(sync::methodName(c.method));
-        case Offset: return formatDuration(c.offsetNs, 6);
-        case Drift: return QString::number(c.driftPpm, 'f', 3);
-        case Bound: return c.boundNs > 0 ? QStringLiteral("±") + formatDuration(c.boundNs) : tr("none");
-        case Band: return c.bandNs > 0 ? QStringLiteral("±") + formatDuration(c.bandNs) : tr("—");
-        case Samples: return c.sampleCount;
-        case Domain: return c.domain;
-        case Flags: return flagsText(c.flags);
-        default: return {};
+        case Worker:
+            return QString::fromStdString(w.label());
+        case Method:
+            return QString::fromLatin1(sync::methodName(c.method));
+        case Offset:
+            return formatDuration(c.offsetNs, 6);
+        case Drift:
+            return QString::number(c.driftPpm, 'f', 3);
+        case Bound:
+            return c.boundNs > 0 ? QStringLiteral("±") + formatDuration(c.boundNs) : tr("none");
+        case Band:
+            return c.bandNs > 0 ? QStringLiteral("±") + formatDuration(c.bandNs) : tr("—");
+        case Samples:
+            return c.sampleCount;
+        case Domain:
+            return c.domain;
+        case Flags:
+            return flagsText(c.flags);
+        default:
+            return {};
         }
     }
     if (role == SortRole) {
         switch (index.column()) {
-        case Worker: return w.info.rank;
-        case Method: return int(c.method);
-        case Offset: return qlonglong(c.offsetNs);
-        case Drift: return c.driftPpm;
-        case Bound: return qlonglong(c.boundNs);
-        case Band: return qlonglong(c.bandNs);
-        case Samples: return c.sampleCount;
-        case Domain: return c.domain;
-        case Flags: return c.flags;
-        default: return {};
+        case Worker:
+            return w.info.rank;
+        case Method:
+            return int(c.method);
+        case Offset:
+            return qlonglong(c.offsetNs);
+        case Drift:
+            return c.driftPpm;
+        case Bound:
+            return qlonglong(c.boundNs);
+        case Band:
+            return qlonglong(c.bandNs);
+        case Samples:
+            return c.sampleCount;
+        case Domain:
+            return c.domain;
+        case Flags:
+            return c.flags;
+        default:
+            return {};
         }
     }
-    if (role == Qt::ForegroundRole && index.column() == Method && c.method == sync::ClockMethod::None)
+    if (role == Qt::ForegroundRole && index.column() == Method &&
+        c.method == sync::ClockMethod::None)
         return QColor(0xd93025);
     if (role == Qt::TextAlignmentRole && index.column() >= Offset && index.column() <= Domain)
         return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -88,16 +109,26 @@ QVariant ClockModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Worker: return tr("Worker");
-    case Method: return tr("Method");
-    case Offset: return tr("Offset");
-    case Drift: return tr("Drift (ppm)");
-    case Bound: return tr("Bound");
-    case Band: return tr("Band (95 %)");
-    case Samples: return tr("Samples");
-    case Domain: return tr("Clock domain");
-    case Flags: return tr("Flags");
-    default: return {};
+    case Worker:
+        return tr("Worker");
+    case Method:
+        return tr("Method");
+    case Offset:
+        return tr("Offset");
+    case Drift:
+        return tr("Drift (ppm)");
+    case Bound:
+        return tr("Bound");
+    case Band:
+        return tr("Band (95 %)");
+    case Samples:
+        return tr("Samples");
+    case Domain:
+        return tr("Clock domain");
+    case Flags:
+        return tr("Flags");
+    default:
+        return {};
     }
 }
 

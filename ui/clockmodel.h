@@ -16,7 +16,19 @@ class ClockModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Worker, Method, Offset, Drift, Bound, Band, Samples, Domain, Flags, ColumnCount };
+    enum Column
+    {
+        Worker,
+        Method,
+        Offset,
+        Drift,
+        Bound,
+        Band,
+        Samples,
+        Domain,
+        Flags,
+        ColumnCount
+    };
     static constexpr int SortRole = Qt::UserRole;
 
     explicit ClockModel(QObject *parent = nullptr);

@@ -13,7 +13,8 @@ namespace syncline::ui {
 
 ClockPanel::ClockPanel(QWidget *parent)
     : QWidget(parent), m_model(new ClockModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_table(new QTableView(this)), m_corrected(new QCheckBox(tr("Corrected clocks (uncheck to see raw local clocks)"), this)),
+      m_table(new QTableView(this)),
+      m_corrected(new QCheckBox(tr("Corrected clocks (uncheck to see raw local clocks)"), this)),
       m_notes(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
@@ -32,9 +33,8 @@ ClockPanel::ClockPanel(QWidget *parent)
     layout->addWidget(m_corrected);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_notes);
-    connect(m_corrected, &QCheckBox::toggled, this, [this](bool on) {
-        emit clockModeChanged(on ? ClockMode::Corrected : ClockMode::Raw);
-    });
+    connect(m_corrected, &QCheckBox::toggled, this,
+            [this](bool on) { emit clockModeChanged(on ? ClockMode::Corrected : ClockMode::Raw); });
 }
 
 void ClockPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
@@ -43,7 +43,8 @@ void ClockPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
     if (timeline) {
         const sync::CausalityReport &c = timeline->causality;
         if (c.constraints > 0)
-            lines << tr("Causality: %1 constraints, %2 violations before repair, %3 after; %4 events moved (max %5).")
+            lines << tr("Causality: %1 constraints, %2 violations before repair, %3 after; %4 "
+                        "events moved (max %5).")
                          .arg(c.constraints)
                          .arg(c.violationsBefore)
                          .arg(c.violationsAfter)

@@ -29,12 +29,12 @@ public:
     void assign(const std::vector<std::string_view> &names);
     // Names starting with `prefix` get palette colour `index` (checked in insertion order).
     void setCategory(const QString &prefix, int index);
-    int colourIndex(uint32_t nameId) const
-    {
-        return nameId < m_index.size() ? m_index[nameId] : 0;
-    }
+    int colourIndex(uint32_t nameId) const { return nameId < m_index.size() ? m_index[nameId] : 0; }
     QColor colour(int index, bool dark) const;
-    QColor nameColour(uint32_t nameId, bool dark) const { return colour(colourIndex(nameId), dark); }
+    QColor nameColour(uint32_t nameId, bool dark) const
+    {
+        return colour(colourIndex(nameId), dark);
+    }
 
 private:
     std::vector<int> m_index;

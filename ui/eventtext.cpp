@@ -34,7 +34,8 @@ QString summaryRows(const TimelineScene &scene, const EventDetails &d)
     QString html;
     html += row(QStringLiteral("worker"), esc(d.workerLabel));
     QString thread = QString::fromStdString(d.threadName).toHtmlEscaped();
-    thread = thread.isEmpty() ? QString::number(d.tid) : QStringLiteral("%1 (%2)").arg(thread).arg(d.tid);
+    thread = thread.isEmpty() ? QString::number(d.tid)
+                              : QStringLiteral("%1 (%2)").arg(thread).arg(d.tid);
     html += row(QStringLiteral("thread"), thread);
     html += row(QStringLiteral("start"), formatDuration(d.startNs - scene.originNs(), 6));
     QString dur = formatDuration(d.endNs - d.startNs);
@@ -108,13 +109,15 @@ QString eventDetailsHtml(const TimelineScene &scene, const EventRef &ref, int ma
         return QStringLiteral("<p style='color:gray'>Click an event to see its details.</p>");
     const TrackModel &m = scene.model(ref.model);
     const EventDetails d = m.details(ref.index);
-    QString html = QStringLiteral("<h3>%1</h3><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
+    QString html =
+        QStringLiteral("<h3>%1</h3><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
     html += QStringLiteral("<p><b>Parents</b><br>");
     int p = d.parent;
     if (p < 0)
         html += QStringLiteral("<span style='color:gray'>(root)</span>");
     for (int level = 0; p >= 0; p = m.parentIndex(p), ++level)
-        html += QString(level * 2, QChar(0x00a0)) + link(scene, ref.model, p) + QStringLiteral("<br>");
+        html +=
+            QString(level * 2, QChar(0x00a0)) + link(scene, ref.model, p) + QStringLiteral("<br>");
     html += QStringLiteral("</p><p><b>Children</b><br>");
     const std::vector<int> kids = m.children(ref.index);
     if (kids.empty())

@@ -14,24 +14,31 @@
 
 namespace syncline::ui {
 
-ExportActions::ExportActions(QWidget *window, TimelineView *view) : QObject(window), m_window(window), m_view(view) {}
+ExportActions::ExportActions(QWidget *window, TimelineView *view)
+    : QObject(window), m_window(window), m_view(view)
+{
+}
 
 void ExportActions::addTo(QMenu *menu)
 {
-    menu->addAction(tr("Image (PNG/SVG) of the visible range…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-        run(tr("Export image"), QStringLiteral("timeline.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"),
-            [this](const QString &p, QString *e) { return writeImage(p, e); });
-    });
+    menu->addAction(tr("Image (PNG/SVG) of the visible range…"), QKeySequence(Qt::CTRL | Qt::Key_E),
+                    this, [this] {
+                        run(tr("Export image"), QStringLiteral("timeline.png"),
+                            tr("PNG image (*.png);;SVG drawing (*.svg)"),
+                            [this](const QString &p, QString *e) { return writeImage(p, e); });
+                    });
     menu->addAction(tr("Events CSV (all)…"), this, [this] {
         run(tr("Export events CSV"), QStringLiteral("events.csv"), tr("CSV (*.csv)"),
             [this](const QString &p, QString *e) { return writeCsv(p, false, e); });
     });
     menu->addAction(tr("Events CSV (visible range)…"), this, [this] {
-        run(tr("Export events CSV (visible range)"), QStringLiteral("events.csv"), tr("CSV (*.csv)"),
+        run(tr("Export events CSV (visible range)"), QStringLiteral("events.csv"),
+            tr("CSV (*.csv)"),
             [this](const QString &p, QString *e) { return writeCsv(p, true, e); });
     });
     menu->addAction(tr("Chrome trace JSON…"), this, [this] {
-        run(tr("Export Chrome trace"), QStringLiteral("trace.json"), tr("Chrome trace JSON (*.json)"),
+        run(tr("Export Chrome trace"), QStringLiteral("trace.json"),
+            tr("Chrome trace JSON (*.json)"),
             [this](const QString &p, QString *e) { return writeChrome(p, e); });
     });
 }
@@ -54,7 +61,8 @@ void ExportActions::run(const QString &title, const QString &suggested, const QS
 bool ExportActions::writeImage(const QString &path, QString *error) const
 {
     ImageExportRequest req;
-    (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? req.svgPath : req.pngPath) = path.toStdString();
+    (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? req.svgPath : req.pngPath) =
+        path.toStdString();
     req.width = std::max(800, m_view->width() * 2);
     req.height = std::max(500, m_view->height() * 2);
     req.rangeStartNs = m_view->zoomControl()->rangeStart();

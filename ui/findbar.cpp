@@ -39,8 +39,10 @@ FindBar::FindBar(QWidget *parent)
     layout->addWidget(m_minRank);
     layout->addWidget(m_maxRank);
     setRankLimits(0, 0);
-    connect(m_find, &QLineEdit::textChanged, this, [this] { emit searchChanged(pattern(), isRegex()); });
-    connect(m_regex, &QCheckBox::toggled, this, [this] { emit searchChanged(pattern(), isRegex()); });
+    connect(m_find, &QLineEdit::textChanged, this,
+            [this] { emit searchChanged(pattern(), isRegex()); });
+    connect(m_regex, &QCheckBox::toggled, this,
+            [this] { emit searchChanged(pattern(), isRegex()); });
     connect(prev, &QToolButton::clicked, this, [this] { emit stepRequested(false); });
     connect(next, &QToolButton::clicked, this, [this] { emit stepRequested(true); });
     connect(m_nameFilter, &QLineEdit::textChanged, this, &FindBar::nameFilterChanged);

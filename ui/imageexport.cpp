@@ -26,8 +26,8 @@ bool ensureGuiApplication(std::string *error)
             *error = "image export needs a QGuiApplication, but a QCoreApplication is running";
         return false;
     }
-    const bool haveDisplay = !qEnvironmentVariableIsEmpty("DISPLAY") ||
-                             !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    const bool haveDisplay =
+        !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
     if (!haveDisplay && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     static int argc = 1;
@@ -39,7 +39,8 @@ bool ensureGuiApplication(std::string *error)
 }
 
 // The names with the most total duration in [start, end), for the legend (at most `limit`).
-std::vector<uint32_t> legendNames(const TimelineScene &scene, int64_t start, int64_t end, size_t limit)
+std::vector<uint32_t> legendNames(const TimelineScene &scene, int64_t start, int64_t end,
+                                  size_t limit)
 {
     std::unordered_map<uint32_t, int64_t> total;
     for (const TrackModel &m : scene.models()) {
@@ -100,7 +101,8 @@ void render(QPainter &p, const TimelineScene &scene, const ImageExportRequest &r
     p.setPen(style.mutedText);
     p.setFont(style.smallFont);
     p.drawText(QRectF(6, 0, gutterW - 8, rulerH), Qt::AlignVCenter | Qt::AlignLeft,
-               req.mode == ClockMode::Raw ? QStringLiteral("raw clocks") : QStringLiteral("corrected clocks"));
+               req.mode == ClockMode::Raw ? QStringLiteral("raw clocks")
+                                          : QStringLiteral("corrected clocks"));
     GeometryRequest g;
     g.rangeStart = start;
     g.rangeEnd = end;
@@ -131,7 +133,8 @@ bool exportImage(const Timeline &timeline, const ImageExportRequest &request, st
     };
     if (request.pngPath.empty() && request.svgPath.empty())
         return fail("no output file (give a PNG or SVG path)");
-    if (request.width < 100 || request.height < 60 || request.width > 32768 || request.height > 32768)
+    if (request.width < 100 || request.height < 60 || request.width > 32768 ||
+        request.height > 32768)
         return fail("image size must be between 100x60 and 32768x32768 px");
     if (request.rangeStartNs.has_value() != request.rangeEndNs.has_value())
         return fail("range needs both a start and an end");
@@ -158,7 +161,8 @@ bool exportImage(const Timeline &timeline, const ImageExportRequest &request, st
         p.end();
         QImageWriter writer(QString::fromStdString(request.pngPath), "png");
         if (!writer.write(image))
-            return fail("cannot write " + request.pngPath + ": " + writer.errorString().toStdString());
+            return fail("cannot write " + request.pngPath + ": " +
+                        writer.errorString().toStdString());
     }
     if (!request.svgPath.empty()) {
         QSvgGenerator svg;

@@ -1,6 +1,5 @@
 #include "loadcontroller.h"
 
-
 namespace syncline::ui {
 
 LoadController::LoadController(QObject *parent) : QObject(parent) {}

@@ -32,7 +32,8 @@ public:
 signals:
     void progress(double fraction, const QString &what);
     // Exactly one of: timeline set, cancelled, or fatalError non-empty.
-    void finished(std::shared_ptr<syncline::Timeline> timeline, bool cancelled, const QString &fatalError);
+    void finished(std::shared_ptr<syncline::Timeline> timeline, bool cancelled,
+                  const QString &fatalError);
 
 private:
     uint64_t m_job = 0;

@@ -2,26 +2,26 @@
 
 #include "clockpanel.h"
 #include "detailspanel.h"
+#include "exportactions.h"
 #include "findbar.h"
 #include "legendbar.h"
 #include "loadcontroller.h"
 #include "overviewstrip.h"
 #include "problemspanel.h"
+#include "shortcuts.h"
 #include "statspanel.h"
 #include "timeformat.h"
-#include "exportactions.h"
-#include "shortcuts.h"
 #include "timelineview.h"
 
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QMessageBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -35,11 +35,13 @@
 namespace syncline::ui {
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_view(new TimelineView(this)), m_overview(new OverviewStrip(m_view->zoomControl(), this)),
-      m_legend(new LegendBar(this)), m_exports(new ExportActions(this, m_view)),
-      m_find(new FindBar(this)), m_details(new DetailsPanel(this)), m_stats(new StatsPanel(this)),
-      m_clocks(new ClockPanel(this)), m_problems(new ProblemsPanel(this)), m_loader(new LoadController(this)),
-      m_cursorLabel(new QLabel(this)), m_infoLabel(new QLabel(this)), m_progress(new QProgressBar(this)),
+    : QMainWindow(parent), m_view(new TimelineView(this)),
+      m_overview(new OverviewStrip(m_view->zoomControl(), this)), m_legend(new LegendBar(this)),
+      m_exports(new ExportActions(this, m_view)), m_find(new FindBar(this)),
+      m_details(new DetailsPanel(this)), m_stats(new StatsPanel(this)),
+      m_clocks(new ClockPanel(this)), m_problems(new ProblemsPanel(this)),
+      m_loader(new LoadController(this)), m_cursorLabel(new QLabel(this)),
+      m_infoLabel(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_cancel(new QPushButton(tr("Cancel"), this))
 {
     setWindowTitle(QStringLiteral("syncline"));
@@ -86,7 +88,8 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
-    connect(m_details, &DetailsPanel::eventActivated, this, [this](EventRef ref) { m_view->selectEvent(ref, true); });
+    connect(m_details, &DetailsPanel::eventActivated, this,
+            [this](EventRef ref) { m_view->selectEvent(ref, true); });
     connect(m_legend, &LegendBar::nameClicked, this, [this](const QString &name) {
         m_find->findEdit()->setText(name);
         m_find->focusFind();
@@ -103,9 +106,8 @@ MainWindow::MainWindow(QWidget *parent)
         m_legend->setNames(std::move(names));
     });
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
-    connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this, [this](qint64 s, qint64 e) {
-        m_stats->setSelectedRange(s, e);
-    });
+    connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this,
+            [this](qint64 s, qint64 e) { m_stats->setSelectedRange(s, e); });
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -120,7 +122,8 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildDocks()
 {
-    auto dock = [this](const QString &title, const QString &name, QWidget *w, Qt::DockWidgetArea area) {
+    auto dock = [this](const QString &title, const QString &name, QWidget *w,
+                       Qt::DockWidgetArea area) {
         auto *d = new QDockWidget(title, this);
         d->setObjectName(name);
         d->setWidget(w);
@@ -128,9 +131,12 @@ void MainWindow::buildDocks()
         return d;
     };
     dock(tr("Details"), QStringLiteral("details"), m_details, Qt::RightDockWidgetArea);
-    QDockWidget *stats = dock(tr("Statistics"), QStringLiteral("stats"), m_stats, Qt::BottomDockWidgetArea);
-    QDockWidget *clocks = dock(tr("Clocks"), QStringLiteral("clocks"), m_clocks, Qt::BottomDockWidgetArea);
-    m_problemsDock = dock(tr("Problems"), QStringLiteral("problems"), m_problems, Qt::BottomDockWidgetArea);
+    QDockWidget *stats =
+        dock(tr("Statistics"), QStringLiteral("stats"), m_stats, Qt::BottomDockWidgetArea);
+    QDockWidget *clocks =
+        dock(tr("Clocks"), QStringLiteral("clocks"), m_clocks, Qt::BottomDockWidgetArea);
+    m_problemsDock =
+        dock(tr("Problems"), QStringLiteral("problems"), m_problems, Qt::BottomDockWidgetArea);
     tabifyDockWidget(stats, clocks);
     tabifyDockWidget(clocks, m_problemsDock);
     stats->raise();
@@ -150,16 +156,18 @@ void MainWindow::buildMenus()
         if (!files.isEmpty())
             openPaths(files);
     });
-    file->addAction(tr("Open &directory…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a job directory"));
-        if (!dir.isEmpty())
-            openPaths({dir});
-    });
+    file->addAction(
+        tr("Open &directory…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+            const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a job directory"));
+            if (!dir.isEmpty())
+                openPaths({dir});
+        });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addSeparator();
     m_exports->addTo(file->addMenu(tr("&Export")));
-    connect(m_exports, &ExportActions::wrote, this,
-            [this](const QString &path) { statusBar()->showMessage(tr("wrote %1").arg(path), 5000); });
+    connect(m_exports, &ExportActions::wrote, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("wrote %1").arg(path), 5000);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -195,10 +203,12 @@ void MainWindow::buildMenus()
         view->addAction(d->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this,
+                    &MainWindow::showShortcuts);
     help->addAction(tr("&About syncline"), this, [this] {
-        QMessageBox::about(this, tr("About syncline"),
-                           tr("<b>syncline</b><br>One corrected global timeline from every worker's log."));
+        QMessageBox::about(
+            this, tr("About syncline"),
+            tr("<b>syncline</b><br>One corrected global timeline from every worker's log."));
     });
 }
 
@@ -225,7 +235,8 @@ bool MainWindow::isLoading() const
     return m_loader->isRunning();
 }
 
-void MainWindow::onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal)
+void MainWindow::onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled,
+                                const QString &fatal)
 {
     m_progress->hide();
     m_cancel->hide();
@@ -236,7 +247,8 @@ void MainWindow::onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancell
     }
     if (!timeline) {
         m_infoLabel->setText(tr("could not load"));
-        QMessageBox::warning(this, tr("Cannot open"), fatal.isEmpty() ? tr("Nothing could be loaded.") : fatal);
+        QMessageBox::warning(this, tr("Cannot open"),
+                             fatal.isEmpty() ? tr("Nothing could be loaded.") : fatal);
         emit loadFinished(false);
         return;
     }
@@ -279,7 +291,8 @@ void MainWindow::setTimeline(std::shared_ptr<Timeline> timeline, const QStringLi
                              .arg(qulonglong(m_timeline->eventCount()))
                              .arg(formatDuration(m_scene->endNs() - m_scene->beginNs())));
     const QString title = sources.isEmpty() ? QString() : QFileInfo(sources.front()).fileName();
-    setWindowTitle(title.isEmpty() ? QStringLiteral("syncline") : title + QStringLiteral(" — syncline"));
+    setWindowTitle(title.isEmpty() ? QStringLiteral("syncline")
+                                   : title + QStringLiteral(" — syncline"));
 }
 
 void MainWindow::sceneChanged()
@@ -344,7 +357,8 @@ void MainWindow::onSearch(const QString &pattern, bool regex)
     else if (pattern.isEmpty())
         m_find->setStatus(QString(), false);
     else
-        m_find->setStatus(tr("%n name(s) match", nullptr, m_scene->matchingNameCount()), m_scene->matchingNameCount() == 0);
+        m_find->setStatus(tr("%n name(s) match", nullptr, m_scene->matchingNameCount()),
+                          m_scene->matchingNameCount() == 0);
     sceneChanged();
 }
 
@@ -356,7 +370,8 @@ void MainWindow::onStep(bool forward)
     if (next.valid())
         m_view->selectEvent(next, true);
     else
-        m_find->setStatus(forward ? tr("no more matches after this") : tr("no matches before this"), false);
+        m_find->setStatus(forward ? tr("no more matches after this") : tr("no matches before this"),
+                          false);
 }
 
 void MainWindow::onEventSelected(const EventRef &ref)

@@ -89,10 +89,12 @@ void OverviewStrip::paintEvent(QPaintEvent *)
     p.fillRect(rect(), style.gutter);
     p.setPen(style.mutedText);
     p.setFont(style.smallFont);
-    p.drawText(QRect(6, 0, m_leftMargin - 8, height()), Qt::AlignVCenter | Qt::AlignLeft, tr("overview"));
+    p.drawText(QRect(6, 0, m_leftMargin - 8, height()), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("overview"));
     if (!m_scene)
         return;
-    if (m_image.isNull() || m_image.size() != QSize(std::max(1, width() - m_leftMargin), height()) ||
+    if (m_image.isNull() ||
+        m_image.size() != QSize(std::max(1, width() - m_leftMargin), height()) ||
         m_imageRevision != m_scene->revision())
         renderImage();
     p.drawImage(m_leftMargin, 0, m_image);

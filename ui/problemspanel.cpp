@@ -38,16 +38,19 @@ void ProblemsPanel::setProblems(const std::vector<LoadProblem> &problems)
     });
     int errors = 0;
     for (const LoadProblem *p : sorted) {
-        QStyle::StandardPixmap icon = p->severity == LoadProblem::Severity::Error ? QStyle::SP_MessageBoxCritical
-                                      : p->severity == LoadProblem::Severity::Warning ? QStyle::SP_MessageBoxWarning
-                                                                                      : QStyle::SP_MessageBoxInformation;
+        QStyle::StandardPixmap icon =
+            p->severity == LoadProblem::Severity::Error     ? QStyle::SP_MessageBoxCritical
+            : p->severity == LoadProblem::Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                            : QStyle::SP_MessageBoxInformation;
         errors += p->severity == LoadProblem::Severity::Error;
-        auto *item = new QListWidgetItem(style()->standardIcon(icon), QString::fromStdString(p->toString()));
+        auto *item =
+            new QListWidgetItem(style()->standardIcon(icon), QString::fromStdString(p->toString()));
         m_list->addItem(item);
     }
-    m_summary->setText(tr("%1 problem(s) found while loading (%2 errors); everything valid is shown.")
-                           .arg(problems.size())
-                           .arg(errors));
+    m_summary->setText(
+        tr("%1 problem(s) found while loading (%2 errors); everything valid is shown.")
+            .arg(problems.size())
+            .arg(errors));
 }
 
 int ProblemsPanel::count() const

@@ -65,7 +65,8 @@ void RankBarChart::paintEvent(QPaintEvent *)
     p.setPen(style.text);
     if (m_bars.empty()) {
         p.setPen(style.mutedText);
-        p.drawText(rect(), Qt::AlignCenter, tr("Choose a name in the table to see its duration per rank"));
+        p.drawText(rect(), Qt::AlignCenter,
+                   tr("Choose a name in the table to see its duration per rank"));
         return;
     }
     const int stragglerCount = int(std::count(m_flags.begin(), m_flags.end(), true));

@@ -67,8 +67,8 @@ std::pair<size_t, size_t> RowLayout::rowsIn(double y0, double y1) const
 {
     auto first = std::partition_point(m_rows.begin(), m_rows.end(),
                                       [&](const LayoutRow &r) { return r.y + r.height <= y0; });
-    auto last = std::partition_point(first, m_rows.end(),
-                                     [&](const LayoutRow &r) { return r.y < y1; });
+    auto last =
+        std::partition_point(first, m_rows.end(), [&](const LayoutRow &r) { return r.y < y1; });
     return {size_t(first - m_rows.begin()), size_t(last - m_rows.begin())};
 }
 

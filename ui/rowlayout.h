@@ -18,14 +18,18 @@ class TrackModel;
 
 struct LayoutRow
 {
-    enum Kind { GroupHeader, EventRow };
+    enum Kind
+    {
+        GroupHeader,
+        EventRow
+    };
     Kind kind = EventRow;
     int worker = 0;
     int model = -1; // index into the scene's models; for a collapsed header, the first track's
     int depth = 0;
     double y = 0;
     double height = 0;
-    bool collapsed = false;   // header of a collapsed group
+    bool collapsed = false;    // header of a collapsed group
     bool firstOfTrack = false; // depth-0 row of a thread (where its name is drawn)
 };
 

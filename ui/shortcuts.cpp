@@ -8,19 +8,22 @@ std::vector<std::pair<QString, QString>> shortcutList()
 {
     return {
         {QStringLiteral("Mouse wheel"), QObject::tr("Zoom in/out at the mouse cursor")},
-        {QStringLiteral("Shift+wheel, wheel over labels"), QObject::tr("Scroll workers vertically")},
+        {QStringLiteral("Shift+wheel, wheel over labels"),
+         QObject::tr("Scroll workers vertically")},
         {QStringLiteral("Drag"), QObject::tr("Pan in time and scroll vertically")},
         {QStringLiteral("W / S"), QObject::tr("Zoom in / out (at the cursor, else the centre)")},
         {QStringLiteral("A / D"), QObject::tr("Pan left / right")},
         {QStringLiteral("F, Home"), QObject::tr("Fit the whole job")},
         {QStringLiteral("Click"), QObject::tr("Select an event (details panel)")},
         {QStringLiteral("Double-click"), QObject::tr("Zoom to the event")},
-        {QStringLiteral("Drag on the ruler"), QObject::tr("Select a time range (stats can use it)")},
+        {QStringLiteral("Drag on the ruler"),
+         QObject::tr("Select a time range (stats can use it)")},
         {QStringLiteral("Esc"), QObject::tr("Clear the range and event selection")},
         {QStringLiteral("Click a group header"), QObject::tr("Collapse / expand that worker")},
         {QStringLiteral("Click/drag the overview"), QObject::tr("Move the view there")},
         {QStringLiteral("Ctrl+F"), QObject::tr("Find events by name")},
-        {QStringLiteral("Enter / Shift+Enter"), QObject::tr("Next / previous match (in the find box)")},
+        {QStringLiteral("Enter / Shift+Enter"),
+         QObject::tr("Next / previous match (in the find box)")},
         {QStringLiteral("Ctrl+O"), QObject::tr("Open files (logs, config, Chrome traces)")},
         {QStringLiteral("Ctrl+Shift+O"), QObject::tr("Open a job directory")},
         {QStringLiteral("Ctrl+E"), QObject::tr("Export an image (PNG/SVG) of the visible range")},
@@ -35,7 +38,8 @@ QString shortcutsHtml()
 {
     QString html = QStringLiteral("<table cellspacing='4'>");
     for (const auto &[keys, what] : shortcutList())
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys.toHtmlEscaped(), what.toHtmlEscaped());
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(keys.toHtmlEscaped(), what.toHtmlEscaped());
     return html + QStringLiteral("</table>");
 }
 

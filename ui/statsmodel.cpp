@@ -6,7 +6,8 @@ namespace syncline::ui {
 
 StatsModel::StatsModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void StatsModel::setRows(std::shared_ptr<const Timeline> timeline, const std::vector<StatsRow> &rows)
+void StatsModel::setRows(std::shared_ptr<const Timeline> timeline,
+                         const std::vector<StatsRow> &rows)
 {
     beginResetModel();
     m_timeline = std::move(timeline);
@@ -64,15 +65,24 @@ QVariant StatsModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Name: return tr("Name");
-    case Count: return tr("Count");
-    case Total: return tr("Total");
-    case Mean: return tr("Mean");
-    case P50: return tr("p50");
-    case P95: return tr("p95");
-    case P99: return tr("p99");
-    case Max: return tr("Max");
-    default: return {};
+    case Name:
+        return tr("Name");
+    case Count:
+        return tr("Count");
+    case Total:
+        return tr("Total");
+    case Mean:
+        return tr("Mean");
+    case P50:
+        return tr("p50");
+    case P95:
+        return tr("p95");
+    case P99:
+        return tr("p99");
+    case Max:
+        return tr("Max");
+    default:
+        return {};
     }
 }
 

@@ -17,7 +17,18 @@ class StatsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Name, Count, Total, Mean, P50, P95, P99, Max, ColumnCount };
+    enum Column
+    {
+        Name,
+        Count,
+        Total,
+        Mean,
+        P50,
+        P95,
+        P99,
+        Max,
+        ColumnCount
+    };
     static constexpr int SortRole = Qt::UserRole;
     static constexpr int NameIdRole = Qt::UserRole + 1;
 

@@ -47,7 +47,8 @@ StatsPanel::StatsPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
     layout->addWidget(split, 1);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy,
+            &QSortFilterProxyModel::setFilterFixedString);
     connect(m_scope, &QComboBox::currentIndexChanged, this, &StatsPanel::refresh);
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &StatsPanel::finished);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -123,7 +124,9 @@ void StatsPanel::finished()
     m_rows = std::move(r.rows);
     m_model->setRows(m_timeline, m_rows);
     const bool ranged = m_scope->currentIndex() == 1;
-    m_status->setText(ranged ? tr("%1 names in %2").arg(m_model->rowCount()).arg(formatDuration(m_rangeEnd - m_rangeStart))
+    m_status->setText(ranged ? tr("%1 names in %2")
+                                   .arg(m_model->rowCount())
+                                   .arg(formatDuration(m_rangeEnd - m_rangeStart))
                              : tr("%1 names").arg(m_model->rowCount()));
     emit statsReady();
 }

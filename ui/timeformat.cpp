@@ -37,7 +37,10 @@ QString formatDuration(int64_t ns, int digits)
         const QString sign = ns < 0 ? QStringLiteral("-") : QString();
         if (hours >= 48)
             return QStringLiteral("%1%2 d %3 h").arg(sign).arg(hours / 24).arg(hours % 24);
-        return QStringLiteral("%1%2 h %3 min").arg(sign).arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
+        return QStringLiteral("%1%2 h %3 min")
+            .arg(sign)
+            .arg(hours)
+            .arg(minutes, 2, 10, QLatin1Char('0'));
     }
     if (mag >= 100LL * 1000000000LL) {
         const int64_t minutes = mag / 60000000000LL;
@@ -69,7 +72,9 @@ QString formatTick(int64_t ns, int64_t stepNs)
     }
     if (u.scale == 1.0)
         return QStringLiteral("%1 ns").arg(ns);
-    return QStringLiteral("%1 %2").arg(double(ns) / u.scale, 0, 'f', decimals).arg(QString::fromUtf8(u.name));
+    return QStringLiteral("%1 %2")
+        .arg(double(ns) / u.scale, 0, 'f', decimals)
+        .arg(QString::fromUtf8(u.name));
 }
 
 QString formatWallClock(int64_t wallNs, int64_t stepNs)

@@ -142,8 +142,9 @@ void RowBuilder::flushFold()
 {
     if (!m_foldOpen)
         return;
-    m_out.folds.push_back({clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width),
-                           m_foldCount});
+    m_out.folds.push_back(
+        {clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width),
+         m_foldCount});
     m_out.eventsFolded += m_foldCount;
     m_foldOpen = false;
 }
@@ -200,7 +201,8 @@ void RowBuilder::build(int modelIndex, int depth, double y, double h)
 
 size_t TimelineGeometry::primitiveCount() const
 {
-    size_t n = folds.size() + labels.size() + openRects.size() + overdueRects.size() + instants.size();
+    size_t n =
+        folds.size() + labels.size() + openRects.size() + overdueRects.size() + instants.size();
     for (const ColourBatch &b : batches)
         n += b.rects.size();
     return n;
@@ -269,7 +271,8 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
     return best;
 }
 
-const TimelineGeometry &GeometryCache::get(const TimelineScene &scene, const GeometryRequest &request)
+const TimelineGeometry &GeometryCache::get(const TimelineScene &scene,
+                                           const GeometryRequest &request)
 {
     if (!m_valid || !(m_geometry.request == request) || m_geometry.revision != scene.revision()) {
         m_geometry = computeGeometry(scene, request);

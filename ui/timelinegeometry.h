@@ -34,9 +34,9 @@ struct GeometryRequest
 {
     int64_t rangeStart = 0;
     int64_t rangeEnd = 1;
-    double width = 1;   // event-area width in px
-    double top = 0;     // content y at the viewport top
-    double height = 1;  // viewport height in px
+    double width = 1;  // event-area width in px
+    double top = 0;    // content y at the viewport top
+    double height = 1; // viewport height in px
     bool operator==(const GeometryRequest &) const = default;
     double pxPerNs() const { return width / double(rangeEnd - rangeStart); }
 };

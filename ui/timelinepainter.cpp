@@ -39,7 +39,7 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
         mantissa /= 10;
     const int64_t majorEvery = mantissa == 5 ? 2 : 5;
     const double pxPerNs = width / double(duration);
-    for (int64_t k = floorDiv(rangeStart - origin, step); ; ++k) {
+    for (int64_t k = floorDiv(rangeStart - origin, step);; ++k) {
         const int64_t t = origin + k * step;
         if (t > rangeEnd)
             break;
@@ -69,10 +69,12 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
     paintRowBands(p, local, scene, req.top, style);
     // Grid lines under the events, at the ruler's ticks.
     int64_t step = 0;
-    const auto ticks = rulerTicks(req.rangeStart, req.rangeEnd, scene.originNs(), local.width(), 90, &step);
+    const auto ticks =
+        rulerTicks(req.rangeStart, req.rangeEnd, scene.originNs(), local.width(), 90, &step);
     p.setPen(style.grid);
     for (const RulerTick &t : ticks)
-        p.drawLine(QPointF(std::round(t.x) + 0.5, 0), QPointF(std::round(t.x) + 0.5, local.height()));
+        p.drawLine(QPointF(std::round(t.x) + 0.5, 0),
+                   QPointF(std::round(t.x) + 0.5, local.height()));
     if (options.selectionEnd > options.selectionStart) {
         const double x0 = double(options.selectionStart - req.rangeStart) * req.pxPerNs();
         const double x1 = double(options.selectionEnd - req.rangeStart) * req.pxPerNs();
@@ -105,8 +107,8 @@ void TimelinePainter::paintRowBands(QPainter &p, const QRectF &area, const Timel
     }
 }
 
-void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g, const TimelineScene &scene,
-                                  const ViewStyle &style)
+void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g,
+                                  const TimelineScene &scene, const ViewStyle &style)
 {
     p.setPen(Qt::NoPen);
     const bool dimAll = scene.searchActive();
@@ -124,7 +126,8 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g, const 
     p.setBrush(fold);
     for (const FoldBlock &f : g.folds)
         p.drawRect(f.rect);
-    p.setBrush(QBrush(style.dark ? QColor(0, 0, 0, 70) : QColor(255, 255, 255, 90), Qt::BDiagPattern));
+    p.setBrush(
+        QBrush(style.dark ? QColor(0, 0, 0, 70) : QColor(255, 255, 255, 90), Qt::BDiagPattern));
     for (const FoldBlock &f : g.folds) {
         if (f.rect.width() >= 6)
             p.drawRect(f.rect);
@@ -144,7 +147,8 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g, const 
     p.setPen(Qt::NoPen);
     p.setBrush(style.text);
     for (const QPointF &c : g.instants) {
-        const QPointF pts[4] = {c + QPointF(0, -4), c + QPointF(4, 0), c + QPointF(0, 4), c + QPointF(-4, 0)};
+        const QPointF pts[4] = {c + QPointF(0, -4), c + QPointF(4, 0), c + QPointF(0, 4),
+                                c + QPointF(-4, 0)};
         p.drawConvexPolygon(pts, 4);
     }
     // Labels, elided to fit.
@@ -155,7 +159,8 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g, const 
         const QString text = fm.elidedText(scene.displayName(l.nameId), Qt::ElideRight, tr.width());
         if (text.isEmpty() || text == QStringLiteral("…"))
             continue;
-        QColor tc = textColourOn(scene.colours().colour(scene.colours().colourIndex(l.nameId), style.dark));
+        QColor tc =
+            textColourOn(scene.colours().colour(scene.colours().colourIndex(l.nameId), style.dark));
         if (l.dimmed)
             tc = style.mutedText;
         p.setPen(tc);
@@ -228,7 +233,8 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
     p.setClipRect(area);
     p.fillRect(area, style.ruler);
     p.setPen(style.separator);
-    p.drawLine(QPointF(area.left(), area.bottom() - 0.5), QPointF(area.right(), area.bottom() - 0.5));
+    p.drawLine(QPointF(area.left(), area.bottom() - 0.5),
+               QPointF(area.right(), area.bottom() - 0.5));
     int64_t step = 1;
     const auto ticks = rulerTicks(rangeStart, rangeEnd, scene.originNs(), area.width(), 90, &step);
     p.setFont(style.smallFont);
@@ -279,7 +285,8 @@ void TimelinePainter::paintLegend(QPainter &p, const QRectF &area, const Timelin
             break;
         p.fillRect(QRectF(x, cy - 5, 10, 10), scene.colours().nameColour(id, style.dark));
         p.setPen(style.text);
-        p.drawText(QRectF(x + 14, area.top(), w - 14, area.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+        p.drawText(QRectF(x + 14, area.top(), w - 14, area.height()),
+                   Qt::AlignVCenter | Qt::AlignLeft, text);
         x += w;
     }
     p.restore();

@@ -39,8 +39,8 @@ struct FrameRects
 
 struct FrameOptions
 {
-    bool wallClock = false;  // ruler shows wall-clock time instead of time since the origin
-    double cursorX = -1;     // event-area px; < 0 = none
+    bool wallClock = false; // ruler shows wall-clock time instead of time since the origin
+    double cursorX = -1;    // event-area px; < 0 = none
     int64_t selectionStart = -1;
     int64_t selectionEnd = -1;
 };

@@ -22,7 +22,8 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
     m_displayNames.reserve(t.names.size());
     for (size_t i = 0; i < t.names.size(); ++i) {
         names.push_back(t.names.name(uint32_t(i)));
-        m_displayNames.push_back(QString::fromUtf8(names.back().data(), qsizetype(names.back().size())));
+        m_displayNames.push_back(
+            QString::fromUtf8(names.back().data(), qsizetype(names.back().size())));
     }
     m_colours.assign(names);
     m_collapsed.assign(t.workers.size(), false);
@@ -86,7 +87,8 @@ void TimelineScene::setRowMetrics(const RowMetrics &metrics)
 
 void TimelineScene::setCollapsed(int worker, bool collapsed)
 {
-    if (worker < 0 || size_t(worker) >= m_collapsed.size() || m_collapsed[size_t(worker)] == collapsed)
+    if (worker < 0 || size_t(worker) >= m_collapsed.size() ||
+        m_collapsed[size_t(worker)] == collapsed)
         return;
     m_collapsed[size_t(worker)] = collapsed;
     rebuildLayout();
@@ -161,15 +163,16 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
                                     : (forward ? std::numeric_limits<int64_t>::min()
                                                : std::numeric_limits<int64_t>::max());
     auto key = [&](int m, int i) { return std::tuple(m_models[size_t(m)].startTime(i), m, i); };
-    const auto fromKey = from.valid() ? key(from.model, from.index)
-                                      : std::tuple(t0, forward ? -1 : INT32_MAX, -1);
+    const auto fromKey =
+        from.valid() ? key(from.model, from.index) : std::tuple(t0, forward ? -1 : INT32_MAX, -1);
     EventRef best;
     std::tuple<int64_t, int, int> bestKey;
     for (int m = 0; m < int(m_models.size()); ++m) {
         const TrackModel &tm = m_models[size_t(m)];
         if (tm.count() == 0 || !m_visible[tm.worker()])
             continue;
-        int i = forward ? std::max(0, tm.lastIndex(t0)) : std::min(tm.count() - 1, tm.lastIndex(t0) + 1);
+        int i = forward ? std::max(0, tm.lastIndex(t0))
+                        : std::min(tm.count() - 1, tm.lastIndex(t0) + 1);
         for (; i >= 0 && i < tm.count(); i += forward ? 1 : -1) {
             if (!m_match.empty() && !m_match[tm.nameId(i)])
                 continue;

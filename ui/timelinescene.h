@@ -61,7 +61,10 @@ public:
     void setRankFilter(int minRank, int maxRank);
     // Only events whose name contains `text` (case-insensitive) are drawn; "" = all.
     void setNameFilter(const QString &text);
-    bool nameVisible(uint32_t nameId) const { return m_nameVisible.empty() || m_nameVisible[nameId]; }
+    bool nameVisible(uint32_t nameId) const
+    {
+        return m_nameVisible.empty() || m_nameVisible[nameId];
+    }
 
     // Find: highlight names matching `pattern` (substring, case-insensitive, or a regex); the
     // rest is dimmed. Returns false (and clears the search) for an invalid regex.

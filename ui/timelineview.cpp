@@ -16,7 +16,8 @@
 namespace syncline::ui {
 
 TimelineView::TimelineView(QWidget *parent)
-    : QAbstractScrollArea(parent), m_zoom(new ZoomControl(this)), m_style(ViewStyle::fromPalette(palette()))
+    : QAbstractScrollArea(parent), m_zoom(new ZoomControl(this)),
+      m_style(ViewStyle::fromPalette(palette()))
 {
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setMouseTracking(true);
@@ -89,7 +90,8 @@ void TimelineView::sceneChanged()
     if (m_scene) {
         const int64_t width = m_zoom->rangeDuration();
         const int64_t start = m_zoom->rangeStart();
-        const bool changedBounds = m_scene->beginNs() != m_zoom->traceStart() || m_scene->endNs() != m_zoom->traceEnd();
+        const bool changedBounds =
+            m_scene->beginNs() != m_zoom->traceStart() || m_scene->endNs() != m_zoom->traceEnd();
         if (changedBounds) {
             QSignalBlocker block(m_zoom);
             m_zoom->setTrace(m_scene->beginNs(), m_scene->endNs());
@@ -116,7 +118,9 @@ void TimelineView::paintEvent(QPaintEvent *)
     p.fillRect(vp, m_style.background);
     if (!m_scene) {
         p.setPen(m_style.mutedText);
-        p.drawText(vp, Qt::AlignCenter, tr("Open a job directory, config, logs or Chrome traces\n(File ▸ Open, or drop them here)"));
+        p.drawText(vp, Qt::AlignCenter,
+                   tr("Open a job directory, config, logs or Chrome traces\n(File ▸ Open, or drop "
+                      "them here)"));
         return;
     }
     const QRect area = eventArea();
@@ -180,7 +184,8 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
         return;
     }
     if (pos.x() < kGutterWidth) {
-        const int row = m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
+        const int row =
+            m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
         if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
             const int worker = m_scene->layout().rows()[size_t(row)].worker;
             m_scene->setCollapsed(worker, !m_scene->isCollapsed(worker));
@@ -202,11 +207,13 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
     const QRect area = eventArea();
     if (m_drag == Drag::Pan && m_moved) {
         const double nsPerPx = double(m_zoom->rangeDuration()) / area.width();
-        const int64_t start = m_pressRangeStart - int64_t(std::llround((pos.x() - m_pressPos.x()) * nsPerPx));
+        const int64_t start =
+            m_pressRangeStart - int64_t(std::llround((pos.x() - m_pressPos.x()) * nsPerPx));
         m_zoom->setRange(start, start + m_zoom->rangeDuration());
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
     } else if (m_drag == Drag::RulerSelect) {
-        m_zoom->setSelection(m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - kGutterWidth));
+        m_zoom->setSelection(
+            m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - kGutterWidth));
     }
     const bool inside = pos.x() >= area.left() && m_scene;
     m_cursorX = inside ? pos.x() - area.left() : -1;
@@ -237,20 +244,32 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
-    const int64_t centre = m_cursorX >= 0 ? timeAtX(m_cursorX)
-                                         : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
+    const int64_t centre =
+        m_cursorX >= 0 ? timeAtX(m_cursorX) : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
     switch (event->key()) {
-    case Qt::Key_W: m_zoom->zoomAt(1.5, centre); break;
-    case Qt::Key_S: m_zoom->zoomAt(1 / 1.5, centre); break;
-    case Qt::Key_A: m_zoom->panFraction(-0.15); break;
-    case Qt::Key_D: m_zoom->panFraction(0.15); break;
+    case Qt::Key_W:
+        m_zoom->zoomAt(1.5, centre);
+        break;
+    case Qt::Key_S:
+        m_zoom->zoomAt(1 / 1.5, centre);
+        break;
+    case Qt::Key_A:
+        m_zoom->panFraction(-0.15);
+        break;
+    case Qt::Key_D:
+        m_zoom->panFraction(0.15);
+        break;
     case Qt::Key_F:
-    case Qt::Key_Home: m_zoom->fit(); break;
+    case Qt::Key_Home:
+        m_zoom->fit();
+        break;
     case Qt::Key_Escape:
         m_zoom->clearSelection();
         selectEvent({}, false);
         break;
-    default: QAbstractScrollArea::keyPressEvent(event); return;
+    default:
+        QAbstractScrollArea::keyPressEvent(event);
+        return;
     }
     event->accept();
 }

@@ -66,7 +66,12 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
 
 private:
-    enum class Drag { None, Pan, RulerSelect };
+    enum class Drag
+    {
+        None,
+        Pan,
+        RulerSelect
+    };
     void updateScrollBars();
     int64_t timeAtX(double eventX) const;
 

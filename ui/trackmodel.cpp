@@ -44,7 +44,8 @@ size_t TrackModel::rowSeekStart(int d, size_t from, int64_t localT) const
             step *= 2;
         }
         const size_t end = std::min(kb + step, buckets.size());
-        kb = size_t(std::partition_point(buckets.begin() + ptrdiff_t(kb), buckets.begin() + ptrdiff_t(end),
+        kb = size_t(std::partition_point(buckets.begin() + ptrdiff_t(kb),
+                                         buckets.begin() + ptrdiff_t(end),
                                          [&](int64_t s) { return s < localT; }) -
                     buckets.begin());
     }
@@ -85,9 +86,9 @@ size_t TrackModel::rowLowerBound(int d, int64_t localT) const
 {
     const std::vector<uint32_t> &row = m_depthRows[size_t(d)];
     const std::vector<int64_t> &ends = track().localEnd;
-    return size_t(std::partition_point(row.begin(), row.end(),
-                                       [&](uint32_t e) { return ends[e] < localT; }) -
-                  row.begin());
+    return size_t(
+        std::partition_point(row.begin(), row.end(), [&](uint32_t e) { return ends[e] < localT; }) -
+        row.begin());
 }
 
 size_t TrackModel::rowUpperBound(int d, int64_t localT) const
@@ -190,8 +191,9 @@ EventDetails TrackModel::details(int i) const
     // The correction is what the sync engine changed: corrected minus raw global time (both
     // maps share one global scale), 0 when showing raw clocks.
     const Worker &wk = workerData();
-    d.correctionNs = m_mode == ClockMode::Raw ? 0
-                                              : wk.corrected.toGlobal(d.localStartNs) - wk.raw.toGlobal(d.localStartNs);
+    d.correctionNs = m_mode == ClockMode::Raw
+                         ? 0
+                         : wk.corrected.toGlobal(d.localStartNs) - wk.raw.toGlobal(d.localStartNs);
     if (!map().segments().empty()) {
         const sync::ClockSegment &seg = map().segmentAt(d.localStartNs);
         d.boundNs = seg.boundNs;

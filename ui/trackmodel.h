@@ -36,12 +36,12 @@ struct EventDetails
     int depth = 0;
     int parent = -1;
     uint16_t flags = 0;
-    std::string args;           // JSON object text, "" when none
-    int64_t correctionNs = 0;   // corrected − raw global time at the event start (0 in raw mode)
-    int64_t boundNs = 0;        // guaranteed bound of the clock segment (0 = none)
-    int64_t bandNs = 0;         // statistical band of the segment
-    uint32_t segmentFlags = 0;  // sync::SegmentFlag bits
-    bool rawClock = false;      // shown on raw (uncorrected) times
+    std::string args;          // JSON object text, "" when none
+    int64_t correctionNs = 0;  // corrected − raw global time at the event start (0 in raw mode)
+    int64_t boundNs = 0;       // guaranteed bound of the clock segment (0 = none)
+    int64_t bandNs = 0;        // statistical band of the segment
+    uint32_t segmentFlags = 0; // sync::SegmentFlag bits
+    bool rawClock = false;     // shown on raw (uncorrected) times
 };
 
 class TrackModel

@@ -12,8 +12,8 @@ struct ViewStyle
 {
     bool dark = false;
     QColor background;
-    QColor rowBand;      // alternate thread band
-    QColor headerBand;   // group header row
+    QColor rowBand;    // alternate thread band
+    QColor headerBand; // group header row
     QColor gutter;
     QColor text;
     QColor mutedText;

@@ -84,7 +84,8 @@ inline std::shared_ptr<syncline::Timeline> makeSmallJob()
 
 // `workers` workers × one thread, each a repeating pattern of `perWorker` events:
 // roots of `rootNs` containing two children (first and second half minus a gap).
-inline std::shared_ptr<syncline::Timeline> makeDenseJob(int workers, int64_t perWorker, int64_t rootNs)
+inline std::shared_ptr<syncline::Timeline> makeDenseJob(int workers, int64_t perWorker,
+                                                        int64_t rootNs)
 {
     auto t = std::make_shared<syncline::Timeline>();
     const char *kids[] = {"forward", "backward"};

@@ -39,7 +39,8 @@ int differing(const QImage &img, const QRect &r, QColor background)
         for (int x = r.left(); x <= r.right(); ++x) {
             const QColor c = img.pixelColor(x, y);
             if (std::abs(c.red() - background.red()) + std::abs(c.green() - background.green()) +
-                    std::abs(c.blue() - background.blue()) > 60)
+                    std::abs(c.blue() - background.blue()) >
+                60)
                 ++n;
         }
     }

@@ -53,7 +53,8 @@ QString TstMainWindow::writeLog(const QString &name, int rank, int steps, bool w
     std::ofstream out(path.toStdString());
     out << "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":" << rank
         << ",\"local_rank\":0,\"world_size\":2,\"group_rank\":0,\"role\":\"trainer\",\"restart\":0,"
-           "\"run_id\":\"t\",\"host\":\"host-a\",\"boot_id\":\"b\",\"pid\":1,\"clock\":\"monotonic_raw\","
+           "\"run_id\":\"t\",\"host\":\"host-a\",\"boot_id\":\"b\",\"pid\":1,\"clock\":\"monotonic_"
+           "raw\","
            "\"anchor\":{\"mono_ns\":1000,\"wall_ns\":1700000000000000000,\"spread_ns\":40},"
            "\"config\":null,\"start_ns\":1000}\n";
     out << "{\"t\":\"thread\",\"tid\":7,\"name\":\"main\"}\n";
@@ -61,7 +62,8 @@ QString TstMainWindow::writeLog(const QString &name, int rank, int steps, bool w
         out << "{\"t\":\"B\",\"ts\":oops}\n"; // line 3: not JSON
     int64_t t = 1000000;
     for (int s = 0; s < steps; ++s) {
-        out << "{\"t\":\"B\",\"ts\":" << t << ",\"tid\":7,\"name\":\"step\",\"args\":{\"step\":" << s << "}}\n";
+        out << "{\"t\":\"B\",\"ts\":" << t
+            << ",\"tid\":7,\"name\":\"step\",\"args\":{\"step\":" << s << "}}\n";
         out << "{\"t\":\"B\",\"ts\":" << t + 1000 << ",\"tid\":7,\"name\":\"forward\"}\n";
         out << "{\"t\":\"E\",\"ts\":" << t + 400000 << ",\"tid\":7,\"name\":\"forward\"}\n";
         out << "{\"t\":\"B\",\"ts\":" << t + 410000 << ",\"tid\":7,\"name\":\"backward\"}\n";
@@ -70,7 +72,8 @@ QString TstMainWindow::writeLog(const QString &name, int rank, int steps, bool w
         t += 1000000;
     }
     out << "{\"t\":\"B\",\"ts\":" << t << ",\"tid\":7,\"name\":\"hang\"}\n"; // never ends
-    out << "{\"t\":\"hb\",\"ts\":" << t + 500000 << ",\"events\":1,\"dropped\":0,\"buffer_full\":0,\"bytes\":1}\n";
+    out << "{\"t\":\"hb\",\"ts\":" << t + 500000
+        << ",\"events\":1,\"dropped\":0,\"buffer_full\":0,\"bytes\":1}\n";
     return path;
 }
 
@@ -140,7 +143,8 @@ void TstMainWindow::navigationSelectionFindAndClock()
     const LayoutRow &row = scene->layout().rows()[size_t(scene->layout().rowOf(0, 0))];
     const TrackModel &m = scene->model(0);
     const double x = zoom->xOf((m.startTime(0) + m.endTime(0)) / 2, view->eventArea().width());
-    const QPoint pos(view->eventArea().left() + int(x), view->eventArea().top() + int(row.y + row.height / 2));
+    const QPoint pos(view->eventArea().left() + int(x),
+                     view->eventArea().top() + int(row.y + row.height / 2));
     QCOMPARE(view->eventAt(pos).index, 0);
     QSignalSpy selected(view, &TimelineView::eventSelected);
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
@@ -154,9 +158,11 @@ void TstMainWindow::navigationSelectionFindAndClock()
     QTest::keyClick(find, Qt::Key_Return);
     const EventRef first = scene->selected();
     QVERIFY(first.valid());
-    QCOMPARE(scene->displayName(scene->model(first.model).nameId(first.index)), QStringLiteral("backward"));
+    QCOMPARE(scene->displayName(scene->model(first.model).nameId(first.index)),
+             QStringLiteral("backward"));
     QTest::keyClick(find, Qt::Key_Return);
-    QVERIFY(scene->model(0).startTime(scene->selected().index) > scene->model(0).startTime(first.index));
+    QVERIFY(scene->model(0).startTime(scene->selected().index) >
+            scene->model(0).startTime(first.index));
     QTest::keyClick(find, Qt::Key_Return, Qt::ShiftModifier);
     QCOMPARE(scene->selected().index, first.index);
     // Screenshots for the docs when asked (SYNCLINE_UI_SCREENSHOTS=DIR), light and dark.
@@ -186,7 +192,8 @@ void TstMainWindow::statsPanelFills()
     w.openPaths({log});
     QVERIFY(spy.wait(30000));
     QVERIFY(stats.count() > 0 || stats.wait(30000));
-    QCOMPARE(w.statsPanel()->model()->rowCount(), 3); // step, forward, backward (open hang excluded)
+    QCOMPARE(w.statsPanel()->model()->rowCount(),
+             3); // step, forward, backward (open hang excluded)
     w.statsPanel()->chooseName(w.timeline()->names.find("step"));
     QCOMPARE(w.statsPanel()->chart()->stragglerFlags().size(), size_t(1)); // one rank
 }
@@ -203,7 +210,8 @@ void TstMainWindow::menuExportsWriteFiles()
     QString error;
     const QString png = m_dir.filePath(QStringLiteral("view.png"));
     QVERIFY2(ex->writeImage(png, &error), qPrintable(error));
-    QCOMPARE(QImage(png).size(), QSize(std::max(800, w.view()->width() * 2), std::max(500, w.view()->height() * 2)));
+    QCOMPARE(QImage(png).size(),
+             QSize(std::max(800, w.view()->width() * 2), std::max(500, w.view()->height() * 2)));
     const QString svg = m_dir.filePath(QStringLiteral("view.svg"));
     QVERIFY2(ex->writeImage(svg, &error), qPrintable(error));
     QVERIFY(QFileInfo(svg).size() > 1000);

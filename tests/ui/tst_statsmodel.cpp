@@ -31,7 +31,8 @@ void TstStatsModel::statsModelSortsAndFormats()
     QSortFilterProxyModel proxy;
     proxy.setSourceModel(&model);
     proxy.setSortRole(StatsModel::SortRole);
-    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(&proxy,
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
     const std::vector<StatsRow> rows = Stats::compute(*job);
     model.setRows(job, rows);
     // Names with complete intervals: step, forward, matmul, backward, load (allreduce is open).
@@ -46,7 +47,8 @@ void TstStatsModel::statsModelSortsAndFormats()
     QCOMPARE(proxy.index(0, StatsModel::Max).data(StatsModel::SortRole).toLongLong(), 10000LL);
     proxy.sort(StatsModel::Name, Qt::AscendingOrder);
     QCOMPARE(proxy.index(0, StatsModel::Name).data().toString(), QStringLiteral("backward"));
-    QCOMPARE(model.headerData(StatsModel::P95, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("p95"));
+    QCOMPARE(model.headerData(StatsModel::P95, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("p95"));
     model.setRows(nullptr, {});
     QCOMPARE(model.rowCount(), 0);
 }
@@ -63,7 +65,8 @@ void TstStatsModel::clockModel()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTimeline(job);
     QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.index(1, ClockModel::Worker).data().toString(), QStringLiteral("rank 1 · host-b · restart 0"));
+    QCOMPARE(model.index(1, ClockModel::Worker).data().toString(),
+             QStringLiteral("rank 1 · host-b · restart 0"));
     QCOMPARE(model.index(1, ClockModel::Method).data().toString(), QStringLiteral("sync"));
     QCOMPARE(model.index(1, ClockModel::Offset).data(ClockModel::SortRole).toLongLong(), -500LL);
     QCOMPARE(model.index(1, ClockModel::Drift).data().toString(), QStringLiteral("1.250"));
@@ -83,7 +86,8 @@ void TstStatsModel::stragglers_data()
     // All equal: MAD 0, threshold = median, nothing beyond it.
     QTest::newRow("equal") << QList<qlonglong>{5, 5, 5} << QList<bool>{false, false, false} << 5LL;
     // Even count uses the lower median: {1,2,3,100} → 2; devs {1,0,1,98} → lower median 1 → 5.
-    QTest::newRow("even") << QList<qlonglong>{1, 2, 3, 100} << QList<bool>{false, false, false, true} << 5LL;
+    QTest::newRow("even") << QList<qlonglong>{1, 2, 3, 100}
+                          << QList<bool>{false, false, false, true} << 5LL;
     QTest::newRow("empty") << QList<qlonglong>{} << QList<bool>{} << 0LL;
 }
 

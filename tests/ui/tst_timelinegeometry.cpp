@@ -150,7 +150,8 @@ void TstTimelineGeometry::foldsMillionEventsBoundedByWidth()
     // 4 workers × 250 002 events = 1 000 008 events of 100 ns roots over 8.3 ms each.
     auto job = testjob::makeDenseJob(4, 250002, 100);
     TimelineScene scene(job);
-    const TimelineGeometry g = computeGeometry(scene, request(scene.beginNs(), scene.endNs(), width, 5000));
+    const TimelineGeometry g =
+        computeGeometry(scene, request(scene.beginNs(), scene.endNs(), width, 5000));
     QCOMPARE(g.eventsDrawn + g.eventsFolded, int64_t(1000008));
     // 12 rows (4 workers × 3 depths): at most one primitive per kFoldPx per row, plus labels.
     const size_t bound = size_t(12 * (width / kFoldPx + 2));

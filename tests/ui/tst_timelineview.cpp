@@ -60,7 +60,8 @@ QPoint TstTimelineView::eventPoint(int row, int64_t t) const
     const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
     const QRect area = m_view->eventArea();
     const double x = m_view->zoomControl()->xOf(t, area.width());
-    return QPoint(area.left() + int(std::lround(x)), area.top() + int(r.y + r.height / 2) - m_view->verticalScrollBar()->value());
+    return QPoint(area.left() + int(std::lround(x)),
+                  area.top() + int(r.y + r.height / 2) - m_view->verticalScrollBar()->value());
 }
 
 void TstTimelineView::wheelZoomsAtCursor()
@@ -69,8 +70,8 @@ void TstTimelineView::wheelZoomsAtCursor()
     const int64_t before = z->rangeDuration();
     const QPointF pos(m_view->eventArea().left() + 250.0, 100);
     const int64_t tAt = z->timeAt(250, 1000);
-    QWheelEvent wheel(pos, m_view->viewport()->mapToGlobal(pos), QPoint(), QPoint(0, 240), Qt::NoButton,
-                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(pos, m_view->viewport()->mapToGlobal(pos), QPoint(), QPoint(0, 240),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(m_view->viewport(), &wheel);
     QVERIFY(z->rangeDuration() < before);
     QVERIFY(std::abs(z->xOf(tAt, 1000) - 250.0) <= 1.0);
@@ -107,10 +108,12 @@ void TstTimelineView::rulerDragSelectsRange()
 void TstTimelineView::headerClickCollapses()
 {
     const size_t rowsBefore = m_scene->layout().rows().size();
-    QTest::mouseClick(m_view->viewport(), Qt::LeftButton, {}, QPoint(40, TimelineView::kRulerHeight + 8));
+    QTest::mouseClick(m_view->viewport(), Qt::LeftButton, {},
+                      QPoint(40, TimelineView::kRulerHeight + 8));
     QVERIFY(m_scene->isCollapsed(0));
     QVERIFY(m_scene->layout().rows().size() < rowsBefore);
-    QTest::mouseClick(m_view->viewport(), Qt::LeftButton, {}, QPoint(40, TimelineView::kRulerHeight + 8));
+    QTest::mouseClick(m_view->viewport(), Qt::LeftButton, {},
+                      QPoint(40, TimelineView::kRulerHeight + 8));
     QVERIFY(!m_scene->isCollapsed(0));
 }
 

@@ -65,8 +65,8 @@ void TstTrackModel::firstIndex_data()
     QTest::addColumn<int>("expected");
     QTest::newRow("before all") << int64_t(0) << 0;
     QTest::newRow("at first start") << int64_t(1000) << 0;
-    QTest::newRow("inside matmul") << int64_t(2000) << 0;  // step 0 ends at 9000 >= t
-    QTest::newRow("at step end") << int64_t(9000) << 0;     // end == t counts
+    QTest::newRow("inside matmul") << int64_t(2000) << 0; // step 0 ends at 9000 >= t
+    QTest::newRow("at step end") << int64_t(9000) << 0;   // end == t counts
     QTest::newRow("gap after step") << int64_t(9001) << 4;
     QTest::newRow("inside second forward") << int64_t(11000) << 4;
     QTest::newRow("at last end") << int64_t(20000) << 4;
@@ -126,7 +126,8 @@ void TstTrackModel::rowSeekStartMatchesLinearSearch()
     const std::vector<uint32_t> &row = m.depthRow(0);
     QCOMPARE(row.size(), size_t(1000));
     const auto &st = job->workers[0].tracks[0].localStart;
-    for (size_t from : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(500), size_t(999), size_t(1000)}) {
+    for (size_t from :
+         {size_t(0), size_t(1), size_t(63), size_t(64), size_t(500), size_t(999), size_t(1000)}) {
         for (int64_t t : {int64_t(0), int64_t(1000), int64_t(1001), int64_t(7450), int64_t(51300),
                           int64_t(100900), int64_t(100901), int64_t(10000000)}) {
             size_t expected = from;
@@ -233,7 +234,7 @@ void TstTrackModel::sceneBoundsAndSearch()
     QVERIFY(!scene.searchActive());
     QVERIFY(scene.setSearch(QStringLiteral("^(step|allreduce)$"), true));
     QCOMPARE(scene.matchingNameCount(), 2);
-    // Stepping in time order: step@1000 (w0), step@1000 (w1: global 1000), step@10000... 
+    // Stepping in time order: step@1000 (w0), step@1000 (w1: global 1000), step@10000...
     EventRef r = scene.nextMatch({}, true);
     QCOMPARE(r.model, 0);
     QCOMPARE(r.index, 0);

@@ -30,8 +30,8 @@ void TstZoomControl::pixelRoundTrip_data()
     QTest::newRow("unit") << int64_t(0) << int64_t(1000) << 1000.0 << int64_t(250) << 250.0;
     QTest::newRow("scaled") << int64_t(1000) << int64_t(3000) << 500.0 << int64_t(2000) << 250.0;
     // Epoch-sized absolute times: double(t - start) keeps ns exactness.
-    QTest::newRow("epoch") << int64_t(1764438000000000000) << int64_t(1764438000000001000)
-                           << 1000.0 << int64_t(1764438000000000001) << 1.0;
+    QTest::newRow("epoch") << int64_t(1764438000000000000) << int64_t(1764438000000001000) << 1000.0
+                           << int64_t(1764438000000000001) << 1.0;
 }
 
 void TstZoomControl::pixelRoundTrip()
