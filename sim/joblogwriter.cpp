@@ -15,7 +15,11 @@ namespace syncline::sim {
 
 namespace {
 
-constexpr int64_t kWallEpochNs = 1'764'438'000'000'000'000; // wall clock at τ = 0 (display only)
+// Wall clock of the reference at τ = 0 (display only). Every host's wall clock is its own
+// monotonic clock relabelled by the reference's epoch (wall = epoch + local − refBase), as on
+// hosts whose wall clocks are not synchronised: the header anchors then give a raw view that is
+// off by exactly −θ(τ), the simulated offset, drift, wander and steps of that host.
+constexpr int64_t kWallEpochNs = 1'764'438'000'000'000'000;
 
 struct Record
 {
@@ -92,7 +96,7 @@ std::string writeWorker(const SimJob &job, size_t w, const std::string &path)
         "\"config\":null,\"start_ns\":%" PRId64 "}\n",
         sw.rank, sw.localRank, int(job.workers.size()), sw.host, job.config.seed,
         job.hostNames[size_t(sw.host)].c_str(), job.bootIds[size_t(sw.host)].c_str(), sw.pid,
-        sw.startLocal, kWallEpochNs, sw.startLocal);
+        sw.startLocal, kWallEpochNs + (sw.startLocal - job.refBase), sw.startLocal);
     std::string out = header;
     out += fmt("{\"t\":\"thread\",\"tid\":%d,\"name\":\"main\"}\n", sw.tidMain);
     out += fmt("{\"t\":\"thread\",\"tid\":%d,\"name\":\"dataloader\"}\n", sw.tidLoader);

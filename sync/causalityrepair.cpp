@@ -15,6 +15,8 @@ namespace {
 
 using Constraint = CausalityRepair::Constraint;
 
+constexpr double kRoundingNs = 2.0;
+
 // map + adjustment, as a new ClockMap (adjustment rounded to ns at the knots).
 ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
                          const PiecewiseLinear &down)
@@ -158,8 +160,11 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
         bool changed = false;
         for (size_t i : order) {
             const Constraint &c = cons[i];
-            const double need =
-                global(c.src, c.srcLocal) + double(c.latency) - global(c.dst, c.dstLocal);
+            // The maps are rounded to whole ns when the adjustment is applied (and the send's
+            // map may be re-cut by its own adjustments): keep kRoundingNs of clearance so a
+            // constraint met by a fraction of a ns here is still met after rounding.
+            const double need = global(c.src, c.srcLocal) + double(c.latency) + kRoundingNs -
+                                global(c.dst, c.dstLocal);
             if (need <= 0.0 || dom(c.src) == dom(c.dst))
                 continue;
             const size_t ds = dom(c.src), dd = dom(c.dst);

@@ -122,9 +122,13 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
     for (size_t r = 0; r + 1 < cuts.size(); ++r) {
         Run run{cuts[r], cuts[r + 1]};
         const auto sub = bursts.subspan(run.first, run.end - run.first);
-        run.window =
-            sub.size() >= 4 ? WindowSelector(m_opt.maxWindow).select(sub).window : int(sub.size());
-        const OffsetFitter::Result fit = OffsetFitter().fitRun(sub, run.window, f.t0, f.v0, prior);
+        WindowSelector::Choice choice;
+        choice.window = int(sub.size());
+        if (sub.size() >= 4)
+            choice = WindowSelector(m_opt.maxWindow).select(sub);
+        run.window = choice.window;
+        const OffsetFitter::Result fit =
+            OffsetFitter().fitRun(sub, run.window, f.t0, f.v0, prior, choice.quadratic);
         const bool driftKnown = sub.size() >= 2 && fit.knots.back().t - fit.knots.front().t > 1e6;
         run.rho =
             driftKnown ? driftAllowance(fit.windowSlopes, m_opt.minDriftAllowance) : kUnknownDrift;

@@ -74,9 +74,8 @@ std::vector<Point> HullFitter::upperHull(std::vector<Point> pts)
 LineFit HullFitter::fit(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
                         double priorSlope) const
 {
-    LineFit r;
     if (bursts.empty())
-        return r;
+        return LineFit();
     std::vector<Point> ups, los;
     ups.reserve(bursts.size());
     los.reserve(bursts.size());
@@ -87,12 +86,72 @@ LineFit HullFitter::fit(std::span<const BurstBound> bursts, int64_t t0, int64_t 
         tMin = std::min({tMin, ups.back().t, los.back().t});
         tMax = std::max({tMax, ups.back().t, los.back().t});
     }
+    return fitPoints(std::move(ups), std::move(los), tMax - tMin, priorSlope, bursts.size());
+}
+
+LineFit HullFitter::fitQuadratic(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
+                                 double priorSlope) const
+{
+    if (bursts.size() < 3)
+        return fit(bursts, t0, v0, priorSlope);
+    std::vector<Point> ups, los;
+    double tMin = std::numeric_limits<double>::infinity(), tMax = -tMin;
+    for (const BurstBound &b : bursts) {
+        ups.push_back({double(b.tUpper - t0), double(b.upper - v0)});
+        los.push_back({double(b.tLower - t0), double(b.lower - v0)});
+        tMin = std::min({tMin, ups.back().t, los.back().t});
+        tMax = std::max({tMax, ups.back().t, los.back().t});
+    }
+    if (tMax - tMin < m_minSpanNs)
+        return fit(bursts, t0, v0, priorSlope);
+    const double centre = 0.5 * (tMin + tMax);
+    auto at = [&](double c) {
+        std::vector<Point> u = ups, l = los;
+        for (Point &p : u)
+            p.v -= c * (p.t - centre) * (p.t - centre);
+        for (Point &p : l)
+            p.v -= c * (p.t - centre) * (p.t - centre);
+        LineFit f = fitPoints(std::move(u), std::move(l), tMax - tMin, priorSlope, bursts.size());
+        f.curvature = c;
+        f.centre = centre;
+        // value() adds c·(t − centre)²; fitPoints' slope is the line's, which is the slope at
+        // the centre of the parabola.
+        return f;
+    };
+    // Golden-section search for the largest margin; g*(c) = max_a margin(a, c) is concave.
+    constexpr double kPhi = 0.6180339887498949;
+    double lo = -kMaxCurvature, hi = kMaxCurvature;
+    double c1 = hi - kPhi * (hi - lo), c2 = lo + kPhi * (hi - lo);
+    LineFit f1 = at(c1), f2 = at(c2);
+    const double span2 = (tMax - tMin) * (tMax - tMin);
+    while ((hi - lo) * span2 > 0.01) { // stop when c moves the curve by < 0.01 ns
+        if (f1.margin < f2.margin) {
+            lo = c1;
+            c1 = c2;
+            f1 = f2;
+            c2 = lo + kPhi * (hi - lo);
+            f2 = at(c2);
+        } else {
+            hi = c2;
+            c2 = c1;
+            f2 = f1;
+            c1 = hi - kPhi * (hi - lo);
+            f1 = at(c1);
+        }
+    }
+    return f1.margin >= f2.margin ? f1 : f2;
+}
+
+LineFit HullFitter::fitPoints(std::vector<Point> ups, std::vector<Point> los, double span,
+                              double priorSlope, size_t bursts) const
+{
+    LineFit r;
     const std::vector<Point> uh = lowerHull(std::move(ups));
     const std::vector<Point> lh = upperHull(std::move(los));
     auto margin = [&](double a) { return minOver(uh, a) - maxOver(lh, a); };
 
     double a = priorSlope;
-    r.slopeFitted = (tMax - tMin) >= m_minSpanNs && bursts.size() >= 2;
+    r.slopeFitted = span >= m_minSpanNs && bursts >= 2;
     if (r.slopeFitted) {
         std::vector<double> cand{-m_maxSlope, m_maxSlope};
         addEdgeSlopes(uh, m_maxSlope, cand);

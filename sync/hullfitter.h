@@ -22,14 +22,23 @@
 
 namespace syncline::sync {
 
+// θ(t) = intercept + slope·t + curvature·(t − centre)²: a line, or (fitQuadratic) a parabola
+// whose slope at `centre` is `slope`.
 struct LineFit
 {
-    double slope = 0.0;       // dθ/dt (dimensionless; 1e-6 = 1 ppm)
-    double intercept = 0.0;   // θ at t = origin, relative to the value origin (ns)
-    double margin = 0.0;      // width of the band of admissible lines at this slope (ns)
+    double slope = 0.0;       // dθ/dt (dimensionless; 1e-6 = 1 ppm); at `centre` for a parabola
+    double intercept = 0.0;   // relative to the value origin (ns), see value()
+    double curvature = 0.0;   // ½·d²θ/dt² (1/ns); 0 for a line
+    double centre = 0.0;      // where the curvature term vanishes (ns, relative to the origin)
+    double margin = 0.0;      // width of the band of admissible curves at this slope (ns)
     bool slopeFitted = false; // false: the window spans too little time, slope is the prior
     bool valid = false;
-    double value(double t) const { return intercept + slope * t; }
+    double value(double t) const
+    {
+        const double d = t - centre;
+        return intercept + slope * t + curvature * d * d;
+    }
+    double slopeAt(double t) const { return slope + 2.0 * curvature * (t - centre); }
 };
 
 class HullFitter
@@ -44,6 +53,14 @@ public:
 
     LineFit fit(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
                 double priorSlope = 0.0) const;
+    // The same envelope fit with a parabola: θ = b + a·t + c·(t − centre)², centre = the middle of
+    // the window. For a fixed c the bounds minus c·(t − centre)² are fitted as above; the best
+    // margin over a and c is concave in c, so c is found by golden-section search in
+    // ±maxCurvature. For windows that span minutes (sparse sync), where the oscillator's thermal
+    // swing bends θ by more than the queueing noise. Fewer than 3 bursts: falls back to fit().
+    LineFit fitQuadratic(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
+                         double priorSlope = 0.0) const;
+    static constexpr double kMaxCurvature = 5e-17; // 1/ns: |d²θ/dt²| up to 0.1 ppm per second
 
     struct Point
     {
@@ -54,6 +71,9 @@ public:
     static std::vector<Point> upperHull(std::vector<Point> pts); // convex from above
 
 private:
+    LineFit fitPoints(std::vector<Point> ups, std::vector<Point> los, double span,
+                      double priorSlope, size_t bursts) const;
+
     double m_maxSlope;
     double m_minSpanNs;
 };

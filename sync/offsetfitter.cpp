@@ -32,14 +32,13 @@ double robustSigma(std::vector<double> r)
     return 1.4826 * med(r);
 }
 
-std::vector<size_t> windowStarts(size_t n, size_t w)
+std::vector<size_t> windowStarts(size_t n, size_t w, size_t hop)
 {
     std::vector<size_t> starts;
     if (n <= w) {
         starts.push_back(0);
         return starts;
     }
-    const size_t hop = std::max<size_t>(1, w / 2);
     for (size_t s = 0; s + w < n; s += hop)
         starts.push_back(s);
     starts.push_back(n - w);
@@ -49,7 +48,7 @@ std::vector<size_t> windowStarts(size_t n, size_t w)
 } // namespace
 
 OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int window, int64_t t0,
-                                          int64_t v0, double priorSlope) const
+                                          int64_t v0, double priorSlope, bool quadratic) const
 {
     Result res;
     const size_t n = run.size();
@@ -58,12 +57,16 @@ OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int w
     const size_t w = std::max<size_t>(1, size_t(std::max(window, 1)));
     const HullFitter fitter;
     std::vector<Window> wins;
-    for (size_t s : windowStarts(n, w)) {
+    // Lines: windows every W/2. Parabolas are trustworthy only near their centre (their ends
+    // swing with the curvature's uncertainty): one window centred on every burst.
+    const size_t hop = quadratic ? 1 : std::max<size_t>(1, w / 2);
+    for (size_t s : windowStarts(n, w, hop)) {
         Window win;
         win.first = s;
         win.last = std::min(n, s + w) - 1;
         const auto sub = run.subspan(s, win.last - s + 1);
-        win.fit = fitter.fit(sub, t0, v0, priorSlope);
+        win.fit = quadratic ? fitter.fitQuadratic(sub, t0, v0, priorSlope)
+                            : fitter.fit(sub, t0, v0, priorSlope);
         const double ta = double(run[win.first].tMid() - t0),
                      tb = double(run[win.last].tMid() - t0);
         win.centre = 0.5 * (ta + tb);
@@ -73,7 +76,7 @@ OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int w
         for (const BurstBound &b : sub)
             resid.push_back(b.mid() - double(v0) - win.fit.value(double(b.tMid() - t0)));
         win.band = 2.0 * robustSigma(std::move(resid)) / std::sqrt(double(sub.size()));
-        res.windowSlopes.push_back(win.fit.slope);
+        res.windowSlopes.push_back(win.fit.slopeAt(win.centre));
         wins.push_back(win);
     }
 
@@ -90,7 +93,7 @@ OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int w
             const double v = win.fit.value(t);
             sw += wt;
             sv += wt * v;
-            ss += wt * win.fit.slope;
+            ss += wt * win.fit.slopeAt(t);
             vmin = std::min(vmin, v);
             vmax = std::max(vmax, v);
             if (wt > bestW) {

@@ -33,11 +33,13 @@ public:
     struct Result
     {
         std::vector<OffsetKnot> knots;    // one per burst of the run, same order
-        std::vector<double> windowSlopes; // slope of each window, in time order
+        std::vector<double> windowSlopes; // slope of each window at its centre, in time order
     };
 
+    // quadratic: each window is a parabola (HullFitter::fitQuadratic); knot slopes are then the
+    // blended derivatives at the knot.
     Result fitRun(std::span<const BurstBound> run, int window, int64_t t0, int64_t v0,
-                  double priorSlope = 0.0) const;
+                  double priorSlope = 0.0, bool quadratic = false) const;
 };
 
 } // namespace syncline::sync

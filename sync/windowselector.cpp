@@ -3,10 +3,90 @@
 
 #include "hullfitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace syncline::sync {
+
+namespace {
+
+constexpr int kMinJoints = 3;
+constexpr int kMinQuadraticWindow = 4;
+
+struct Disagreement
+{
+    double rms = 0.0;
+    int joints = 0;
+};
+
+// RMS disagreement of adjacent, non-overlapping windows of w bursts where they meet.
+Disagreement disagreement(std::span<const BurstBound> run, int w)
+{
+    const HullFitter fitter;
+    const int n = int(run.size());
+    double sum = 0.0;
+    int joints = 0;
+    LineFit prev;
+    const int64_t t0 = run.front().tMid(), v0 = run.front().lower;
+    for (int s = 0; s + w <= n; s += w) {
+        const auto win = run.subspan(size_t(s), size_t(w));
+        const LineFit f = fitter.fit(win, t0, v0);
+        if (s > 0) {
+            // Joint: halfway between the last burst of the previous window and this one's first.
+            const double tj =
+                0.5 * (double(run[size_t(s - 1)].tMid() - t0) + double(run[size_t(s)].tMid() - t0));
+            const double d = f.value(tj) - prev.value(tj);
+            sum += d * d;
+            ++joints;
+        }
+        prev = f;
+    }
+    return {std::sqrt(sum / std::max(joints, 1)), joints};
+}
+
+// Mean |prediction error| at each burst of a parabola fitted to the w bursts around it (the
+// burst itself left out), against the burst's midpoint. The midpoint's own noise is the same for
+// every w, so the w that predicts best has the smallest score.
+double crossValidation(std::span<const BurstBound> run, int w)
+{
+    const HullFitter fitter;
+    const int n = int(run.size());
+    const int64_t t0 = run.front().tMid(), v0 = run.front().lower;
+    std::vector<BurstBound> others;
+    double sum = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const int s = std::clamp(k - w / 2, 0, n - w - 1);
+        others.clear();
+        for (int j = s; j <= s + w; ++j)
+            if (j != k)
+                others.push_back(run[size_t(j)]);
+        const LineFit f = fitter.fitQuadratic(others, t0, v0);
+        sum += std::fabs(f.value(double(run[size_t(k)].tMid() - t0)) -
+                         (run[size_t(k)].mid() - double(v0)));
+    }
+    return sum / n;
+}
+
+WindowSelector::Choice selectSparse(std::span<const BurstBound> run, int maxWindow)
+{
+    WindowSelector::Choice best;
+    best.window = std::max(2, int(run.size()));
+    best.disagreementNs = std::numeric_limits<double>::infinity();
+    for (int w : {4, 5, 6, 7, 8, 9, 12, 16, 24, 32}) {
+        if (w > maxWindow || w + 1 > int(run.size()))
+            break;
+        const double score = crossValidation(run, w);
+        if (score <= best.disagreementNs) {
+            best.window = w;
+            best.quadratic = true;
+            best.disagreementNs = score;
+        }
+    }
+    return best;
+}
+
+} // namespace
 
 std::vector<int> WindowSelector::candidates(int maxWindow)
 {
@@ -20,41 +100,36 @@ std::vector<int> WindowSelector::candidates(int maxWindow)
     return out;
 }
 
+bool WindowSelector::isSparse(std::span<const BurstBound> run)
+{
+    if (run.size() < 2)
+        return false;
+    std::vector<int64_t> gaps;
+    for (size_t i = 1; i < run.size(); ++i)
+        gaps.push_back(run[i].tMid() - run[i - 1].tMid());
+    std::nth_element(gaps.begin(), gaps.begin() + long(gaps.size() / 2), gaps.end());
+    return double(gaps[gaps.size() / 2]) >= kSparseSpacingNs;
+}
+
 WindowSelector::Choice WindowSelector::select(std::span<const BurstBound> run) const
 {
     Choice best;
     best.disagreementNs = std::numeric_limits<double>::infinity();
-    const HullFitter fitter;
     const int n = int(run.size());
+    if (n > kMinQuadraticWindow && isSparse(run))
+        return selectSparse(run, m_maxWindow);
     for (int w : candidates(m_maxWindow)) {
         if (2 * w > n)
             break; // need at least one joint
-        double sum = 0.0;
-        int joints = 0;
-        LineFit prev;
-        int64_t t0 = 0, v0 = 0;
-        for (int s = 0; s + w <= n; s += w) {
-            const auto win = run.subspan(size_t(s), size_t(w));
-            if (s == 0) {
-                t0 = win.front().tMid();
-                v0 = win.front().lower;
-            }
-            const LineFit f = fitter.fit(win, t0, v0);
-            if (s > 0) {
-                // Joint: halfway between the last burst of the previous window and this one's
-                // first.
-                const double tj = 0.5 * (double(run[size_t(s - 1)].tMid() - t0) +
-                                         double(run[size_t(s)].tMid() - t0));
-                const double d = f.value(tj) - prev.value(tj);
-                sum += d * d;
-                ++joints;
-            }
-            prev = f;
-        }
-        const double rms = std::sqrt(sum / std::max(joints, 1));
-        if (rms <= best.disagreementNs) {
+        const Disagreement d = disagreement(run, w);
+        // One or two joints say little (a lucky pair of neighbours picked 64-burst windows in a
+        // 3-minute run, where thermal curvature then cost 300 ns): a length needs kMinJoints
+        // unless no length has that many.
+        if (d.joints < kMinJoints && std::isfinite(best.disagreementNs))
+            break;
+        if (d.rms <= best.disagreementNs) {
             best.window = w;
-            best.disagreementNs = rms;
+            best.disagreementNs = d.rms;
         }
     }
     if (!std::isfinite(best.disagreementNs)) {

@@ -5,7 +5,11 @@
 // candidate length W the run is cut into adjacent, non-overlapping windows, each is fitted with the
 // HullFitter, and the two fits of every pair of neighbours are compared where they meet. Both noise
 // and curvature show up as disagreement there, in the units we care about (ns of offset), so the
-// W with the smallest root-mean-square disagreement wins. Ties go to the longer window.
+// W with the smallest root-mean-square disagreement wins. Ties go to the longer window. A length
+// with fewer than 3 joints competes only when no length has 3 (too few to trust its RMS).
+// In sparse runs (bursts ≥ 5 s apart) the same comparison also covers parabolic windows of 4+
+// bursts: over minutes the thermal swing of the oscillator bends θ by more than the queueing
+// noise, and a line cannot follow it.
 // Pure, thread-safe.
 #pragma once
 
@@ -22,8 +26,14 @@ public:
     struct Choice
     {
         int window = 2;              // bursts per window
+        bool quadratic = false;      // windows are parabolas (HullFitter::fitQuadratic)
         double disagreementNs = 0.0; // RMS disagreement at window joints for that length
     };
+
+    // Bursts at least this far apart (median) make a run sparse: windows then span minutes and
+    // parabolic windows (4 bursts and more) compete with straight ones.
+    static constexpr double kSparseSpacingNs = 5e9;
+    static bool isSparse(std::span<const BurstBound> run);
 
     // Candidates: 2, 3, 4, 6, 8, 12, … up to maxWindow bursts (each also limited by the run size).
     explicit WindowSelector(int maxWindow = 512) : m_maxWindow(maxWindow) {}

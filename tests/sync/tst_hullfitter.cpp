@@ -15,6 +15,8 @@ private slots:
     void exactLine_data();
     void exactLine();
     void headerExample();
+    void exactParabola_data();
+    void exactParabola();
 };
 
 void TstHullFitter::burstTightestPerDirection()
@@ -90,6 +92,48 @@ void TstHullFitter::headerExample()
     QCOMPARE(f.slope, 0.02);
     QCOMPARE(f.intercept, 8.0);
     QCOMPARE(f.margin, 4.0);
+}
+
+void TstHullFitter::exactParabola_data()
+{
+    QTest::addColumn<double>("drift");
+    QTest::addColumn<double>("curvature"); // ½·d²θ/dt², 1/ns
+    QTest::newRow("line") << 20e-6 << 0.0;
+    // A 0.5 ppm thermal swing with a 20 min period bends θ by up to 1.3e-18/ns² (c = θ''/2).
+    QTest::newRow("thermal +") << -40e-6 << 1.3e-18;
+    QTest::newRow("thermal -") << 3e-6 << -0.7e-18;
+}
+
+void TstHullFitter::exactParabola()
+{
+    QFETCH(double, drift);
+    QFETCH(double, curvature);
+    // Seven bursts a minute apart, bounds exactly θ ± 5 µs around θ = 1 ms + a·t + c·(t − 3 min)².
+    const double centre = 180e9;
+    auto theta = [&](double t) {
+        return 1e6 + drift * t + curvature * (t - centre) * (t - centre);
+    };
+    std::vector<BurstBound> bursts;
+    for (int k = 0; k < 7; ++k) {
+        BurstBound b;
+        b.tUpper = b.tLower = int64_t(k) * 60'000'000'000;
+        const int64_t th = int64_t(std::llround(theta(double(b.tUpper))));
+        b.upper = th + 5000;
+        b.lower = th - 5000;
+        bursts.push_back(b);
+    }
+    const LineFit q = HullFitter().fitQuadratic(bursts, 0, 0);
+    QVERIFY(q.valid && q.slopeFitted);
+    QCOMPARE(q.centre, centre);
+    for (double t = 0; t <= 360e9; t += 30e9)
+        QVERIFY2(std::abs(q.value(t) - theta(t)) < 2.0, qPrintable(QString::number(t)));
+    QVERIFY(std::abs(q.slopeAt(centre) - drift) < 1e-12);
+    QVERIFY(std::abs(q.margin - 10000.0) < 2.0);
+    // A line through the same bounds cannot follow the bend: its margin shrinks by the sagitta
+    // c·h² (h = 3 min); for a straight θ both fits agree.
+    const LineFit l = HullFitter().fit(bursts, 0, 0);
+    const double sagitta = std::abs(curvature) * 180e9 * 180e9;
+    QVERIFY(std::abs(l.margin - (q.margin - sagitta)) < 2.0);
 }
 
 QTEST_APPLESS_MAIN(TstHullFitter)

@@ -36,6 +36,7 @@ private slots:
     void steps();
     void windowCandidates();
     void windowPrefersLongForStraightLine();
+    void windowParabolaForSparseCurvedRun();
     void robustLine_data();
     void robustLine();
 };
@@ -77,11 +78,34 @@ void TstStepDetector::windowCandidates()
 
 void TstStepDetector::windowPrefersLongForStraightLine()
 {
-    // Exact straight line: every window length fits perfectly; ties go to the longest.
+    // Exact straight line: every window length fits perfectly; ties go to the longest that still
+    // has 3 joints (200 bursts: 48 → 4 windows; 64 would leave only 2 joints).
     const auto b = series(200, 10e-6, 1000, 0, 1000);
     const WindowSelector::Choice c = WindowSelector(64).select(b);
-    QCOMPARE(c.window, 64);
+    QCOMPARE(c.window, 48);
+    QVERIFY(!c.quadratic); // 1 s apart: not sparse
     QVERIFY(c.disagreementNs < 1.0);
+}
+
+void TstStepDetector::windowParabolaForSparseCurvedRun()
+{
+    // One burst a minute for an hour, θ bent by a thermal swing (0.5 ppm, 20 min period), bounds
+    // ±10 µs with a ±300 ns wobble: the sparse run gets parabolic windows of a few bursts.
+    std::vector<BurstBound> b;
+    for (int k = 0; k < 61; ++k) {
+        const double t = 60e9 * k;
+        const double th = 2e-5 * t + 0.5e-6 * 1200e9 / (2 * M_PI) * std::cos(2 * M_PI * t / 1200e9);
+        const int64_t wob = (k * 7919) % 601 - 300;
+        BurstBound x;
+        x.tUpper = x.tLower = int64_t(t);
+        x.upper = int64_t(th) + 10'000 + wob;
+        x.lower = int64_t(th) - 10'000 + wob;
+        b.push_back(x);
+    }
+    QVERIFY(WindowSelector::isSparse(b));
+    const WindowSelector::Choice c = WindowSelector().select(b);
+    QVERIFY(c.quadratic);
+    QVERIFY(c.window >= 4 && c.window <= 9);
 }
 
 void TstStepDetector::robustLine_data()

@@ -195,7 +195,8 @@ void TstSyncEngine::causalityRepair()
     QCOMPARE(r.causality.violationsBefore, int64_t(50));
     QCOMPARE(r.causality.violationsAfter, int64_t(0));
     QCOMPARE(r.causality.eventsMoved, int64_t(50));
-    QVERIFY(r.causality.maxShiftNs >= 11'000 && r.causality.maxShiftNs <= 11'002);
+    // 11 µs missing, plus 2 ns clearance for rounding the maps to whole ns, plus 1.
+    QVERIFY(r.causality.maxShiftNs >= 11'000 && r.causality.maxShiftNs <= 11'003);
     QVERIFY(r.workers[1].flags & SegRepaired);
     QVERIFY(!(r.workers[0].flags & SegRepaired));
     // Original order of worker 1's own events is kept (map stays monotone).
