@@ -27,6 +27,7 @@ private slots:
     void layoutRows();
     void layoutCollapseAndFilter();
     void sceneBoundsAndSearch();
+    void coloursStableAndDistinct();
 };
 
 void TstTrackModel::basics()
@@ -251,6 +252,32 @@ void TstTrackModel::sceneBoundsAndSearch()
     r = scene.nextMatch(r, false);
     QCOMPARE(r.model, 2);
     QCOMPARE(r.index, 1);
+}
+
+void TstTrackModel::coloursStableAndDistinct()
+{
+    // Find a name whose hash slot collides with "all_reduce"'s; the later one in byte order
+    // moves to the next free colour, whatever the order the names were seen in.
+    std::string other;
+    for (int i = 0; other.empty(); ++i) {
+        const std::string candidate = "zz" + std::to_string(i);
+        if (ColourScheme::hashIndex(candidate) == ColourScheme::hashIndex("all_reduce"))
+            other = candidate;
+    }
+    QVERIFY(ColourScheme::hashIndex("all_reduce") < ColourScheme::paletteSize());
+    ColourScheme a;
+    a.assign({other, "all_reduce", "forward"});
+    ColourScheme b;
+    b.assign({"forward", "all_reduce", other});
+    QCOMPARE(a.colourIndex(0), b.colourIndex(2));
+    QCOMPARE(a.colourIndex(1), b.colourIndex(1));
+    QCOMPARE(a.colourIndex(1), ColourScheme::hashIndex("all_reduce"));
+    QCOMPARE(a.colourIndex(0), (ColourScheme::hashIndex(other) + 1) % ColourScheme::paletteSize());
+    ColourScheme c;
+    c.setCategory(QStringLiteral("all_"), 3);
+    c.assign({"step", "all_reduce", "all_gather"});
+    QCOMPARE(c.colourIndex(1), 3);
+    QCOMPARE(c.colourIndex(2), 3);
 }
 
 QTEST_APPLESS_MAIN(TstTrackModel)

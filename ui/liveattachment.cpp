@@ -1,0 +1,193 @@
+#include "liveattachment.h"
+
+#include "livecontroller.h"
+#include "mainwindow.h"
+#include "timelineview.h"
+#include "workerlistmodel.h"
+
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+
+#include <algorithm>
+
+namespace syncline::ui {
+
+LiveAttachment *LiveAttachment::attach(MainWindow *window, const LiveOptions &options,
+                                       const LiveFollower::Options &follow, QString *error)
+{
+    for (LiveAttachment *old : window->findChildren<LiveAttachment *>(QString(), Qt::FindDirectChildrenOnly))
+        delete old;
+    auto *a = new LiveAttachment(window, options, follow);
+    if (!a->m_controller->error().isEmpty()) {
+        if (error)
+            *error = a->m_controller->error();
+        delete a;
+        return nullptr;
+    }
+    return a;
+}
+
+void LiveAttachment::attachDialog(MainWindow *window)
+{
+    const QString dir = QFileDialog::getExistingDirectory(
+        window, tr("Attach to a running job — choose its log directory"));
+    if (dir.isEmpty())
+        return;
+    LiveOptions o;
+    o.path = dir.toStdString();
+    QString error;
+    if (!attach(window, o, {}, &error))
+        QMessageBox::warning(window, tr("Attach"), error);
+}
+
+LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
+                               const LiveFollower::Options &follow)
+    : QObject(window), m_window(window), m_dir(QString::fromStdString(options.path)),
+      m_controller(new LiveController(options, follow, this)), m_model(new WorkerListModel(this)),
+      m_proxy(new QSortFilterProxyModel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(WorkerListModel::SortRole);
+    m_table = new QTableView;
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(WorkerListModel::Rank, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) {
+        jumpToWorker(m_proxy->data(i, WorkerListModel::WorkerRole).toInt());
+    });
+    m_dock = new QDockWidget(tr("Workers"), window);
+    m_dock->setObjectName(QStringLiteral("workersDock"));
+    m_dock->setWidget(m_table);
+    window->addDockWidget(Qt::RightDockWidgetArea, m_dock);
+    m_status = new QLabel;
+    window->statusBar()->addPermanentWidget(m_status);
+    m_end = new QShortcut(QKeySequence(Qt::Key_End), window);
+    connect(m_end, &QShortcut::activated, this, [this] { setFollowing(true); });
+    connect(window->view()->zoomControl(), &ZoomControl::rangeChanged, this, [this] {
+        if (!m_applying && m_following) {
+            m_following = false; // the user panned or zoomed
+            updateStatus();
+        }
+    });
+    connect(window, &MainWindow::loadFinished, this, [this] { deleteLater(); });
+    connect(m_controller, &LiveController::updated, this, &LiveAttachment::onUpdated);
+    m_showTimer.setSingleShot(true);
+    connect(&m_showTimer, &QTimer::timeout, this, &LiveAttachment::showSnapshot);
+    updateStatus();
+}
+
+LiveAttachment::~LiveAttachment()
+{
+    delete m_dock;
+    delete m_status;
+    delete m_end;
+}
+
+void LiveAttachment::onUpdated(const LiveUpdate &u)
+{
+    m_model->refresh(m_controller->job());
+    updateStatus();
+    if (!u.changed() || m_showTimer.isActive())
+        return;
+    const qint64 gap = std::max<qint64>(250, 5 * m_lastCostMs);
+    const qint64 elapsed = m_sinceShow.isValid() ? m_sinceShow.elapsed() : gap;
+    if (elapsed >= gap)
+        showSnapshot();
+    else
+        m_showTimer.start(int(gap - elapsed));
+}
+
+void LiveAttachment::showSnapshot()
+{
+    QElapsedTimer cost;
+    cost.start();
+    const LiveJob &job = m_controller->job();
+    if (job.workerCount() == 0)
+        return;
+    auto snapshot = std::make_shared<Timeline>(*job.timeline());
+    TimelineView *view = m_window->view();
+    ZoomControl *zoom = view->zoomControl();
+    const bool first = !m_shown;
+    const int64_t start = zoom->rangeStart(), end = zoom->rangeEnd();
+    const int scroll = view->verticalScrollBar()->value();
+    m_applying = true;
+    m_window->setTimeline(snapshot, {m_dir});
+    m_shown = std::move(snapshot);
+    view->verticalScrollBar()->setValue(scroll);
+    if (m_following)
+        applyFollow();
+    else if (!first)
+        zoom->setRange(start, end);
+    m_applying = false;
+    m_sinceShow.start();
+    m_lastCostMs = cost.elapsed();
+    ++m_refreshes;
+    emit refreshed();
+}
+
+void LiveAttachment::applyFollow()
+{
+    ZoomControl *zoom = m_window->view()->zoomControl();
+    const int64_t now = std::min(m_controller->job().nowNs(), zoom->traceEnd());
+    const bool was = m_applying;
+    m_applying = true;
+    zoom->setRange(std::max(zoom->traceStart(), now - m_followWidthNs), now);
+    m_applying = was;
+}
+
+void LiveAttachment::setFollowing(bool on)
+{
+    if (on && !m_following) {
+        ZoomControl *zoom = m_window->view()->zoomControl();
+        m_followWidthNs = std::max<int64_t>(ZoomControl::kMinRangeNs, zoom->rangeDuration());
+    }
+    m_following = on;
+    if (on && m_shown)
+        applyFollow();
+    updateStatus();
+}
+
+void LiveAttachment::jumpToWorker(int liveWorker)
+{
+    const LiveJob &job = m_controller->job();
+    TimelineView *view = m_window->view();
+    if (!m_shown || liveWorker < 0 || size_t(liveWorker) >= job.workerCount() || !view->scene())
+        return;
+    const std::string &file = job.sourceFile(size_t(liveWorker));
+    const auto &models = view->scene()->models();
+    for (size_t m = 0; m < models.size(); ++m) {
+        if (models[m].count() == 0 || m_shown->workers[models[m].worker()].info.sourceFile != file)
+            continue;
+        setFollowing(false);
+        m_applying = true;
+        view->selectEvent({int(m), models[m].count() - 1}, true);
+        m_applying = false;
+        return;
+    }
+}
+
+void LiveAttachment::updateStatus()
+{
+    const QString counts =
+        tr("%1 running · %2 silent · %3 finished · %4 ended")
+            .arg(m_model->count(WorkerState::Running))
+            .arg(m_model->count(WorkerState::Silent))
+            .arg(m_model->count(WorkerState::Finished))
+            .arg(m_model->count(WorkerState::EndedWithoutClose));
+    m_status->setText((m_following ? tr("● live, following") : tr("● live (End: follow)")) +
+                      QStringLiteral(" · ") + counts);
+}
+
+} // namespace syncline::ui

@@ -1,0 +1,91 @@
+// LiveAttachment — a MainWindow attached to a running job (`syncline attach DIR`, File ▸
+// Attach…): a LiveController follows the directory; every change is shown as a snapshot of the
+// live Timeline (so the viewer's panels and background jobs never see a Timeline that is being
+// appended to), at most every max(250 ms, 5 × the last refresh's cost); a "Workers" dock lists
+// each worker's state (activating a row reveals and selects that worker's latest event).
+//
+// Follow mode (on when attaching): the visible range keeps its width and its right edge at
+// "now" (LiveJob::nowNs, the latest corrected time); it turns off as soon as the user pans or
+// zooms (any range change not made by the attachment) and comes back with End, keeping the
+// width the user chose. Open events grow to now and turn overdue while running (LiveJob).
+// The attachment ends when the window loads something else (MainWindow::loadFinished) or is
+// replaced by a new attachment.
+// Threading: GUI thread only.
+#pragma once
+
+#include "timeline/livefollower.h"
+#include "timeline/livejob.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+
+class QDockWidget;
+class QLabel;
+class QShortcut;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace syncline::ui {
+
+class LiveController;
+class MainWindow;
+class WorkerListModel;
+
+class LiveAttachment : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int64_t kDefaultFollowWidthNs = 10'000'000'000; // 10 s
+
+    // Attaches `window` to the job directory in options.path; nullptr and *error when the
+    // directory cannot be followed.
+    static LiveAttachment *attach(MainWindow *window, const LiveOptions &options,
+                                  const LiveFollower::Options &follow, QString *error);
+    // File ▸ Attach…: asks for a directory, then attach().
+    static void attachDialog(MainWindow *window);
+    ~LiveAttachment() override;
+
+    bool isFollowing() const { return m_following; }
+    void setFollowing(bool on);
+    void jumpToWorker(int liveWorker); // index in the LiveJob's (and the list's) order
+    LiveController *controller() const { return m_controller; }
+    WorkerListModel *workerModel() const { return m_model; }
+    QDockWidget *dock() const { return m_dock; }
+    QTableView *table() const { return m_table; }
+    std::shared_ptr<Timeline> shown() const { return m_shown; } // the snapshot on screen
+    int refreshCount() const { return m_refreshes; }
+
+signals:
+    void refreshed(); // a new snapshot is on screen
+
+private:
+    LiveAttachment(MainWindow *window, const LiveOptions &options,
+                   const LiveFollower::Options &follow);
+    void onUpdated(const LiveUpdate &update);
+    void showSnapshot();
+    void applyFollow();
+    void updateStatus();
+
+    MainWindow *m_window;
+    QString m_dir;
+    LiveController *m_controller;
+    WorkerListModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QDockWidget *m_dock;
+    QTableView *m_table;
+    QLabel *m_status;
+    QShortcut *m_end;
+    QTimer m_showTimer;
+    QElapsedTimer m_sinceShow;
+    qint64 m_lastCostMs = 0;
+    std::shared_ptr<Timeline> m_shown;
+    bool m_following = true;
+    bool m_applying = false;
+    int64_t m_followWidthNs = kDefaultFollowWidthNs;
+    int m_refreshes = 0;
+};
+
+} // namespace syncline::ui

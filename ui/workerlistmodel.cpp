@@ -1,0 +1,145 @@
+#include "workerlistmodel.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace syncline::ui {
+
+WorkerListModel::WorkerListModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+QString WorkerListModel::stateText(WorkerState s)
+{
+    switch (s) {
+    case WorkerState::Running:
+        return tr("running");
+    case WorkerState::Silent:
+        return tr("silent");
+    case WorkerState::Finished:
+        return tr("finished cleanly");
+    case WorkerState::EndedWithoutClose:
+        return tr("ended without close");
+    }
+    return {};
+}
+
+void WorkerListModel::refresh(const LiveJob &job)
+{
+    const Timeline &tl = *job.timeline();
+    std::vector<Row> rows;
+    rows.reserve(job.workerCount());
+    for (size_t i = 0; i < job.workerCount(); ++i) {
+        const Worker &w = tl.workers[i];
+        Row r;
+        r.rank = w.info.rank;
+        r.restart = w.info.restart;
+        r.host = QString::fromStdString(w.info.host);
+        r.state = job.state(i);
+        r.events = w.eventCount();
+        r.lastRecordS = job.silentForS(i);
+        r.file = QString::fromStdString(job.sourceFile(i));
+        rows.push_back(std::move(r));
+    }
+    const bool sameShape = rows.size() == m_rows.size() &&
+                           std::equal(rows.begin(), rows.end(), m_rows.begin(), [](auto &a, auto &b) {
+                               return a.rank == b.rank && a.restart == b.restart && a.file == b.file;
+                           });
+    if (!sameShape) {
+        beginResetModel();
+        m_rows = std::move(rows);
+        endResetModel();
+        return;
+    }
+    m_rows = std::move(rows);
+    if (!m_rows.empty())
+        emit dataChanged(index(0, State), index(rowCount() - 1, LastRecord));
+}
+
+int WorkerListModel::count(WorkerState s) const
+{
+    return int(std::count_if(m_rows.begin(), m_rows.end(), [s](const Row &r) { return r.state == s; }));
+}
+
+int WorkerListModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int WorkerListModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant WorkerListModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const Row &r = m_rows[size_t(index.row())];
+    if (role == WorkerRole)
+        return index.row();
+    if (role == StateRole)
+        return int(r.state);
+    if (role == Qt::ForegroundRole && index.column() == State) {
+        switch (r.state) {
+        case WorkerState::Silent:
+            return QBrush(QColor(0xd0, 0x7a, 0x00));
+        case WorkerState::EndedWithoutClose:
+            return QBrush(QColor(0xc0, 0x30, 0x30));
+        case WorkerState::Finished:
+            return QBrush(QColor(0x40, 0x80, 0x40));
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::ToolTipRole && index.column() == File)
+        return r.file;
+    if (role != Qt::DisplayRole && role != SortRole)
+        return {};
+    const bool sort = role == SortRole;
+    switch (index.column()) {
+    case Rank:
+        return r.rank;
+    case Restart:
+        return r.restart;
+    case Host:
+        return r.host;
+    case State:
+        return sort ? QVariant(int(r.state)) : QVariant(stateText(r.state));
+    case Events:
+        return r.events;
+    case LastRecord:
+        return sort ? QVariant(r.lastRecordS) : QVariant(QString::number(r.lastRecordS, 'f', 1) + " s");
+    case File:
+        return sort ? QVariant(r.file) : QVariant(QFileInfo(r.file).fileName());
+    default:
+        return {};
+    }
+}
+
+QVariant WorkerListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Rank:
+        return tr("Rank");
+    case Restart:
+        return tr("Restart");
+    case Host:
+        return tr("Host");
+    case State:
+        return tr("State");
+    case Events:
+        return tr("Events");
+    case LastRecord:
+        return tr("Last record");
+    case File:
+        return tr("File");
+    default:
+        return {};
+    }
+}
+
+} // namespace syncline::ui

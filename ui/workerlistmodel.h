@@ -1,0 +1,66 @@
+// WorkerListModel — the "Workers" table of an attached (live) job: one row per worker with its
+// rank, restart, host, state (running, silent, finished cleanly, ended without a closing record),
+// event count, seconds since its log last grew, and file. Sits behind a QSortFilterProxyModel
+// (SortRole gives raw numbers); WorkerRole gives the worker index in the Timeline (the row to
+// jump to).
+// Invariants: rows are copied from the LiveJob at refresh() (the model never reads the job
+// later), in the Timeline's worker order; a structure change resets the model, anything else
+// is one dataChanged over the changed columns.
+// Threading: GUI thread.
+#pragma once
+
+#include "timeline/livejob.h"
+
+#include <QAbstractTableModel>
+#include <QString>
+
+#include <vector>
+
+namespace syncline::ui {
+
+class WorkerListModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column
+    {
+        Rank,
+        Restart,
+        Host,
+        State,
+        Events,
+        LastRecord,
+        File,
+        ColumnCount
+    };
+    static constexpr int SortRole = Qt::UserRole;
+    static constexpr int WorkerRole = Qt::UserRole + 1;
+    static constexpr int StateRole = Qt::UserRole + 2; // WorkerState as int
+
+    struct Row
+    {
+        int rank = 0;
+        int restart = 0;
+        QString host;
+        WorkerState state = WorkerState::Running;
+        qulonglong events = 0;
+        double lastRecordS = 0;
+        QString file;
+    };
+
+    explicit WorkerListModel(QObject *parent = nullptr);
+    void refresh(const LiveJob &job);
+    const Row &row(int r) const { return m_rows[size_t(r)]; }
+    int count(WorkerState state) const;
+    static QString stateText(WorkerState state);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<Row> m_rows;
+};
+
+} // namespace syncline::ui
