@@ -20,11 +20,16 @@ TrackModel::TrackModel(const Timeline *timeline, size_t worker, size_t track)
     for (size_t i = 0; i < t.count(); ++i)
         m_depthRows[t.depth[i]].push_back(uint32_t(i));
     m_bucketStarts.resize(m_depthRows.size());
+    m_fineStarts.resize(m_depthRows.size());
     for (size_t d = 0; d < m_depthRows.size(); ++d) {
         const std::vector<uint32_t> &row = m_depthRows[d];
         m_bucketStarts[d].reserve(row.size() / kBucket + 1);
-        for (size_t k = 0; k < row.size(); k += kBucket)
-            m_bucketStarts[d].push_back(t.localStart[row[k]]);
+        m_fineStarts[d].reserve(row.size() / kFine + 1);
+        for (size_t k = 0; k < row.size(); k += kFine) {
+            m_fineStarts[d].push_back(t.localStart[row[k]]);
+            if (k % kBucket == 0)
+                m_bucketStarts[d].push_back(t.localStart[row[k]]);
+        }
     }
 }
 
@@ -49,8 +54,20 @@ size_t TrackModel::rowSeekStart(int d, size_t from, int64_t localT) const
                                          [&](int64_t s) { return s < localT; }) -
                     buckets.begin());
     }
-    const size_t lo = std::max(from, (kb - 1) * kBucket);
-    const size_t hi = std::min(kb * kBucket, row.size());
+    size_t lo = std::max(from, (kb - 1) * kBucket);
+    size_t hi = std::min(kb * kBucket, row.size());
+    // Narrow [lo, hi) to one 8-event bucket with the fine starts (one or two cache lines).
+    const std::vector<int64_t> &fine = m_fineStarts[size_t(d)];
+    const size_t f0 = lo / kFine + 1; // first fine boundary after lo
+    const size_t f1 = std::min((hi + kFine - 1) / kFine, fine.size()); // boundaries before hi
+    if (f0 < f1) {
+        const size_t j =
+            size_t(std::partition_point(fine.begin() + ptrdiff_t(f0), fine.begin() + ptrdiff_t(f1),
+                                        [&](int64_t s) { return s < localT; }) -
+                   fine.begin());
+        lo = std::max(lo, (j - 1) * kFine);
+        hi = std::min(hi, j * kFine);
+    }
     return size_t(std::partition_point(row.begin() + ptrdiff_t(lo), row.begin() + ptrdiff_t(hi),
                                        [&](uint32_t e) { return st[e] < localT; }) -
                   row.begin());

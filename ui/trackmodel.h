@@ -6,8 +6,8 @@
 // events of one depth never overlap (perfect nesting), so each depth row (depthRow(d)) is sorted
 // by start AND by end — the geometry and hit-testing binary-search it. The map is monotone, so
 // local order == global order and searches run on local times after one toLocal() per query.
-// Memory: 4 bytes per event (the depth rows) + 8 bytes per 64 events (bucket starts) on top of
-// the EventTrack.
+// Memory: 4 bytes per event (the depth rows) + 8 bytes per 8 and per 64 events (the two levels
+// of bucket starts, ≈ 1.1 bytes per event) on top of the EventTrack.
 // Threading: read-only after construction; const methods are safe from any thread as long as
 // the Timeline outlives the model and is not mutated meanwhile (setClockMode is GUI-thread only).
 #pragma once
@@ -79,8 +79,8 @@ public:
     // Position in depthRow(d) of the first event whose local start > localT.
     size_t rowUpperBound(int d, int64_t localT) const;
     // First position p in [from, row size) of depthRow(d) whose local start >= localT; searches
-    // forward from `from` through 64-event buckets (cache-friendly: the bucket starts are one
-    // contiguous array), so a short hop costs a few comparisons. Used by the LOD fold.
+    // forward from `from` through 64-event then 8-event buckets (the bucket starts are
+    // contiguous arrays, so a hop touches few cache lines), then at most 8 events. LOD fold.
     size_t rowSeekStart(int d, size_t from, int64_t localT) const;
     int64_t globalBegin() const; // start of the first event (0 when empty)
     int64_t globalEnd() const;   // latest end (0 when empty)
@@ -91,8 +91,10 @@ private:
     size_t m_track;
     ClockMode m_mode = ClockMode::Corrected;
     static constexpr size_t kBucket = 64;
+    static constexpr size_t kFine = 8;
     std::vector<std::vector<uint32_t>> m_depthRows;
     std::vector<std::vector<int64_t>> m_bucketStarts; // [d][k] = local start of row[k·kBucket]
+    std::vector<std::vector<int64_t>> m_fineStarts;   // [d][j] = local start of row[j·kFine]
 };
 
 } // namespace syncline::ui
