@@ -8,6 +8,9 @@ and SYNCLINE_BOOT_ID=emulated-boot-k (a clock domain each) and a synthetic clock
 SYNCLINE_TEST_CLOCK_OFFSET_NS / SYNCLINE_TEST_CLOCK_DRIFT_PPM (k × --node-offset-ms,
 k × --node-drift-ppm; node 0 is the reference). Unless --no-sync, rank 0 hosts the time server
 (the config's sync.host_server) on a free UDP port given to all workers in SYNCLINE_TIME_SERVER.
+The launcher also hosts the workers' all-reduce barrier (demo/demobarrier.py, a stand-in for a
+blocking collective) on a loopback TCP port given in SYNCLINE_DEMO_BARRIER; --no-barrier leaves
+it out (example_worker then paces its all_reduce by its --sync-ms period).
 
 The logs land in --outdir (timer_events.<rank>.log) together with the config used. Exit status:
 0 when every worker succeeded, otherwise 1 (each failure is printed).
@@ -22,6 +25,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "demo"))
+import demobarrier  # noqa: E402
 
 
 def free_udp_port():
@@ -46,6 +51,8 @@ def parse_args(argv):
                    help="synthetic clock drift per node index, ppm (default 40)")
     p.add_argument("--run-id", default="", help="TORCHELASTIC_RUN_ID (default: time based)")
     p.add_argument("--no-sync", action="store_true", help="no time server / sync client")
+    p.add_argument("--no-barrier", action="store_true",
+                   help="no all-reduce barrier (workers fall back to their own pacing)")
     p.add_argument("--timeout", type=float, default=600, help="seconds before workers are killed")
     p.add_argument("worker_args", nargs=argparse.REMAINDER,
                    help="after --: extra arguments for every worker")
@@ -57,7 +64,7 @@ def parse_args(argv):
     return args
 
 
-def worker_env(args, node, local, run_id, server):
+def worker_env(args, node, local, run_id, server, barrier):
     world = args.nproc * args.nnodes
     env = dict(os.environ)
     env.update({
@@ -73,7 +80,7 @@ def worker_env(args, node, local, run_id, server):
         "MASTER_PORT": "29500",
     })
     for key in ("SYNCLINE_HOST", "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS",
-                "SYNCLINE_TEST_CLOCK_DRIFT_PPM", "SYNCLINE_TIME_SERVER"):
+                "SYNCLINE_TEST_CLOCK_DRIFT_PPM", "SYNCLINE_TIME_SERVER", demobarrier.ENV):
         env.pop(key, None)
     if args.nnodes > 1:
         env["SYNCLINE_HOST"] = "node-%d" % node
@@ -83,6 +90,8 @@ def worker_env(args, node, local, run_id, server):
             env["SYNCLINE_TEST_CLOCK_DRIFT_PPM"] = repr(node * args.node_drift_ppm)
     if server:
         env["SYNCLINE_TIME_SERVER"] = server
+    if barrier:
+        env[demobarrier.ENV] = barrier
     return env
 
 
@@ -98,21 +107,22 @@ def main(argv):
         shutil.copyfile(args.config, config)
     run_id = args.run_id or time.strftime("job-%Y%m%d-%H%M%S")
     server = None if args.no_sync else "127.0.0.1:%d" % free_udp_port()
+    barrier = None if args.no_barrier else demobarrier.BarrierServer(args.nproc * args.nnodes)
     log_template = os.path.join(os.path.abspath(args.outdir), "timer_events.{rank}.log")
     procs = []
     # A common start (a rendezvous) 1 s from now, and a finish barrier so that rank 0, which
     # hosts the time server, outlives the others' final sync bursts.
     start_at = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW) + 1000000000
-    barrier = os.path.join(os.path.abspath(args.outdir), "barrier")
-    shutil.rmtree(barrier, ignore_errors=True)
-    os.makedirs(barrier)
+    barrier_dir = os.path.join(os.path.abspath(args.outdir), "barrier")
+    shutil.rmtree(barrier_dir, ignore_errors=True)
+    os.makedirs(barrier_dir)
     # Rank 0 first: it hosts the time server the others sync against.
     for node in range(args.nnodes):
         for local in range(args.nproc):
             cmd = [args.worker, "--config", config, "--log", log_template,
                    "--steps", str(args.steps), "--start-at", str(start_at),
-                   "--barrier-dir", barrier] + args.worker_args
-            env = worker_env(args, node, local, run_id, server)
+                   "--barrier-dir", barrier_dir] + args.worker_args
+            env = worker_env(args, node, local, run_id, server, barrier and barrier.address)
             procs.append((int(env["RANK"]), subprocess.Popen(cmd, env=env)))
             if len(procs) == 1:
                 time.sleep(0.05)
@@ -126,7 +136,9 @@ def main(argv):
             rc = proc.wait()
         if rc != 0:
             failed.append((rank, rc))
-    shutil.rmtree(barrier, ignore_errors=True)
+    shutil.rmtree(barrier_dir, ignore_errors=True)
+    if barrier:
+        barrier.stop()
     for rank, rc in failed:
         print("launch_job: rank %d failed (exit status %d)" % (rank, rc), file=sys.stderr)
     print("launch_job: %d workers, run id %s, logs in %s" %

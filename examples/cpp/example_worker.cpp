@@ -3,29 +3,40 @@
 // reverse) → all_reduce → optimizer, with a data-loader thread producing batches, args on
 // events and a checkpoint instant every 10 steps.
 //
-// The all_reduce ends when every rank's all_reduce ends: at the next multiple of --sync-ms of
-// the machine's true CLOCK_MONOTONIC_RAW (shared by all processes on one machine, whatever
-// synthetic skew the recorder applies) — what a blocking collective looks like on a timeline.
+// The all_reduce is a blocking collective. Under a launcher (examples/demo/run_demo.py,
+// examples/launch_job.py) it is a real cross-process barrier: env SYNCLINE_DEMO_BARRIER=host:port
+// names the launcher's rendezvous server (examples/demo/demobarrier.py; client: DemoBarrier) and
+// the event lasts from entering the barrier until the server releases every rank at once — so
+// every rank waits for the slowest one and all ranks' all_reduce ends coincide in true time
+// (within ~100 µs on loopback). After --barrier-timeout-ms without a release the rank goes on
+// and records an instant "barrier_timeout"; a lost connection records "barrier_lost" and the
+// rank falls back to the standalone behaviour. Standalone (no SYNCLINE_DEMO_BARRIER) the
+// all_reduce ends at the next multiple of --sync-ms of the machine's true CLOCK_MONOTONIC_RAW
+// (shared by all processes on one machine, whatever synthetic skew the recorder applies).
 // Rank --straggler (default: the last rank) computes 30 % slower.
 //
 // Usage: example_worker [--steps N] [--layers L] [--config PATH] [--log TEMPLATE]
 //                       [--straggler RANK] [--sync-ms MS] [--start-at RAW_NS]
-//                       [--barrier-dir DIR]
+//                       [--barrier-dir DIR] [--barrier-timeout-ms MS]
 // Identity comes from the torchrun environment (RANK, WORLD_SIZE, …); see launch_job.py.
 #include "recorder/filetimerclient.h"
 #include "recorder/timermacros.h"
+
+#include "demobarrier.h"
 
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <time.h>
 #include <unistd.h>
 
+using syncline::demo::DemoBarrier;
 using syncline::rec::FileTimerClient;
 using syncline::rec::ScopedEvent;
 
@@ -41,6 +52,7 @@ struct Options
     int syncMs = 25;
     int64_t startAt = 0;    // CLOCK_MONOTONIC_RAW ns at which every rank starts training
     std::string barrierDir; // rank 0 keeps its time server up until every rank wrote done.<r>
+    int barrierTimeoutMs = 10000;
 };
 
 int64_t trueNowNs()
@@ -79,13 +91,15 @@ bool parse(int argc, char **argv, Options *o)
             o->startAt = std::atoll(argv[++i]);
         else if (a == "--barrier-dir" && hasValue)
             o->barrierDir = argv[++i];
+        else if (a == "--barrier-timeout-ms" && hasValue)
+            o->barrierTimeoutMs = std::atoi(argv[++i]);
         else {
             std::fprintf(stderr, "example_worker: unknown or incomplete argument '%s'\n",
                          a.c_str());
             return false;
         }
     }
-    return o->steps > 0 && o->layers > 0 && o->syncMs > 0;
+    return o->steps > 0 && o->layers > 0 && o->syncMs > 0 && o->barrierTimeoutMs > 0;
 }
 
 // A bounded batch queue between the data-loader thread and the trainer.
@@ -126,7 +140,38 @@ void dataLoader(FileTimerClient &timer, BatchQueue &queue, int steps)
     }
 }
 
-void trainStep(FileTimerClient &timer, BatchQueue &queue, const Options &o, int step, double slow)
+// The step's all_reduce: the demo barrier when there is one, else the next period boundary.
+void allReduce(FileTimerClient &timer, std::unique_ptr<DemoBarrier> &barrier, const Options &o)
+{
+    ScopedEvent reduce(timer, "all_reduce", {{"bytes", int64_t(64) << 20}});
+    if (barrier) {
+        const int64_t instance = barrier->instancesEntered();
+        switch (barrier->arrive()) {
+        case DemoBarrier::Result::Released:
+            return;
+        case DemoBarrier::Result::TimedOut:
+            timer.instant("barrier_timeout",
+                          {{"instance", instance}, {"timeout_ms", int64_t(barrier->timeoutMs())}});
+            return;
+        case DemoBarrier::Result::Lost:
+            std::fprintf(stderr,
+                         "example_worker: rank %lld: demo barrier at %s lost (%s); "
+                         "all_reduce falls back to the %d ms period\n",
+                         static_cast<long long>(timer.rank()), barrier->address().c_str(),
+                         barrier->lastError().c_str(), o.syncMs);
+            timer.instant("barrier_lost",
+                          {{"instance", instance}, {"error", barrier->lastError()}});
+            barrier.reset();
+            break;
+        }
+    }
+    const int64_t period = int64_t(o.syncMs) * 1000000;
+    const int64_t now = trueNowNs();
+    sleepNs((now / period + 1) * period - trueNowNs());
+}
+
+void trainStep(FileTimerClient &timer, BatchQueue &queue, std::unique_ptr<DemoBarrier> &barrier,
+               const Options &o, int step, double slow)
 {
     ScopedEvent stepEvent(timer, "step", {{"step", int64_t(step)}});
     timer.startEvent("data_wait");
@@ -153,12 +198,7 @@ void trainStep(FileTimerClient &timer, BatchQueue &queue, const Options &o, int 
             timer.endEvent(name);
         }
     }
-    {
-        ScopedEvent reduce(timer, "all_reduce", {{"bytes", int64_t(64) << 20}});
-        const int64_t period = int64_t(o.syncMs) * 1000000;
-        const int64_t now = trueNowNs();
-        sleepNs((now / period + 1) * period - trueNowNs());
-    }
+    allReduce(timer, barrier, o);
     timer.startEvent("optimizer");
     sleepNs(int64_t(1000000 * slow));
     timer.endEvent("optimizer", {{"lr", 0.001}, {"clipped", step % 4 == 0}});
@@ -201,10 +241,15 @@ int main(int argc, char **argv)
         const double slow = (world > 1 && timer.rank() == straggler) ? 1.3 : 1.0;
         timer.setThreadName("trainer");
         sleepNs(o.startAt - trueNowNs()); // a common start, like a rendezvous
+        std::unique_ptr<DemoBarrier> barrier;
+        if (const char *address = std::getenv("SYNCLINE_DEMO_BARRIER"); address && *address)
+            barrier = std::make_unique<DemoBarrier>(address, timer.rank(), o.barrierTimeoutMs);
         BatchQueue queue;
         std::thread loader(dataLoader, std::ref(timer), std::ref(queue), o.steps);
         for (int step = 0; step < o.steps; ++step)
-            trainStep(timer, queue, o, step, slow);
+            trainStep(timer, queue, barrier, o, step, slow);
+        if (barrier)
+            barrier->leave();
         loader.join();
         finishBarrier(o.barrierDir, timer.rank(), world);
         timer.close();

@@ -6,13 +6,18 @@ fake training loop as the C++ examples/cpp/example_worker, written the way a PyT
        ─ loss      ─ backward ─ layerL-1_grad..layer0_grad      with load_batch events)
        ─ all_reduce ─ optimizer [─ checkpoint_save + instant "checkpoint" every --checkpoint-every]
 
-The all_reduce of step k ends at epoch + (k+1)·period on the machine's true CLOCK_MONOTONIC_RAW
-(shared by all processes here, whatever synthetic skew the recorder applies), which is when
-example_worker's ends too (it waits for the next multiple of the period, and the launcher's
-epoch is one): a blocking collective in which the slowest rank arrives last. A rank that arrives
-after that moment is the last one, so its all_reduce ends at once and it catches up.
-Rank --straggler computes 30 % slower. Rank --hang-rank, after its last step, hangs in the final
-checkpoint_save and never returns (the launcher kills it): an event that stays open, overdue.
+The all_reduce is a blocking collective. Under the demo launcher it is a real cross-process
+barrier (demobarrier.py; env SYNCLINE_DEMO_BARRIER=host:port names the launcher's server): the
+event lasts from entering the barrier until the server releases every rank at once, so every
+rank waits for the slowest one and all ranks' all_reduce ends coincide in true time. After
+--barrier-timeout-ms without a release the rank goes on and records an instant
+"barrier_timeout"; a lost connection records "barrier_lost" and falls back to the period.
+Without SYNCLINE_DEMO_BARRIER the all_reduce of step k ends at epoch + (k+1)·period on the
+machine's true CLOCK_MONOTONIC_RAW (shared by all processes here, whatever synthetic skew the
+recorder applies), as example_worker's standalone mode does.
+Rank --straggler computes 30 % slower. Rank --hang-rank, after its last step, leaves the barrier
+(it takes part in no further collective) and hangs in the final checkpoint_save, never returning
+(the launcher kills it): an event that stays open, overdue.
 
 Identity (RANK, WORLD_SIZE, ...) and the emulated host/clock come from the environment set by
 run_demo.py.
@@ -25,6 +30,9 @@ import threading
 import time
 
 import syncline
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import demobarrier  # noqa: E402  (beside this file)
 
 
 def true_now_ns():
@@ -41,6 +49,8 @@ def parse_args():
     p.add_argument("--straggler", type=int, default=-1)
     p.add_argument("--hang-rank", type=int, default=-1)
     p.add_argument("--checkpoint-every", type=int, default=50)
+    p.add_argument("--barrier-timeout-ms", type=float, default=10000,
+                   help="longest wait for the other ranks in an all_reduce (10000)")
     p.add_argument("--wait-go", action="store_true",
                    help="print 'ready' once the client is up, then wait for 'go EPOCH_NS' on "
                         "stdin (default epoch: the next period boundary)")
@@ -55,6 +65,27 @@ def data_loader(client, batches, steps):
         batches.put(b)
 
 
+def all_reduce(client, barrier, period_end_ns):
+    """The step's all_reduce: the demo barrier when there is one (returned, or None once it is
+    lost), else a wait until period_end_ns on the true clock."""
+    with client.event("all_reduce", bytes=64 << 20):
+        if barrier is not None:
+            instance = barrier.instances_entered
+            result = barrier.arrive()
+            if result == demobarrier.RELEASED:
+                return barrier
+            if result == demobarrier.TIMED_OUT:
+                client.instant("barrier_timeout", instance=instance,
+                               timeout_ms=int(barrier.timeout_s * 1000))
+                return barrier
+            print(f"rank {client.rank}: demo barrier at {barrier.address} lost ({barrier.error}); "
+                  f"all_reduce falls back to the period", file=sys.stderr, flush=True)
+            client.instant("barrier_lost", instance=instance, error=barrier.error)
+            barrier = None
+        time.sleep(max(0, period_end_ns - true_now_ns()) / 1e9)
+    return barrier
+
+
 def main():
     o = parse_args()
     client = syncline.FileTimerClient(config_path=o.config, log_path=o.log)
@@ -66,6 +97,10 @@ def main():
         print("ready", flush=True)
         epoch = int(sys.stdin.readline().split()[1])
     slow = 1.3 if rank == o.straggler else 1.0
+    barrier = None
+    if os.environ.get(demobarrier.ENV):
+        barrier = demobarrier.BarrierClient(os.environ[demobarrier.ENV], rank,
+                                            o.barrier_timeout_ms / 1000)
     batches = queue.Queue(maxsize=2)
     loader = threading.Thread(target=data_loader, args=(client, batches, o.steps), daemon=True)
     loader.start()
@@ -92,14 +127,15 @@ def main():
                     client.start_event(f"layer{layer}_grad", **{"pass": "bwd"})
                     time.sleep(0.003 * slow)
                     client.end_event(f"layer{layer}_grad")
-            with client.event("all_reduce", bytes=64 << 20):
-                time.sleep(max(0, epoch + (step + 1) * period - true_now_ns()) / 1e9)
+            barrier = all_reduce(client, barrier, epoch + (step + 1) * period)
             with client.event("optimizer", lr=0.001, clipped=step % 4 == 0):
                 time.sleep(0.001 * slow)
             if step % o.checkpoint_every == o.checkpoint_every - 1:
                 with client.event("checkpoint_save", step=step):
                     time.sleep(0.008)
                 client.instant("checkpoint", step=step)
+    if barrier is not None:
+        barrier.leave()  # no further collectives: the hang below must not block the others
     if rank == o.hang_rank:
         client.start_event("checkpoint_save", step=o.steps, final=True)
         print(f"rank {rank}: hanging in the final checkpoint_save (on purpose)", flush=True)

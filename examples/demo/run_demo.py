@@ -9,12 +9,19 @@ clock domain through SYNCLINE_HOST / SYNCLINE_BOOT_ID), the real time server
 which rank 5 is a straggler, checkpoints, and rank 6 hanging in its final checkpoint past the
 expected duration (timer_config.json: checkpoint_save ≤ 200 ms) until it is killed.
 
+The all-reduce is a real blocking collective across the 8 processes: a barrier served by this
+launcher on loopback (demobarrier.py; the workers find it in env SYNCLINE_DEMO_BARRIER). Every
+rank waits in all_reduce until the last one arrives and all are released at once, so the
+straggler's late arrival shows as long all_reduce waits on every other rank, and the ranks'
+all_reduce ends coincide in true time (the basis of `syncline ... --align-on all_reduce`).
+
 With $DISPLAY the viewer opens (live with `syncline attach` when the build has it, otherwise
 `syncline open` on the finished job). Always: writes the timeline PNG, the events CSV and the
 stats, prints their paths, and prints raw vs corrected clocks side by side: the truth from each
 log header's `skew`, the engine's estimate from `syncline stats --json`, the error and the bound.
 """
 import argparse
+import csv
 import json
 import os
 import pathlib
@@ -27,9 +34,11 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+import demobarrier  # noqa: E402  (beside this file)
 
-# rank -> (host, kind); the straggler and the hanging rank are on host-b.
-# Python workers catch up after a late step (py_worker.py), so the straggler is one of them.
+# rank -> (host, kind); the straggler and the hanging rank (a Python worker: it leaves the
+# barrier before hanging) are on host-b.
 LAYOUT = {0: ("host-a", "c++"), 1: ("host-a", "python"), 2: ("host-a", "c++"),
           3: ("host-a", "python"), 4: ("host-b", "c++"), 5: ("host-b", "python"),
           6: ("host-b", "python"), 7: ("host-b", "c++")}
@@ -47,7 +56,10 @@ def parse_args():
     p.add_argument("--out", default=str(ROOT / "demo-output"),
                    help="output directory (default demo-output); the job's logs go to OUT/job")
     p.add_argument("--steps", type=int, default=200, help="training steps per worker (200)")
-    p.add_argument("--period-ms", type=int, default=60, help="all-reduce period, ms (60)")
+    p.add_argument("--period-ms", type=int, default=60,
+                   help="all-reduce period, ms, only for workers that lose the barrier (60)")
+    p.add_argument("--barrier-timeout-ms", type=int, default=10000,
+                   help="longest all-reduce wait before a rank gives up on the others (10000)")
     p.add_argument("--hang-grace", type=float, default=1.5,
                    help="seconds the hung rank is given after the others finish (1.5)")
     p.add_argument("--no-viewer", action="store_true", help="never open a window")
@@ -96,7 +108,7 @@ class TimeServer:
         return [line for line in out.splitlines() if line.startswith("timeserver")]
 
 
-def worker_env(tools, rank, server, run_id):
+def worker_env(tools, rank, server, barrier, run_id):
     host, _ = LAYOUT[rank]
     env = dict(os.environ)
     for key in list(env):
@@ -107,7 +119,7 @@ def worker_env(tools, rank, server, run_id):
         "LOCAL_WORLD_SIZE": "4", "GROUP_RANK": str(rank // 4), "ROLE_NAME": "trainer",
         "TORCHELASTIC_RESTART_COUNT": "0", "TORCHELASTIC_RUN_ID": run_id,
         "SYNCLINE_HOST": host, "SYNCLINE_BOOT_ID": f"demo-boot-{host}",
-        "SYNCLINE_TIME_SERVER": server,
+        "SYNCLINE_TIME_SERVER": server, demobarrier.ENV: barrier,
         "PYTHONPATH": os.pathsep.join([str(tools.pymodule), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
     })
     if host == "host-b":
@@ -120,12 +132,14 @@ def worker_command(tools, rank, o, config, log):
     kind = LAYOUT[rank][1]
     if kind == "c++" and tools.worker.exists():
         return kind, [str(tools.worker), "--config", config, "--log", log, "--steps", str(o.steps),
-                      "--straggler", str(STRAGGLER), "--sync-ms", str(o.period_ms)]
+                      "--straggler", str(STRAGGLER), "--sync-ms", str(o.period_ms),
+                      "--barrier-timeout-ms", str(o.barrier_timeout_ms)]
     if kind == "c++":
         say(f"demo: {tools.worker} is not built; rank {rank} runs the Python worker instead")
     return "python", [sys.executable, str(HERE / "py_worker.py"), "--config", config, "--log", log,
                       "--steps", str(o.steps), "--straggler", str(STRAGGLER),
-                      "--period-ms", str(o.period_ms), "--hang-rank", str(HANG_RANK)]
+                      "--period-ms", str(o.period_ms), "--hang-rank", str(HANG_RANK),
+                      "--barrier-timeout-ms", str(o.barrier_timeout_ms)]
 
 
 def run_job(tools, o, jobdir):
@@ -133,13 +147,14 @@ def run_job(tools, o, jobdir):
     log = str(jobdir / "timer_events.{rank}.log")
     server = TimeServer(tools)
     say(f"demo: time server: {server.banner}")
+    barrier = demobarrier.BarrierServer(len(LAYOUT))
+    say(f"demo: all-reduce barrier for {len(LAYOUT)} ranks on tcp {barrier.address}")
     run_id = time.strftime("demo-%Y%m%d-%H%M%S")
     procs, kinds = {}, {}
-    # A start barrier, so that every rank begins in the same all-reduce period: each worker is
-    # started waiting for a line on stdin (Python: py_worker.py --wait-go, which says "ready" once
-    # its client is up; C++: a shell that execs example_worker after the line), then all are
-    # released together just after a period boundary, the epoch. The all-reduce of step k then
-    # ends at epoch + (k+1)·period on every rank.
+    # A common start: each worker is started waiting for a line on stdin (Python: py_worker.py
+    # --wait-go, which says "ready" once its client is up; C++: a shell that execs example_worker
+    # after the line), then all are released together just after a period boundary, the epoch
+    # (which paces the all-reduces only for a rank that loses the barrier).
     for rank in sorted(LAYOUT):
         kinds[rank], cmd = worker_command(tools, rank, o, config, log)
         if kinds[rank] == "python":
@@ -148,7 +163,8 @@ def run_job(tools, o, jobdir):
             cmd = ["/bin/sh", "-c", 'read _ && exec "$0" "$@"'] + cmd
         procs[rank] = subprocess.Popen(cmd, cwd=str(jobdir), text=True, stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE if kinds[rank] == "python" else None,
-                                       env=worker_env(tools, rank, server.address, run_id))
+                                       env=worker_env(tools, rank, server.address,
+                                                      barrier.address, run_id))
     for rank, p in procs.items():
         line = p.stdout.readline().strip() if kinds[rank] == "python" else "ready"
         if line != "ready":
@@ -179,6 +195,9 @@ def run_job(tools, o, jobdir):
             f"(its log has no close record; checkpoint_save stays open)")
     for line in server.stop():
         say(f"demo: {line}")
+    barrier.stop()
+    say(f"demo: all-reduce barrier: {barrier.released} instances released, "
+        f"{barrier.departed} ranks left, {barrier.rejected} bad messages")
     if failed:
         sys.exit(f"demo: ranks {failed} failed")
     return kinds
@@ -194,6 +213,21 @@ def run_tool(tools, args, what, stdout_path=None, env=None):
     if stdout_path:
         pathlib.Path(stdout_path).write_text(r.stdout)
     return True
+
+
+def five_steps_range(events_csv, o):
+    """--range for five steps from the middle of the job: rank 0's step events in the CSV (the
+    step length depends on the straggler); without a CSV, five periods from the middle."""
+    starts = []
+    if events_csv:
+        with open(events_csv, newline="", encoding="utf-8") as f:
+            starts = sorted(int(r["start_ns"]) for r in csv.DictReader(f)
+                            if r["rank"] == "0" and r["name"] == "step")
+    if len(starts) >= 6:
+        first = len(starts) // 2 - 3
+        return f"{starts[first]}:{starts[first + 5]}"
+    mid = o.steps * o.period_ms // 2  # ms from the first event
+    return f"{mid}ms:{mid + 5 * o.period_ms}ms"
 
 
 def write_outputs(tools, jobdir, out, o):
@@ -212,10 +246,9 @@ def write_outputs(tools, jobdir, out, o):
         if run_tool(tools, ["export", str(jobdir), "--png", str(out / "timeline.png"),
                             "--width", "1920", "--height", "1080"], "PNG export", env=env):
             written["timeline PNG"] = out / "timeline.png"
-        mid = o.steps * o.period_ms // 2  # ms from the first event
         if run_tool(tools, ["export", str(jobdir), "--png", str(out / "timeline-steps.png"),
-                            "--range", f"{mid}ms:{mid + 5 * o.period_ms}ms"], "PNG export (zoom)",
-                    env=env):
+                            "--range", five_steps_range(written.get("events CSV"), o)],
+                    "PNG export (zoom)", env=env):
             written["5 steps PNG"] = out / "timeline-steps.png"
     else:
         say("demo: this build's `syncline` has no `export --png` yet (being written): no PNG")
