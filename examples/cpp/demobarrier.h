@@ -11,7 +11,8 @@
 //   server → client  "release K"    every live rank has arrived at K (sent to all of them at once)
 // A rank that leaves or whose connection closes no longer counts for later instances, so a rank
 // that hangs or dies does not block the others. Instance K is thus released within one message
-// of the last arrival on every rank: on loopback its ends agree within ~100 µs of true time.
+// of the last arrival on every rank: on loopback its ends agree within a few hundred µs of true
+// time (median 0.14 ms for 8 ranks on a loaded 2-core VM).
 //
 // Never hangs: arrive() waits at most timeoutMs for "release K", then returns TimedOut and the
 // rank goes on (the next arrive() skips stale releases). A connection that fails returns Lost

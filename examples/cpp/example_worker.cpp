@@ -8,11 +8,12 @@
 // names the launcher's rendezvous server (examples/demo/demobarrier.py; client: DemoBarrier) and
 // the event lasts from entering the barrier until the server releases every rank at once — so
 // every rank waits for the slowest one and all ranks' all_reduce ends coincide in true time
-// (within ~100 µs on loopback). After --barrier-timeout-ms without a release the rank goes on
-// and records an instant "barrier_timeout"; a lost connection records "barrier_lost" and the
-// rank falls back to the standalone behaviour. Standalone (no SYNCLINE_DEMO_BARRIER) the
-// all_reduce ends at the next multiple of --sync-ms of the machine's true CLOCK_MONOTONIC_RAW
-// (shared by all processes on one machine, whatever synthetic skew the recorder applies).
+// (within a few hundred µs on loopback). After --barrier-timeout-ms without a release the rank
+// goes on and records an instant "barrier_timeout"; a lost connection records "barrier_lost"
+// and the rank falls back to the standalone behaviour. Standalone (no SYNCLINE_DEMO_BARRIER)
+// the all_reduce ends at the next multiple of --sync-ms of the machine's true
+// CLOCK_MONOTONIC_RAW (shared by all processes on one machine, whatever synthetic skew the
+// recorder applies).
 // Rank --straggler (default: the last rank) computes 30 % slower.
 //
 // Usage: example_worker [--steps N] [--layers L] [--config PATH] [--log TEMPLATE]

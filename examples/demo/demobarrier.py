@@ -5,9 +5,9 @@ BarrierServer on loopback and gives its address to every worker in env SYNCLINE_
 (host:port); each worker enters instance k = 0, 1, 2, ... through a BarrierClient (Python,
 py_worker.py) or DemoBarrier (C++, ../cpp/demobarrier.h) and blocks until the server has heard
 every live rank for k, then the server releases them all at once. So every rank waits for the
-slowest one, and the release ends the wait on every rank within one loopback message (~100 µs
-of true time even on a loaded machine) — what a real blocking all-reduce looks like, and what
-`syncline ... --align-on all_reduce` relies on.
+slowest one, and the release ends the wait on every rank within one loopback message (a few
+hundred µs of true time even on a loaded machine) — what a real blocking all-reduce looks like,
+and what `syncline ... --align-on all_reduce` relies on.
 
 Protocol (TCP, one connection per rank, ASCII lines ending in '\\n'):
   client -> server  "hello RANK"  once, after connecting
@@ -33,7 +33,8 @@ RELEASED, TIMED_OUT, LOST = "released", "timed_out", "lost"
 
 class BarrierServer:
     """Rendezvous for `world` ranks on host:port (port 0 = any free port), served by a daemon
-    thread. Counters: released (instances), departed (ranks gone), rejected (bad lines)."""
+    thread. Counters: released (instances), departed (ranks gone), rejected (bad lines);
+    waiting() = ranks now blocked in an instance."""
 
     def __init__(self, world, host="127.0.0.1", port=0, log=sys.stderr):
         if world < 1:
@@ -56,12 +57,17 @@ class BarrierServer:
         self._departed = set()
         self._arrived = {}     # instance -> {rank: socket}
         self._stopping = False
+        self._lock = threading.Lock()  # the state above, between the thread and waiting()
         self._thread = threading.Thread(target=self._serve, name="demo-barrier", daemon=True)
         self._thread.start()
 
     @property
     def departed(self):
         return len(self._departed)
+
+    def waiting(self):
+        with self._lock:
+            return sum(len(ranks) for ranks in self._arrived.values())
 
     def stop(self):
         self._stopping = True
@@ -86,7 +92,8 @@ class BarrierServer:
                 elif key.fileobj is self._wake_r:
                     return
                 else:
-                    self._read(key.fileobj)
+                    with self._lock:
+                        self._read(key.fileobj)
 
     def _accept(self):
         try:
@@ -95,7 +102,8 @@ class BarrierServer:
             return
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         conn.setblocking(True)  # replies are a few bytes: sends never block for long
-        self._conns[conn] = {"rank": None, "buf": b""}
+        with self._lock:
+            self._conns[conn] = {"rank": None, "buf": b""}
         self._sel.register(conn, selectors.EVENT_READ)
 
     def _read(self, conn):
