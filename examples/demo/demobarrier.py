@@ -14,8 +14,9 @@ Protocol (TCP, one connection per rank, ASCII lines ending in '\\n'):
                     "arrive K"    entering instance K (counted by the client from 0)
                     "leave"       this rank takes part in no further instance
   server -> client  "release K"   every live rank has arrived at K
-A rank is live from the start (whether or not it has connected yet) until it says "leave" or its
-connection closes; instance K is released when every live rank has arrived at it. A hung rank
+A rank is live from the start (whether or not it has connected yet) until it says "leave", its
+connection closes or the launcher reports its process gone (BarrierServer.watch); instance K is
+released when every live rank has arrived at it. A hung rank
 therefore leaves first (py_worker.py does, before hanging) or blocks the others until their
 timeout: a client never waits longer than its timeout for a release, then goes on (its caller
 records an instant "barrier_timeout"); later releases of instances it gave up on are skipped.
@@ -68,6 +69,24 @@ class BarrierServer:
     def waiting(self):
         with self._lock:
             return sum(len(ranks) for ranks in self._arrived.values())
+
+    def depart(self, rank):
+        """Rank `rank` takes part in no further instance (as if it had said "leave")."""
+        with self._lock:
+            self._depart(rank)
+
+    def watch(self, procs, interval_s=0.1):
+        """Departs each rank of {rank: subprocess.Popen} whose process has exited — also one
+        that died before it connected, which the server cannot see — from a daemon thread."""
+        def run():
+            alive = dict(procs)
+            while alive and not self._stopping:
+                for rank, proc in list(alive.items()):
+                    if proc.poll() is not None:
+                        del alive[rank]
+                        self.depart(rank)
+                time.sleep(interval_s)
+        threading.Thread(target=run, name="demo-barrier-watch", daemon=True).start()
 
     def stop(self):
         self._stopping = True

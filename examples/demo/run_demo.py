@@ -165,6 +165,7 @@ def run_job(tools, o, jobdir):
                                        stdout=subprocess.PIPE if kinds[rank] == "python" else None,
                                        env=worker_env(tools, rank, server.address,
                                                       barrier.address, run_id))
+    barrier.watch(procs)  # a worker that dies no longer holds up the others' all-reduces
     for rank, p in procs.items():
         line = p.stdout.readline().strip() if kinds[rank] == "python" else "ready"
         if line != "ready":

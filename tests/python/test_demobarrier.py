@@ -69,6 +69,15 @@ def test_leave_and_disconnect_stop_counting(server3):
     assert result["r"] == RELEASED and server3.departed == 2
 
 
+def test_watch_departs_a_rank_whose_process_died_before_connecting():
+    with BarrierServer(2) as server:
+        dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+        server.watch({1: dead})
+        a = BarrierClient(server.address, 0, timeout_s=30)
+        assert a.arrive() == RELEASED  # rank 1 never came, but its process is gone
+        assert dead.wait() == 3 and server.departed == 1
+
+
 def test_timeout_never_hangs_and_stale_release_is_skipped():
     with BarrierServer(2) as server:
         a = BarrierClient(server.address, 0, timeout_s=0.2)
