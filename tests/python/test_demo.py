@@ -17,7 +17,7 @@ import pytest
 
 from conftest import SOURCE_DIR, read_log
 
-STEPS = 60
+STEPS = 120  # ~3.5 s of job: enough sync bursts (every 0.5 s) for a drift estimate under load
 # Ranks' all_reduce ends follow one release message: a few hundred µs apart on loopback; a loaded
 # machine's scheduling may delay a wake-up, hence this allowance (and "most instances" below).
 SCHEDULING_NS = 2_000_000
