@@ -94,7 +94,9 @@ Clock::Anchor Clock::anchor(int samples) const
     pairs.reserve(std::max(samples, 1));
     for (int i = 0; i < std::max(samples, 1); ++i) {
         const int64_t m1 = now();
-        const int64_t w = wallNs();
+        // The synthetic transform emulates another host: its wall clock is off by the same
+        // offset (hosts' wall clocks disagree too), so raw (wall-anchored) views show the skew.
+        const int64_t w = wallNs() + m_offsetNs;
         const int64_t m2 = now();
         pairs.push_back({m1 + (m2 - m1) / 2, w, m2 - m1});
     }

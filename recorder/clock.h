@@ -15,7 +15,9 @@
 //   stamp = raw · (1 + driftPpm·1e-6) + offsetNs
 // computed as raw + llround(raw · driftPpm·1e-6) + offsetNs, so the int64 part stays exact and
 // only the drift term (≤ 1e11 ns for any realistic uptime) goes through a double (error < 1 ns).
-// The result is strictly monotonic whenever raw is (|driftPpm| < 1e6).
+// The result is strictly monotonic whenever raw is (|driftPpm| < 1e6). anchor() adds offsetNs to
+// the wall-clock read as well: the emulated host's wall clock is off by the same amount, so a
+// viewer that trusts wall clocks (the raw mode) sees the hosts disagree, as real hosts do.
 //
 // Invariants: now() never decreases within a process. Threading: a Clock is immutable after
 // construction; now() is safe from any thread and never blocks.

@@ -93,11 +93,14 @@ void TstClock::anchor()
     QVERIFY(a.monoNs <= c.now());
     QVERIFY(a.wallNs <= wall);
     QVERIFY(wall - a.wallNs < 1000000000); // taken just now
-    // A shifted clock keeps the same wall time: the anchor moves by the offset.
+    // A shifted clock emulates another host: its monotonic stamps and its wall clock are both
+    // off by the offset, so wall − mono stays the same and the wall reading moves by the offset.
     const Clock shifted(ClockSource::MonotonicRaw, 5000000000, 0.0);
     const Clock::Anchor b = shifted.anchor();
     const int64_t diff = (b.wallNs - b.monoNs) - (a.wallNs - a.monoNs);
-    QVERIFY2(std::llabs(diff + 5000000000) < 5000000, qPrintable(QString::number(diff)));
+    QVERIFY2(std::llabs(diff) < 5000000, qPrintable(QString::number(diff)));
+    const int64_t wallShift = b.wallNs - Clock::wallNs();
+    QVERIFY2(wallShift > 4000000000 && wallShift <= 5000000000, qPrintable(QString::number(wallShift)));
 }
 
 QTEST_APPLESS_MAIN(TstClock)
