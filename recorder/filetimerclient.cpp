@@ -1,32 +1,24 @@
 // FileTimerClient — see filetimerclient.h.
 #include "recorder/filetimerclient.h"
 
+#include "recorder/clientregistry.h"
+#include "recorder/clienttimesync.h"
 #include "recorder/logpath.h"
 #include "recorder/logwriter.h"
+#include "recorder/nameidcache.h"
 #include "recorder/nametable.h"
 #include "recorder/recordformatter.h"
-#include "recorder/syncclient.h"
-#include "recorder/syncprotocol.h"
 #include "recorder/threadbuffer.h"
-#include "recorder/timeserver.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdlib>
-#include <cstring>
-#include <mutex>
-#include <pthread.h>
-#include <set>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <unordered_map>
 
 namespace syncline::rec {
 
 namespace {
 
 std::atomic<uint64_t> g_nextSerial{1};
-std::atomic<uint64_t> g_forkGeneration{0};
 
 int64_t currentTid()
 {
@@ -48,97 +40,25 @@ thread_local TlsBuffers t_buffers;
 thread_local uint64_t t_lastSerial = 0; // one-entry cache in front of t_buffers
 thread_local ThreadBuffer *t_lastBuffer = nullptr;
 
-// Name → id, per thread: a direct-mapped cache on (pointer, length) whose hits are verified by
-// content (so a reused pointer with other text cannot give a wrong id), then a hash map, then
-// the global NameTable.
-struct FastName
+std::string *formattedArgs(const EventArgs &args)
 {
-    const char *ptr;
-    size_t len;
-    uint32_t id;
-    const std::string *text;
-};
-thread_local FastName t_fastNames[64];
-struct SvHash
-{
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-thread_local std::unordered_map<std::string, uint32_t, SvHash, std::equal_to<>> t_names;
+    return args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args));
+}
 
-uint32_t nameId(std::string_view name)
+// An I/X/thread record: queued, or dropped and counted (its args freed) when the buffer is full.
+void pushOrDrop(ThreadBuffer *b, const Record &r)
 {
-    FastName &f = t_fastNames[((uintptr_t(name.data()) >> 3) ^ name.size()) & 63];
-    if (f.ptr == name.data() && f.len == name.size() && f.text &&
-        std::memcmp(f.text->data(), name.data(), name.size()) == 0)
-        return f.id;
-    uint32_t id;
-    if (auto it = t_names.find(name); it != t_names.end()) {
-        id = it->second;
-    } else {
-        id = NameTable::instance().intern(name);
-        t_names.emplace(std::string(name), id);
+    if (!b->pushOther(r)) {
+        delete r.args;
+        b->countDrop();
     }
-    const std::string &text = NameTable::instance().name(id);
-    f = {name.data(), name.size(), id, &text};
-    return id;
 }
 
 } // namespace
 
-// Live clients, for the atexit close and for fork safety (the mutex is held across fork()).
-struct ClientRegistry
-{
-    static std::mutex &mutex()
-    {
-        static std::mutex *m = new std::mutex;
-        return *m;
-    }
-    static std::set<FileTimerClient *> &clients()
-    {
-        static auto *s = new std::set<FileTimerClient *>;
-        return *s;
-    }
-    static void closeAllAtExit()
-    {
-        std::vector<FileTimerClient *> live;
-        {
-            std::lock_guard<std::mutex> lock(mutex());
-            live.assign(clients().begin(), clients().end());
-        }
-        for (FileTimerClient *c : live) {
-            if (c->m_forkGeneration == g_forkGeneration.load())
-                c->close();
-        }
-    }
-    static void install()
-    {
-        static std::once_flag once;
-        std::call_once(once, [] {
-            std::atexit(closeAllAtExit);
-            // Hold the registry and name-table locks across fork() so that the child never
-            // inherits them locked by a thread that does not exist there.
-            pthread_atfork(
-                [] {
-                    mutex().lock();
-                    NameTable::instance().lockForFork();
-                },
-                [] {
-                    NameTable::instance().unlockAfterFork();
-                    mutex().unlock();
-                },
-                [] {
-                    g_forkGeneration.fetch_add(1);
-                    NameTable::instance().unlockAfterFork();
-                    mutex().unlock();
-                });
-        });
-    }
-};
-
 FileTimerClient::FileTimerClient(const std::string &configPath, const std::string &logPath,
                                  Callbacks callbacks)
-    : m_serial(g_nextSerial.fetch_add(1)), m_forkGeneration(g_forkGeneration.load()),
+    : m_serial(g_nextSerial.fetch_add(1)), m_forkGeneration(ClientRegistry::forkGeneration()),
       m_configPath(configPath), m_callbacks(std::move(callbacks))
 {
     m_config = TimerConfig::loadOrDefaults(configPath);
@@ -152,7 +72,7 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
     const int64_t startNs = m_clock.now();
     m_writer = std::make_unique<LogWriter>(m_clock, m_logPath, m_config.flushIntervalMs,
                                            m_config.heartbeatIntervalMs);
-    m_writer->open(headerLine(anchor, startNs));
+    m_writer->open(RecordFormatter::headerLine(m_identity, m_clock, anchor, m_config, startNs));
     if (!m_config.loadedFromFile)
         m_writer->appendNote("info", configPath.empty()
                                          ? "no config file given; using defaults"
@@ -162,70 +82,20 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
             "warning", std::string("clock \"") + Clock::sourceName(m_config.clock) +
                            "\" unavailable; using \"" + Clock::sourceName(m_clock.source()) + "\"");
     m_writer->start();
-    ClientRegistry::install();
-    {
-        std::lock_guard<std::mutex> lock(ClientRegistry::mutex());
-        ClientRegistry::clients().insert(this);
-    }
-    startSync();
+    ClientRegistry::add(this);
+    if (m_config.sync.enabled && m_config.sync.server)
+        m_timeSync =
+            std::make_unique<ClientTimeSync>(m_config.sync, m_identity, m_clock, *m_writer);
 }
 
 FileTimerClient::~FileTimerClient()
 {
-    if (m_forkGeneration != g_forkGeneration.load()) {
+    if (m_forkGeneration != ClientRegistry::forkGeneration()) {
         abandonAfterFork();
     } else {
         close();
     }
-    std::lock_guard<std::mutex> lock(ClientRegistry::mutex());
-    ClientRegistry::clients().erase(this);
-}
-
-void FileTimerClient::startSync()
-{
-    const SyncSettings &sync = m_config.sync;
-    if (!sync.enabled || !sync.server)
-        return;
-    const std::string server = *sync.server;
-    if (sync.hostServer && m_identity.rank == 0) {
-        TimeServerOptions opts;
-        opts.token = sync.token;
-        opts.bootId = m_identity.bootId;
-        std::string host, error;
-        // The port as the SyncClient reads `server` ("host", "host:port", "[v6]:port").
-        if (!syncproto::splitHostPort(server, syncproto::kDefaultPort, false, &host, &opts.port,
-                                      &error)) {
-            m_writer->appendNote("warning", "time server not started: sync.server " + error);
-        } else {
-            m_timeServer = std::make_unique<TimeServer>(opts, [this] { return m_clock.now(); });
-            if (m_timeServer->start(&error))
-                m_writer->appendNote("info", "time server started on port " +
-                                                 std::to_string(m_timeServer->port()));
-            else
-                m_writer->appendNote("warning", "time server not started: " + error);
-        }
-    }
-    SyncClientOptions opts;
-    opts.server = server;
-    opts.burstSize = sync.burstSize;
-    opts.intervalS = sync.intervalS;
-    opts.timeoutMs = sync.timeoutMs;
-    opts.token = sync.token;
-    LogWriter *writer = m_writer.get();
-    // Accepts onMessage(msg) and onMessage(level, msg): each becomes a `note` record.
-    opts.onMessage = [writer](const auto &...parts) {
-        const std::string text[] = {parts...};
-        if constexpr (sizeof...(parts) == 2)
-            writer->appendNote(text[0], text[1]);
-        else
-            writer->appendNote("warning", text[0]);
-    };
-    m_syncClient = std::make_unique<SyncClient>(
-        opts, [this] { return m_clock.now(); },
-        [writer](const SyncExchange &x) {
-            writer->appendSync(x.burst, x.seq, x.ref, x.t1, x.t2, x.t3, x.t4);
-        });
-    m_syncClient->start();
+    ClientRegistry::remove(this);
 }
 
 void FileTimerClient::abandonAfterFork()
@@ -237,45 +107,13 @@ void FileTimerClient::abandonAfterFork()
         m_writer->abandon();
         (void)m_writer.release();
     }
-    (void)m_syncClient.release();
-    (void)m_timeServer.release();
-}
-
-std::string FileTimerClient::headerLine(const Clock::Anchor &anchor, int64_t startNs) const
-{
-    nlohmann::ordered_json h;
-    h["t"] = "header";
-    h["format"] = "syncline";
-    h["version"] = 1;
-    h["rank"] = m_identity.rank;
-    h["local_rank"] = m_identity.localRank;
-    h["world_size"] = m_identity.worldSize;
-    h["group_rank"] = m_identity.groupRank;
-    h["role"] = m_identity.role;
-    h["restart"] = m_identity.restart;
-    h["run_id"] = m_identity.runId;
-    h["host"] = m_identity.host;
-    h["boot_id"] = m_identity.bootId;
-    h["pid"] = m_identity.pid;
-    h["clock"] = Clock::sourceName(m_clock.source());
-    h["anchor"] = {
-        {"mono_ns", anchor.monoNs}, {"wall_ns", anchor.wallNs}, {"spread_ns", anchor.spreadNs}};
-    if (m_config.loadedFromFile)
-        h["config"] = m_config.sourcePath;
-    else
-        h["config"] = nullptr;
-    h["start_ns"] = startNs;
-    if (m_clock.hasTransform())
-        h["skew"] = {{"offset_ns", m_clock.offsetNs()}, {"drift_ppm", m_clock.driftPpm()}};
-    h["flush_interval_ms"] = m_config.flushIntervalMs;
-    h["overflow"] = TimerConfig::overflowName(m_config.overflow);
-    return h.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    (void)m_timeSync.release();
 }
 
 bool FileTimerClient::enabled() const
 {
     return !m_closed.load(std::memory_order_relaxed) &&
-           m_forkGeneration == g_forkGeneration.load(std::memory_order_relaxed);
+           m_forkGeneration == ClientRegistry::forkGeneration(std::memory_order_relaxed);
 }
 
 ThreadBuffer *FileTimerClient::threadBuffer()
@@ -316,10 +154,18 @@ ThreadBuffer *FileTimerClient::createThreadBuffer(std::string_view name)
             tid == m_creatorTid ? std::string("main") : "thread-" + std::to_string(++m_threadCount);
     Record r;
     r.type = RecordType::ThreadName;
-    r.nameId = nameId(threadName);
+    r.nameId = NameIdCache::id(threadName);
     buffer->pushOther(r);
     m_writer->addBuffer(std::move(buffer));
     return t_lastBuffer;
+}
+
+void FileTimerClient::beforeStart(std::string_view name)
+{
+    if (name.empty())
+        throw TimerError("startEvent: empty event name");
+    if (m_callbacks.onStart)
+        m_callbacks.onStart(name);
 }
 
 void FileTimerClient::pushBegin(std::string_view name, std::string *args)
@@ -327,16 +173,15 @@ void FileTimerClient::pushBegin(std::string_view name, std::string *args)
     ThreadBuffer *b = threadBuffer();
     Record r;
     r.type = RecordType::Begin;
-    r.nameId = nameId(name);
+    r.nameId = NameIdCache::id(name);
     r.args = args;
     r.ts = m_clock.now();
     const bool written = b->pushBegin(r);
     if (!written) {
         delete args;
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        b->countDrop();
     } else {
-        b->openWritten.store(b->openWritten.load(std::memory_order_relaxed) + 1,
-                             std::memory_order_relaxed);
+        b->addOpenWritten(1);
     }
     b->stack().push_back({r.nameId, written});
 }
@@ -345,10 +190,7 @@ void FileTimerClient::startEvent(std::string_view name)
 {
     if (!enabled())
         return;
-    if (name.empty())
-        throw TimerError("startEvent: empty event name");
-    if (m_callbacks.onStart)
-        m_callbacks.onStart(name);
+    beforeStart(name);
     pushBegin(name, nullptr);
 }
 
@@ -356,11 +198,8 @@ void FileTimerClient::startEvent(std::string_view name, const EventArgs &args)
 {
     if (!enabled())
         return;
-    if (name.empty())
-        throw TimerError("startEvent: empty event name");
-    if (m_callbacks.onStart)
-        m_callbacks.onStart(name);
-    pushBegin(name, args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args)));
+    beforeStart(name);
+    pushBegin(name, formattedArgs(args));
 }
 
 void FileTimerClient::pushEnd(std::string_view name, std::string *args)
@@ -368,7 +207,7 @@ void FileTimerClient::pushEnd(std::string_view name, std::string *args)
     const int64_t ts = m_clock.now();
     ThreadBuffer *b = threadBuffer();
     auto &stack = b->stack();
-    const uint32_t id = nameId(name);
+    const uint32_t id = NameIdCache::id(name);
     if (stack.empty() || stack.back().nameId != id) {
         delete args;
         const std::string n(name);
@@ -391,8 +230,7 @@ void FileTimerClient::pushEnd(std::string_view name, std::string *args)
     r.ts = ts;
     r.args = args;
     b->pushEnd(r);
-    b->openWritten.store(b->openWritten.load(std::memory_order_relaxed) - 1,
-                         std::memory_order_relaxed);
+    b->addOpenWritten(-1);
 }
 
 void FileTimerClient::endEvent(std::string_view name)
@@ -408,7 +246,7 @@ void FileTimerClient::endEvent(std::string_view name, const EventArgs &args)
 {
     if (!enabled())
         return;
-    pushEnd(name, args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args)));
+    pushEnd(name, formattedArgs(args));
     if (m_callbacks.onEnd)
         m_callbacks.onEnd(name);
 }
@@ -423,12 +261,9 @@ void FileTimerClient::instant(std::string_view name, const EventArgs &args)
     r.type = RecordType::Instant;
     r.ts = m_clock.now();
     ThreadBuffer *b = threadBuffer();
-    r.nameId = nameId(name);
-    r.args = args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args));
-    if (!b->pushOther(r)) {
-        delete r.args;
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    }
+    r.nameId = NameIdCache::id(name);
+    r.args = formattedArgs(args);
+    pushOrDrop(b, r);
 }
 
 void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int64_t endNs,
@@ -444,14 +279,11 @@ void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int
     ThreadBuffer *b = threadBuffer();
     Record r;
     r.type = RecordType::Complete;
-    r.nameId = nameId(name);
+    r.nameId = NameIdCache::id(name);
     r.ts = startNs;
     r.dur = endNs - startNs;
-    r.args = args.empty() ? nullptr : new std::string(RecordFormatter::formatArgs(args));
-    if (!b->pushOther(r)) {
-        delete r.args;
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    }
+    r.args = formattedArgs(args);
+    pushOrDrop(b, r);
 }
 
 void FileTimerClient::setThreadName(std::string_view name)
@@ -470,9 +302,8 @@ void FileTimerClient::setThreadName(std::string_view name)
     ThreadBuffer *b = threadBuffer();
     Record r;
     r.type = RecordType::ThreadName;
-    r.nameId = nameId(name);
-    if (!b->pushOther(r))
-        b->dropped.store(b->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    r.nameId = NameIdCache::id(name);
+    pushOrDrop(b, r);
 }
 
 void FileTimerClient::flush()
@@ -483,23 +314,23 @@ void FileTimerClient::flush()
 
 void FileTimerClient::close()
 {
-    if (m_forkGeneration != g_forkGeneration.load())
+    if (m_forkGeneration != ClientRegistry::forkGeneration())
         return; // fork child: see abandonAfterFork()
     if (m_closed.exchange(true))
         return;
     // The final sync burst is written before the close record; the server (rank 0) goes last.
-    if (m_syncClient)
-        m_syncClient->stop();
+    if (m_timeSync)
+        m_timeSync->stopClient();
     m_writer->close();
-    if (m_timeServer)
-        m_timeServer->stop();
+    if (m_timeSync)
+        m_timeSync->stopServer();
 }
 
 int64_t FileTimerClient::globalTimeNs(int64_t *boundNs) const
 {
     const int64_t local = m_clock.now();
     int64_t global = local, bound = -1;
-    if (m_syncClient && m_syncClient->estimate(local, &global, &bound)) {
+    if (m_timeSync && m_timeSync->estimate(local, &global, &bound)) {
         if (boundNs)
             *boundNs = bound;
         return global;

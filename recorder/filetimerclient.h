@@ -55,10 +55,9 @@
 
 namespace syncline::rec {
 
+class ClientTimeSync;
 class LogWriter;
-class SyncClient;
 class ThreadBuffer;
-class TimeServer;
 
 class TimerError : public std::logic_error
 {
@@ -131,13 +130,11 @@ public:
     void appendNote(std::string_view level, std::string_view msg);
 
 private:
-    friend struct ClientRegistry;
     ThreadBuffer *threadBuffer();
     ThreadBuffer *createThreadBuffer(std::string_view name);
+    void beforeStart(std::string_view name); // name check and onStart callback
     void pushBegin(std::string_view name, std::string *args);
     void pushEnd(std::string_view name, std::string *args);
-    std::string headerLine(const Clock::Anchor &anchor, int64_t startNs) const;
-    void startSync();
     void abandonAfterFork();
 
     const uint64_t m_serial; // unique per client in the process (thread-local cache key)
@@ -152,10 +149,9 @@ private:
     std::atomic<bool> m_closed{false};
     std::atomic<int> m_threadCount{0};
     std::unique_ptr<LogWriter> m_writer;
-    // Time sync (config `sync`): rank 0 may host the time server; every rank runs a SyncClient
-    // when a server is configured, whose exchanges become `sync` records.
-    std::unique_ptr<TimeServer> m_timeServer;
-    std::unique_ptr<SyncClient> m_syncClient;
+    // Time sync (config `sync`), only when a server is configured: rank 0 may host the time
+    // server; every rank runs a SyncClient whose exchanges become `sync` records.
+    std::unique_ptr<ClientTimeSync> m_timeSync;
 };
 
 } // namespace syncline::rec

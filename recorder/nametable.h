@@ -2,7 +2,7 @@
 //
 // Ids are never reused or freed while the process lives; name(id) returns a reference that
 // stays valid forever. intern() takes a mutex the first time a thread sees a name; the
-// per-thread cache in FileTimerClient keeps the hot path lock-free afterwards.
+// per-thread cache (NameIdCache) keeps the hot path lock-free afterwards.
 // Threading: intern() and name() are safe from any thread; name(id) is lock-free.
 #pragma once
 
@@ -26,7 +26,7 @@ public:
     {
         return m_chunks[id >> kChunkBits].load(std::memory_order_acquire)[id & kChunkMask];
     }
-    // pthread_atfork helpers (FileTimerClient): keep the table consistent across fork().
+    // pthread_atfork helpers (ClientRegistry): keep the table consistent across fork().
     void lockForFork() { m_mutex.lock(); }
     void unlockAfterFork() { m_mutex.unlock(); }
 

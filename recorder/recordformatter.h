@@ -7,8 +7,11 @@
 // writer thread.
 #pragma once
 
+#include "recorder/clock.h"
 #include "recorder/eventargs.h"
 #include "recorder/threadbuffer.h"
+#include "recorder/timerconfig.h"
+#include "recorder/workeridentity.h"
 
 #include <cstdint>
 #include <string>
@@ -29,6 +32,11 @@ public:
     // `{"k":v,...}`
     static std::string formatArgs(const EventArgs &args);
 
+    // The log's first line: identity, clock source and anchor, config, start time
+    // (docs/log-format.md "header").
+    static std::string headerLine(const WorkerIdentity &identity, const Clock &clock,
+                                  const Clock::Anchor &anchor, const TimerConfig &config,
+                                  int64_t startNs);
     static void appendHeartbeat(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
                                 uint64_t bufferFull, uint64_t bytes);
     static void appendClose(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,

@@ -74,6 +74,16 @@ public:
     bool empty() const;
 
     std::vector<OpenEvent> &stack() { return m_stack; }
+    // Owning thread only (the sole writer of these counters: a plain load+store, no RMW).
+    void countDrop()
+    {
+        dropped.store(dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+    void addOpenWritten(int64_t delta)
+    {
+        openWritten.store(openWritten.load(std::memory_order_relaxed) + delta,
+                          std::memory_order_relaxed);
+    }
 
     std::atomic<uint64_t> accepted{0};   // records queued
     std::atomic<uint64_t> dropped{0};    // events lost to the overflow policy
