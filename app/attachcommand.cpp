@@ -15,8 +15,8 @@
 #include "ui/imageexport.h"
 #define SYNCLINE_HAVE_IMAGE_EXPORT 1
 #endif
-#if __has_include("ui/livecontroller.h")
-#include "ui/livecontroller.h"
+#if __has_include("ui/liveattachment.h")
+#include "ui/liveattachment.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -217,8 +217,11 @@ int runAttach(int argc, char **argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/syncline/syncline.svg")));
     ui::MainWindow window;
     window.show();
-    if (!window.attachDirectory(QString::fromStdString(a.live.path), a.live, a.follow))
+    QString error;
+    if (!ui::LiveAttachment::attach(&window, a.live, a.follow, &error)) {
+        std::fprintf(stderr, "syncline attach: %s\n", qPrintable(error));
         return 2;
+    }
     return app.exec();
 #else
     std::fprintf(stderr, "syncline attach: this build has no viewer; use --until-idle S\n");

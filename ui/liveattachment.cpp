@@ -90,9 +90,9 @@ LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
 
 LiveAttachment::~LiveAttachment()
 {
-    delete m_dock;
-    delete m_status;
-    delete m_end;
+    delete m_dock.data();
+    delete m_status.data();
+    delete m_end.data();
 }
 
 void LiveAttachment::onUpdated(const LiveUpdate &u)
@@ -125,6 +125,7 @@ void LiveAttachment::showSnapshot()
     m_applying = true;
     m_window->setTimeline(snapshot, {m_dir});
     m_shown = std::move(snapshot);
+    m_shownNow = job.nowNs();
     view->verticalScrollBar()->setValue(scroll);
     if (m_following)
         applyFollow();
@@ -140,7 +141,7 @@ void LiveAttachment::showSnapshot()
 void LiveAttachment::applyFollow()
 {
     ZoomControl *zoom = m_window->view()->zoomControl();
-    const int64_t now = std::min(m_controller->job().nowNs(), zoom->traceEnd());
+    const int64_t now = std::min(m_shownNow, zoom->traceEnd());
     const bool was = m_applying;
     m_applying = true;
     zoom->setRange(std::max(zoom->traceStart(), now - m_followWidthNs), now);
@@ -180,6 +181,8 @@ void LiveAttachment::jumpToWorker(int liveWorker)
 
 void LiveAttachment::updateStatus()
 {
+    if (!m_status)
+        return;
     const QString counts =
         tr("%1 running · %2 silent · %3 finished · %4 ended")
             .arg(m_model->count(WorkerState::Running))

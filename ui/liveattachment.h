@@ -16,15 +16,16 @@
 #include "timeline/livefollower.h"
 #include "timeline/livejob.h"
 
+#include <QDockWidget>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QObject>
+#include <QPointer>
+#include <QShortcut>
 #include <QTimer>
 
 #include <memory>
 
-class QDockWidget;
-class QLabel;
-class QShortcut;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -56,6 +57,7 @@ public:
     QDockWidget *dock() const { return m_dock; }
     QTableView *table() const { return m_table; }
     std::shared_ptr<Timeline> shown() const { return m_shown; } // the snapshot on screen
+    int64_t shownNowNs() const { return m_shownNow; }           // "now" of that snapshot
     int refreshCount() const { return m_refreshes; }
 
 signals:
@@ -74,14 +76,15 @@ private:
     LiveController *m_controller;
     WorkerListModel *m_model;
     QSortFilterProxyModel *m_proxy;
-    QDockWidget *m_dock;
+    QPointer<QDockWidget> m_dock; // children of the window: may be gone before us
     QTableView *m_table;
-    QLabel *m_status;
-    QShortcut *m_end;
+    QPointer<QLabel> m_status;
+    QPointer<QShortcut> m_end;
     QTimer m_showTimer;
     QElapsedTimer m_sinceShow;
     qint64 m_lastCostMs = 0;
     std::shared_ptr<Timeline> m_shown;
+    int64_t m_shownNow = 0;
     bool m_following = true;
     bool m_applying = false;
     int64_t m_followWidthNs = kDefaultFollowWidthNs;

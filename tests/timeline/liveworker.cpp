@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <sys/prctl.h>
 #include <thread>
 
 namespace {
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "live_worker: need --config PATH --log TEMPLATE\n");
         return 2;
     }
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive a crashed test
     std::signal(SIGTERM, onSignal);
     std::signal(SIGINT, onSignal);
     try {

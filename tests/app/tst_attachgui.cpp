@@ -1,0 +1,141 @@
+// The viewer attached to a real running job (offscreen): LiveAttachment on a MainWindow while
+// live_worker processes write — the Workers dock lists them with their states (a SIGSTOPped one
+// turns silent), follow mode keeps the right edge at "now", a pan turns it off and End turns it
+// back on, activating a worker selects its latest event.
+#include "ui/liveattachment.h"
+#include "ui/livecontroller.h"
+#include "ui/mainwindow.h"
+#include "ui/timelineview.h"
+#include "ui/workerlistmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QProcess>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <fstream>
+
+using namespace syncline;
+using namespace syncline::ui;
+
+namespace {
+
+std::unique_ptr<QProcess> startWorker(const QString &dir, int rank)
+{
+    auto p = std::make_unique<QProcess>();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("RANK", QString::number(rank));
+    env.insert("WORLD_SIZE", "2");
+    p->setProcessEnvironment(env);
+    p->setProcessChannelMode(QProcess::ForwardedChannels);
+    p->start(QStringLiteral(SYNCLINE_BINARY_DIR "/tests/live_worker"),
+             {"--config", dir + "/timer_config.json", "--log", dir + "/rank{rank}.log", "--step-ms", "5"});
+    return p;
+}
+
+int rowOfRank(const WorkerListModel &m, int rank)
+{
+    for (int r = 0; r < m.rowCount(); ++r)
+        if (m.row(r).rank == rank)
+            return r;
+    return -1;
+}
+
+} // namespace
+
+class TestAttachGui : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void followsARunningJob();
+    void missingDirectoryRefused();
+};
+
+void TestAttachGui::followsARunningJob()
+{
+    QTemporaryDir dir;
+    const QString d = dir.path();
+    std::ofstream((d + "/timer_config.json").toStdString())
+        << "{\"log_path\":\"rank{rank}.log\",\"flush_interval_ms\":20,\"heartbeat_interval_ms\":100,"
+           "\"silent_after_s\":1.0,\"sync\":{\"enabled\":false}}";
+    auto w0 = startWorker(d, 0), w1 = startWorker(d, 1);
+    QVERIFY(w0->waitForStarted() && w1->waitForStarted());
+    auto cleanup = qScopeGuard([&] {
+        for (auto *p : {w0.get(), w1.get()}) {
+            ::kill(pid_t(p->processId()), SIGCONT);
+            p->kill();
+            p->waitForFinished(5000);
+        }
+    });
+
+    MainWindow window;
+    window.resize(1200, 700);
+    window.show();
+    LiveOptions o;
+    o.path = d.toStdString();
+    QString error;
+    LiveAttachment *live = LiveAttachment::attach(&window, o, {}, &error);
+    QVERIFY2(live, qPrintable(error));
+    QAbstractItemModelTester tester(live->workerModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const WorkerListModel &model = *live->workerModel();
+    QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() == 2 && model.row(0).events > 20 && model.row(1).events > 20
+                                 && live->refreshCount() > 1, 20000);
+    QCOMPARE(model.row(0).state, WorkerState::Running);
+    QVERIFY(window.timeline() == live->shown()); // the viewer shows the snapshot
+
+    // Follow mode: the right edge is "now" of the snapshot on screen.
+    ZoomControl *zoom = window.view()->zoomControl();
+    QVERIFY(live->isFollowing());
+    const int refreshes = live->refreshCount();
+    QTRY_VERIFY_WITH_TIMEOUT(live->refreshCount() > refreshes + 1, 10000);
+    QCOMPARE(zoom->rangeEnd(), std::min(live->shownNowNs(), zoom->traceEnd()));
+    QVERIFY(zoom->rangeEnd() >= live->shown()->endNs() - 1);
+
+    // Zooming or panning turns follow off; End brings it back with the width the user chose.
+    zoom->zoomAt(4.0, zoom->rangeEnd());
+    QVERIFY(!live->isFollowing());
+    const int64_t width = zoom->rangeDuration();
+    QTest::keyClick(window.view(), Qt::Key_End);
+    QVERIFY(live->isFollowing());
+    QCOMPARE(zoom->rangeDuration(), width);
+    QCOMPARE(zoom->rangeEnd(), std::min(live->shownNowNs(), zoom->traceEnd()));
+    zoom->pan(-width / 2);
+    QVERIFY(!live->isFollowing());
+    const int64_t heldStart = zoom->rangeStart();
+    const int after = live->refreshCount();
+    QTRY_VERIFY_WITH_TIMEOUT(live->refreshCount() > after, 10000);
+    QCOMPARE(zoom->rangeStart(), heldStart); // refreshes keep the user's range
+    QTest::keyClick(window.view(), Qt::Key_End);
+    QVERIFY(live->isFollowing());
+    QCOMPARE(zoom->rangeEnd(), std::min(live->shownNowNs(), zoom->traceEnd()));
+
+    // A stopped worker turns silent in the Workers list.
+    ::kill(pid_t(w1->processId()), SIGSTOP);
+    QTRY_VERIFY_WITH_TIMEOUT(model.row(rowOfRank(model, 1)).state == WorkerState::Silent, 20000);
+    QCOMPARE(model.row(rowOfRank(model, 0)).state, WorkerState::Running);
+
+    // Activating a worker selects its latest event and stops following.
+    live->jumpToWorker(rowOfRank(model, 1));
+    const EventRef sel = window.view()->scene()->selected();
+    QVERIFY(sel.valid());
+    const TrackModel &tm = window.view()->scene()->model(sel.model);
+    QCOMPARE(window.timeline()->workers[tm.worker()].info.rank, 1);
+    QCOMPARE(sel.index, tm.count() - 1);
+    QVERIFY(!live->isFollowing());
+}
+
+void TestAttachGui::missingDirectoryRefused()
+{
+    MainWindow window;
+    LiveOptions o;
+    o.path = "/nonexistent/syncline/job";
+    QString error;
+    QVERIFY(!LiveAttachment::attach(&window, o, {}, &error));
+    QVERIFY2(error.contains("no such file or directory"), qPrintable(error));
+}
+
+QTEST_MAIN(TestAttachGui)
+#include "tst_attachgui.moc"
