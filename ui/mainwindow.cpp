@@ -5,6 +5,7 @@
 #include "exportactions.h"
 #include "findbar.h"
 #include "legendbar.h"
+#include "liveattachment.h"
 #include "loadcontroller.h"
 #include "overviewstrip.h"
 #include "problemspanel.h"
@@ -162,6 +163,8 @@ void MainWindow::buildMenus()
             if (!dir.isEmpty())
                 openPaths({dir});
         });
+    file->addAction(tr("&Attach to running job…"), this,
+                    [this] { LiveAttachment::attachDialog(this); }); // live: docs/live.md
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addSeparator();
     m_exports->addTo(file->addMenu(tr("&Export")));
