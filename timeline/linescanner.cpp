@@ -1,3 +1,4 @@
+// LineScanner — see linescanner.h.
 #include "linescanner.h"
 
 #include <cstring>
@@ -6,6 +7,7 @@ namespace syncline {
 
 namespace {
 
+// JsonCursor scratch slots: one per string field that can be alive in one LogRecord.
 enum Slot
 {
     SlotKey,
@@ -17,6 +19,7 @@ enum Slot
     SlotLevel,
     SlotMsg
 };
+static_assert(SlotMsg < JsonCursor::kScratchSlots);
 
 RecordType typeOf(std::string_view t)
 {
@@ -51,385 +54,6 @@ RecordType typeOf(std::string_view t)
     return RecordType::Unknown;
 }
 
-void appendUtf8(std::string &s, uint32_t cp)
-{
-    if (cp < 0x80) {
-        s += char(cp);
-    } else if (cp < 0x800) {
-        s += char(0xC0 | (cp >> 6));
-        s += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        s += char(0xE0 | (cp >> 12));
-        s += char(0x80 | ((cp >> 6) & 0x3F));
-        s += char(0x80 | (cp & 0x3F));
-    } else {
-        s += char(0xF0 | (cp >> 18));
-        s += char(0x80 | ((cp >> 12) & 0x3F));
-        s += char(0x80 | ((cp >> 6) & 0x3F));
-        s += char(0x80 | (cp & 0x3F));
-    }
-}
-
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-} // namespace
-
-bool LineScanner::fail(const char *p, const char *why)
-{
-    m_errorPos = static_cast<size_t>(p - m_begin);
-    m_error = why;
-    return false;
-}
-
-// Fast path: a run of plain bytes ending in '"' is returned as a view of the line. On the first
-// backslash the string is decoded into scratch[slot] (slot < 0: validate only).
-bool LineScanner::parseString(std::string_view &out, int slot)
-{
-    const char *start = ++m_p;
-    const char *p = start;
-    const char *const end = m_end;
-    while (p < end) {
-        const unsigned char c = static_cast<unsigned char>(*p);
-        if (c == '"') {
-            out = std::string_view(start, size_t(p - start));
-            m_p = p + 1;
-            return true;
-        }
-        if (c == '\\' || c < 0x20)
-            break;
-        ++p;
-    }
-    m_p = p;
-    if (p < end && static_cast<unsigned char>(*p) < 0x20)
-        return fail(p, "control character in string");
-    if (m_p >= m_end)
-        return fail(start - 1, "unterminated string");
-    std::string dummy;
-    std::string &buf = slot >= 0 ? m_scratch[slot] : dummy;
-    buf.assign(start, size_t(m_p - start));
-    while (m_p < m_end) {
-        const unsigned char c = static_cast<unsigned char>(*m_p);
-        if (c == '"') {
-            ++m_p;
-            out = slot >= 0 ? std::string_view(buf) : std::string_view();
-            return true;
-        }
-        if (c < 0x20)
-            return fail(m_p, "control character in string");
-        if (c != '\\') {
-            buf += char(c);
-            ++m_p;
-            continue;
-        }
-        if (m_p + 1 >= m_end)
-            return fail(m_p, "unterminated escape");
-        const char e = m_p[1];
-        m_p += 2;
-        switch (e) {
-        case '"':
-            buf += '"';
-            break;
-        case '\\':
-            buf += '\\';
-            break;
-        case '/':
-            buf += '/';
-            break;
-        case 'b':
-            buf += '\b';
-            break;
-        case 'f':
-            buf += '\f';
-            break;
-        case 'n':
-            buf += '\n';
-            break;
-        case 'r':
-            buf += '\r';
-            break;
-        case 't':
-            buf += '\t';
-            break;
-        case 'u': {
-            auto hex4 = [&](uint32_t &v) {
-                if (m_end - m_p < 4)
-                    return false;
-                v = 0;
-                for (int i = 0; i < 4; ++i) {
-                    const int h = hexValue(m_p[i]);
-                    if (h < 0)
-                        return false;
-                    v = v * 16 + uint32_t(h);
-                }
-                m_p += 4;
-                return true;
-            };
-            uint32_t cp = 0;
-            if (!hex4(cp))
-                return fail(m_p, "bad \\u escape");
-            if (cp >= 0xD800 && cp < 0xDC00 && m_end - m_p >= 6 && m_p[0] == '\\' &&
-                m_p[1] == 'u') {
-                m_p += 2;
-                uint32_t lo = 0;
-                if (!hex4(lo))
-                    return fail(m_p, "bad \\u escape");
-                cp = (lo >= 0xDC00 && lo < 0xE000) ? 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
-                                                   : 0xFFFD;
-            } else if (cp >= 0xD800 && cp < 0xE000) {
-                cp = 0xFFFD; // lone surrogate
-            }
-            appendUtf8(buf, cp);
-            break;
-        }
-        default:
-            return fail(m_p - 1, "invalid escape");
-        }
-    }
-    return fail(start - 1, "unterminated string");
-}
-
-bool LineScanner::parseInt(int64_t &out, const char *key)
-{
-    const char *start = m_p;
-    bool neg = false;
-    if (m_p < m_end && *m_p == '-') {
-        neg = true;
-        ++m_p;
-    }
-    if (m_p >= m_end || *m_p < '0' || *m_p > '9') {
-        m_error = std::string(key) + ": expected an integer";
-        m_errorPos = size_t(start - m_begin);
-        return false;
-    }
-    if (*m_p == '0' && m_p + 1 < m_end && m_p[1] >= '0' && m_p[1] <= '9')
-        return fail(m_p, "leading zero in number");
-    uint64_t v = 0;
-    const char *p = m_p;
-    const char *const end = m_end;
-    int digits = 0;
-    while (p < end && *p >= '0' && *p <= '9') {
-        v = v * 10 + uint64_t(*p - '0');
-        ++p;
-        ++digits;
-    }
-    if (digits > 18) {
-        // Re-check the long ones exactly (19 digits can overflow int64, 20 always do).
-        uint64_t w = 0;
-        bool overflow = digits > 19;
-        for (const char *q = m_p; q < p && !overflow; ++q) {
-            const uint64_t d = uint64_t(*q - '0');
-            overflow = w > (uint64_t(INT64_MAX) + (neg ? 1 : 0) - d) / 10;
-            w = w * 10 + d;
-        }
-        if (overflow) {
-            m_error = std::string(key) + ": integer out of range";
-            m_errorPos = size_t(start - m_begin);
-            return false;
-        }
-    }
-    m_p = p;
-    if (m_p < m_end && (*m_p == '.' || *m_p == 'e' || *m_p == 'E')) {
-        m_error = std::string(key) + ": expected an integer, got a fraction or exponent";
-        m_errorPos = size_t(start - m_begin);
-        return false;
-    }
-    out = neg ? int64_t(0 - v) : int64_t(v);
-    return true;
-}
-
-bool LineScanner::skipNumber()
-{
-    const char *start = m_p;
-    if (m_p < m_end && *m_p == '-')
-        ++m_p;
-    if (m_p >= m_end || *m_p < '0' || *m_p > '9')
-        return fail(start, "invalid value");
-    if (*m_p == '0' && m_p + 1 < m_end && m_p[1] >= '0' && m_p[1] <= '9')
-        return fail(m_p, "leading zero in number");
-    while (m_p < m_end && *m_p >= '0' && *m_p <= '9')
-        ++m_p;
-    if (m_p < m_end && *m_p == '.') {
-        ++m_p;
-        if (m_p >= m_end || *m_p < '0' || *m_p > '9')
-            return fail(m_p, "digit expected after '.'");
-        while (m_p < m_end && *m_p >= '0' && *m_p <= '9')
-            ++m_p;
-    }
-    if (m_p < m_end && (*m_p == 'e' || *m_p == 'E')) {
-        ++m_p;
-        if (m_p < m_end && (*m_p == '+' || *m_p == '-'))
-            ++m_p;
-        if (m_p >= m_end || *m_p < '0' || *m_p > '9')
-            return fail(m_p, "digit expected in exponent");
-        while (m_p < m_end && *m_p >= '0' && *m_p <= '9')
-            ++m_p;
-    }
-    return true;
-}
-
-bool LineScanner::skipValue(int depth)
-{
-    if (depth > 64)
-        return fail(m_p, "nested too deeply");
-    skipWs();
-    if (m_p >= m_end)
-        return fail(m_p, "value expected");
-    std::string_view ignored;
-    switch (*m_p) {
-    case '"':
-        return parseString(ignored, -1);
-    case '{':
-    case '[': {
-        const char close = *m_p == '{' ? '}' : ']';
-        const bool object = close == '}';
-        ++m_p;
-        skipWs();
-        if (m_p < m_end && *m_p == close) {
-            ++m_p;
-            return true;
-        }
-        while (true) {
-            skipWs();
-            if (object) {
-                if (m_p >= m_end || *m_p != '"')
-                    return fail(m_p, "object key expected");
-                if (!parseString(ignored, -1))
-                    return false;
-                skipWs();
-                if (m_p >= m_end || *m_p != ':')
-                    return fail(m_p, "':' expected");
-                ++m_p;
-            }
-            if (!skipValue(depth + 1))
-                return false;
-            skipWs();
-            if (m_p < m_end && *m_p == ',') {
-                ++m_p;
-                continue;
-            }
-            if (m_p < m_end && *m_p == close) {
-                ++m_p;
-                return true;
-            }
-            return fail(m_p, object ? "',' or '}' expected" : "',' or ']' expected");
-        }
-    }
-    case 't':
-    case 'f':
-    case 'n': {
-        for (const char *lit : {"true", "false", "null"}) {
-            const size_t n = std::strlen(lit);
-            if (size_t(m_end - m_p) >= n && std::memcmp(m_p, lit, n) == 0) {
-                m_p += n;
-                return true;
-            }
-        }
-        return fail(m_p, "invalid literal");
-    }
-    default:
-        return skipNumber();
-    }
-}
-
-bool LineScanner::parseField(std::string_view key, LogRecord &out)
-{
-    auto str = [&](std::string_view &v, bool &has, int slot, const char *k) {
-        if (m_p >= m_end || *m_p != '"') {
-            m_error = std::string(k) + ": expected a string";
-            m_errorPos = size_t(m_p - m_begin);
-            return false;
-        }
-        has = true;
-        return parseString(v, slot);
-    };
-    bool dummy = false;
-    switch (key.size()) {
-    case 1:
-        if (key[0] == 't') {
-            std::string_view t;
-            if (!str(t, out.hasType, SlotType, "t"))
-                return false;
-            out.type = typeOf(t);
-            return true;
-        }
-        break;
-    case 2:
-        if (key[0] == 't' && key[1] == 's')
-            return out.hasTs = true, parseInt(out.ts, "ts");
-        if (key[0] == 't' && key[1] == '1')
-            return out.hasT1 = true, parseInt(out.t1, "t1");
-        if (key[0] == 't' && key[1] == '2')
-            return out.hasT2 = true, parseInt(out.t2, "t2");
-        if (key[0] == 't' && key[1] == '3')
-            return out.hasT3 = true, parseInt(out.t3, "t3");
-        if (key[0] == 't' && key[1] == '4')
-            return out.hasT4 = true, parseInt(out.t4, "t4");
-        if (key[0] == 'i' && key[1] == 'd')
-            return str(out.id, dummy, SlotId, "id");
-        break;
-    case 3:
-        if (std::memcmp(key.data(), "tid", 3) == 0)
-            return out.hasTid = true, parseInt(out.tid, "tid");
-        if (std::memcmp(key.data(), "dur", 3) == 0)
-            return out.hasDur = true, parseInt(out.dur, "dur");
-        if (std::memcmp(key.data(), "seq", 3) == 0)
-            return parseInt(out.seq, "seq");
-        if (std::memcmp(key.data(), "ref", 3) == 0)
-            return str(out.ref, dummy, SlotRef, "ref");
-        if (std::memcmp(key.data(), "dir", 3) == 0)
-            return str(out.dir, dummy, SlotDir, "dir");
-        if (std::memcmp(key.data(), "msg", 3) == 0)
-            return str(out.msg, dummy, SlotMsg, "msg");
-        break;
-    case 4:
-        if (std::memcmp(key.data(), "name", 4) == 0)
-            return str(out.name, out.hasName, SlotName, "name");
-        if (std::memcmp(key.data(), "args", 4) == 0) {
-            if (m_p >= m_end || *m_p != '{')
-                return fail(m_p, "args: expected an object");
-            const char *start = m_p;
-            if (!skipValue(0))
-                return false;
-            out.hasArgs = true;
-            out.args = std::string_view(start, size_t(m_p - start));
-            return true;
-        }
-        if (std::memcmp(key.data(), "peer", 4) == 0)
-            return parseInt(out.peer, "peer");
-        if (std::memcmp(key.data(), "open", 4) == 0)
-            return parseInt(out.open, "open");
-        break;
-    case 5:
-        if (key == "burst")
-            return parseInt(out.burst, "burst");
-        if (key == "level")
-            return str(out.level, dummy, SlotLevel, "level");
-        break;
-    case 6:
-        if (key == "events")
-            return parseInt(out.events, "events");
-        break;
-    case 7:
-        if (key == "dropped")
-            return parseInt(out.dropped, "dropped");
-        break;
-    default:
-        break;
-    }
-    return skipValue(0);
-}
-
-namespace {
-
 // Digits of a JSON integer at p (optional '-'); false when absent, a leading zero, more than 18
 // digits (left to the exact generic path) or followed by a fraction or exponent.
 inline bool fastInt(const char *&p, const char *end, int64_t &v)
@@ -460,7 +84,136 @@ inline bool literal(const char *&p, const char *end, const char *lit, size_t n)
     return true;
 }
 
+// The one-letter event types of the canonical layout; false for any other.
+inline bool eventType(char t, RecordType &type)
+{
+    switch (t) {
+    case 'B':
+        type = RecordType::Begin;
+        return true;
+    case 'E':
+        type = RecordType::End;
+        return true;
+    case 'X':
+        type = RecordType::Complete;
+        return true;
+    case 'I':
+        type = RecordType::Instant;
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace
+
+LineScanner::IntField LineScanner::intField(std::string_view key, LogRecord &out)
+{
+    switch (key.size()) {
+    case 2:
+        if (key[0] == 't' && key[1] == 's')
+            return {&out.ts, &out.hasTs, "ts"};
+        if (key[0] == 't' && key[1] == '1')
+            return {&out.t1, &out.hasT1, "t1"};
+        if (key[0] == 't' && key[1] == '2')
+            return {&out.t2, &out.hasT2, "t2"};
+        if (key[0] == 't' && key[1] == '3')
+            return {&out.t3, &out.hasT3, "t3"};
+        if (key[0] == 't' && key[1] == '4')
+            return {&out.t4, &out.hasT4, "t4"};
+        break;
+    case 3:
+        if (std::memcmp(key.data(), "tid", 3) == 0)
+            return {&out.tid, &out.hasTid, "tid"};
+        if (std::memcmp(key.data(), "dur", 3) == 0)
+            return {&out.dur, &out.hasDur, "dur"};
+        if (std::memcmp(key.data(), "seq", 3) == 0)
+            return {&out.seq, nullptr, "seq"};
+        break;
+    case 4:
+        if (std::memcmp(key.data(), "peer", 4) == 0)
+            return {&out.peer, nullptr, "peer"};
+        if (std::memcmp(key.data(), "open", 4) == 0)
+            return {&out.open, nullptr, "open"};
+        break;
+    default:
+        if (key == "burst")
+            return {&out.burst, nullptr, "burst"};
+        if (key == "events")
+            return {&out.events, nullptr, "events"};
+        if (key == "dropped")
+            return {&out.dropped, nullptr, "dropped"};
+        break;
+    }
+    return {};
+}
+
+LineScanner::StringField LineScanner::stringField(std::string_view key, LogRecord &out)
+{
+    switch (key.size()) {
+    case 2:
+        if (key[0] == 'i' && key[1] == 'd')
+            return {&out.id, nullptr, "id", SlotId};
+        break;
+    case 3:
+        if (std::memcmp(key.data(), "ref", 3) == 0)
+            return {&out.ref, nullptr, "ref", SlotRef};
+        if (std::memcmp(key.data(), "dir", 3) == 0)
+            return {&out.dir, nullptr, "dir", SlotDir};
+        if (std::memcmp(key.data(), "msg", 3) == 0)
+            return {&out.msg, nullptr, "msg", SlotMsg};
+        break;
+    case 4:
+        if (std::memcmp(key.data(), "name", 4) == 0)
+            return {&out.name, &out.hasName, "name", SlotName};
+        break;
+    case 5:
+        if (key == "level")
+            return {&out.level, nullptr, "level", SlotLevel};
+        break;
+    default:
+        break;
+    }
+    return {};
+}
+
+bool LineScanner::readString(std::string_view &value, bool *has, int slot, const char *name)
+{
+    if (!m_json.peek('"'))
+        return m_json.fail(m_json.pos(), std::string(name) + ": expected a string");
+    if (has)
+        *has = true;
+    return m_json.parseString(value, slot);
+}
+
+bool LineScanner::parseField(std::string_view key, LogRecord &out)
+{
+    if (key.size() == 1 && key[0] == 't') {
+        std::string_view t;
+        if (!readString(t, &out.hasType, SlotType, "t"))
+            return false;
+        out.type = typeOf(t);
+        return true;
+    }
+    if (const IntField f = intField(key, out); f.value) {
+        if (f.has)
+            *f.has = true;
+        return m_json.parseInt(*f.value, f.name);
+    }
+    if (const StringField f = stringField(key, out); f.value)
+        return readString(*f.value, f.has, f.slot, f.name);
+    if (key == "args") {
+        if (!m_json.peek('{'))
+            return m_json.fail(m_json.pos(), "args: expected an object");
+        const char *start = m_json.pos();
+        if (!m_json.skipValue(0))
+            return false;
+        out.hasArgs = true;
+        out.args = std::string_view(start, size_t(m_json.pos() - start));
+        return true;
+    }
+    return m_json.skipValue(0);
+}
 
 bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
 {
@@ -472,22 +225,8 @@ bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
     out.dur = 0;
     out.args = {};
     out.hasT1 = out.hasT2 = out.hasT3 = out.hasT4 = false;
-    switch (p[6]) {
-    case 'B':
-        out.type = RecordType::Begin;
-        break;
-    case 'E':
-        out.type = RecordType::End;
-        break;
-    case 'X':
-        out.type = RecordType::Complete;
-        break;
-    case 'I':
-        out.type = RecordType::Instant;
-        break;
-    default:
+    if (!eventType(p[6], out.type))
         return false;
-    }
     p += 8;
     if (!literal(p, end, ",\"ts\":", 6) || !fastInt(p, end, out.ts))
         return false;
@@ -512,14 +251,12 @@ bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
     if (p < end && *p == ',') {
         if (!literal(p, end, ",\"args\":", 8) || p == end || *p != '{')
             return false;
-        m_begin = line.data();
-        m_p = p;
-        m_end = end;
-        if (!skipValue(0))
+        m_json.reset(line, p);
+        if (!m_json.skipValue(0))
             return false;
-        out.args = std::string_view(p, size_t(m_p - p));
+        out.args = std::string_view(p, size_t(m_json.pos() - p));
         out.hasArgs = true;
-        p = m_p;
+        p = m_json.pos();
     }
     if (p + 1 != end || *p != '}')
         return false;
@@ -533,48 +270,53 @@ bool LineScanner::scan(std::string_view line, LogRecord &out)
     if (scanCanonical(line, out))
         return true;
     out.clear();
-    m_begin = line.data();
-    m_p = m_begin;
-    m_end = m_begin + line.size();
-    skipWs();
-    if (m_p >= m_end || *m_p != '{')
-        return fail(m_p, "not a JSON object");
-    ++m_p;
-    skipWs();
-    if (m_p < m_end && *m_p == '}') {
-        ++m_p;
+    return scanGeneric(line, out);
+}
+
+// Any JSON object, keys in any order; known keys are decoded, the others skipped.
+bool LineScanner::scanGeneric(std::string_view line, LogRecord &out)
+{
+    JsonCursor &j = m_json;
+    j.reset(line);
+    j.skipWs();
+    if (!j.peek('{'))
+        return j.fail(j.pos(), "not a JSON object");
+    j.advance();
+    j.skipWs();
+    if (j.peek('}')) {
+        j.advance();
     } else {
         while (true) {
-            skipWs();
-            if (m_p >= m_end || *m_p != '"')
-                return fail(m_p, "object key expected");
+            j.skipWs();
+            if (!j.peek('"'))
+                return j.fail(j.pos(), "object key expected");
             std::string_view key;
-            if (!parseString(key, SlotKey))
+            if (!j.parseString(key, SlotKey))
                 return false;
-            skipWs();
-            if (m_p >= m_end || *m_p != ':')
-                return fail(m_p, "':' expected");
-            ++m_p;
-            skipWs();
+            j.skipWs();
+            if (!j.peek(':'))
+                return j.fail(j.pos(), "':' expected");
+            j.advance();
+            j.skipWs();
             if (!parseField(key, out))
                 return false;
-            skipWs();
-            if (m_p < m_end && *m_p == ',') {
-                ++m_p;
+            j.skipWs();
+            if (j.peek(',')) {
+                j.advance();
                 continue;
             }
-            if (m_p < m_end && *m_p == '}') {
-                ++m_p;
+            if (j.peek('}')) {
+                j.advance();
                 break;
             }
-            return fail(m_p, "',' or '}' expected");
+            return j.fail(j.pos(), "',' or '}' expected");
         }
     }
-    skipWs();
-    if (m_p != m_end)
-        return fail(m_p, "trailing characters after the object");
+    j.skipWs();
+    if (j.pos() != j.end())
+        return j.fail(j.pos(), "trailing characters after the object");
     if (!out.hasType)
-        return fail(m_begin, "record has no \"t\" key");
+        return j.fail(j.begin(), "record has no \"t\" key");
     return true;
 }
 

@@ -5,9 +5,11 @@
 // \uXXXX escapes); anything invalid is rejected with a reason and a 1-based column.
 // Known integer fields must be JSON integers (docs/log-format.md: "no exponent, no fraction").
 // Fast path: lines in the recorder's exact layout are matched without the generic walk.
+// The JSON reading itself (strings, numbers, skipping values) is JsonCursor's.
 // Threading: one scanner per thread.
 #pragma once
 
+#include "jsoncursor.h"
 #include "logrecord.h"
 
 #include <string>
@@ -22,34 +24,39 @@ public:
     // Fields a record type does not carry may keep values from an earlier line for B/E/X/I
     // records (read only the fields of the record's type, and has* flags).
     bool scan(std::string_view line, LogRecord &out);
-    const std::string &error() const { return m_error; }
-    size_t errorColumn() const { return m_errorPos + 1; }
+    const std::string &error() const { return m_json.error(); }
+    size_t errorColumn() const { return m_json.errorOffset() + 1; }
 
 private:
+    // A known field's destination in LogRecord: value (null when the key is not one of this
+    // kind), its has* flag (null when the field has none), its name for error messages and, for
+    // strings, the JsonCursor scratch slot its decoded text goes to.
+    struct IntField
+    {
+        int64_t *value = nullptr;
+        bool *has = nullptr;
+        const char *name = nullptr;
+    };
+    struct StringField
+    {
+        std::string_view *value = nullptr;
+        bool *has = nullptr;
+        const char *name = nullptr;
+        int slot = 0;
+    };
+
     // The recorder's own layout, {"t":"B","ts":N[,"dur":N],"tid":N,"name":"..."[,"args":{...}]},
     // checked byte by byte; false (nothing decided) for anything else, which then takes the
     // generic path. Accepts only lines that are valid JSON.
     bool scanCanonical(std::string_view line, LogRecord &out);
-    bool fail(const char *p, const char *why);
-    void skipWs()
-    {
-        const char *p = m_p;
-        while (p < m_end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-            ++p;
-        m_p = p;
-    }
-    bool parseString(std::string_view &out, int scratch);
-    bool parseInt(int64_t &out, const char *key);
-    bool skipValue(int depth);
-    bool skipNumber();
+    bool scanGeneric(std::string_view line, LogRecord &out);
     bool parseField(std::string_view key, LogRecord &out);
+    static IntField intField(std::string_view key, LogRecord &out);
+    static StringField stringField(std::string_view key, LogRecord &out);
+    // At a string value of field `name` (an error naming it otherwise); sets *has when given.
+    bool readString(std::string_view &value, bool *has, int slot, const char *name);
 
-    const char *m_begin = nullptr;
-    const char *m_p = nullptr;
-    const char *m_end = nullptr;
-    std::string m_scratch[8];
-    std::string m_error;
-    size_t m_errorPos = 0;
+    JsonCursor m_json;
 };
 
 } // namespace syncline
