@@ -244,17 +244,21 @@ void latencyBench(const Args &a)
     follower.step();
     std::atomic<bool> stop{false};
     std::atomic<int64_t> written{0};
-    const int perBatch = std::max(1, a.rate / 100 / 3); // steps (3 events) per 10 ms batch
+    const double perBatch = a.rate / 100.0; // events per 10 ms batch, written as whole steps
     std::vector<std::thread> writers;
     for (int r = 0; r < a.workers; ++r)
         writers.emplace_back([&, r] {
             std::string buf;
             auto next = std::chrono::steady_clock::now();
+            double owed = 0;
             while (!stop.load(std::memory_order_relaxed)) {
+                owed += perBatch;
+                const int n = int(owed / 3); // whole steps of 3 events
+                owed -= 3.0 * n;
                 buf.clear();
-                steps(buf, rawNow(), perBatch);
+                steps(buf, rawNow(), n);
                 writeAll(fds[size_t(r)], buf);
-                written.fetch_add(perBatch * 3, std::memory_order_relaxed);
+                written.fetch_add(n * 3, std::memory_order_relaxed);
                 next += std::chrono::milliseconds(10);
                 std::this_thread::sleep_until(next);
             }
