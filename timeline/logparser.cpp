@@ -1,8 +1,7 @@
 #include "logparser.h"
 
 #include "filereader.h"
-
-#include <nlohmann/json.hpp>
+#include "logheader.h"
 
 #include <algorithm>
 #include <cstring>
@@ -112,26 +111,6 @@ void LogParser::checkOrder(uint32_t track, int64_t ts)
     m_lastTs[track] = ts; // report each backward jump once
 }
 
-uint32_t LogParser::addEvent(EventTrack &t, int64_t start, int64_t end, std::string_view name,
-                             uint16_t flags)
-{
-    const auto index = static_cast<uint32_t>(t.localStart.size());
-    t.localStart.push_back(start);
-    t.localEnd.push_back(end);
-    t.nameId.push_back(m_out.names.intern(name));
-    t.flags.push_back(flags);
-    return index;
-}
-
-void LogParser::addArgs(EventTrack &t, uint32_t event, std::string_view args)
-{
-    if (args.find_first_not_of("{} \t") == std::string_view::npos)
-        return; // {} carries nothing
-    t.argRefs.emplace_back(event, uint32_t(m_out.args.size()));
-    m_out.args.emplace_back(args);
-    t.flags[event] |= EventHasArgs;
-}
-
 void LogParser::handleRecord(const LogRecord &r, std::string_view line)
 {
     const bool first = !m_sawRecord;
@@ -147,44 +126,12 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     }
     if (first)
         rankFromFileName();
-    auto need = [this](bool has, const char *what) {
-        if (has) [[likely]]
-            return true;
-        missingKey(what);
-        return false;
-    };
     switch (r.type) {
     case RecordType::Begin:
     case RecordType::Complete:
-    case RecordType::Instant: {
-        if (!need(r.hasTs, "ts") || !need(r.hasTid, "tid") || !need(r.hasName, "name"))
-            return;
-        if (r.type == RecordType::Complete && !need(r.hasDur, "dur"))
-            return;
-        const uint32_t ti = trackFor(r.tid);
-        EventTrack &t = m_out.worker.tracks[ti];
-        int64_t end = r.ts;
-        uint16_t flags = EventOpen;
-        if (r.type == RecordType::Complete) {
-            flags = EventInterval;
-            if (r.dur < 0)
-                m_problems.add("negative durations", m_line,
-                               "X record with negative dur; clamped to 0");
-            end = r.ts + std::max<int64_t>(r.dur, 0);
-        } else if (r.type == RecordType::Instant) {
-            flags = EventInstant;
-        } else {
-            checkOrder(ti, r.ts);
-        }
-        seeTime(r.ts);
-        seeTime(end);
-        const uint32_t e = addEvent(t, r.ts, end, r.name, flags);
-        if (r.type == RecordType::Begin)
-            m_open[ti].push_back(e);
-        if (r.hasArgs)
-            addArgs(t, e, r.args);
+    case RecordType::Instant:
+        handleEvent(r);
         return;
-    }
     case RecordType::End:
         if (need(r.hasTs, "ts") && need(r.hasTid, "tid"))
             handleEnd(r);
@@ -193,26 +140,9 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         if (need(r.hasTid, "tid"))
             m_out.worker.tracks[trackFor(r.tid)].threadName = std::string(r.name);
         return;
-    case RecordType::Sync: {
-        if (!need(r.hasT1, "t1") || !need(r.hasT2, "t2") || !need(r.hasT3, "t3") ||
-            !need(r.hasT4, "t4"))
-            return;
-        if (r.t4 < r.t1 || r.t3 < r.t2) {
-            m_problems.add("inconsistent sync samples", m_line,
-                           "sync sample with t4 < t1 or t3 < t2 ignored");
-            return;
-        }
-        uint32_t ref = 0;
-        while (ref < m_refs.size() && m_refs[ref] != r.ref)
-            ++ref;
-        if (ref == m_refs.size())
-            m_refs.emplace_back(r.ref);
-        sync::ClockSample s{r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)};
-        m_samples.emplace_back(ref, s);
-        seeTime(r.t1);
-        seeTime(r.t4);
+    case RecordType::Sync:
+        handleSync(r);
         return;
-    }
     case RecordType::Msg:
         if (!need(r.hasTs, "ts"))
             return;
@@ -240,6 +170,51 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     default:
         return; // unknown record types are ignored (forward compatibility)
     }
+}
+
+void LogParser::handleEvent(const LogRecord &r)
+{
+    if (!need(r.hasTs, "ts") || !need(r.hasTid, "tid") || !need(r.hasName, "name"))
+        return;
+    if (r.type == RecordType::Complete && !need(r.hasDur, "dur"))
+        return;
+    const uint32_t ti = trackFor(r.tid);
+    EventTrack &t = m_out.worker.tracks[ti];
+    int64_t end = r.ts;
+    uint16_t flags = EventOpen;
+    if (r.type == RecordType::Complete) {
+        flags = EventInterval;
+        if (r.dur < 0)
+            m_problems.add("negative durations", m_line,
+                           "X record with negative dur; clamped to 0");
+        end = r.ts + std::max<int64_t>(r.dur, 0);
+    } else if (r.type == RecordType::Instant) {
+        flags = EventInstant;
+    } else {
+        checkOrder(ti, r.ts);
+    }
+    seeTime(r.ts);
+    seeTime(end);
+    const uint32_t e = m_out.addEvent(t, r.ts, end, m_out.names.intern(r.name), flags);
+    if (r.type == RecordType::Begin)
+        m_open[ti].push_back(e);
+    if (r.hasArgs)
+        m_out.addArgs(t, e, r.args);
+}
+
+void LogParser::handleSync(const LogRecord &r)
+{
+    if (!need(r.hasT1, "t1") || !need(r.hasT2, "t2") || !need(r.hasT3, "t3") ||
+        !need(r.hasT4, "t4"))
+        return;
+    if (r.t4 < r.t1 || r.t3 < r.t2) {
+        m_problems.add("inconsistent sync samples", m_line,
+                       "sync sample with t4 < t1 or t3 < t2 ignored");
+        return;
+    }
+    m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)});
+    seeTime(r.t1);
+    seeTime(r.t4);
 }
 
 void LogParser::missingKey(const char *what)
@@ -287,7 +262,7 @@ void LogParser::handleEnd(const LogRecord &r)
                 text += more;
             }
         } else {
-            addArgs(t, e, r.args);
+            m_out.addArgs(t, e, r.args);
         }
     }
 }
@@ -295,41 +270,13 @@ void LogParser::handleEnd(const LogRecord &r)
 void LogParser::handleHeader(std::string_view line)
 {
     m_sawHeader = true;
-    WorkerInfo &info = m_out.worker.info;
-    try {
-        const auto h = nlohmann::json::parse(line);
-        if (h.value("format", std::string()) != "syncline")
-            m_problems.add("header", m_line, "header: \"format\" is not \"syncline\"");
-        const int version = h.value("version", 0);
-        if (version != 1)
-            throw std::runtime_error("unsupported log format version " + std::to_string(version) +
-                                     " (this reader knows version 1)");
-        info.rank = h.value("rank", 0);
-        info.localRank = h.value("local_rank", 0);
-        info.worldSize = h.value("world_size", 1);
-        info.groupRank = h.value("group_rank", 0);
-        info.restart = h.value("restart", 0);
-        info.role = h.value("role", std::string());
-        info.runId = h.value("run_id", std::string());
-        info.host = h.value("host", std::string());
-        info.bootId = h.value("boot_id", std::string());
-        info.clockSource = h.value("clock", std::string());
-        info.pid = h.value("pid", int64_t(0));
-        if (h.contains("anchor") && h["anchor"].is_object()) {
-            info.anchorMonoNs = h["anchor"].value("mono_ns", int64_t(0));
-            info.anchorWallNs = h["anchor"].value("wall_ns", int64_t(0));
-        }
-        if (h.contains("skew") && h["skew"].is_object()) {
-            info.hasSkew = true;
-            info.skewOffsetNs = h["skew"].value("offset_ns", int64_t(0));
-            info.skewDriftPpm = h["skew"].value("drift_ppm", 0.0);
-        }
-        if (h.contains("start_ns") && h["start_ns"].is_number_integer())
-            seeTime(h["start_ns"].get<int64_t>());
-    } catch (const std::exception &e) {
-        m_problems.add("header", m_line, std::string("bad header: ") + e.what(), Severity::Error);
+    std::optional<int64_t> startNs;
+    if (!LogHeader::read(line, m_line, m_out.worker.info, m_problems, &startNs)) {
         rankFromFileName();
+        return;
     }
+    if (startNs)
+        seeTime(*startNs);
 }
 
 void LogParser::rankFromFileName()
@@ -337,44 +284,35 @@ void LogParser::rankFromFileName()
     if (m_sawHeader)
         return;
     m_sawHeader = true; // report once
-    std::string base = m_out.path.substr(m_out.path.find_last_of('/') + 1);
-    base =
-        base.substr(0, base.find('.') == std::string::npos ? base.size() : base.find_last_of('.'));
-    const size_t last = base.find_last_of("0123456789");
-    if (last == std::string::npos) {
+    const std::optional<int> rank = LogHeader::rankFromFileName(m_out.path);
+    if (!rank) {
         m_out.rankKnown = false;
         m_problems.add("header", 1, "no header record and no rank in the file name; rank unknown",
                        Severity::Error);
         return;
     }
-    size_t first = last;
-    while (first > 0 && std::isdigit(static_cast<unsigned char>(base[first - 1])))
-        --first;
-    m_out.worker.info.rank = std::stoi(base.substr(first, std::min<size_t>(last - first + 1, 9)));
+    m_out.worker.info.rank = *rank;
     m_problems.add("header", 1,
-                   "first line is not a header; rank " + std::to_string(m_out.worker.info.rank) +
+                   "first line is not a header; rank " + std::to_string(*rank) +
                        " taken from the file name",
                    Severity::Warning);
 }
 
 void LogParser::finishSamples()
 {
-    if (m_samples.empty())
+    if (m_sync.empty())
         return;
-    std::vector<size_t> perRef(m_refs.size(), 0);
-    for (const auto &s : m_samples)
-        ++perRef[s.first];
-    const auto best = uint32_t(std::max_element(perRef.begin(), perRef.end()) - perRef.begin());
+    size_t count = 0;
+    const uint32_t best = m_sync.bestRef(&count);
     Worker &w = m_out.worker;
-    w.refId = m_refs[best];
-    for (const auto &s : m_samples)
-        if (s.first == best)
-            w.samples.push_back(s.second);
-    if (m_refs.size() > 1)
+    w.refId = m_sync.refs()[best];
+    const std::vector<sync::ClockSample> samples = m_sync.samplesOf(best);
+    w.samples.insert(w.samples.end(), samples.begin(), samples.end());
+    if (m_sync.refs().size() > 1)
         m_problems.add("sync references", 0,
-                       "sync samples against " + std::to_string(m_refs.size()) +
-                           " references; using \"" + w.refId + "\" (" +
-                           std::to_string(perRef[best]) + " samples), others ignored");
+                       "sync samples against " + std::to_string(m_sync.refs().size()) +
+                           " references; using \"" + w.refId + "\" (" + std::to_string(count) +
+                           " samples), others ignored");
 }
 
 ParsedFile LogParser::finish(std::string_view tail)

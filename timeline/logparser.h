@@ -12,6 +12,7 @@
 #include "linescanner.h"
 #include "parsedfile.h"
 #include "problemlog.h"
+#include "syncsampleset.h"
 
 #include <atomic>
 #include <string>
@@ -44,21 +45,27 @@ public:
     const ParsedFile &partial() const { return m_out; }
     const std::vector<std::pair<uint32_t, sync::ClockSample>> &partialSamples() const
     {
-        return m_samples;
+        return m_sync.all();
     }
-    const std::vector<std::string> &syncRefs() const { return m_refs; }
+    const std::vector<std::string> &syncRefs() const { return m_sync.refs(); }
     std::vector<LoadProblem> takeProblems() { return m_problems.take(); }
 
 private:
     void handleLine(std::string_view line, bool last);
     void handleRecord(const LogRecord &r, std::string_view line);
     void handleHeader(std::string_view line);
+    void handleEvent(const LogRecord &r); // B, X, I
     void handleEnd(const LogRecord &r);
+    void handleSync(const LogRecord &r);
+    bool need(bool has, const char *what)
+    {
+        if (has) [[likely]]
+            return true;
+        missingKey(what);
+        return false;
+    }
     void missingKey(const char *what);
     uint32_t trackFor(int64_t tid);
-    uint32_t addEvent(EventTrack &t, int64_t start, int64_t end, std::string_view name,
-                      uint16_t flags);
-    void addArgs(EventTrack &t, uint32_t event, std::string_view args);
     void seeTime(int64_t ts);
     void checkOrder(uint32_t track, int64_t ts);
     void finishSamples();
@@ -76,8 +83,7 @@ private:
     std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
     int64_t m_lastTid = INT64_MIN;
     uint32_t m_lastTrack = 0;
-    std::vector<std::string> m_refs;
-    std::vector<std::pair<uint32_t, sync::ClockSample>> m_samples; // (ref index, sample)
+    SyncSampleSet m_sync;
     bool m_anyTime = false;
     size_t m_reserveHint = 0; // events to reserve for the first track
 };

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncline {
@@ -37,6 +38,22 @@ struct ParsedFile
     std::vector<LoadProblem> problems;
     int64_t bytes = 0;
     int64_t records = 0;
+
+    // Appends an event to track t (one of worker.tracks): local times, name id (into `names`)
+    // and flags; returns its index in the track.
+    uint32_t addEvent(EventTrack &t, int64_t start, int64_t end, uint32_t nameId, uint16_t flags)
+    {
+        const auto index = static_cast<uint32_t>(t.localStart.size());
+        t.localStart.push_back(start);
+        t.localEnd.push_back(end);
+        t.nameId.push_back(nameId);
+        t.flags.push_back(flags);
+        return index;
+    }
+    // Attaches `json` (an object's text) to event `event` of t (the track's last event with args
+    // so far): stored in `args`, referenced from t.argRefs, flagged EventHasArgs. An object
+    // holding nothing ("{}", blanks) is not stored.
+    void addArgs(EventTrack &t, uint32_t event, std::string_view json);
 };
 
 } // namespace syncline
