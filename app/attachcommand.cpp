@@ -58,68 +58,98 @@ bool number(const char *s, double min, double &out)
     return end != s && *end == '\0' && out >= min;
 }
 
+// Numeric options: returns 1 when `arg` is one (value stored, i advanced), 0 when it is not,
+// 2 (an exit status) when its value is missing or out of range.
+int numericOption(const std::string &arg, int argc, char **argv, int &i, AttachArgs &a)
+{
+    struct Spec
+    {
+        const char *name;
+        double min;
+        const char *what;
+    };
+    static const Spec specs[] = {{"--until-idle", 0.0, "a number of seconds >= 0"},
+                                 {"--silent-after", 0.001, "a number of seconds > 0"},
+                                 {"--ended-after", 0.0, "a number of seconds >= 0"},
+                                 {"--width", 16, "a size in pixels >= 16"},
+                                 {"--height", 16, "a size in pixels >= 16"}};
+    for (const Spec &spec : specs) {
+        if (arg != spec.name)
+            continue;
+        double v = 0;
+        if (i + 1 >= argc || !number(argv[i + 1], spec.min, v)) {
+            std::fprintf(stderr, "syncline attach: %s needs %s\n", spec.name, spec.what);
+            return 2;
+        }
+        ++i;
+        if (arg == "--until-idle")
+            a.untilIdleS = v;
+        else if (arg == "--silent-after")
+            a.live.silentAfterS = v;
+        else if (arg == "--ended-after")
+            a.live.endedAfterS = v;
+        else
+            (arg == "--width" ? a.width : a.height) = int(v);
+        return 1;
+    }
+    return 0;
+}
+
+// Flags, string options and the directory: returns -1 to go on, else an exit status.
+int otherOption(const std::string &arg, int argc, char **argv, int &i, AttachArgs &a)
+{
+    double v = 0;
+    if (arg == "--help" || arg == "-h") {
+        std::printf(
+            "usage: syncline attach DIR [--until-idle S [--png F] [--svg F] [--csv F]]\n"
+            "       [--poll[=MS]] [--silent-after S] [--ended-after S]\n"
+            "       [--align-on PATTERN] [--no-correct] [--raw] [--width W] [--height H]\n");
+        return 0;
+    } else if (arg == "--poll") {
+        a.follow.mode = DirWatcher::Mode::Polling;
+    } else if (arg.rfind("--poll=", 0) == 0) {
+        if (!number(arg.c_str() + 7, 10, v)) {
+            std::fprintf(stderr, "syncline attach: --poll=MS needs MS >= 10\n");
+            return 2;
+        }
+        a.follow.mode = DirWatcher::Mode::Polling;
+        a.follow.pollIntervalMs = int(v);
+    } else if ((arg == "--png" || arg == "--svg" || arg == "--csv" || arg == "--align-on") &&
+               i + 1 < argc) {
+        const std::string val = argv[++i];
+        (arg == "--png"   ? a.png
+         : arg == "--svg" ? a.svg
+         : arg == "--csv" ? a.csv
+                          : a.live.alignOn) = val;
+    } else if (arg == "--no-correct") {
+        a.live.correctClocks = false;
+    } else if (arg == "--raw") {
+        a.raw = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+        std::fprintf(stderr, "syncline attach: unknown or incomplete option '%s'\n", arg.c_str());
+        return 2;
+    } else if (a.live.path.empty()) {
+        a.live.path = arg;
+    } else {
+        std::fprintf(stderr, "syncline attach: one directory only ('%s')\n", arg.c_str());
+        return 2;
+    }
+    return -1;
+}
+
 // Returns -1 to go on, else an exit status.
 int parse(int argc, char **argv, AttachArgs &a)
 {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        const bool hasValue = i + 1 < argc;
-        double v = 0;
-        auto value = [&](double min, const char *what) {
-            if (!hasValue || !number(argv[i + 1], min, v)) {
-                std::fprintf(stderr, "syncline attach: %s needs %s\n", arg.c_str(), what);
-                return false;
-            }
-            ++i;
-            return true;
-        };
-        if (arg == "--help" || arg == "-h") {
-            std::printf("usage: syncline attach DIR [--until-idle S [--png F] [--svg F] [--csv F]]\n"
-                        "       [--poll[=MS]] [--silent-after S] [--ended-after S]\n"
-                        "       [--align-on PATTERN] [--no-correct] [--raw] [--width W] [--height H]\n");
-            return 0;
-        } else if (arg == "--until-idle") {
-            if (!value(0.0, "a number of seconds >= 0"))
-                return 2;
-            a.untilIdleS = v;
-        } else if (arg == "--silent-after") {
-            if (!value(0.001, "a number of seconds > 0"))
-                return 2;
-            a.live.silentAfterS = v;
-        } else if (arg == "--ended-after") {
-            if (!value(0.0, "a number of seconds >= 0"))
-                return 2;
-            a.live.endedAfterS = v;
-        } else if (arg == "--width" || arg == "--height") {
-            if (!value(16, "a size in pixels >= 16"))
-                return 2;
-            (arg == "--width" ? a.width : a.height) = int(v);
-        } else if (arg == "--poll") {
-            a.follow.mode = DirWatcher::Mode::Polling;
-        } else if (arg.rfind("--poll=", 0) == 0) {
-            if (!number(arg.c_str() + 7, 10, v)) {
-                std::fprintf(stderr, "syncline attach: --poll=MS needs MS >= 10\n");
-                return 2;
-            }
-            a.follow.mode = DirWatcher::Mode::Polling;
-            a.follow.pollIntervalMs = int(v);
-        } else if ((arg == "--png" || arg == "--svg" || arg == "--csv" || arg == "--align-on") &&
-                   hasValue) {
-            const std::string val = argv[++i];
-            (arg == "--png" ? a.png : arg == "--svg" ? a.svg : arg == "--csv" ? a.csv : a.live.alignOn) = val;
-        } else if (arg == "--no-correct") {
-            a.live.correctClocks = false;
-        } else if (arg == "--raw") {
-            a.raw = true;
-        } else if (!arg.empty() && arg[0] == '-') {
-            std::fprintf(stderr, "syncline attach: unknown or incomplete option '%s'\n", arg.c_str());
+        const int numeric = numericOption(arg, argc, argv, i, a);
+        if (numeric == 2)
             return 2;
-        } else if (a.live.path.empty()) {
-            a.live.path = arg;
-        } else {
-            std::fprintf(stderr, "syncline attach: one directory only ('%s')\n", arg.c_str());
-            return 2;
-        }
+        if (numeric == 1)
+            continue;
+        const int status = otherOption(arg, argc, argv, i, a);
+        if (status >= 0)
+            return status;
     }
     if (a.live.path.empty()) {
         std::fprintf(stderr, "syncline attach: which directory? (syncline attach DIR)\n");
@@ -178,7 +208,8 @@ int runHeadless(const AttachArgs &a)
     std::signal(SIGTERM, onInterrupt);
     LiveFollower follower(job, a.follow);
     std::fprintf(stderr, "syncline attach: following %s (%s), until idle for %g s\n",
-                 a.live.path.c_str(), DirWatcher::modeName(follower.watcher().mode()), a.untilIdleS);
+                 a.live.path.c_str(), DirWatcher::modeName(follower.watcher().mode()),
+                 a.untilIdleS);
     const bool idle = follower.runUntilIdle(a.untilIdleS, {}, [] { return g_interrupted != 0; });
     job.commit(true); // the final clock refresh
     Timeline &tl = *job.timeline();
@@ -192,7 +223,8 @@ int runHeadless(const AttachArgs &a)
                     job.silentForS(i), job.sourceFile(i).c_str());
     }
     if (job.workerCount() == 0) {
-        std::fprintf(stderr, "syncline attach: no worker log appeared in %s\n", a.live.path.c_str());
+        std::fprintf(stderr, "syncline attach: no worker log appeared in %s\n",
+                     a.live.path.c_str());
         return 1;
     }
     tl.updateRange();

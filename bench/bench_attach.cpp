@@ -69,8 +69,10 @@ double since(std::chrono::steady_clock::time_point t)
 
 std::string header(int rank)
 {
-    return "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":" + std::to_string(rank) +
-           ",\"local_rank\":0,\"world_size\":64,\"group_rank\":0,\"role\":\"trainer\",\"restart\":0,"
+    return "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":" +
+           std::to_string(rank) +
+           ",\"local_rank\":0,\"world_size\":64,\"group_rank\":0,\"role\":\"trainer\",\"restart\":"
+           "0,"
            "\"run_id\":\"bench\",\"host\":\"bench-host\",\"boot_id\":\"bench-boot\",\"pid\":" +
            std::to_string(100000 + rank) +
            ",\"clock\":\"monotonic_raw\",\"anchor\":{\"mono_ns\":0,\"wall_ns\":1700000000000000000,"
@@ -126,6 +128,60 @@ std::string logPath(const std::string &dir, int r)
     return dir + "/rank" + std::to_string(r) + ".log";
 }
 
+// The baseline: every byte of every file through pread(), 4 MiB at a time.
+int64_t rawReadAll(const std::vector<std::string> &paths)
+{
+    std::vector<char> buf(4 << 20);
+    int64_t total = 0;
+    for (const std::string &p : paths) {
+        const int fd = ::open(p.c_str(), O_RDONLY);
+        int64_t off = 0;
+        for (ssize_t n; (n = ::pread(fd, buf.data(), buf.size(), off)) > 0;)
+            off += n;
+        total += off;
+        ::close(fd);
+    }
+    return total;
+}
+
+// The same texts appended in 20 rounds cut at arbitrary bytes, ingest + commit after each.
+struct Rounds
+{
+    double seconds = 0, firstMs = 0, lastMs = 0;
+    size_t events = 0;
+};
+
+Rounds appendRounds(const Args &a, const std::vector<std::string> &texts)
+{
+    const std::string d = freshDir(a, "rounds");
+    LiveOptions o;
+    o.path = d;
+    constexpr int kRounds = 20;
+    std::vector<int> fds;
+    for (int r = 0; r < a.workers; ++r)
+        fds.push_back(::open(logPath(d, r).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    LiveJob live(o);
+    Rounds out;
+    for (int k = 0; k < kRounds; ++k) {
+        for (int r = 0; r < a.workers; ++r) {
+            const std::string &s = texts[size_t(r)];
+            const size_t from = s.size() * size_t(k) / kRounds;
+            const size_t to = s.size() * size_t(k + 1) / kRounds;
+            writeAll(fds[size_t(r)], s.substr(from, to - from));
+        }
+        const auto t = std::chrono::steady_clock::now();
+        live.ingest(k == 0);
+        live.commit(k == kRounds - 1);
+        const double secs = since(t);
+        out.seconds += secs;
+        (k == 0 ? out.firstMs : out.lastMs) = secs * 1e3;
+    }
+    for (int fd : fds)
+        ::close(fd);
+    out.events = live.timeline()->eventCount();
+    return out;
+}
+
 void ingestBench(const Args &a)
 {
     const std::string d = freshDir(a, "ingest");
@@ -142,16 +198,7 @@ void ingestBench(const Args &a)
     }
     const double events = double(a.workers) * (a.eventsPerFile / 3) * 3;
     auto t = std::chrono::steady_clock::now();
-    std::vector<char> buf(4 << 20);
-    int64_t readBytes = 0;
-    for (const std::string &p : paths) {
-        const int fd = ::open(p.c_str(), O_RDONLY);
-        int64_t off = 0;
-        for (ssize_t n; (n = ::pread(fd, buf.data(), buf.size(), off)) > 0;)
-            off += n;
-        readBytes += off;
-        ::close(fd);
-    }
+    const int64_t readBytes = rawReadAll(paths);
     const double rawS = since(t);
     if (readBytes != bytes)
         std::printf("warning: read %lld of %lld bytes\n", static_cast<long long>(readBytes),
@@ -175,49 +222,28 @@ void ingestBench(const Args &a)
     const double commitS = since(t);
     const size_t got = job.timeline()->eventCount();
 
-    // Rounds of appends cut at arbitrary bytes.
-    const std::string d2 = freshDir(a, "rounds");
-    LiveOptions o2;
-    o2.path = d2;
-    constexpr int kRounds = 20;
-    std::vector<int> fds;
-    for (int r = 0; r < a.workers; ++r)
-        fds.push_back(::open(logPath(d2, r).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
-    LiveJob live(o2);
-    double roundsS = 0, firstMs = 0, lastMs = 0;
-    for (int k = 0; k < kRounds; ++k) {
-        for (int r = 0; r < a.workers; ++r) {
-            const std::string &s = texts[size_t(r)];
-            const size_t from = s.size() * size_t(k) / kRounds, to = s.size() * size_t(k + 1) / kRounds;
-            writeAll(fds[size_t(r)], s.substr(from, to - from));
-        }
-        t = std::chrono::steady_clock::now();
-        live.ingest(k == 0);
-        live.commit(k == kRounds - 1);
-        const double s = since(t);
-        roundsS += s;
-        (k == 0 ? firstMs : lastMs) = s * 1e3;
-    }
-    for (int fd : fds)
-        ::close(fd);
-    const size_t got2 = live.timeline()->eventCount();
+    const Rounds rounds = appendRounds(a, texts);
 
-    std::printf("== 1. ingest: %d files, %.0f events, %.1f MB ==\n", a.workers, events, double(bytes) / 1e6);
+    std::printf("== 1. ingest: %d files, %.0f events, %.1f MB ==\n", a.workers, events,
+                double(bytes) / 1e6);
     std::printf("%-44s %10s %12s %8s\n", "path", "seconds", "events/s", "MB/s");
     auto row = [&](const char *what, double s, double ev) {
         std::printf("%-44s %10.3f %12.0f %8.0f\n", what, s, ev / s, double(bytes) / 1e6 / s);
     };
     row("baseline: raw pread() of the bytes", rawS, events);
-    row("baseline: JobLoader::load (1 thread)", loadS, double(full.timeline ? full.timeline->eventCount() : 0));
+    row("baseline: JobLoader::load (1 thread)", loadS,
+        double(full.timeline ? full.timeline->eventCount() : 0));
     row("LiveJob catch-up: ingest (read + parse)", ingestS, events);
     row("LiveJob catch-up: commit (merge + nest)", commitS, events);
     row("LiveJob catch-up: ingest + commit", ingestS + commitS, double(got));
-    row("LiveJob 20 append rounds (torn cuts)", roundsS, double(got2));
-    std::printf("append rounds: first %.1f ms, last %.1f ms (cost per round stays flat: amortised)\n",
-                firstMs, lastMs);
-    std::printf("events in the model: catch-up %zu, rounds %zu (expected %.0f); ratio live/raw read %.1fx "
-                "slower, live/JobLoader %.2fx\n\n",
-                got, got2, events, (ingestS + commitS) / rawS, (ingestS + commitS) / loadS);
+    row("LiveJob 20 append rounds (torn cuts)", rounds.seconds, double(rounds.events));
+    std::printf(
+        "append rounds: first %.1f ms, last %.1f ms (cost per round stays flat: amortised)\n",
+        rounds.firstMs, rounds.lastMs);
+    std::printf(
+        "events in the model: catch-up %zu, rounds %zu (expected %.0f); ratio live/raw read %.1fx "
+        "slower, live/JobLoader %.2fx\n\n",
+        got, rounds.events, events, (ingestS + commitS) / rawS, (ingestS + commitS) / loadS);
 }
 
 double percentile(std::vector<int64_t> &v, double p)
@@ -227,6 +253,26 @@ double percentile(std::vector<int64_t> &v, double p)
     const size_t k = std::min(v.size() - 1, size_t(p * double(v.size())));
     std::nth_element(v.begin(), v.begin() + ptrdiff_t(k), v.end());
     return double(v[k]) / 1e6;
+}
+
+// One writer: every 10 ms a batch of whole steps (3 events each) averaging `perBatch` events,
+// every record stamped with CLOCK_MONOTONIC_RAW just before the write().
+void writeAtRate(int fd, double perBatch, std::atomic<bool> &stop, std::atomic<int64_t> &written)
+{
+    std::string buf;
+    auto next = std::chrono::steady_clock::now();
+    double owed = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+        owed += perBatch;
+        const int n = int(owed / 3);
+        owed -= 3.0 * n;
+        buf.clear();
+        steps(buf, rawNow(), n);
+        writeAll(fd, buf);
+        written.fetch_add(n * 3, std::memory_order_relaxed);
+        next += std::chrono::milliseconds(10);
+        std::this_thread::sleep_until(next);
+    }
 }
 
 void latencyBench(const Args &a)
@@ -247,22 +293,8 @@ void latencyBench(const Args &a)
     const double perBatch = a.rate / 100.0; // events per 10 ms batch, written as whole steps
     std::vector<std::thread> writers;
     for (int r = 0; r < a.workers; ++r)
-        writers.emplace_back([&, r] {
-            std::string buf;
-            auto next = std::chrono::steady_clock::now();
-            double owed = 0;
-            while (!stop.load(std::memory_order_relaxed)) {
-                owed += perBatch;
-                const int n = int(owed / 3); // whole steps of 3 events
-                owed -= 3.0 * n;
-                buf.clear();
-                steps(buf, rawNow(), n);
-                writeAll(fds[size_t(r)], buf);
-                written.fetch_add(n * 3, std::memory_order_relaxed);
-                next += std::chrono::milliseconds(10);
-                std::this_thread::sleep_until(next);
-            }
-        });
+        writers.emplace_back(writeAtRate, fds[size_t(r)], perBatch, std::ref(stop),
+                             std::ref(written));
     std::vector<int64_t> lat;
     lat.reserve(size_t(a.workers) * size_t(a.rate) * size_t(a.seconds + 2));
     std::vector<size_t> seen(size_t(a.workers), 0);
@@ -296,14 +328,15 @@ void latencyBench(const Args &a)
     const double cpu = threadCpuS() - cpu0, wall = since(t0);
     for (int fd : fds)
         ::close(fd);
-    const double p50 = percentile(lat, 0.50), p90 = percentile(lat, 0.90), p99 = percentile(lat, 0.99);
-    std::printf("== 2. latency: %d writers × %d events/s for %.1f s (inotify) ==\n", a.workers, a.rate,
-                a.seconds);
+    const double p50 = percentile(lat, 0.50), p90 = percentile(lat, 0.90),
+                 p99 = percentile(lat, 0.99);
+    std::printf("== 2. latency: %d writers × %d events/s for %.1f s (inotify) ==\n", a.workers,
+                a.rate, a.seconds);
     std::printf("written %lld events (%.0f events/s achieved), in model %zu, %zu follower steps\n",
                 static_cast<long long>(written.load()), double(written.load()) / writeS, lat.size(),
                 commits);
-    std::printf("write→model latency: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms (goal p50 ≤ 250 ms)\n", p50,
-                p90, p99);
+    std::printf("write→model latency: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms (goal p50 ≤ 250 ms)\n",
+                p50, p90, p99);
     std::printf("follower thread CPU: %.2f s over %.2f s = %.0f %% of a core\n\n", cpu, wall,
                 100 * cpu / wall);
 }
@@ -316,8 +349,9 @@ struct QuietWriters
         m_thread = std::thread([this] {
             size_t k = 0;
             while (!m_stop.load()) {
-                const std::string hb = "{\"t\":\"hb\",\"ts\":" + std::to_string(rawNow()) +
-                                       ",\"events\":0,\"dropped\":0,\"buffer_full\":0,\"bytes\":0}\n";
+                const std::string hb =
+                    "{\"t\":\"hb\",\"ts\":" + std::to_string(rawNow()) +
+                    ",\"events\":0,\"dropped\":0,\"buffer_full\":0,\"bytes\":0}\n";
                 writeAll(m_fds[k++ % m_fds.size()], hb);
                 std::this_thread::sleep_for(std::chrono::microseconds(1000000 / m_fds.size()));
             }

@@ -30,6 +30,24 @@ void permuteSuffix(std::vector<T> &v, size_t k, const std::vector<uint32_t> &ord
     std::copy(tmp.begin(), tmp.end(), v.begin() + ptrdiff_t(k));
 }
 
+// First existing event that sorts after (start, end) (an upper bound); count() when none,
+// which is the common case of events arriving in order.
+size_t insertionPoint(const EventTrack &t, int64_t start, int64_t end)
+{
+    const size_t n = t.count();
+    if (n == 0 || !before(start, end, t.localStart[n - 1], t.localEnd[n - 1]))
+        return n;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (before(start, end, t.localStart[mid], t.localEnd[mid]))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 void markOverdue(EventTrack &t, uint32_t i, EventKindLookup &kinds, const Timeline &tl)
 {
     const int64_t max = kinds.expectedMaxNs(tl.names, t.nameId[i]);
@@ -237,20 +255,7 @@ void LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLooku
         std::stable_sort(batch.begin(), batch.end(), cmp);
 
     const size_t old = dst.count();
-    size_t k = old;
-    if (old > 0 &&
-        before(batch[0].start, batch[0].end, dst.localStart[old - 1], dst.localEnd[old - 1])) {
-        // First existing event that sorts after the batch's first (upper bound).
-        size_t lo = 0, hi = old;
-        while (lo < hi) {
-            const size_t mid = (lo + hi) / 2;
-            if (before(batch[0].start, batch[0].end, dst.localStart[mid], dst.localEnd[mid]))
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        k = lo;
-    }
+    const size_t k = insertionPoint(dst, batch[0].start, batch[0].end);
     dst.reserve(old + batch.size());
     for (const NewEvent &e : batch) {
         const auto at = uint32_t(dst.count());

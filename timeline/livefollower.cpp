@@ -49,7 +49,8 @@ LiveUpdate LiveFollower::step()
     return u;
 }
 
-bool LiveFollower::runUntilIdle(double idleS, const std::function<void(const LiveUpdate &)> &onUpdate,
+bool LiveFollower::runUntilIdle(double idleS,
+                                const std::function<void(const LiveUpdate &)> &onUpdate,
                                 const std::function<bool()> &stop)
 {
     const auto idle = std::chrono::duration_cast<SteadyClock::duration>(

@@ -18,15 +18,15 @@
 // "Now" (nowNs) is the latest corrected time of any record: max over workers of
 // map(lastLocalNs). Open events of running and silent workers grow to now (in their own local
 // ns, via ClockMap::toLocal; the end is now + 1 ns, so the open event contains the present
-// instant and an event begun at the latest instant nests inside it) and turn overdue as soon as they pass their kind's expected
-// maximum; those of finished or ended workers stop at the worker's last record, as in a load.
-// Workers are kept sorted by (rank, restart, file); a new one shifts the indices of the ones
-// after it (LiveUpdate::structureChanged). Only syncline logs are followed; Chrome traces in
-// the directory are reported once and ignored.
-// Threading: ingest() touches only the files' parsers and may run on a worker thread while the
-// Timeline is read elsewhere; commit() mutates the Timeline and must run on the thread that
-// owns it (the GUI thread in the viewer); the two must never run concurrently. timeline() may
-// be shared (shared_ptr) but is only valid to read between commits on the owning thread.
+// instant and an event begun at the latest instant nests inside it) and turn overdue as soon as
+// they pass their kind's expected maximum; those of finished or ended workers stop at the worker's
+// last record, as in a load. Workers are kept sorted by (rank, restart, file); a new one shifts the
+// indices of the ones after it (LiveUpdate::structureChanged). Only syncline logs are followed;
+// Chrome traces in the directory are reported once and ignored. Threading: ingest() touches only
+// the files' parsers and may run on a worker thread while the Timeline is read elsewhere; commit()
+// mutates the Timeline and must run on the thread that owns it (the GUI thread in the viewer); the
+// two must never run concurrently. timeline() may be shared (shared_ptr) but is only valid to read
+// between commits on the owning thread.
 #pragma once
 
 #include "eventkindlookup.h"

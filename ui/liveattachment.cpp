@@ -23,7 +23,8 @@ namespace syncline::ui {
 LiveAttachment *LiveAttachment::attach(MainWindow *window, const LiveOptions &options,
                                        const LiveFollower::Options &follow, QString *error)
 {
-    for (LiveAttachment *old : window->findChildren<LiveAttachment *>(QString(), Qt::FindDirectChildrenOnly))
+    for (LiveAttachment *old :
+         window->findChildren<LiveAttachment *>(QString(), Qt::FindDirectChildrenOnly))
         delete old;
     auto *a = new LiveAttachment(window, options, follow);
     if (!a->m_controller->error().isEmpty()) {
@@ -183,12 +184,11 @@ void LiveAttachment::updateStatus()
 {
     if (!m_status)
         return;
-    const QString counts =
-        tr("%1 running · %2 silent · %3 finished · %4 ended")
-            .arg(m_model->count(WorkerState::Running))
-            .arg(m_model->count(WorkerState::Silent))
-            .arg(m_model->count(WorkerState::Finished))
-            .arg(m_model->count(WorkerState::EndedWithoutClose));
+    const QString counts = tr("%1 running · %2 silent · %3 finished · %4 ended")
+                               .arg(m_model->count(WorkerState::Running))
+                               .arg(m_model->count(WorkerState::Silent))
+                               .arg(m_model->count(WorkerState::Finished))
+                               .arg(m_model->count(WorkerState::EndedWithoutClose));
     m_status->setText((m_following ? tr("● live, following") : tr("● live (End: follow)")) +
                       QStringLiteral(" · ") + counts);
 }

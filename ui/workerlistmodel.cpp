@@ -42,10 +42,11 @@ void WorkerListModel::refresh(const LiveJob &job)
         r.file = QString::fromStdString(job.sourceFile(i));
         rows.push_back(std::move(r));
     }
-    const bool sameShape = rows.size() == m_rows.size() &&
-                           std::equal(rows.begin(), rows.end(), m_rows.begin(), [](auto &a, auto &b) {
-                               return a.rank == b.rank && a.restart == b.restart && a.file == b.file;
-                           });
+    const bool sameShape =
+        rows.size() == m_rows.size() &&
+        std::equal(rows.begin(), rows.end(), m_rows.begin(), [](auto &a, auto &b) {
+            return a.rank == b.rank && a.restart == b.restart && a.file == b.file;
+        });
     if (!sameShape) {
         beginResetModel();
         m_rows = std::move(rows);
@@ -59,7 +60,8 @@ void WorkerListModel::refresh(const LiveJob &job)
 
 int WorkerListModel::count(WorkerState s) const
 {
-    return int(std::count_if(m_rows.begin(), m_rows.end(), [s](const Row &r) { return r.state == s; }));
+    return int(
+        std::count_if(m_rows.begin(), m_rows.end(), [s](const Row &r) { return r.state == s; }));
 }
 
 int WorkerListModel::rowCount(const QModelIndex &parent) const
@@ -110,7 +112,8 @@ QVariant WorkerListModel::data(const QModelIndex &index, int role) const
     case Events:
         return r.events;
     case LastRecord:
-        return sort ? QVariant(r.lastRecordS) : QVariant(QString::number(r.lastRecordS, 'f', 1) + " s");
+        return sort ? QVariant(r.lastRecordS)
+                    : QVariant(QString::number(r.lastRecordS, 'f', 1) + " s");
     case File:
         return sort ? QVariant(r.file) : QVariant(QFileInfo(r.file).fileName());
     default:

@@ -69,7 +69,7 @@ void TestAttach::headlessFollowsARealJob()
               "{\"log_path\":\"rank{rank}.log\",\"flush_interval_ms\":20,"
               "\"heartbeat_interval_ms\":100,\"silent_after_s\":1.0,\"sync\":{\"enabled\":false},"
               "\"event_kinds\":[{\"name\":\"step\",\"expected_max_ms\":1000}]}");
-    auto r0 = startWorker(d, 0, 60);     // finishes by itself
+    auto r0 = startWorker(d, 0, 60);      // finishes by itself
     auto r1 = startWorker(d, 1, 1000000); // killed below
     QVERIFY(r0->waitForStarted() && r1->waitForStarted());
 
@@ -117,8 +117,8 @@ void TestAttach::badArguments_data()
     QTest::newRow("no dir") << QStringList{"attach"} << "which directory";
     QTest::newRow("missing dir") << QStringList{"attach", "/nonexistent/job", "--until-idle", "1"}
                                  << "no such file or directory";
-    QTest::newRow("outputs need idle") << QStringList{"attach", "/tmp", "--csv", "x.csv"}
-                                       << "need --until-idle";
+    QTest::newRow("outputs need idle")
+        << QStringList{"attach", "/tmp", "--csv", "x.csv"} << "need --until-idle";
     QTest::newRow("bad idle") << QStringList{"attach", "/tmp", "--until-idle", "soon"}
                               << "--until-idle needs";
     QTest::newRow("bad poll") << QStringList{"attach", "/tmp", "--poll=1"} << "--poll=MS";

@@ -31,7 +31,8 @@ std::unique_ptr<QProcess> startWorker(const QString &dir, int rank)
     p->setProcessEnvironment(env);
     p->setProcessChannelMode(QProcess::ForwardedChannels);
     p->start(QStringLiteral(SYNCLINE_BINARY_DIR "/tests/live_worker"),
-             {"--config", dir + "/timer_config.json", "--log", dir + "/rank{rank}.log", "--step-ms", "5"});
+             {"--config", dir + "/timer_config.json", "--log", dir + "/rank{rank}.log", "--step-ms",
+              "5"});
     return p;
 }
 
@@ -59,7 +60,8 @@ void TestAttachGui::followsARunningJob()
     QTemporaryDir dir;
     const QString d = dir.path();
     std::ofstream((d + "/timer_config.json").toStdString())
-        << "{\"log_path\":\"rank{rank}.log\",\"flush_interval_ms\":20,\"heartbeat_interval_ms\":100,"
+        << "{\"log_path\":\"rank{rank}.log\",\"flush_interval_ms\":20,\"heartbeat_interval_ms\":"
+           "100,"
            "\"silent_after_s\":1.0,\"sync\":{\"enabled\":false}}";
     auto w0 = startWorker(d, 0), w1 = startWorker(d, 1);
     QVERIFY(w0->waitForStarted() && w1->waitForStarted());
@@ -79,10 +81,12 @@ void TestAttachGui::followsARunningJob()
     QString error;
     LiveAttachment *live = LiveAttachment::attach(&window, o, {}, &error);
     QVERIFY2(live, qPrintable(error));
-    QAbstractItemModelTester tester(live->workerModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(live->workerModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     const WorkerListModel &model = *live->workerModel();
-    QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() == 2 && model.row(0).events > 20 && model.row(1).events > 20
-                                 && live->refreshCount() > 1, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() == 2 && model.row(0).events > 20 &&
+                                 model.row(1).events > 20 && live->refreshCount() > 1,
+                             20000);
     QCOMPARE(model.row(0).state, WorkerState::Running);
     QVERIFY(window.timeline() == live->shown()); // the viewer shows the snapshot
 

@@ -7,6 +7,7 @@
 #include "sync/syncengine.h"
 #include "timeline/dirwatcher.h"
 #include "timeline/jobloader.h"
+#include "timeline/livefollower.h"
 #include "timeline/livejob.h"
 
 #include <QtTest>
@@ -33,8 +34,8 @@ void append(const std::string &path, const std::string &text)
 std::string syncRecord(int burst, int seq, int64_t t1, int64_t offset)
 {
     const int64_t t2 = t1 + offset + 20000, t3 = t2 + 1000, t4 = t3 - offset + 20000;
-    return "{\"t\":\"sync\",\"burst\":" + std::to_string(burst) + ",\"seq\":" +
-           std::to_string(seq) + ",\"ref\":\"srv\",\"t1\":" + std::to_string(t1) +
+    return "{\"t\":\"sync\",\"burst\":" + std::to_string(burst) +
+           ",\"seq\":" + std::to_string(seq) + ",\"ref\":\"srv\",\"t1\":" + std::to_string(t1) +
            ",\"t2\":" + std::to_string(t2) + ",\"t3\":" + std::to_string(t3) +
            ",\"t4\":" + std::to_string(t4) + "}\n";
 }
@@ -75,8 +76,8 @@ pid_t startWorker(const std::string &dir, int rank, int world)
         ::setenv("RANK", std::to_string(rank).c_str(), 1);
         ::setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
         const std::string config = dir + "/timer_config.json", log = dir + "/rank{rank}.log";
-        ::execl(SYNCLINE_BINARY_DIR "/tests/live_worker", "live_worker", "--config",
-                config.c_str(), "--log", log.c_str(), "--step-ms", "5", nullptr);
+        ::execl(SYNCLINE_BINARY_DIR "/tests/live_worker", "live_worker", "--config", config.c_str(),
+                "--log", log.c_str(), "--step-ms", "5", nullptr);
         ::_exit(127);
     }
     return pid;
@@ -103,6 +104,7 @@ private slots:
     void newFileBecomesWorker();
     void dirWatcherSeesAppends_data();
     void dirWatcherSeesAppends();
+    void followerPollingMode();
     void realWorkers();
     void missingDirectoryIsFatal();
 };
@@ -151,17 +153,18 @@ void TestLiveJob::streamedEqualsLoaded()
         const int64_t s0 = ts;
         text += testlogs::begin(ts, tid, "step", "{\"i\":" + std::to_string(step) + "}");
         text += testlogs::begin(ts += 10, tid, "fwd");
-        text += "{\"t\":\"I\",\"ts\":" + std::to_string(ts += 5) + ",\"tid\":" +
-                std::to_string(tid) + ",\"name\":\"mark\"}\n";
+        text += "{\"t\":\"I\",\"ts\":" + std::to_string(ts += 5) +
+                ",\"tid\":" + std::to_string(tid) + ",\"name\":\"mark\"}\n";
         text += testlogs::end(ts += 40, tid, "fwd");
         if (step % 4 == 0) // an interval measured elsewhere, written after it ended
             text += testlogs::complete(s0 + 12, 20, tid, "kernel");
-        text += "{\"t\":\"E\",\"ts\":" + std::to_string(ts += 10) + ",\"tid\":" +
-                std::to_string(tid) + ",\"name\":\"step\",\"args\":{\"loss\":" +
-                std::to_string(step % 7) + "}}\n";
+        text += "{\"t\":\"E\",\"ts\":" + std::to_string(ts += 10) +
+                ",\"tid\":" + std::to_string(tid) +
+                ",\"name\":\"step\",\"args\":{\"loss\":" + std::to_string(step % 7) + "}}\n";
         ts += 5 + int64_t(rng() % 20);
     }
-    text += "{\"t\":\"close\",\"ts\":" + std::to_string(ts) + ",\"events\":1,\"dropped\":0,\"open\":0}\n";
+    text += "{\"t\":\"close\",\"ts\":" + std::to_string(ts) +
+            ",\"events\":1,\"dropped\":0,\"open\":0}\n";
     testlogs::write(log, "");
     LiveJob job(options(d));
     size_t pos = 0;
@@ -203,7 +206,8 @@ void TestLiveJob::streamedEqualsLoaded()
         for (size_t i = 0; i < x.count(); ++i) {
             QCOMPARE(a.names.name(x.nameId[i]), b.names.name(y.nameId[i]));
             if (x.argsId(uint32_t(i)) >= 0)
-                QCOMPARE(a.args[size_t(x.argsId(uint32_t(i)))], b.args[size_t(y.argsId(uint32_t(i)))]);
+                QCOMPARE(a.args[size_t(x.argsId(uint32_t(i)))],
+                         b.args[size_t(y.argsId(uint32_t(i)))]);
         }
     }
     QCOMPARE(job.state(0), WorkerState::Finished);
@@ -264,8 +268,8 @@ void TestLiveJob::clockRefreshMovesByEstimateChange()
         }
     };
     for (int r = 0; r < 2; ++r)
-        testlogs::write(path[r], testlogs::header(r, 0, r ? "b" : "a", 1000,
-                                                  1700000000000000000LL, r ? "boot-b" : "boot-a") +
+        testlogs::write(path[r], testlogs::header(r, 0, r ? "b" : "a", 1000, 1700000000000000000LL,
+                                                  r ? "boot-b" : "boot-a") +
                                      testlogs::begin(50000000, 1, "x") +
                                      testlogs::end(60000000, 1, "x"));
     addBursts(0, 10, 0);
@@ -291,18 +295,24 @@ void TestLiveJob::clockRefreshMovesByEstimateChange()
         return sync::runSyncEngine(in).workers[size_t(r)].map;
     };
     const int64_t x = 1450000000; // inside the later bursts
-    const int64_t before0 = job.timeline()->toGlobal(0, x), before1 = job.timeline()->toGlobal(1, x);
+    const int64_t before0 = job.timeline()->toGlobal(0, x),
+                  before1 = job.timeline()->toGlobal(1, x);
     const sync::ClockMap e0 = engine(0), e1 = engine(1);
     addBursts(10, 20, 2000000); // both estimates change (rank 1 twice as much)
     QVERIFY(job.poll().clockChanged);
     const sync::ClockMap f0 = engine(0), f1 = engine(1);
     const int64_t moved0 = job.timeline()->toGlobal(0, x) - before0;
     const int64_t moved1 = job.timeline()->toGlobal(1, x) - before1;
-    const int64_t change0 = f0.toGlobal(x) - e0.toGlobal(x), change1 = f1.toGlobal(x) - e1.toGlobal(x);
-    QVERIFY2(change0 != 0 && change1 != change0,
-             ("the estimates must change: " + std::to_string(change0) + ", " + std::to_string(change1)).c_str());
-    QVERIFY2(std::llabs(moved0 - change0) <= 2, (std::to_string(moved0) + " vs " + std::to_string(change0)).c_str());
-    QVERIFY2(std::llabs(moved1 - change1) <= 2, (std::to_string(moved1) + " vs " + std::to_string(change1)).c_str());
+    const int64_t change0 = f0.toGlobal(x) - e0.toGlobal(x),
+                  change1 = f1.toGlobal(x) - e1.toGlobal(x);
+    QVERIFY2(
+        change0 != 0 && change1 != change0,
+        ("the estimates must change: " + std::to_string(change0) + ", " + std::to_string(change1))
+            .c_str());
+    QVERIFY2(std::llabs(moved0 - change0) <= 2,
+             (std::to_string(moved0) + " vs " + std::to_string(change0)).c_str());
+    QVERIFY2(std::llabs(moved1 - change1) <= 2,
+             (std::to_string(moved1) + " vs " + std::to_string(change1)).c_str());
 }
 
 void TestLiveJob::newFileBecomesWorker()
@@ -363,6 +373,31 @@ void TestLiveJob::dirWatcherSeesAppends()
     QVERIFY(!w.addDirectory(d + "/missing", &error) || w.mode() == DirWatcher::Mode::Polling);
 }
 
+// The polling fallback (network file systems): appends and new files are seen without inotify.
+void TestLiveJob::followerPollingMode()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/w.0.log", testlogs::header(0) + testlogs::begin(2000, 1, "a"));
+    LiveJob job(options(d));
+    LiveFollower::Options fo;
+    fo.mode = DirWatcher::Mode::Polling;
+    fo.pollIntervalMs = 50;
+    LiveFollower follower(job, fo);
+    QCOMPARE(follower.watcher().mode(), DirWatcher::Mode::Polling);
+    QCOMPARE(follower.watcher().fd(), -1);
+    follower.step();
+    QCOMPARE(job.timeline()->eventCount(), size_t(1));
+    append(d + "/w.0.log", testlogs::end(3000, 1, "a"));
+    testlogs::write(d + "/w.1.log", testlogs::header(1) + testlogs::begin(2500, 1, "b"));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (job.workerCount() < 2 && std::chrono::steady_clock::now() < until)
+        follower.step();
+    QCOMPARE(job.workerCount(), size_t(2));
+    QVERIFY(!(job.timeline()->workers[0].tracks[0].flags[0] & EventOpen));
+    QVERIFY(follower.runUntilIdle(0.2)); // nothing more is written: returns
+}
+
 void TestLiveJob::realWorkers()
 {
     QTemporaryDir dir;
@@ -390,22 +425,27 @@ void TestLiveJob::realWorkers()
         const int w = workerOfRank(job, rank);
         return w < 0 ? size_t(0) : job.timeline()->workers[size_t(w)].eventCount();
     };
-    QVERIFY2(pollUntil(job, [&] { return eventsOf(0) > 20 && eventsOf(1) > 20 && eventsOf(2) > 20; }),
-             "events from three running workers");
+    QVERIFY2(
+        pollUntil(job, [&] { return eventsOf(0) > 20 && eventsOf(1) > 20 && eventsOf(2) > 20; }),
+        "events from three running workers");
     for (int r = 0; r < 3; ++r)
         QCOMPARE(job.state(size_t(workerOfRank(job, r))), WorkerState::Running);
 
     ::kill(pids[1], SIGSTOP); // rank 1 stops: no records, no heartbeats
-    QVERIFY2(pollUntil(job, [&] { return job.state(size_t(workerOfRank(job, 1))) == WorkerState::Silent; }),
-             "a stopped worker is marked silent");
+    QVERIFY2(
+        pollUntil(job,
+                  [&] { return job.state(size_t(workerOfRank(job, 1))) == WorkerState::Silent; }),
+        "a stopped worker is marked silent");
     QCOMPARE(job.state(size_t(workerOfRank(job, 0))), WorkerState::Running);
 
     ::kill(pids[2], SIGKILL); // rank 2 dies without a close record
     ::waitpid(pids[2], nullptr, 0);
     pids[2] = -1;
-    QVERIFY2(pollUntil(job, [&] {
-                 return job.state(size_t(workerOfRank(job, 2))) == WorkerState::EndedWithoutClose;
-             }),
+    QVERIFY2(pollUntil(job,
+                       [&] {
+                           return job.state(size_t(workerOfRank(job, 2))) ==
+                                  WorkerState::EndedWithoutClose;
+                       }),
              "a killed worker ends without a closing record");
     QVERIFY(!job.timeline()->workers[size_t(workerOfRank(job, 2))].info.closedCleanly);
 
@@ -413,16 +453,20 @@ void TestLiveJob::realWorkers()
     QVERIFY2(pollUntil(job, [&] { return eventsOf(3) > 10; }), "a new rank shows up");
 
     ::kill(pids[1], SIGCONT);
-    QVERIFY2(pollUntil(job, [&] { return job.state(size_t(workerOfRank(job, 1))) == WorkerState::Running; }),
-             "a resumed worker runs again");
+    QVERIFY2(
+        pollUntil(job,
+                  [&] { return job.state(size_t(workerOfRank(job, 1))) == WorkerState::Running; }),
+        "a resumed worker runs again");
 
     ::kill(pids[0], SIGTERM); // rank 0 finishes cleanly
     int status = 0;
     ::waitpid(pids[0], &status, 0);
     pids[0] = -1;
     QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    QVERIFY2(pollUntil(job, [&] { return job.state(size_t(workerOfRank(job, 0))) == WorkerState::Finished; }),
-             "a closed worker is finished");
+    QVERIFY2(
+        pollUntil(job,
+                  [&] { return job.state(size_t(workerOfRank(job, 0))) == WorkerState::Finished; }),
+        "a closed worker is finished");
     // Every event of a finished worker is closed and nested.
     for (const EventTrack &t : job.timeline()->workers[size_t(workerOfRank(job, 0))].tracks)
         for (size_t i = 0; i < t.count(); ++i) {
