@@ -61,6 +61,149 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
     return ClockMap(std::move(out));
 }
 
+// The adjustment being built, up − down per clock domain, and the corrected-time queries the
+// repair makes through it. Workers of one clock domain read one clock and share one map: they are
+// adjusted together, and a constraint inside a domain is already ordered by the shared clock.
+// `up` raises receives (CLC's forward jump with forward amortisation); `down` lowers a send whose
+// stamp lies in a flagged step gap (where the map is known to be unreliable) instead of pushing
+// the trustworthy receiver — it descends slowly before the send and returns right after it, the
+// mirror image of `up`, so the map stays increasing.
+class Adjustment
+{
+public:
+    Adjustment(const DomainGrouper &groups, std::vector<WorkerClockResult> &results,
+               const std::vector<Constraint> &cons)
+        : m_groups(groups), m_results(results), m_up(size_t(groups.domainCount())),
+          m_down(size_t(groups.domainCount())), m_events(size_t(groups.domainCount()))
+    {
+        // Constrained event times per domain, to start each ramp after the previous one.
+        for (const Constraint &c : cons) {
+            m_events[dom(c.src)].push_back(c.srcLocal);
+            m_events[dom(c.dst)].push_back(c.dstLocal);
+        }
+        for (auto &e : m_events) {
+            std::sort(e.begin(), e.end());
+            e.erase(std::unique(e.begin(), e.end()), e.end());
+        }
+    }
+
+    double global(int w, int64_t local) const
+    {
+        return double(m_results[size_t(w)].map.toGlobal(local)) + adjAt(dom(w), double(local));
+    }
+    bool violated(const Constraint &c) const
+    {
+        return global(c.dst, c.dstLocal) < global(c.src, c.srcLocal) + double(c.latency) - 0.5;
+    }
+
+    // Makes c hold with kRoundingNs of clearance; false when it already held (or lies inside
+    // one domain).
+    bool enforce(const Constraint &c, double decay)
+    {
+        // The maps are rounded to whole ns when the adjustment is applied (and the send's
+        // map may be re-cut by its own adjustments): keep kRoundingNs of clearance so a
+        // constraint met by a fraction of a ns here is still met after rounding.
+        const double need =
+            global(c.src, c.srcLocal) + double(c.latency) + kRoundingNs - global(c.dst, c.dstLocal);
+        if (need <= 0.0 || dom(c.src) == dom(c.dst))
+            return false;
+        double rest = need;
+        if (inGap(c.src, c.srcLocal) && !inGap(c.dst, c.dstLocal))
+            rest = lowerSend(c, need);
+        if (rest > 0.0)
+            raiseReceive(c, rest, decay);
+        return true;
+    }
+
+    // Constrained events moved by at least half a ns, and the largest move.
+    void countMoves(CausalityReport &rep) const
+    {
+        for (size_t d = 0; d < m_events.size(); ++d) {
+            for (int64_t t : m_events[d]) {
+                const double a = std::fabs(adjAt(d, double(t)));
+                if (a >= 0.5) {
+                    ++rep.eventsMoved;
+                    rep.maxShiftNs = std::max(rep.maxShiftNs, int64_t(std::llround(a)));
+                }
+            }
+        }
+    }
+
+    void applyToMaps()
+    {
+        for (size_t w = 0; w < m_results.size(); ++w)
+            m_results[w].map =
+                applyAdjustment(m_results[w].map, m_up[dom(int(w))], m_down[dom(int(w))]);
+    }
+
+private:
+    size_t dom(int w) const { return size_t(m_groups.domainOf(size_t(w))); }
+    double adjAt(size_t d, double t) const { return m_up[d].value(t) - m_down[d].value(t); }
+    const ClockMap &map(int w) const { return m_results[size_t(w)].map; }
+    bool inGap(int w, int64_t local) const
+    {
+        return (map(w).segmentAt(local).flags & SegStepDetected) != 0;
+    }
+    double segmentEnd(int w, int64_t local) const
+    {
+        const auto &segs = map(w).segments();
+        auto it =
+            std::upper_bound(segs.begin(), segs.end(), local,
+                             [](int64_t v, const ClockSegment &s) { return v < s.localStart; });
+        return it == segs.end() ? double(INT64_MAX) : double(it->localStart);
+    }
+
+    // Lowers the send (in a step gap) by up to its guaranteed bound — the truth is inside it;
+    // returns what remains for the receiver. Bounded, so the passes converge.
+    double lowerSend(const Constraint &c, double need)
+    {
+        const size_t ds = dom(c.src);
+        const double room =
+            double(map(c.src).segmentAt(c.srcLocal).boundNs) + adjAt(ds, double(c.srcLocal));
+        const double take = std::max(0.0, std::min(need, room));
+        // Descend only inside the gap (after the previous constrained event), never
+        // steeper than slope 1/2, and return before the next constrained event.
+        const auto &ev = m_events[ds];
+        auto it = std::upper_bound(ev.begin(), ev.end(), c.srcLocal);
+        const double peak = double(c.srcLocal);
+        const double next = it == ev.end() ? peak + 1e6 : double(*it);
+        const double prev = it - 1 == ev.begin() ? peak - 1e9 : double(*(it - 2));
+        const double gapStart = double(map(c.src).segmentAt(c.srcLocal).localStart);
+        const double depth = std::ceil(m_down[ds].value(peak) + take) + 1.0;
+        const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
+        if (take > 0.0)
+            m_down[ds] = m_down[ds].maxWith(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
+                                                .clippedAfter(std::min(next, peak + 1e6), peak));
+        return need - take;
+    }
+
+    // Raises the receive by `rest`: a ramp from the previous constrained event (at most 1 ms
+    // long) and a decay after it.
+    void raiseReceive(const Constraint &c, double rest, double decay)
+    {
+        const size_t dd = dom(c.dst);
+        const auto &ev = m_events[dd];
+        auto it = std::lower_bound(ev.begin(), ev.end(), c.dstLocal);
+        const double prev = it == ev.begin() ? double(c.dstLocal) - 1e6 : double(*(it - 1));
+        const double peak = double(c.dstLocal);
+        const double height = std::ceil(m_up[dd].value(peak) + rest) + 1.0;
+        const double rampStart = std::max(prev, peak - 1e6);
+        // Inside a step gap, let the bump die out before the gap ends so it cannot
+        // leak into the trustworthy segments after it.
+        if (inGap(c.dst, c.dstLocal)) {
+            const double room = segmentEnd(c.dst, c.dstLocal) - peak;
+            if (room > 2.0 * height)
+                decay = std::max(decay, height / room);
+        }
+        m_up[dd] = m_up[dd].maxWith(PiecewiseLinear::tent(rampStart, peak, height, decay));
+    }
+
+    const DomainGrouper &m_groups;
+    std::vector<WorkerClockResult> &m_results;
+    std::vector<PiecewiseLinear> m_up, m_down;
+    std::vector<std::vector<int64_t>> m_events;
+};
+
 } // namespace
 
 std::vector<Constraint>
@@ -109,123 +252,27 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     CausalityReport rep;
     const std::vector<Constraint> cons = constraints(input, results);
     rep.constraints = int64_t(cons.size());
-    const size_t nw = results.size();
-    // Workers of one clock domain read one clock and share one map: they are adjusted together,
-    // and a constraint inside a domain is already ordered by the shared clock.
     const DomainGrouper groups(input.workers);
-    const size_t nd = size_t(groups.domainCount());
-    auto dom = [&](int w) { return size_t(groups.domainOf(size_t(w))); };
-    // Adjustment = up − down: `up` raises receives (CLC's forward jump with forward amortisation);
-    // `down` lowers a send whose stamp lies in a flagged step gap (where the map is known to be
-    // unreliable) instead of pushing the trustworthy receiver — it descends slowly before the send
-    // and returns right after it, the mirror image of `up`, so the map stays increasing.
-    std::vector<PiecewiseLinear> up(nd), down(nd);
-    auto adjAt = [&](size_t d, double t) { return up[d].value(t) - down[d].value(t); };
-    auto global = [&](int w, int64_t local) {
-        return double(results[size_t(w)].map.toGlobal(local)) + adjAt(dom(w), double(local));
-    };
-    auto segmentEnd = [&](int w, int64_t local) {
-        const auto &segs = results[size_t(w)].map.segments();
-        auto it =
-            std::upper_bound(segs.begin(), segs.end(), local,
-                             [](int64_t v, const ClockSegment &s) { return v < s.localStart; });
-        return it == segs.end() ? double(INT64_MAX) : double(it->localStart);
-    };
-    auto inGap = [&](int w, int64_t local) {
-        return (results[size_t(w)].map.segmentAt(local).flags & SegStepDetected) != 0;
-    };
-    auto violated = [&](const Constraint &c) {
-        return global(c.dst, c.dstLocal) < global(c.src, c.srcLocal) + double(c.latency) - 0.5;
-    };
+    Adjustment adj(groups, results, cons);
     for (const Constraint &c : cons)
-        rep.violationsBefore += violated(c) ? 1 : 0;
+        rep.violationsBefore += adj.violated(c) ? 1 : 0;
 
-    // Constrained event times per worker, to start each ramp after the previous one.
-    std::vector<std::vector<int64_t>> events(nd);
-    for (const Constraint &c : cons) {
-        events[dom(c.src)].push_back(c.srcLocal);
-        events[dom(c.dst)].push_back(c.dstLocal);
-    }
-    for (auto &e : events) {
-        std::sort(e.begin(), e.end());
-        e.erase(std::unique(e.begin(), e.end()), e.end());
-    }
     std::vector<size_t> order(cons.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return global(cons[a].dst, cons[a].dstLocal) < global(cons[b].dst, cons[b].dstLocal);
+        return adj.global(cons[a].dst, cons[a].dstLocal) <
+               adj.global(cons[b].dst, cons[b].dstLocal);
     });
     for (int pass = 0; pass < m_maxPasses; ++pass) {
         bool changed = false;
-        for (size_t i : order) {
-            const Constraint &c = cons[i];
-            // The maps are rounded to whole ns when the adjustment is applied (and the send's
-            // map may be re-cut by its own adjustments): keep kRoundingNs of clearance so a
-            // constraint met by a fraction of a ns here is still met after rounding.
-            const double need = global(c.src, c.srcLocal) + double(c.latency) + kRoundingNs -
-                                global(c.dst, c.dstLocal);
-            if (need <= 0.0 || dom(c.src) == dom(c.dst))
-                continue;
-            const size_t ds = dom(c.src), dd = dom(c.dst);
-            double rest = need;
-            if (inGap(c.src, c.srcLocal) && !inGap(c.dst, c.dstLocal)) {
-                // Never lower a send by more than its guaranteed bound (the truth is inside it);
-                // what remains goes to the receiver as usual. Bounded, so the passes converge.
-                const double room =
-                    double(results[size_t(c.src)].map.segmentAt(c.srcLocal).boundNs) +
-                    adjAt(ds, double(c.srcLocal));
-                const double take = std::max(0.0, std::min(need, room));
-                rest = need - take;
-                // Descend only inside the gap (after the previous constrained event), never
-                // steeper than slope 1/2, and return before the next constrained event.
-                const auto &ev = events[ds];
-                auto it = std::upper_bound(ev.begin(), ev.end(), c.srcLocal);
-                const double peak = double(c.srcLocal);
-                const double next = it == ev.end() ? peak + 1e6 : double(*it);
-                const double prev = it - 1 == ev.begin() ? peak - 1e9 : double(*(it - 2));
-                const double gapStart =
-                    double(results[size_t(c.src)].map.segmentAt(c.srcLocal).localStart);
-                const double depth = std::ceil(down[ds].value(peak) + take) + 1.0;
-                const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
-                if (take > 0.0)
-                    down[ds] =
-                        down[ds].maxWith(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
-                                             .clippedAfter(std::min(next, peak + 1e6), peak));
-            }
-            if (rest > 0.0) {
-                const auto &ev = events[dd];
-                auto it = std::lower_bound(ev.begin(), ev.end(), c.dstLocal);
-                const double prev = it == ev.begin() ? double(c.dstLocal) - 1e6 : double(*(it - 1));
-                const double peak = double(c.dstLocal);
-                const double height = std::ceil(up[dd].value(peak) + rest) + 1.0;
-                const double rampStart = std::max(prev, peak - 1e6);
-                // Inside a step gap, let the bump die out before the gap ends so it cannot
-                // leak into the trustworthy segments after it.
-                double decay = m_decay;
-                if (inGap(c.dst, c.dstLocal)) {
-                    const double room = segmentEnd(c.dst, c.dstLocal) - peak;
-                    if (room > 2.0 * height)
-                        decay = std::max(decay, height / room);
-                }
-                up[dd] = up[dd].maxWith(PiecewiseLinear::tent(rampStart, peak, height, decay));
-            }
-            changed = true;
-        }
+        for (size_t i : order)
+            changed = adj.enforce(cons[i], m_decay) || changed;
         if (!changed)
             break;
     }
-    for (size_t d = 0; d < nd; ++d) {
-        for (int64_t t : events[d]) {
-            const double a = std::fabs(adjAt(d, double(t)));
-            if (a >= 0.5) {
-                ++rep.eventsMoved;
-                rep.maxShiftNs = std::max(rep.maxShiftNs, int64_t(std::llround(a)));
-            }
-        }
-    }
-    for (size_t w = 0; w < nw; ++w)
-        results[w].map = applyAdjustment(results[w].map, up[dom(int(w))], down[dom(int(w))]);
+    adj.countMoves(rep);
+    adj.applyToMaps();
     for (const Constraint &c : cons) {
         const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);
         const int64_t gd = results[size_t(c.dst)].map.toGlobal(c.dstLocal);

@@ -90,6 +90,177 @@ double driftAllowance(const std::vector<double> &slopes, double floor)
     return std::max(floor, 2.0 * d[q]);
 }
 
+// Steps 1-2: the step-free runs and their offset knots (one per burst; of two bursts at one
+// instant only the first). Sets model.steps, model.window and model.driftAllowance.
+struct RunFit
+{
+    std::vector<Run> runs;
+    std::vector<Knot> knots;
+};
+
+RunFit fitRuns(std::span<const BurstBound> bursts, const Frame &f, const ClockModelOptions &opt,
+               ClockModel &model)
+{
+    std::vector<size_t> cuts = StepDetector().detect(bursts);
+    model.steps = int(cuts.size());
+    cuts.insert(cuts.begin(), 0);
+    cuts.push_back(bursts.size());
+
+    RunFit out;
+    double prior = 0.0;
+    for (size_t r = 0; r + 1 < cuts.size(); ++r) {
+        Run run{cuts[r], cuts[r + 1]};
+        const auto sub = bursts.subspan(run.first, run.end - run.first);
+        WindowSelector::Choice choice;
+        choice.window = int(sub.size());
+        if (sub.size() >= 4)
+            choice = WindowSelector(opt.maxWindow).select(sub);
+        run.window = choice.window;
+        const OffsetFitter::Result fit =
+            OffsetFitter().fitRun(sub, run.window, f.t0, f.v0, prior, choice.quadratic);
+        const bool driftKnown = sub.size() >= 2 && fit.knots.back().t - fit.knots.front().t > 1e6;
+        run.rho =
+            driftKnown ? driftAllowance(fit.windowSlopes, opt.minDriftAllowance) : kUnknownDrift;
+        for (size_t k = 0; k < fit.knots.size(); ++k) {
+            if (!out.knots.empty() && fit.knots[k].t <= out.knots.back().k.t)
+                continue; // two bursts at one instant (several workers of a domain): keep one
+            out.knots.push_back({fit.knots[k], run.first + k, int(r)});
+        }
+        prior = fit.knots.back().slope;
+        if (sub.size() * 2 >= bursts.size() || r == 0) {
+            model.window = run.window;
+            model.driftAllowance = run.rho;
+        }
+        out.runs.push_back(run);
+    }
+    return out;
+}
+
+// Steps 3-5: the segments between, before and after the knots, each with its guaranteed bound
+// (coneBound over the bursts next to it) and statistical band.
+class SegmentBuilder
+{
+public:
+    SegmentBuilder(std::span<const BurstBound> bursts, const Frame &f, const std::vector<Run> &runs,
+                   const ClockModelOptions &opt, std::vector<ClockSegment> &out)
+        : m_bursts(bursts), m_f(f), m_runs(runs), m_opt(opt), m_out(out)
+    {
+    }
+
+    // From spanFirst to the first knot, extrapolated back along its slope.
+    void leading(const Knot &k0, int64_t spanFirst)
+    {
+        const double ta = m_f.t(spanFirst), tb = m_f.t(k0.k.t);
+        const double tha = k0.k.theta + k0.k.slope * (ta - tb);
+        size_t from, to;
+        nearBursts(k0, from, to);
+        const double b =
+            coneBound(m_bursts, from, to, m_f, ta, tb, tha, k0.k.theta, k0.k.slope, m_runs[0].rho);
+        add(spanFirst, tha, b, k0.k.bandNs, SegExtrapolated);
+    }
+
+    void between(const Knot &ka, const Knot &kb)
+    {
+        uint32_t flags = (ka.k.fewSamples || kb.k.fewSamples) ? SegFewSamples : 0u;
+        double bound = 0.0;
+        if (ka.run == kb.run) {
+            if (withinRun(ka, kb, flags, bound))
+                return;
+        } else {
+            flags |= SegStepDetected;
+            bound = acrossStep(ka, kb);
+        }
+        add(ka.k.t, ka.k.theta, bound, std::max(ka.k.bandNs, kb.k.bandNs), flags);
+    }
+
+    // From the last knot on, extrapolated along its slope (the last segment's slope).
+    void trailing(const Knot &kl, int64_t spanLast)
+    {
+        const double ta = m_f.t(kl.k.t), tb = m_f.t(std::max(spanLast, kl.k.t));
+        const double thb = kl.k.theta + kl.k.slope * (tb - ta);
+        size_t from, to;
+        nearBursts(kl, from, to);
+        const double b = coneBound(m_bursts, from, to, m_f, ta, tb, kl.k.theta, thb, kl.k.slope,
+                                   m_runs.back().rho);
+        add(kl.k.t, kl.k.theta, b, kl.k.bandNs,
+            SegExtrapolated | (kl.k.fewSamples ? SegFewSamples : 0u));
+        m_out.back().slope = 1.0 + kl.k.slope;
+    }
+
+private:
+    void add(int64_t t, double theta, double bound, double band, uint32_t flags)
+    {
+        ClockSegment s;
+        s.localStart = t;
+        s.globalStart = t + m_f.v0 + int64_t(std::llround(theta));
+        s.boundNs = int64_t(std::ceil(bound)) + m_opt.boundMarginNs;
+        s.bandNs = int64_t(std::ceil(band));
+        s.flags = flags;
+        m_out.push_back(s);
+    }
+
+    void nearBursts(const Knot &k, size_t &from, size_t &to) const
+    {
+        const Run &run = m_runs[size_t(k.run)];
+        from = std::max(run.first, k.burst > 0 ? k.burst - 1 : 0);
+        to = std::min(run.end, k.burst + 3);
+    }
+
+    // Two knots of one run: a Hermite curve cut into sub-segments when they are far apart
+    // (true: those segments are added), else one segment whose bound goes to `bound`.
+    bool withinRun(const Knot &ka, const Knot &kb, uint32_t flags, double &bound)
+    {
+        const double ta = m_f.t(ka.k.t), tb = m_f.t(kb.k.t);
+        size_t from, to;
+        nearBursts(ka, from, to);
+        const double a = 0.5 * (ka.k.slope + kb.k.slope);
+        const double rho = m_runs[size_t(ka.run)].rho;
+        const int sub = int(std::clamp(std::ceil((tb - ta) / kSubKnotSpacingNs), 1.0, 16.0));
+        auto at = [&](int j) {
+            return j == 0     ? ka.k.theta
+                   : j == sub ? kb.k.theta
+                              : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope,
+                                        m_f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub));
+        };
+        for (int j = 0; j < sub; ++j) {
+            const int64_t sa = ka.k.t + (kb.k.t - ka.k.t) * j / sub;
+            const int64_t sb = ka.k.t + (kb.k.t - ka.k.t) * (j + 1) / sub;
+            bound =
+                coneBound(m_bursts, from, to, m_f, m_f.t(sa), m_f.t(sb), at(j), at(j + 1), a, rho);
+            if (sub > 1)
+                add(sa, at(j), bound, std::max(ka.k.bandNs, kb.k.bandNs), flags);
+        }
+        return sub > 1;
+    }
+
+    // The step gap between two runs: before the step θ follows the left run, after it the right
+    // one; the bound covers both predictions at both ends.
+    double acrossStep(const Knot &ka, const Knot &kb) const
+    {
+        const double ta = m_f.t(ka.k.t), tb = m_f.t(kb.k.t);
+        double bound = 0.0;
+        for (const Knot *side : {&ka, &kb}) {
+            size_t from, to;
+            nearBursts(*side, from, to);
+            const double rho = m_runs[size_t(side->run)].rho;
+            for (double t : {ta, tb}) {
+                const double th = ka.k.theta + (kb.k.theta - ka.k.theta) * (t - ta) / (tb - ta);
+                const double pred = side->k.theta + side->k.slope * (t - m_f.t(side->k.t));
+                const double e =
+                    coneBound(m_bursts, from, to, m_f, t, t, pred, pred, side->k.slope, rho);
+                bound = std::max(bound, std::fabs(th - pred) + e);
+            }
+        }
+        return bound;
+    }
+
+    std::span<const BurstBound> m_bursts;
+    const Frame &m_f;
+    const std::vector<Run> &m_runs;
+    const ClockModelOptions &m_opt;
+    std::vector<ClockSegment> &m_out;
+};
+
 } // namespace
 
 ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t spanFirst,
@@ -111,121 +282,14 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
         return model;
     const Frame f{bursts.front().tMid(), bursts.front().lower};
 
-    std::vector<size_t> cuts = StepDetector().detect(bursts);
-    model.steps = int(cuts.size());
-    cuts.insert(cuts.begin(), 0);
-    cuts.push_back(bursts.size());
-
-    std::vector<Run> runs;
-    std::vector<Knot> knots;
-    double prior = 0.0;
-    for (size_t r = 0; r + 1 < cuts.size(); ++r) {
-        Run run{cuts[r], cuts[r + 1]};
-        const auto sub = bursts.subspan(run.first, run.end - run.first);
-        WindowSelector::Choice choice;
-        choice.window = int(sub.size());
-        if (sub.size() >= 4)
-            choice = WindowSelector(m_opt.maxWindow).select(sub);
-        run.window = choice.window;
-        const OffsetFitter::Result fit =
-            OffsetFitter().fitRun(sub, run.window, f.t0, f.v0, prior, choice.quadratic);
-        const bool driftKnown = sub.size() >= 2 && fit.knots.back().t - fit.knots.front().t > 1e6;
-        run.rho =
-            driftKnown ? driftAllowance(fit.windowSlopes, m_opt.minDriftAllowance) : kUnknownDrift;
-        for (size_t k = 0; k < fit.knots.size(); ++k) {
-            if (!knots.empty() && fit.knots[k].t <= knots.back().k.t)
-                continue; // two bursts at one instant (several workers of a domain): keep one
-            knots.push_back({fit.knots[k], run.first + k, int(r)});
-        }
-        prior = fit.knots.back().slope;
-        if (sub.size() * 2 >= bursts.size() || r == 0) {
-            model.window = run.window;
-            model.driftAllowance = run.rho;
-        }
-        runs.push_back(run);
-    }
-
-    auto addSegment = [&](int64_t t, double theta, double bound, double band, uint32_t flags) {
-        ClockSegment s;
-        s.localStart = t;
-        s.globalStart = t + f.v0 + int64_t(std::llround(theta));
-        s.boundNs = int64_t(std::ceil(bound)) + m_opt.boundMarginNs;
-        s.bandNs = int64_t(std::ceil(band));
-        s.flags = flags;
-        model.segments.push_back(s);
-    };
-    auto nearBursts = [&](const Knot &k, size_t &from, size_t &to) {
-        const Run &run = runs[size_t(k.run)];
-        from = std::max(run.first, k.burst > 0 ? k.burst - 1 : 0);
-        to = std::min(run.end, k.burst + 3);
-    };
-
-    const Knot &k0 = knots.front();
-    if (spanFirst < k0.k.t) {
-        const double ta = f.t(spanFirst), tb = f.t(k0.k.t);
-        const double tha = k0.k.theta + k0.k.slope * (ta - tb);
-        size_t from, to;
-        nearBursts(k0, from, to);
-        const double b =
-            coneBound(bursts, from, to, f, ta, tb, tha, k0.k.theta, k0.k.slope, runs[0].rho);
-        addSegment(spanFirst, tha, b, k0.k.bandNs, SegExtrapolated);
-    }
-    for (size_t i = 0; i + 1 < knots.size(); ++i) {
-        const Knot &ka = knots[i], &kb = knots[i + 1];
-        const double ta = f.t(ka.k.t), tb = f.t(kb.k.t);
-        uint32_t flags = (ka.k.fewSamples || kb.k.fewSamples) ? SegFewSamples : 0u;
-        double bound = 0.0;
-        if (ka.run == kb.run) {
-            size_t from, to;
-            nearBursts(ka, from, to);
-            const double a = 0.5 * (ka.k.slope + kb.k.slope);
-            const double rho = runs[size_t(ka.run)].rho;
-            const int sub = int(std::clamp(std::ceil((tb - ta) / kSubKnotSpacingNs), 1.0, 16.0));
-            auto at = [&](int j) {
-                return j == 0     ? ka.k.theta
-                       : j == sub ? kb.k.theta
-                                  : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope,
-                                            f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub));
-            };
-            for (int j = 0; j < sub; ++j) {
-                const int64_t sa = ka.k.t + (kb.k.t - ka.k.t) * j / sub;
-                const int64_t sb = ka.k.t + (kb.k.t - ka.k.t) * (j + 1) / sub;
-                bound = coneBound(bursts, from, to, f, f.t(sa), f.t(sb), at(j), at(j + 1), a, rho);
-                if (sub > 1)
-                    addSegment(sa, at(j), bound, std::max(ka.k.bandNs, kb.k.bandNs), flags);
-            }
-            if (sub > 1)
-                continue;
-        } else {
-            flags |= SegStepDetected;
-            // Before the step θ follows the left run, after it the right one: cover both.
-            for (const Knot *side : {&ka, &kb}) {
-                size_t from, to;
-                nearBursts(*side, from, to);
-                const double rho = runs[size_t(side->run)].rho;
-                for (double t : {ta, tb}) {
-                    const double th = ka.k.theta + (kb.k.theta - ka.k.theta) * (t - ta) / (tb - ta);
-                    const double pred = side->k.theta + side->k.slope * (t - f.t(side->k.t));
-                    const double e =
-                        coneBound(bursts, from, to, f, t, t, pred, pred, side->k.slope, rho);
-                    bound = std::max(bound, std::fabs(th - pred) + e);
-                }
-            }
-        }
-        addSegment(ka.k.t, ka.k.theta, bound, std::max(ka.k.bandNs, kb.k.bandNs), flags);
-    }
-    const Knot &kl = knots.back();
-    {
-        const double ta = f.t(kl.k.t), tb = f.t(std::max(spanLast, kl.k.t));
-        const double thb = kl.k.theta + kl.k.slope * (tb - ta);
-        size_t from, to;
-        nearBursts(kl, from, to);
-        const double b =
-            coneBound(bursts, from, to, f, ta, tb, kl.k.theta, thb, kl.k.slope, runs.back().rho);
-        addSegment(kl.k.t, kl.k.theta, b, kl.k.bandNs,
-                   SegExtrapolated | (kl.k.fewSamples ? SegFewSamples : 0u));
-        model.segments.back().slope = 1.0 + kl.k.slope;
-    }
+    const RunFit fit = fitRuns(bursts, f, m_opt, model);
+    const std::vector<Knot> &knots = fit.knots;
+    SegmentBuilder segments(bursts, f, fit.runs, m_opt, model.segments);
+    if (spanFirst < knots.front().k.t)
+        segments.leading(knots.front(), spanFirst);
+    for (size_t i = 0; i + 1 < knots.size(); ++i)
+        segments.between(knots[i], knots[i + 1]);
+    segments.trailing(knots.back(), spanLast);
     // Slopes from the rounded integer knots, so consecutive segments meet exactly.
     for (size_t i = 0; i + 1 < model.segments.size(); ++i) {
         ClockSegment &s = model.segments[i];

@@ -33,6 +33,88 @@ struct Point
     double d = 0, lower = 0, upper = 0;
 };
 
+using InstanceKey = std::pair<uint32_t, int64_t>; // (nameId, sequence)
+
+// The reference workers: those with a map from sync samples; when none has one, the domain of
+// the lowest rank, which gets the identity map (its clock becomes global time).
+std::vector<bool> chooseReference(const SyncEngineInput &input, const DomainGrouper &groups,
+                                  std::vector<WorkerClockResult> &results)
+{
+    const size_t nw = input.workers.size();
+    std::vector<bool> isRef(nw, false);
+    bool anyRef = false;
+    for (size_t i = 0; i < nw; ++i)
+        anyRef = anyRef || (isRef[i] = results[i].method == ClockMethod::SyncSamples);
+    if (anyRef)
+        return isRef;
+    size_t low = 0;
+    for (size_t i = 1; i < nw; ++i) {
+        if (input.workers[i].rank < input.workers[low].rank)
+            low = i;
+    }
+    for (size_t i : groups.members(groups.domainOf(low))) {
+        isRef[i] = true;
+        ClockSegment s;
+        s.localStart = s.globalStart = input.workers[i].firstLocalNs;
+        s.flags = SegAligned;
+        results[i].map = ClockMap({s});
+        results[i].method = ClockMethod::Collectives;
+    }
+    return isRef;
+}
+
+// Per collective instance, in the reference workers' global time: the median end, the latest
+// begin and the earliest end.
+std::map<InstanceKey, RefInstance> referenceInstances(const SyncEngineInput &input,
+                                                      const DomainGrouper &groups,
+                                                      const std::vector<WorkerClockResult> &results,
+                                                      const std::vector<bool> &isRef)
+{
+    std::map<InstanceKey, std::vector<double>> refEnds, refBegins;
+    for (const CollectiveInstance &c : input.collectives) {
+        const int w = groups.indexOf(c.workerId);
+        if (w < 0 || !isRef[size_t(w)])
+            continue;
+        const ClockMap &m = results[size_t(w)].map;
+        refEnds[{c.nameId, c.sequence}].push_back(double(m.toGlobal(c.localEnd)));
+        refBegins[{c.nameId, c.sequence}].push_back(double(m.toGlobal(c.localBegin)));
+    }
+    std::map<InstanceKey, RefInstance> ref;
+    for (const auto &[key, ends] : refEnds) {
+        const auto &begins = refBegins[key];
+        ref[key] = {median(ends), *std::max_element(begins.begin(), begins.end()),
+                    *std::min_element(ends.begin(), ends.end())};
+    }
+    return ref;
+}
+
+// One segment for a whole domain from its instances (sorted as the collectives are), starting
+// at `first`: the robust line through the end differences, bounded by each instance's
+// [lower, upper].
+ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first)
+{
+    std::vector<double> ts, ds;
+    const double d0 = pts.front().d;
+    for (const Point &p : pts) {
+        ts.push_back(double(p.end - first));
+        ds.push_back(p.d - d0);
+    }
+    const CollectiveAligner::Fit f = CollectiveAligner::robustLine(ts, ds);
+    auto theta = [&](int64_t t) { return d0 + f.offset + f.slope * double(t - first); };
+    double bound = 0.0;
+    // The fitted line sits inside each [lower, upper]; its distance to the far edge is the
+    // bound.
+    for (const Point &p : pts)
+        bound = std::max({bound, theta(p.end) - p.lower, p.upper - theta(p.begin)});
+    ClockSegment s;
+    s.localStart = first;
+    s.globalStart = first + int64_t(std::llround(theta(first)));
+    s.slope = 1.0 + f.slope;
+    s.boundNs = int64_t(std::ceil(bound));
+    s.flags = SegAligned | (pts.size() < 8 ? SegFewSamples : 0u);
+    return s;
+}
+
 } // namespace
 
 CollectiveAligner::Fit CollectiveAligner::robustLine(std::vector<double> t, std::vector<double> d)
@@ -85,43 +167,9 @@ void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper 
                               std::vector<WorkerClockResult> &results,
                               std::vector<std::string> &notes) const
 {
-    const size_t nw = input.workers.size();
-    std::vector<bool> isRef(nw, false);
-    bool anyRef = false;
-    for (size_t i = 0; i < nw; ++i)
-        anyRef = anyRef || (isRef[i] = results[i].method == ClockMethod::SyncSamples);
-    if (!anyRef) {
-        size_t low = 0;
-        for (size_t i = 1; i < nw; ++i) {
-            if (input.workers[i].rank < input.workers[low].rank)
-                low = i;
-        }
-        for (size_t i : groups.members(groups.domainOf(low))) {
-            isRef[i] = true;
-            ClockSegment s;
-            s.localStart = s.globalStart = input.workers[i].firstLocalNs;
-            s.flags = SegAligned;
-            results[i].map = ClockMap({s});
-            results[i].method = ClockMethod::Collectives;
-        }
-    }
-    using Key = std::pair<uint32_t, int64_t>;
-    std::map<Key, std::vector<double>> refEnds, refBegins;
-    for (const CollectiveInstance &c : input.collectives) {
-        const int w = groups.indexOf(c.workerId);
-        if (w < 0 || !isRef[size_t(w)])
-            continue;
-        const ClockMap &m = results[size_t(w)].map;
-        refEnds[{c.nameId, c.sequence}].push_back(double(m.toGlobal(c.localEnd)));
-        refBegins[{c.nameId, c.sequence}].push_back(double(m.toGlobal(c.localBegin)));
-    }
-    std::map<Key, RefInstance> ref;
-    for (const auto &[key, ends] : refEnds) {
-        const auto &begins = refBegins[key];
-        ref[key] = {median(ends), *std::max_element(begins.begin(), begins.end()),
-                    *std::min_element(ends.begin(), ends.end())};
-    }
-
+    const std::vector<bool> isRef = chooseReference(input, groups, results);
+    const std::map<InstanceKey, RefInstance> ref =
+        referenceInstances(input, groups, results, isRef);
     for (int dom = 0; dom < groups.domainCount(); ++dom) {
         const auto &members = groups.members(dom);
         if (results[members.front()].method != ClockMethod::None)
@@ -147,26 +195,7 @@ void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper 
                             ": no sync samples and no shared collectives; clock left uncorrected");
             continue;
         }
-        first = std::min(first, pts.front().begin);
-        std::vector<double> ts, ds;
-        const double d0 = pts.front().d;
-        for (const Point &p : pts) {
-            ts.push_back(double(p.end - first));
-            ds.push_back(p.d - d0);
-        }
-        const Fit f = robustLine(ts, ds);
-        auto theta = [&](int64_t t) { return d0 + f.offset + f.slope * double(t - first); };
-        double bound = 0.0;
-        // The fitted line sits inside each [lower, upper]; its distance to the far edge is the
-        // bound.
-        for (const Point &p : pts)
-            bound = std::max({bound, theta(p.end) - p.lower, p.upper - theta(p.begin)});
-        ClockSegment s;
-        s.localStart = first;
-        s.globalStart = first + int64_t(std::llround(theta(first)));
-        s.slope = 1.0 + f.slope;
-        s.boundNs = int64_t(std::ceil(bound));
-        s.flags = SegAligned | (pts.size() < 8 ? SegFewSamples : 0u);
+        const ClockSegment s = alignedSegment(pts, std::min(first, pts.front().begin));
         for (size_t i : members) {
             results[i].map = ClockMap({s});
             results[i].method = ClockMethod::Collectives;
