@@ -22,6 +22,14 @@ public:
     void run(SimJob &job, double endTau);
 
 private:
+    // One iteration of every rank from about true time `base` (ns); returns the next one's base.
+    double runIteration(SimJob &job, int64_t k, double base);
+    // One event of worker w between true times b and e, stamped with its host's clock.
+    static void addEvent(SimJob &job, int w, int name, int tid, double b, double e, int64_t step);
+    // The message w sends to the next rank at true time ts of iteration k.
+    void addMessage(SimJob &job, int w, double ts, int64_t k);
+    static int64_t stamp(const SimJob &job, int w, double tau);
+
     SimConfig m_cfg;
     SimRandom m_rng;
 };
