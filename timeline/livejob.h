@@ -6,8 +6,8 @@
 // what was parsed into the Timeline (amortised cost per new record, see livefile.h), refreshes
 // the clock correction when new sync samples (or workers) arrived — at most once per
 // clockRefreshMs, with the display shift E of the first correction kept, so a worker's
-// corrected times move by exactly the change in its own estimate (ClockCorrector::Options::
-// shift) — and re-evaluates every worker's state:
+// corrected times move by exactly the change in its own estimate (ClockCorrector::apply with
+// a fixed shift) — and re-evaluates every worker's state:
 //   Finished          a `close` record was read;
 //   EndedWithoutClose no `close`, and its process is gone (same machine: kill(pid, 0) fails or
 //                     the pid is a zombie), or — for a worker on another machine, whose pid
