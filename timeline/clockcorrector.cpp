@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace syncline {
 
@@ -74,6 +75,61 @@ void addMessages(const Timeline &tl, const std::vector<std::vector<ParsedMessage
     }
 }
 
+void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
+{
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        const Worker &w = tl.workers[i];
+        sync::WorkerClockInput wi;
+        wi.workerId = int(i);
+        wi.rank = w.info.rank;
+        wi.host = w.info.host;
+        wi.bootId = w.info.bootId;
+        wi.clockSource = w.info.clockSource;
+        wi.refId = w.refId;
+        wi.samples = w.samples;
+        wi.firstLocalNs = w.info.firstLocalNs;
+        wi.lastLocalNs = w.info.lastLocalNs;
+        out.push_back(std::move(wi));
+    }
+}
+
+// The shift E that puts the engine's scale on the wall-clock epoch (see header): raw − engine
+// at the first local time of the first corrected worker; nullopt when no worker was corrected.
+std::optional<int64_t> referenceShift(const Timeline &tl, const sync::SyncEngineResult &res)
+{
+    for (const sync::WorkerClockResult &r : res.workers) {
+        if (r.method == sync::ClockMethod::None)
+            continue;
+        const Worker &w = tl.workers[size_t(r.workerId)];
+        const int64_t x = w.info.firstLocalNs;
+        return w.raw.toGlobal(x) - r.map.toGlobal(x);
+    }
+    return std::nullopt;
+}
+
+// Each worker's engine result, shifted by `shift`; workers the engine could not correct (or
+// all of them when there is no shift) keep the raw wall-clock mapping, with a note.
+void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional<int64_t> shift)
+{
+    for (const sync::WorkerClockResult &r : res.workers) {
+        Worker &w = tl.workers[size_t(r.workerId)];
+        w.clock = r;
+        if (r.method == sync::ClockMethod::None || !shift) {
+            w.corrected = w.raw;
+            w.clock.map = w.raw;
+            w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+            tl.clockNotes.push_back(
+                "rank " + std::to_string(w.info.rank) +
+                ": no sync samples and no collectives to align on; corrected view uses the "
+                "raw wall-clock mapping");
+            continue;
+        }
+        w.corrected = shifted(r.map, *shift);
+        w.clock.map = w.corrected;
+        w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+    }
+}
+
 } // namespace
 
 bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)
@@ -107,60 +163,20 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMes
         return;
     }
     sync::SyncEngineInput in;
-    for (size_t i = 0; i < tl.workers.size(); ++i) {
-        const Worker &w = tl.workers[i];
-        sync::WorkerClockInput wi;
-        wi.workerId = int(i);
-        wi.rank = w.info.rank;
-        wi.host = w.info.host;
-        wi.bootId = w.info.bootId;
-        wi.clockSource = w.info.clockSource;
-        wi.refId = w.refId;
-        wi.samples = w.samples;
-        wi.firstLocalNs = w.info.firstLocalNs;
-        wi.lastLocalNs = w.info.lastLocalNs;
-        in.workers.push_back(std::move(wi));
-    }
+    addWorkers(tl, in.workers);
     addCollectives(tl, kinds, options.alignOn, in.collectives);
     addMessages(tl, messages, in.messages);
     const sync::SyncEngineResult res = sync::runSyncEngine(in);
     tl.causality = res.causality;
     tl.clockNotes.insert(tl.clockNotes.end(), res.notes.begin(), res.notes.end());
 
-    // The shift E that puts the engine's scale on the wall-clock epoch (see header).
-    int64_t shift = 0;
-    bool haveShift = false;
-    for (const sync::WorkerClockResult &r : res.workers) {
-        if (r.method == sync::ClockMethod::None)
-            continue;
-        const Worker &w = tl.workers[size_t(r.workerId)];
-        const int64_t x = w.info.firstLocalNs;
-        shift = w.raw.toGlobal(x) - r.map.toGlobal(x);
-        haveShift = true;
-        break;
-    }
-    if (haveShift && fixedShift)
+    std::optional<int64_t> shift = referenceShift(tl, res);
+    if (shift && fixedShift)
         shift = *fixedShift;
-    if (haveShift && shiftOut)
-        *shiftOut = shift;
-    tl.referenceShiftNs = haveShift ? shift : 0;
-    for (const sync::WorkerClockResult &r : res.workers) {
-        Worker &w = tl.workers[size_t(r.workerId)];
-        w.clock = r;
-        if (r.method == sync::ClockMethod::None || !haveShift) {
-            w.corrected = w.raw;
-            w.clock.map = w.raw;
-            w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
-            tl.clockNotes.push_back(
-                "rank " + std::to_string(w.info.rank) +
-                ": no sync samples and no collectives to align on; corrected view uses the "
-                "raw wall-clock mapping");
-            continue;
-        }
-        w.corrected = shifted(r.map, shift);
-        w.clock.map = w.corrected;
-        w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
-    }
+    if (shift && shiftOut)
+        *shiftOut = *shift;
+    tl.referenceShiftNs = shift.value_or(0);
+    storeResults(tl, res, shift);
     tl.updateRange();
 }
 

@@ -1,5 +1,6 @@
 // LogHeader — the first record of a syncline v1 log, `{"t":"header",...}` (docs/log-format.md),
-// read into WorkerInfo; and the rank a log without a header gets from its file name.
+// read into WorkerInfo; and the rank a file without one (a log without a header, a Chrome trace
+// without distributedInfo) gets from its file name.
 //
 // The header is read once per file with nlohmann_json (small document, any key order); the
 // bulk records never go through it. Fields: rank, local_rank, world_size, group_rank, restart,

@@ -1,8 +1,11 @@
 #include "timelinebuilder.h"
 
+#include "logheader.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 namespace syncline {
 
@@ -23,18 +26,45 @@ template <typename T> void shrink(std::vector<T> &v)
     v.shrink_to_fit();
 }
 
-int rankFromName(const std::string &path, bool &found)
+// Ranks for files that carry none: digits of the file name, else the next free rank.
+void assignMissingRanks(std::vector<ParsedFile> &files)
 {
-    std::string base = path.substr(path.find_last_of('/') + 1);
-    base = base.substr(0, base.find_last_of('.'));
-    const size_t last = base.find_last_of("0123456789");
-    found = last != std::string::npos;
-    if (!found)
-        return 0;
-    size_t first = last;
-    while (first > 0 && std::isdigit(static_cast<unsigned char>(base[first - 1])))
-        --first;
-    return std::stoi(base.substr(first, std::min<size_t>(last - first + 1, 9)));
+    int nextFree = 0;
+    for (const ParsedFile &f : files)
+        if (f.usable && f.rankKnown)
+            nextFree = std::max(nextFree, f.worker.info.rank + 1);
+    for (ParsedFile &f : files) {
+        if (!f.usable || f.rankKnown)
+            continue;
+        const std::optional<int> fromName = LogHeader::rankFromFileName(f.path);
+        const int rank = fromName ? *fromName : nextFree++;
+        f.worker.info.rank = rank;
+        f.problems.push_back({Severity::Info, f.path, 0,
+                              "no rank in the trace; rank " + std::to_string(rank) +
+                                  (fromName ? " taken from the file name" : " assigned")});
+    }
+}
+
+// Moves one usable file's worker, args and flows into tl, its name ids remapped to tl.names.
+void appendWorker(Timeline &tl, ParsedFile &f)
+{
+    const std::vector<uint32_t> remap = tl.names.merge(f.names);
+    const auto argBase = uint32_t(tl.args.size());
+    for (EventTrack &t : f.worker.tracks) {
+        for (uint32_t &id : t.nameId)
+            id = remap[id];
+        for (auto &r : t.argRefs)
+            r.second += argBase;
+    }
+    std::move(f.args.begin(), f.args.end(), std::back_inserter(tl.args));
+    const auto w = uint32_t(tl.workers.size());
+    for (FlowPoint fp : f.flows) {
+        fp.worker = w;
+        fp.nameId = remap[fp.nameId];
+        fp.categoryId = remap[fp.categoryId];
+        tl.flows.push_back(fp);
+    }
+    tl.workers.push_back(std::move(f.worker));
 }
 
 } // namespace
@@ -154,29 +184,11 @@ BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files)
     BuiltTimeline out;
     out.timeline = std::make_shared<Timeline>();
     Timeline &tl = *out.timeline;
-
-    // Ranks for files that carry none: digits of the file name, else the next free rank.
-    int nextFree = 0;
-    for (const ParsedFile &f : files)
-        if (f.usable && f.rankKnown)
-            nextFree = std::max(nextFree, f.worker.info.rank + 1);
-    for (ParsedFile &f : files) {
-        if (!f.usable || f.rankKnown)
-            continue;
-        bool found = false;
-        int rank = rankFromName(f.path, found);
-        if (!found)
-            rank = nextFree++;
-        f.worker.info.rank = rank;
-        f.problems.push_back({Severity::Info, f.path, 0,
-                              "no rank in the trace; rank " + std::to_string(rank) +
-                                  (found ? " taken from the file name" : " assigned")});
-    }
+    assignMissingRanks(files);
     std::stable_sort(files.begin(), files.end(), [](const ParsedFile &a, const ParsedFile &b) {
         const auto &x = a.worker.info, &y = b.worker.info;
         return std::tie(x.rank, x.restart, a.path) < std::tie(y.rank, y.restart, b.path);
     });
-
     std::map<std::pair<int, int>, std::string> seen;
     for (ParsedFile &f : files) {
         for (LoadProblem &p : f.problems)
@@ -190,23 +202,7 @@ BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files)
                                    "duplicate rank " + std::to_string(key.first) + " restart " +
                                        std::to_string(key.second) + " (also in " + it->second +
                                        "); both kept"});
-        const std::vector<uint32_t> remap = tl.names.merge(f.names);
-        const auto argBase = uint32_t(tl.args.size());
-        for (EventTrack &t : f.worker.tracks) {
-            for (uint32_t &id : t.nameId)
-                id = remap[id];
-            for (auto &r : t.argRefs)
-                r.second += argBase;
-        }
-        std::move(f.args.begin(), f.args.end(), std::back_inserter(tl.args));
-        const auto w = uint32_t(tl.workers.size());
-        for (FlowPoint fp : f.flows) {
-            fp.worker = w;
-            fp.nameId = remap[fp.nameId];
-            fp.categoryId = remap[fp.categoryId];
-            tl.flows.push_back(fp);
-        }
-        tl.workers.push_back(std::move(f.worker));
+        appendWorker(tl, f);
         out.messages.push_back(std::move(f.messages));
     }
     std::sort(tl.flows.begin(), tl.flows.end(), [](const FlowPoint &a, const FlowPoint &b) {
