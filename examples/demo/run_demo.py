@@ -308,6 +308,9 @@ def report_clocks(jobdir, stats_json):
             f"started ({h['skew']['offset_ns'] / 1e6:.1f} ms offset + {h['skew']['drift_ppm']:g} "
             f"ppm of drift since boot, from the log headers' `skew`), and drifts "
             f"{h['skew']['drift_ppm']:g} µs further apart every second.")
+        say(f"wall clocks (what viewers without skew correction align by): {h['host']} is "
+            f"{h['skew']['offset_ns'] / 1e6:+.1f} ms off at the start and drifts "
+            f"{h['skew']['drift_ppm']:g} µs/s — the 'raw' view (View ▸ clock mode) shows that.")
     estimated = {}
     if stats_json and pathlib.Path(stats_json).exists():
         for w in json.loads(pathlib.Path(stats_json).read_text())["workers"]:
@@ -337,7 +340,7 @@ def report_clocks(jobdir, stats_json):
         say(f"{rank:>4} {header['host']:<7} {truth / 1e6:>19.3f} ms {est / 1e6:>15.3f} ms "
             f"{err / 1e3:>7.1f} µs {c['bound_ns'] / 1e3:>7.1f} µs {c['drift_ppm']:>7.1f} ppm  "
             f"{c['method']}")
-    say(f"raw: the hosts' clocks disagree by {max_truth / 1e6:.3f} ms; corrected: the largest "
+    say(f"raw: the hosts' monotonic clocks disagree by {max_truth / 1e6:.3f} ms; corrected: the largest "
         f"error left is {worst / 1e3:.1f} µs "
         f"({'every one within its bound' if not outside else f'ranks {outside} outside their bounds'}"
         f", bounds relative to rank {r0} add rank {r0}'s).")

@@ -183,6 +183,18 @@ def test_demo_corrected_all_reduce_ends_coincide(demo):
     assert statistics.median(raw_gaps) > HOST_B_OFFSET_NS
     assert abs(statistics.median(raw_gaps) - predicted) < SCHEDULING_NS, (raw_gaps, predicted)
 
+    # The raw VIEW (wall-clock anchored, what viewers without correction show) has host-b's
+    # ends its wall-clock offset (3.2 ms, plus 40 µs/s) late: the correction, not the anchors,
+    # is what lines them up.
+    raw_tl = syncline.load_timeline(str(job), clock="raw")
+    raw_events = {r: sorted((e for e in raw_tl if e.rank == r and e.name == "all_reduce"),
+                            key=lambda e: e.start_ns) for r in workers}
+    view_gaps = [statistics.mean(raw_events[r][k].end_ns for r in (4, 5, 6, 7)) -
+                 statistics.mean(raw_events[r][k].end_ns for r in (0, 1, 2, 3))
+                 for k in range(STEPS)]
+    assert statistics.median(view_gaps) > HOST_B_OFFSET_NS - SCHEDULING_NS, view_gaps[:5]
+    assert statistics.median(view_gaps) < HOST_B_OFFSET_NS + 2 * SCHEDULING_NS, view_gaps[:5]
+
 
 def strip_sync(job, to):
     """Copies the job's logs and config into `to` without their `sync` records."""
