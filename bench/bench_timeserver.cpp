@@ -7,6 +7,8 @@
 // burst of 8 as the recorder does it, its duration and the live estimate's bound.
 //
 // Usage: bench_timeserver [N]   (default 20000 ping-pongs per row)
+#include "../tests/common/loopbackudp.h"
+#include "../tests/common/monotonicraw.h"
 #include "recorder/syncclient.h"
 #include "recorder/syncprotocol.h"
 #include "recorder/timeserver.h"
@@ -16,7 +18,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -29,36 +30,9 @@ namespace proto = syncline::rec::syncproto;
 
 namespace {
 
-int64_t rawNs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-int boundSocket(int *port)
-{
-    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
-int connectedSocket(int port)
-{
-    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(uint16_t(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    return fd;
-}
+using syncline::test::boundUdpSocket;
+using syncline::test::connectedUdpSocket;
+constexpr auto &rawNs = syncline::test::monotonicRawNs;
 
 struct Row
 {
@@ -71,7 +45,7 @@ struct Row
 Row pingPong(int port, int n, bool protocol)
 {
     Row row;
-    const int fd = connectedSocket(port);
+    const int fd = connectedUdpSocket(port);
     unsigned char out[proto::kPacketSize], in[256];
     proto::Packet req;
     const auto start = std::chrono::steady_clock::now();
@@ -120,7 +94,7 @@ int main(int argc, char **argv)
     const int n = argc > 1 ? std::atoi(argv[1]) : 20000;
     // Baseline: bare echo thread.
     int echoPort = 0;
-    const int echoFd = boundSocket(&echoPort);
+    const int echoFd = boundUdpSocket(&echoPort);
     std::atomic<bool> stop{false};
     std::thread echo([&] {
         unsigned char buf[256];

@@ -2,10 +2,6 @@
 
 #include "textwriter.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 namespace syncline {
 
 namespace {
@@ -101,20 +97,7 @@ int64_t ChromeExporter::write(const Timeline &tl, std::ostream &out)
 
 bool ChromeExporter::writeFile(const Timeline &tl, const std::string &path, std::string *error)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        if (error)
-            *error = path + ": cannot write: " + std::strerror(errno);
-        return false;
-    }
-    write(tl, out);
-    out.flush();
-    if (!out) {
-        if (error)
-            *error = path + ": write failed";
-        return false;
-    }
-    return true;
+    return TextWriter::toFile(path, error, [&](std::ostream &out) { write(tl, out); });
 }
 
 } // namespace syncline

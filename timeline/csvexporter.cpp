@@ -2,10 +2,6 @@
 
 #include "textwriter.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 namespace syncline {
 
 const char *CsvExporter::status(uint16_t flags)
@@ -54,20 +50,7 @@ int64_t CsvExporter::write(const Timeline &tl, std::ostream &out, const EventRan
 bool CsvExporter::writeFile(const Timeline &tl, const std::string &path, const EventRange &range,
                             std::string *error)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        if (error)
-            *error = path + ": cannot write: " + std::strerror(errno);
-        return false;
-    }
-    write(tl, out, range);
-    out.flush();
-    if (!out) {
-        if (error)
-            *error = path + ": write failed";
-        return false;
-    }
-    return true;
+    return TextWriter::toFile(path, error, [&](std::ostream &out) { write(tl, out, range); });
 }
 
 } // namespace syncline

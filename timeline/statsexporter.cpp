@@ -2,33 +2,7 @@
 
 #include "textwriter.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 namespace syncline {
-
-namespace {
-
-template <typename Fn> bool toFile(const std::string &path, std::string *error, Fn fn)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        if (error)
-            *error = path + ": cannot write: " + std::strerror(errno);
-        return false;
-    }
-    fn(out);
-    out.flush();
-    if (!out) {
-        if (error)
-            *error = path + ": write failed";
-        return false;
-    }
-    return true;
-}
-
-} // namespace
 
 void StatsExporter::writeCsv(const Timeline &tl, const std::vector<StatsRow> &rows,
                              std::ostream &out)
@@ -88,13 +62,13 @@ void StatsExporter::writeJson(const Timeline &tl, const std::vector<StatsRow> &r
 bool StatsExporter::writeCsvFile(const Timeline &tl, const std::vector<StatsRow> &rows,
                                  const std::string &path, std::string *error)
 {
-    return toFile(path, error, [&](std::ostream &o) { writeCsv(tl, rows, o); });
+    return TextWriter::toFile(path, error, [&](std::ostream &o) { writeCsv(tl, rows, o); });
 }
 
 bool StatsExporter::writeJsonFile(const Timeline &tl, const std::vector<StatsRow> &rows,
                                   const std::string &path, std::string *error)
 {
-    return toFile(path, error, [&](std::ostream &o) { writeJson(tl, rows, o); });
+    return TextWriter::toFile(path, error, [&](std::ostream &o) { writeJson(tl, rows, o); });
 }
 
 } // namespace syncline

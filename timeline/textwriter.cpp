@@ -1,7 +1,10 @@
 #include "textwriter.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 
 namespace syncline {
 
@@ -102,6 +105,25 @@ void TextWriter::flush()
         m_out.write(m_buf.data(), std::streamsize(m_buf.size()));
         m_buf.clear();
     }
+}
+
+bool TextWriter::toFile(const std::string &path, std::string *error,
+                        const std::function<void(std::ostream &)> &fill)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) {
+        if (error)
+            *error = path + ": cannot write: " + std::strerror(errno);
+        return false;
+    }
+    fill(out);
+    out.flush();
+    if (!out) {
+        if (error)
+            *error = path + ": write failed";
+        return false;
+    }
+    return true;
 }
 
 } // namespace syncline

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ public:
     TextWriter &csvField(std::string_view s);
     void flush();
     bool ok() const { return bool(m_out); }
+
+    // Creates/truncates `path`, lets `fill` write the whole file, and checks the result; false
+    // with *error = "<path>: cannot write: <reason>" or "<path>: write failed" (the exporters'
+    // writeFile()).
+    static bool toFile(const std::string &path, std::string *error,
+                       const std::function<void(std::ostream &)> &fill);
 
 private:
     static constexpr size_t kChunk = 1 << 20;

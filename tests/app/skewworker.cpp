@@ -10,6 +10,7 @@
 // Usage: skew_worker --config PATH --log PATH --start-raw NS --period-ms MS --rounds N
 //                    [--tail-ms MS]
 // Exit status: 0 ok, 2 bad arguments, 3 no sync estimate within 10 s (no server answering).
+#include "../common/monotonicraw.h"
 #include "recorder/filetimerclient.h"
 
 #include <chrono>
@@ -18,16 +19,11 @@
 #include <cstring>
 #include <string>
 #include <thread>
-#include <time.h>
 
 namespace {
 
-int64_t trueNow()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+// True time: the machine's CLOCK_MONOTONIC_RAW, whatever skew the recorder applies.
+constexpr auto &trueNow = syncline::test::monotonicRawNs;
 
 void waitUntilTrue(int64_t target)
 {

@@ -8,6 +8,8 @@
 // machine's CLOCK_MONOTONIC_RAW (shared by all processes); the test inverts that (the header's
 // `skew`, a test facility the engine never reads) to get each mark's true instant, so a worker
 // that was preempted before stamping does not make the test flaky.
+#include "../common/loopbackudp.h"
+#include "../common/monotonicraw.h"
 #include "timeline/jobloader.h"
 
 #include <QDir>
@@ -18,9 +20,6 @@
 
 #include <cmath>
 #include <csignal>
-#include <ctime>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace {
@@ -31,12 +30,8 @@ struct Skew
     double driftPpm;
 };
 
-int64_t trueNow()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+// True time: the machine's CLOCK_MONOTONIC_RAW (shared by all processes here).
+constexpr auto &trueNow = syncline::test::monotonicRawNs;
 
 // Inverse of the recorder's transform (recorder/clock.h), exact to ±1 ns.
 int64_t trueInstant(int64_t ts, const Skew &s)
@@ -44,19 +39,6 @@ int64_t trueInstant(int64_t ts, const Skew &s)
     const int64_t x = ts - s.offsetNs;
     const double d = s.driftPpm * 1e-6;
     return x - std::llround(double(x) * d / (1.0 + d));
-}
-
-int freeUdpPort()
-{
-    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
 }
 
 // Local time of the instant event `name` of worker w, or -1.
@@ -100,7 +82,7 @@ void TestSkewMultiProcess::runJob(bool hosted, const std::vector<Skew> &skews, i
     QProcess server;
     int port = 0;
     if (hosted) {
-        port = freeUdpPort();
+        port = syncline::test::freeUdpPort();
     } else {
         server.start(SYNCLINE_BINARY_DIR "/bin/syncline",
                      {"timeserver", "--port", "0", "--bind", "127.0.0.1", "--token", "tst-job"});

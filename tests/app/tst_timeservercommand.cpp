@@ -1,5 +1,6 @@
 // Tests of `syncline timeserver` as a real process: it answers on UDP, prints its counters
 // periodically, stops cleanly on SIGTERM/SIGINT and refuses bad arguments.
+#include "../common/loopbackudp.h"
 #include "recorder/syncprotocol.h"
 
 #include <QProcess>
@@ -44,12 +45,7 @@ QRegularExpressionMatch waitForLine(QProcess &p, const QRegularExpression &re, i
 // One request with the given token to 127.0.0.1:port; true when a valid reply came back.
 bool askTime(int port, const std::string &token, proto::Packet *reply)
 {
-    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(uint16_t(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    const int fd = syncline::test::connectedUdpSocket(port);
     proto::Packet req;
     req.tokenHash = proto::tokenHash(token);
     req.requestId = 77;

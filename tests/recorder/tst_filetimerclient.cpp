@@ -1,6 +1,9 @@
 // Tests for FileTimerClient with real files and real processes: round trip through an
 // independent reader (logreader.h), nesting, many threads, misnesting, callbacks, overflow,
 // heartbeats, SIGKILL, unwritable path and full disk, fork() and exit().
+#include "../common/loopbackudp.h"
+#include "../common/monotonicraw.h"
+#include "../common/stderrcapture.h"
 #include "logreader.h"
 #include "recorder/filetimerclient.h"
 #include "recorder/timermacros.h"
@@ -8,19 +11,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <fstream>
-#include <netinet/in.h>
 #include <set>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
 using namespace syncline::rec;
 using nlohmann::json;
+namespace test = syncline::test;
 
 int disabledMacros(FileTimerClient &client); // tst_filetimerclient_disabled.cpp
 
@@ -33,13 +33,6 @@ std::string writeConfig(const QTemporaryDir &dir, const std::string &text)
     return path;
 }
 
-int64_t rawNow()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 // Runs fn in a forked child; returns its exit status (0 = fn returned true).
 template <class F> int inChild(F fn)
 {
@@ -49,39 +42,6 @@ template <class F> int inChild(F fn)
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// Captures what the process writes to fd 2 while alive.
-class StderrCapture
-{
-public:
-    explicit StderrCapture(const std::string &path)
-    {
-        fflush(stderr);
-        m_saved = dup(2);
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, 2);
-        ::close(fd);
-    }
-    ~StderrCapture() { restore(); }
-    void restore()
-    {
-        if (m_saved < 0)
-            return;
-        fflush(stderr);
-        dup2(m_saved, 2);
-        ::close(m_saved);
-        m_saved = -1;
-    }
-
-private:
-    int m_saved = -1;
-};
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 } // namespace
@@ -500,7 +460,7 @@ void TstFileTimerClient::killedChildKeepsFlushedEvents()
         }
     }
     QTest::qSleep(500);
-    const int64_t killedAt = rawNow();
+    const int64_t killedAt = test::monotonicRawNs();
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -530,8 +490,7 @@ void TstFileTimerClient::unwritablePath()
     const std::string file = dir.filePath("plainfile").toStdString();
     std::ofstream(file) << "x";
     const std::string logPath = file + "/sub/events.log"; // a path under a regular file
-    const std::string errPath = dir.filePath("stderr.txt").toStdString();
-    StderrCapture capture(errPath);
+    test::StderrCapture capture;
     FileTimerClient client("", logPath);
     for (int k = 0; k < 1000; ++k) {
         client.startEvent("still-works");
@@ -539,33 +498,31 @@ void TstFileTimerClient::unwritablePath()
     }
     client.flush();
     client.close();
-    capture.restore();
+    const std::string err = capture.text();
     QVERIFY(!client.ok());
     QVERIFY(client.stats().ioError);
     const std::string expected = "cannot open log file '" + logPath +
                                  "': Not a directory; events will not be recorded (the process "
                                  "goes on)";
     QCOMPARE(client.lastError(), expected);
-    QCOMPARE(slurp(errPath), "syncline: " + expected + "\n");
+    QCOMPARE(err, "syncline: " + expected + "\n");
     QCOMPARE(client.stats().events, uint64_t(2001));
 }
 
 void TstFileTimerClient::fullDisk()
 {
-    QTemporaryDir dir;
-    const std::string errPath = dir.filePath("stderr.txt").toStdString();
-    StderrCapture capture(errPath);
+    test::StderrCapture capture;
     FileTimerClient client("", "/dev/full");
     client.startEvent("a");
     client.endEvent("a");
     client.flush();
     client.instant("b");
     client.close();
-    capture.restore();
+    const std::string err = capture.text();
     const std::string expected = "writing log file '/dev/full' failed: No space left on device; "
                                  "further events are discarded (the process goes on)";
     QCOMPARE(client.lastError(), expected);
-    QCOMPARE(slurp(errPath), "syncline: " + expected + "\n"); // said once
+    QCOMPARE(err, "syncline: " + expected + "\n"); // said once
     QCOMPARE(client.stats().bytes, uint64_t(0));
 }
 
@@ -640,9 +597,9 @@ void TstFileTimerClient::testClockSkew()
     qunsetenv("SYNCLINE_TEST_CLOCK_DRIFT_PPM");
     qunsetenv("SYNCLINE_HOST");
     qunsetenv("SYNCLINE_BOOT_ID");
-    const int64_t raw = rawNow();
+    const int64_t raw = test::monotonicRawNs();
     client.instant("x");
-    const int64_t raw2 = rawNow();
+    const int64_t raw2 = test::monotonicRawNs();
     client.close();
     const testlog::Log log = testlog::read(logPath);
     const json &h = log.records.front();
@@ -657,16 +614,8 @@ void TstFileTimerClient::testClockSkew()
 
 void TstFileTimerClient::timeSyncWithHostedServer()
 {
-    // A free UDP port: bind to 0, read it back, release it.
-    const int probe = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    QCOMPARE(bind(probe, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)), 0);
-    socklen_t len = sizeof(addr);
-    getsockname(probe, reinterpret_cast<sockaddr *>(&addr), &len);
-    const int port = ntohs(addr.sin_port);
-    ::close(probe);
+    const int port = test::freeUdpPort();
+    QVERIFY(port > 0);
 
     QTemporaryDir dir;
     const std::string cfg = writeConfig(

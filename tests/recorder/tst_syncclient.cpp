@@ -1,5 +1,8 @@
 // Tests of the recorder's sync client against a real TimeServer (and against no server) on
 // loopback UDP.
+#include "../common/loopbackudp.h"
+#include "../common/monotonicraw.h"
+#include "../common/stderrcapture.h"
 #include "recorder/syncclient.h"
 #include "recorder/syncprotocol.h"
 #include "recorder/timeserver.h"
@@ -9,26 +12,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <netinet/in.h>
 #include <set>
-#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
 using namespace syncline::rec;
+namespace test = syncline::test;
 
 namespace {
-
-int64_t rawNs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Everything the sink and onMessage receive.
 struct Collected
@@ -50,7 +44,7 @@ std::unique_ptr<SyncClient> makeClient(Collected &c, const SyncClientOptions &ba
         std::lock_guard<std::mutex> l(c.mutex);
         c.messages.push_back(m);
     };
-    return std::make_unique<SyncClient>(o, rawNs, [&c](const SyncExchange &x) {
+    return std::make_unique<SyncClient>(o, test::monotonicRawNs, [&c](const SyncExchange &x) {
         std::lock_guard<std::mutex> l(c.mutex);
         c.exchanges.push_back(x);
     });
@@ -67,61 +61,6 @@ template <typename Pred> bool waitFor(Pred pred, double seconds = 10.0)
     }
     return true;
 }
-
-// A loopback port nothing listens on (bound, read, closed).
-int deadPort()
-{
-    int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
-
-// Redirects stderr (fd 2) to a file for its lifetime; text() returns what was written.
-class StderrCapture
-{
-public:
-    StderrCapture()
-    {
-        std::fflush(stderr);
-        m_saved = ::dup(2);
-        std::snprintf(m_path, sizeof m_path, "/tmp/tst_syncclient_stderr_XXXXXX");
-        m_fd = ::mkstemp(m_path);
-        ::dup2(m_fd, 2);
-    }
-    ~StderrCapture()
-    {
-        restore();
-        ::close(m_fd);
-        ::unlink(m_path);
-    }
-    void restore()
-    {
-        if (m_saved < 0)
-            return;
-        std::fflush(stderr);
-        ::dup2(m_saved, 2);
-        ::close(m_saved);
-        m_saved = -1;
-    }
-    QString text()
-    {
-        restore();
-        QFile f(QString::fromLocal8Bit(m_path));
-        f.open(QIODevice::ReadOnly);
-        return QString::fromUtf8(f.readAll());
-    }
-
-private:
-    char m_path[64];
-    int m_fd = -1;
-    int m_saved = -1;
-};
 
 TimeServerOptions loopbackServer(int port = 0, const std::string &token = {})
 {
@@ -166,21 +105,16 @@ void TestSyncClient::noServerNeverBlocks()
     o.intervalS = 0.05;
     o.maxBackoffS = 0.1;
     if (kind == "refused") {
-        o.server = "127.0.0.1:" + std::to_string(deadPort());
+        o.server = "127.0.0.1:" + std::to_string(test::freeUdpPort());
     } else if (kind == "silent") {
-        silentFd = ::socket(AF_INET, SOCK_DGRAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(silentFd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-        socklen_t len = sizeof a;
-        getsockname(silentFd, reinterpret_cast<sockaddr *>(&a), &len);
-        o.server = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+        int port = 0;
+        silentFd = test::boundUdpSocket(&port);
+        o.server = "127.0.0.1:" + std::to_string(port);
     } else {
         o.server = "no-such-host.invalid:29400";
     }
     Collected c;
-    StderrCapture capture;
+    test::StderrCapture capture;
     {
         auto client = makeClient(c, o);
         const auto t0 = std::chrono::steady_clock::now();
@@ -197,9 +131,9 @@ void TestSyncClient::noServerNeverBlocks()
         QVERIFY(std::chrono::steady_clock::now() - t1 < std::chrono::seconds(3));
         QCOMPARE(client->counters().exchanges, uint64_t(0));
         int64_t g, b;
-        QVERIFY(!client->estimate(rawNs(), &g, &b));
+        QVERIFY(!client->estimate(test::monotonicRawNs(), &g, &b));
     }
-    const QString err = capture.text();
+    const QString err = QString::fromStdString(capture.text());
     QCOMPARE(err.count("syncline:"), 1);
     QVERIFY2(err.contains(QString::fromStdString(o.server)), qPrintable(err));
     QVERIFY2(kind == "unresolvable" ? err.contains("resolve") : err.contains("not answering"),
@@ -211,7 +145,7 @@ void TestSyncClient::noServerNeverBlocks()
 
 void TestSyncClient::burstsAgainstRealServer()
 {
-    TimeServer server(loopbackServer(), rawNs);
+    TimeServer server(loopbackServer(), test::monotonicRawNs);
     std::string error;
     QVERIFY2(server.start(&error), error.c_str());
     SyncClientOptions o;
@@ -251,7 +185,7 @@ void TestSyncClient::burstsAgainstRealServer()
     QCOMPARE(int(perBurst.size()), int(n.bursts));
     QCOMPARE(server.counters().served, n.exchanges);
     int64_t g = 0, b = -1;
-    const int64_t now = rawNs();
+    const int64_t now = test::monotonicRawNs();
     QVERIFY(client->estimate(now, &g, &b));
     QVERIFY(b >= 0);
     QVERIFY2(std::llabs(g - now) <= b,
@@ -262,9 +196,9 @@ void TestSyncClient::burstsAgainstRealServer()
 void TestSyncClient::estimateTracksOffsetAndDrift()
 {
     // The server's clock runs 5 s ahead and 80 ppm fast; the estimate must contain the truth.
-    const int64_t base = rawNs();
+    const int64_t base = test::monotonicRawNs();
     auto serverClock = [base] {
-        const int64_t r = rawNs();
+        const int64_t r = test::monotonicRawNs();
         return r + 5'000'000'000 + std::llround(double(r - base) * 80e-6);
     };
     TimeServer server(loopbackServer(), serverClock);
@@ -279,7 +213,7 @@ void TestSyncClient::estimateTracksOffsetAndDrift()
     client->start();
     QVERIFY(waitFor([&] { return client->counters().bursts >= 5; }));
     for (int i = 0; i < 3; ++i) {
-        const int64_t before = rawNs();
+        const int64_t before = test::monotonicRawNs();
         int64_t g = 0, b = -1;
         QVERIFY(client->estimate(before, &g, &b));
         const int64_t truth = before + 5'000'000'000 + std::llround(double(before - base) * 80e-6);
@@ -292,7 +226,7 @@ void TestSyncClient::estimateTracksOffsetAndDrift()
 
 void TestSyncClient::wrongTokenGetsNothing()
 {
-    TimeServer server(loopbackServer(0, "job-A"), rawNs);
+    TimeServer server(loopbackServer(0, "job-A"), test::monotonicRawNs);
     std::string error;
     QVERIFY2(server.start(&error), error.c_str());
     SyncClientOptions o;
@@ -303,7 +237,7 @@ void TestSyncClient::wrongTokenGetsNothing()
     o.maxBackoffS = 0.05;
     o.token = "job-B";
     Collected wrong, right;
-    StderrCapture capture;
+    test::StderrCapture capture;
     auto b = makeClient(wrong, o);
     o.token = "job-A";
     auto a = makeClient(right, o);
@@ -316,12 +250,12 @@ void TestSyncClient::wrongTokenGetsNothing()
     QVERIFY(right.count() >= 6);
     QVERIFY(server.counters().tokenMismatch >= 2);
     QCOMPARE(server.counters().served, uint64_t(right.count()));
-    QCOMPARE(capture.text().count("syncline:"), 1); // only job B complains
+    QCOMPARE(QString::fromStdString(capture.text()).count("syncline:"), 1); // only job B complains
 }
 
 void TestSyncClient::recoversAfterServerRestart()
 {
-    auto server = std::make_unique<TimeServer>(loopbackServer(), rawNs);
+    auto server = std::make_unique<TimeServer>(loopbackServer(), test::monotonicRawNs);
     std::string error;
     QVERIFY2(server->start(&error), error.c_str());
     const int port = server->port();
@@ -332,7 +266,7 @@ void TestSyncClient::recoversAfterServerRestart()
     o.intervalS = 0.05;
     o.maxBackoffS = 0.2;
     Collected c;
-    StderrCapture capture;
+    test::StderrCapture capture;
     auto client = makeClient(c, o);
     client->start();
     QVERIFY(waitFor([&] { return client->counters().bursts >= 2; }));
@@ -340,13 +274,13 @@ void TestSyncClient::recoversAfterServerRestart()
     server.reset(); // the server dies
     QVERIFY(waitFor([&] { return client->counters().failedBursts >= 2; }));
     const size_t during = c.count();
-    server = std::make_unique<TimeServer>(loopbackServer(port), rawNs);
+    server = std::make_unique<TimeServer>(loopbackServer(port), test::monotonicRawNs);
     QVERIFY2(server->start(&error), error.c_str());
     QVERIFY(waitFor([&] { return c.count() >= during + 8 && client->counters().answering; }));
     client->stop();
     QCOMPARE(client->ref(), refBefore); // same host, same clock: one reference
     QCOMPARE(client->counters().refChanges, uint64_t(0));
-    QCOMPARE(capture.text().count("syncline:"), 1);
+    QCOMPARE(QString::fromStdString(capture.text()).count("syncline:"), 1);
     std::lock_guard<std::mutex> l(c.mutex);
     // One message when it went silent; none for the recovery.
     QCOMPARE(int(c.messages.size()), 1);
@@ -360,7 +294,7 @@ void TestSyncClient::recoversAfterServerRestart()
 
 void TestSyncClient::newReferenceIsNotMixed()
 {
-    auto server = std::make_unique<TimeServer>(loopbackServer(), rawNs);
+    auto server = std::make_unique<TimeServer>(loopbackServer(), test::monotonicRawNs);
     std::string error;
     QVERIFY2(server->start(&error), error.c_str());
     const int port = server->port();
@@ -371,7 +305,7 @@ void TestSyncClient::newReferenceIsNotMixed()
     o.intervalS = 0.05;
     o.maxBackoffS = 0.1;
     Collected c;
-    StderrCapture capture;
+    test::StderrCapture capture;
     auto client = makeClient(c, o);
     client->start();
     QVERIFY(waitFor([&] { return client->counters().bursts >= 2; }));
@@ -380,7 +314,8 @@ void TestSyncClient::newReferenceIsNotMixed()
     // The reference moves to "another host": another boot id, a clock 1 s ahead.
     TimeServerOptions other = loopbackServer(port);
     other.bootId = "other-host-boot";
-    server = std::make_unique<TimeServer>(other, [] { return rawNs() + 1'000'000'000; });
+    server =
+        std::make_unique<TimeServer>(other, [] { return test::monotonicRawNs() + 1'000'000'000; });
     QVERIFY2(server->start(&error), error.c_str());
     QVERIFY(waitFor([&] { return client->ref() != refA && client->counters().answering; }));
     QVERIFY(
@@ -388,7 +323,7 @@ void TestSyncClient::newReferenceIsNotMixed()
     client->stop();
     QCOMPARE(client->counters().refChanges, uint64_t(1));
     int64_t g = 0, b = -1;
-    const int64_t now = rawNs();
+    const int64_t now = test::monotonicRawNs();
     QVERIFY(client->estimate(now, &g, &b));
     // Only the new reference's bursts are in the estimate: 1 s ahead, within the bound.
     QVERIFY2(std::llabs(g - (now + 1'000'000'000)) <= b, qPrintable(QString::number(g - now)));

@@ -1,4 +1,5 @@
 // Tests of the time server and its wire format, over real UDP sockets on loopback.
+#include "../common/loopbackudp.h"
 #include "recorder/syncprotocol.h"
 #include "recorder/timeserver.h"
 
@@ -23,15 +24,7 @@ using Bytes = std::vector<unsigned char>;
 class Peer
 {
 public:
-    explicit Peer(int port)
-    {
-        m_fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(uint16_t(port));
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::connect(m_fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    }
+    explicit Peer(int port) { m_fd = syncline::test::connectedUdpSocket(port, SOCK_CLOEXEC); }
     ~Peer() { ::close(m_fd); }
     void send(const Bytes &b) { QCOMPARE(::send(m_fd, b.data(), b.size(), 0), ssize_t(b.size())); }
     // The next datagram, or an empty vector after timeoutMs.
