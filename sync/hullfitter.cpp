@@ -71,6 +71,20 @@ std::vector<Point> HullFitter::upperHull(std::vector<Point> pts)
     return h;
 }
 
+void HullFitter::boundPoints(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
+                             std::vector<Point> &ups, std::vector<Point> &los, double *tMin,
+                             double *tMax)
+{
+    *tMin = std::numeric_limits<double>::infinity();
+    *tMax = -*tMin;
+    for (const BurstBound &b : bursts) {
+        ups.push_back({double(b.tUpper - t0), double(b.upper - v0)});
+        los.push_back({double(b.tLower - t0), double(b.lower - v0)});
+        *tMin = std::min({*tMin, ups.back().t, los.back().t});
+        *tMax = std::max({*tMax, ups.back().t, los.back().t});
+    }
+}
+
 LineFit HullFitter::fit(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
                         double priorSlope) const
 {
@@ -79,13 +93,8 @@ LineFit HullFitter::fit(std::span<const BurstBound> bursts, int64_t t0, int64_t 
     std::vector<Point> ups, los;
     ups.reserve(bursts.size());
     los.reserve(bursts.size());
-    double tMin = std::numeric_limits<double>::infinity(), tMax = -tMin;
-    for (const BurstBound &b : bursts) {
-        ups.push_back({double(b.tUpper - t0), double(b.upper - v0)});
-        los.push_back({double(b.tLower - t0), double(b.lower - v0)});
-        tMin = std::min({tMin, ups.back().t, los.back().t});
-        tMax = std::max({tMax, ups.back().t, los.back().t});
-    }
+    double tMin, tMax;
+    boundPoints(bursts, t0, v0, ups, los, &tMin, &tMax);
     return fitPoints(std::move(ups), std::move(los), tMax - tMin, priorSlope, bursts.size());
 }
 
@@ -95,13 +104,8 @@ LineFit HullFitter::fitQuadratic(std::span<const BurstBound> bursts, int64_t t0,
     if (bursts.size() < 3)
         return fit(bursts, t0, v0, priorSlope);
     std::vector<Point> ups, los;
-    double tMin = std::numeric_limits<double>::infinity(), tMax = -tMin;
-    for (const BurstBound &b : bursts) {
-        ups.push_back({double(b.tUpper - t0), double(b.upper - v0)});
-        los.push_back({double(b.tLower - t0), double(b.lower - v0)});
-        tMin = std::min({tMin, ups.back().t, los.back().t});
-        tMax = std::max({tMax, ups.back().t, los.back().t});
-    }
+    double tMin, tMax;
+    boundPoints(bursts, t0, v0, ups, los, &tMin, &tMax);
     if (tMax - tMin < m_minSpanNs)
         return fit(bursts, t0, v0, priorSlope);
     const double centre = 0.5 * (tMin + tMax);

@@ -71,6 +71,11 @@ public:
     static std::vector<Point> upperHull(std::vector<Point> pts); // convex from above
 
 private:
+    // The bursts' upper and lower bounds as points relative to (t0, v0), appended to ups and
+    // los; *tMin/*tMax get the earliest and latest point time.
+    static void boundPoints(std::span<const BurstBound> bursts, int64_t t0, int64_t v0,
+                            std::vector<Point> &ups, std::vector<Point> &los, double *tMin,
+                            double *tMax);
     LineFit fitPoints(std::vector<Point> ups, std::vector<Point> los, double span,
                       double priorSlope, size_t bursts) const;
 

@@ -12,21 +12,9 @@ namespace syncline {
 using Severity = LoadProblem::Severity;
 namespace od = simdjson::ondemand;
 
-namespace {
-
-std::string_view trimmed(std::string_view s)
-{
-    while (!s.empty() &&
-           (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
-
-} // namespace
-
 bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
 {
-    text = trimmed(text);
+    text = ChromeTraceState::trimmed(text);
     if (text.empty())
         return false;
     size_t i = 0;

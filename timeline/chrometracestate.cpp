@@ -13,24 +13,19 @@ namespace syncline {
 using Severity = LoadProblem::Severity;
 namespace od = simdjson::ondemand;
 
-namespace {
-
-// simdjson's raw tokens keep the whitespace that follows them.
-std::string_view trimmed(std::string_view s)
-{
-    while (!s.empty() &&
-           (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
-
-} // namespace
-
 ChromeTraceState::ChromeTraceState(const std::string &path) : problems(path)
 {
     m_out.path = path;
     m_out.worker.info.sourceFile = path;
     m_out.worker.info.kind = SourceKind::ChromeTrace;
+}
+
+std::string_view ChromeTraceState::trimmed(std::string_view s)
+{
+    while (!s.empty() &&
+           (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
 }
 
 void ChromeTraceState::seeTime(int64_t t)

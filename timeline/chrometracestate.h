@@ -34,6 +34,8 @@ public:
     // Throws (simdjson_error, std::runtime_error) when the document is not a readable trace.
     void parse(simdjson::ondemand::document &doc);
     ParsedFile finish();
+    // `s` without trailing blanks (simdjson's raw tokens keep the whitespace that follows them).
+    static std::string_view trimmed(std::string_view s);
 
     ProblemLog problems;
     std::optional<int> rank; // distributedInfo.rank

@@ -62,6 +62,18 @@ template <typename Pred> bool waitFor(Pred pred, double seconds = 10.0)
     return true;
 }
 
+// Client options for the fast tests: 127.0.0.1:port, a burst every 50 ms, 30 ms timeouts.
+SyncClientOptions fastClient(int port, int burstSize, double maxBackoffS)
+{
+    SyncClientOptions o;
+    o.server = "127.0.0.1:" + std::to_string(port);
+    o.burstSize = burstSize;
+    o.timeoutMs = 30;
+    o.intervalS = 0.05;
+    o.maxBackoffS = maxBackoffS;
+    return o;
+}
+
 TimeServerOptions loopbackServer(int port = 0, const std::string &token = {})
 {
     TimeServerOptions o;
@@ -229,12 +241,7 @@ void TestSyncClient::wrongTokenGetsNothing()
     TimeServer server(loopbackServer(0, "job-A"), test::monotonicRawNs);
     std::string error;
     QVERIFY2(server.start(&error), error.c_str());
-    SyncClientOptions o;
-    o.server = "127.0.0.1:" + std::to_string(server.port());
-    o.burstSize = 3;
-    o.timeoutMs = 30;
-    o.intervalS = 0.05;
-    o.maxBackoffS = 0.05;
+    SyncClientOptions o = fastClient(server.port(), 3, 0.05);
     o.token = "job-B";
     Collected wrong, right;
     test::StderrCapture capture;
@@ -259,12 +266,7 @@ void TestSyncClient::recoversAfterServerRestart()
     std::string error;
     QVERIFY2(server->start(&error), error.c_str());
     const int port = server->port();
-    SyncClientOptions o;
-    o.server = "127.0.0.1:" + std::to_string(port);
-    o.burstSize = 4;
-    o.timeoutMs = 30;
-    o.intervalS = 0.05;
-    o.maxBackoffS = 0.2;
+    const SyncClientOptions o = fastClient(port, 4, 0.2);
     Collected c;
     test::StderrCapture capture;
     auto client = makeClient(c, o);
@@ -298,12 +300,7 @@ void TestSyncClient::newReferenceIsNotMixed()
     std::string error;
     QVERIFY2(server->start(&error), error.c_str());
     const int port = server->port();
-    SyncClientOptions o;
-    o.server = "127.0.0.1:" + std::to_string(port);
-    o.burstSize = 3;
-    o.timeoutMs = 30;
-    o.intervalS = 0.05;
-    o.maxBackoffS = 0.1;
+    const SyncClientOptions o = fastClient(port, 3, 0.1);
     Collected c;
     test::StderrCapture capture;
     auto client = makeClient(c, o);

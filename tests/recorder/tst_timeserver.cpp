@@ -56,9 +56,19 @@ Bytes request(uint64_t id, uint64_t tokenHash = 0, int64_t t1 = 1234, size_t siz
 }
 
 // A clock that counts: 1000, 2000, ... so the order of the server's reads is visible.
-std::function<int64_t()> countingClock(std::shared_ptr<std::atomic<int64_t>> c)
+std::function<int64_t()>
+countingClock(std::shared_ptr<std::atomic<int64_t>> c = std::make_shared<std::atomic<int64_t>>(0))
 {
     return [c] { return c->fetch_add(1000) + 1000; };
+}
+
+// A server on 127.0.0.1, on a port the system picks.
+TimeServerOptions loopbackOptions()
+{
+    TimeServerOptions o;
+    o.bindAddress = "127.0.0.1";
+    o.port = 0;
+    return o;
 }
 
 } // namespace
@@ -182,9 +192,7 @@ void TestTimeServer::splitHostPort()
 void TestTimeServer::answersWithOrderedStamps()
 {
     auto counter = std::make_shared<std::atomic<int64_t>>(0);
-    TimeServerOptions o;
-    o.bindAddress = "127.0.0.1";
-    o.port = 0;
+    TimeServerOptions o = loopbackOptions();
     o.bootId = "boot-A";
     TimeServer server(o, countingClock(counter));
     std::string error;
@@ -224,10 +232,8 @@ void TestTimeServer::replyNeverLargerThanRequest()
 {
     QFETCH(int, size);
     QFETCH(bool, answered);
-    TimeServerOptions o;
-    o.bindAddress = "127.0.0.1";
-    o.port = 0;
-    TimeServer server(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServerOptions o = loopbackOptions();
+    TimeServer server(o, countingClock());
     std::string error;
     QVERIFY2(server.start(&error), error.c_str());
     Peer peer(server.port());
@@ -280,10 +286,8 @@ void TestTimeServer::ignoresAndCounts()
 {
     QFETCH(QByteArray, datagram);
     QFETCH(QString, counter);
-    TimeServerOptions o;
-    o.bindAddress = "127.0.0.1";
-    o.port = 0;
-    TimeServer server(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServerOptions o = loopbackOptions();
+    TimeServer server(o, countingClock());
     std::string error;
     QVERIFY2(server.start(&error), error.c_str());
     Peer peer(server.port());
@@ -304,11 +308,9 @@ void TestTimeServer::ignoresAndCounts()
 
 void TestTimeServer::tokenKeepsJobsApart()
 {
-    TimeServerOptions o;
-    o.bindAddress = "127.0.0.1";
-    o.port = 0;
+    TimeServerOptions o = loopbackOptions();
     o.token = "job-A";
-    TimeServer server(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServer server(o, countingClock());
     std::string error;
     QVERIFY2(server.start(&error), error.c_str());
     Peer jobA(server.port()), jobB(server.port()), noToken(server.port());
@@ -328,14 +330,12 @@ void TestTimeServer::tokenKeepsJobsApart()
 
 void TestTimeServer::secondServerOnSamePortFails()
 {
-    TimeServerOptions o;
-    o.bindAddress = "127.0.0.1";
-    o.port = 0;
-    TimeServer first(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServerOptions o = loopbackOptions();
+    TimeServer first(o, countingClock());
     std::string error;
     QVERIFY2(first.start(&error), error.c_str());
     o.port = first.port();
-    TimeServer second(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServer second(o, countingClock());
     QVERIFY(!second.start(&error));
     const std::string where = "127.0.0.1:" + std::to_string(first.port());
     QVERIFY2(error.find(where) != std::string::npos, error.c_str());
@@ -344,16 +344,14 @@ void TestTimeServer::secondServerOnSamePortFails()
 
 void TestTimeServer::stopFreesThePort()
 {
-    TimeServerOptions o;
-    o.bindAddress = "127.0.0.1";
-    o.port = 0;
-    TimeServer a(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServerOptions o = loopbackOptions();
+    TimeServer a(o, countingClock());
     std::string error;
     QVERIFY2(a.start(&error), error.c_str());
     o.port = a.port();
     a.stop();
     a.stop(); // idempotent
-    TimeServer b(o, countingClock(std::make_shared<std::atomic<int64_t>>(0)));
+    TimeServer b(o, countingClock());
     QVERIFY2(b.start(&error), error.c_str());
     QVERIFY(b.instance() != a.instance());
     Peer peer(o.port);
