@@ -228,15 +228,15 @@ void LiveFile::closeOrGrow(size_t p, EventTrack &dst, Timeline &tl, EventKindLoo
     open.resize(kept);
 }
 
-void LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLookup &kinds,
-                         int64_t openEndLocal, LiveMergeStats &stats)
+size_t LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLookup &kinds,
+                           int64_t openEndLocal, LiveMergeStats &stats)
 {
     const ParsedFile &pf = m_parser.partial();
     const EventTrack &src = pf.worker.tracks[p];
     TrackState &st = m_tracks[p];
     const size_t n = src.count(), c = st.committed;
     if (n == c)
-        return;
+        return dst.count();
     std::vector<int64_t> argsOf(n - c, -1);
     for (size_t r = st.argRefsSeen; r < src.argRefs.size(); ++r)
         if (src.argRefs[r].first >= c)
@@ -279,6 +279,7 @@ void LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLooku
     TimelineBuilder::nestFrom(dst, k);
     st.committed = uint32_t(n);
     stats.newEvents += n - c;
+    return k;
 }
 
 // [k, old) and [old, count()) are each sorted: merge them (stable: existing events first on
@@ -328,7 +329,9 @@ LiveMergeStats LiveFile::merge(Worker &w, Timeline &tl, EventKindLookup &kinds,
             dst.threadName = src.threadName;
         noteLateArgs(p);
         closeOrGrow(p, dst, tl, kinds, openEndLocal, stats);
-        appendNew(p, dst, tl, kinds, openEndLocal, stats);
+        const size_t from = appendNew(p, dst, tl, kinds, openEndLocal, stats);
+        if (from < dst.count())
+            stats.changedTracks.emplace_back(m_trackMap[p], uint32_t(from));
         m_tracks[p].argRefsSeen = src.argRefs.size();
     }
     return stats;

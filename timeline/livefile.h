@@ -41,6 +41,10 @@ struct LiveMergeStats
     size_t newEvents = 0;
     size_t closedEvents = 0;
     bool newTracks = false;
+    // (timeline track index, first changed event index) per track that got new events: events
+    // before that index kept their index, depth, parent and start (only open events' ends and
+    // flags may have changed); from it on, events were appended, merged and re-nested.
+    std::vector<std::pair<uint32_t, uint32_t>> changedTracks;
 };
 
 class LiveFile
@@ -107,8 +111,9 @@ private:
     void noteLateArgs(size_t p);
     void closeOrGrow(size_t p, EventTrack &dst, Timeline &timeline, EventKindLookup &kinds,
                      int64_t openEndLocal, LiveMergeStats &stats);
-    void appendNew(size_t p, EventTrack &dst, Timeline &timeline, EventKindLookup &kinds,
-                   int64_t openEndLocal, LiveMergeStats &stats);
+    // Returns the first changed index of dst (dst.count() when nothing was appended).
+    size_t appendNew(size_t p, EventTrack &dst, Timeline &timeline, EventKindLookup &kinds,
+                     int64_t openEndLocal, LiveMergeStats &stats);
     void mergeSuffix(EventTrack &dst, TrackState &state, size_t k, size_t old);
     uint32_t copyArgs(Timeline &timeline, uint32_t srcArgs);
 

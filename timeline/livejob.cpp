@@ -311,6 +311,7 @@ LiveUpdate LiveJob::commit(bool forceClock)
 {
     LiveUpdate u;
     Timeline &tl = *m_timeline;
+    const size_t namesBefore = tl.names.size();
     u.newBytes = m_bytesSinceCommit;
     m_bytesSinceCommit = 0;
     u.structureChanged = addWorkers();
@@ -323,6 +324,8 @@ LiveUpdate LiveJob::commit(bool forceClock)
         u.newEvents += s.newEvents;
         u.closedEvents += s.closedEvents;
         u.structureChanged = u.structureChanged || s.newTracks;
+        for (const auto &[track, from] : s.changedTracks)
+            u.changedTracks.push_back({uint32_t(i), track, from});
         samples += m_files[i]->sampleCount();
         anySamples = anySamples || m_files[i]->sampleCount() > 0;
     }
@@ -351,6 +354,7 @@ LiveUpdate LiveJob::commit(bool forceClock)
         if (tl.problems.size() < kMaxProblems)
             tl.problems.push_back(std::move(p));
     m_ingestProblems.clear();
+    u.newNames = tl.names.size() - namesBefore;
     if (u.changed())
         ++m_revision;
     u.revision = m_revision;

@@ -62,6 +62,15 @@ struct LiveOptions
     size_t readChunkBytes = 4 << 20;
 };
 
+// One track that got new events in a commit (indices valid after that commit): events before
+// `from` kept their index, depth, parent and start; from `from` on they are new or re-nested.
+struct LiveTrackChange
+{
+    uint32_t worker = 0;
+    uint32_t track = 0;
+    uint32_t from = 0;
+};
+
 struct LiveUpdate
 {
     uint64_t revision = 0; // bumped whenever anything visible changed
@@ -71,6 +80,8 @@ struct LiveUpdate
     bool structureChanged = false; // workers or tracks were added (indices may have shifted)
     bool clockChanged = false;
     bool statesChanged = false;
+    size_t newNames = 0;                        // names interned into Timeline::names
+    std::vector<LiveTrackChange> changedTracks; // what a view must re-index (incremental views)
     bool changed() const
     {
         return newEvents || closedEvents || structureChanged || clockChanged || statesChanged;

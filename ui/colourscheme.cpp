@@ -9,10 +9,10 @@ namespace {
 // A qualitative palette with even lightness so labels stay readable in black on light and in
 // near-white on dark (hues spread around the wheel, moderate saturation, as Perfetto does).
 const QRgb kPalette[] = {
-    0x4e79a7, 0xf28e2b, 0xe15759, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0x76b7b2,
-    0x8cd17d, 0xd37295, 0xa0cbe8, 0xffbe7d, 0xbab0ac, 0x7f6fd0, 0x3fa7d6, 0xc9753d, 0x5c8a3a,
-    0x17becf, 0xbcbd22, 0xe377c2, 0x6b4c9a, 0xa6761d, 0x1b9e77, 0x666f7a, 0xb2df8a, 0xcab2d6,
-    0x8dd3c7, 0xf4a582, 0x92c5de,
+    0x4e79a7, 0xf28e2b, 0xe15759, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f,
+    0x76b7b2, 0x8cd17d, 0xd37295, 0xa0cbe8, 0xffbe7d, 0xbab0ac, 0x7f6fd0, 0x3fa7d6,
+    0xc9753d, 0x5c8a3a, 0x17becf, 0xbcbd22, 0xe377c2, 0x6b4c9a, 0xa6761d, 0x1b9e77,
+    0x666f7a, 0xb2df8a, 0xcab2d6, 0x8dd3c7, 0xf4a582, 0x92c5de,
 };
 constexpr int kPaletteSize = int(sizeof(kPalette) / sizeof(kPalette[0]));
 
@@ -38,13 +38,28 @@ void ColourScheme::assign(const std::vector<std::string_view> &names)
     // Names in byte order each take their hash slot, or the next free one while free slots
     // remain: a job's few names get distinct colours, and the same set of names always gets the
     // same colours (load order does not matter). Category prefixes win over both.
-    m_index.assign(names.size(), 0);
-    std::vector<size_t> order(names.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
+    m_index.clear();
+    extend(names);
+}
+
+void ColourScheme::extend(const std::vector<std::string_view> &names)
+{
+    const size_t first = m_index.size();
+    if (names.size() <= first)
+        return;
     std::vector<bool> taken(size_t(kPaletteSize), false);
     int free = kPaletteSize;
+    for (int idx : m_index) {
+        if (!taken[size_t(idx)]) {
+            taken[size_t(idx)] = true;
+            --free;
+        }
+    }
+    m_index.resize(names.size(), 0);
+    std::vector<size_t> order(names.size() - first);
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = first + i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
     for (size_t i : order) {
         const QString name = QString::fromUtf8(names[i].data(), qsizetype(names[i].size()));
         int idx = -1;

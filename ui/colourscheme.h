@@ -27,6 +27,11 @@ public:
 
     // Assigns palette indices to every name in `names` (index = name id).
     void assign(const std::vector<std::string_view> &names);
+    // Live: names.size() > the names assigned so far; gives the new ones (ids from the current
+    // size on) their colours without moving any assigned one (stable while a job grows; the
+    // colours may then differ from a full load's when hashes collide).
+    void extend(const std::vector<std::string_view> &names);
+    size_t assignedCount() const { return m_index.size(); }
     // Names starting with `prefix` get palette colour `index` (checked in insertion order).
     void setCategory(const QString &prefix, int index);
     int colourIndex(uint32_t nameId) const { return nameId < m_index.size() ? m_index[nameId] : 0; }

@@ -2,6 +2,7 @@
 
 #include "livecontroller.h"
 #include "mainwindow.h"
+#include "statspanel.h"
 #include "timelineview.h"
 #include "workerlistmodel.h"
 
@@ -84,8 +85,13 @@ LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
     });
     connect(window, &MainWindow::loadFinished, this, [this] { deleteLater(); });
     connect(m_controller, &LiveController::updated, this, &LiveAttachment::onUpdated);
-    m_showTimer.setSingleShot(true);
-    connect(&m_showTimer, &QTimer::timeout, this, &LiveAttachment::showSnapshot);
+    m_statsTimer.setSingleShot(true);
+    connect(&m_statsTimer, &QTimer::timeout, this, &LiveAttachment::snapshotStats);
+    if (auto *statsDock = window->findChild<QDockWidget *>(QStringLiteral("stats")))
+        connect(statsDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (visible && m_statsDirty && !m_statsTimer.isActive())
+                snapshotStats();
+        });
     updateStatus();
 }
 
@@ -100,43 +106,55 @@ void LiveAttachment::onUpdated(const LiveUpdate &u)
 {
     m_model->refresh(m_controller->job());
     updateStatus();
-    if (!u.changed() || m_showTimer.isActive())
+    if (m_controller->job().workerCount() == 0 || (m_shown && !u.changed()))
         return;
-    const qint64 gap = std::max<qint64>(250, 5 * m_lastCostMs);
-    const qint64 elapsed = m_sinceShow.isValid() ? m_sinceShow.elapsed() : gap;
-    if (elapsed >= gap)
-        showSnapshot();
-    else
-        m_showTimer.start(int(gap - elapsed));
+    showUpdate(u);
+    m_statsDirty = true;
+    if (!statsVisible() || m_statsTimer.isActive())
+        return;
+    const qint64 gap = std::max<qint64>(1000, 10 * m_lastStatsCostMs);
+    const qint64 elapsed = m_sinceStats.isValid() ? m_sinceStats.elapsed() : gap;
+    m_statsTimer.start(int(std::max<qint64>(0, gap - elapsed)));
 }
 
-void LiveAttachment::showSnapshot()
+// The window shows the live Timeline itself: the first update attaches it, later ones are
+// applied incrementally (no copy, no rebuild).
+void LiveAttachment::showUpdate(const LiveUpdate &u)
 {
-    QElapsedTimer cost;
-    cost.start();
     const LiveJob &job = m_controller->job();
-    if (job.workerCount() == 0)
-        return;
-    auto snapshot = std::make_shared<Timeline>(*job.timeline());
-    TimelineView *view = m_window->view();
-    ZoomControl *zoom = view->zoomControl();
-    const bool first = !m_shown;
-    const int64_t start = zoom->rangeStart(), end = zoom->rangeEnd();
-    const int scroll = view->verticalScrollBar()->value();
     m_applying = true;
-    m_window->setTimeline(snapshot, {m_dir});
-    m_shown = std::move(snapshot);
+    if (!m_shown) {
+        m_shown = job.timeline();
+        m_window->setLiveTimeline(m_shown, {m_dir});
+    } else {
+        m_window->liveUpdated(u);
+    }
     m_shownNow = job.nowNs();
-    view->verticalScrollBar()->setValue(scroll);
     if (m_following)
         applyFollow();
-    else if (!first)
-        zoom->setRange(start, end);
     m_applying = false;
-    m_sinceShow.start();
-    m_lastCostMs = cost.elapsed();
     ++m_refreshes;
     emit refreshed();
+}
+
+bool LiveAttachment::statsVisible() const
+{
+    return m_window->statsPanel()->isVisible();
+}
+
+// The stats run off the GUI thread, so they get a copy of the live Timeline (O(events); only
+// while the stats panel is visible, throttled in onUpdated).
+void LiveAttachment::snapshotStats()
+{
+    if (!m_shown || !m_statsDirty || !statsVisible())
+        return;
+    QElapsedTimer cost;
+    cost.start();
+    m_window->statsPanel()->setTimeline(std::make_shared<const Timeline>(*m_shown));
+    m_statsDirty = false;
+    m_lastStatsCostMs = cost.elapsed();
+    m_sinceStats.start();
+    ++m_statsSnapshots;
 }
 
 void LiveAttachment::applyFollow()

@@ -1,8 +1,10 @@
 // LiveAttachment — a MainWindow attached to a running job (`syncline attach DIR`, File ▸
-// Attach…): a LiveController follows the directory; every change is shown as a snapshot of the
-// live Timeline (so the viewer's panels and background jobs never see a Timeline that is being
-// appended to), at most every max(250 ms, 5 × the last refresh's cost); a "Workers" dock lists
-// each worker's state (activating a row reveals and selects that worker's latest event).
+// Attach…): a LiveController follows the directory; the window shows the LiveJob's Timeline
+// itself (MainWindow::setLiveTimeline) and every commit is applied incrementally
+// (MainWindow::liveUpdated → TimelineScene::applyLive, cost ∝ the new events). Only the stats
+// panel, which computes off the GUI thread, gets snapshots (copies) of the live Timeline — and
+// only while it is visible, at most every max(1 s, 10 × the last copy's cost). A "Workers" dock
+// lists each worker's state (activating a row reveals and selects that worker's latest event).
 //
 // Follow mode (on when attaching): the visible range keeps its width and its right edge at
 // "now" (LiveJob::nowNs, the latest corrected time); it turns off as soon as the user pans or
@@ -56,9 +58,10 @@ public:
     WorkerListModel *workerModel() const { return m_model; }
     QDockWidget *dock() const { return m_dock; }
     QTableView *table() const { return m_table; }
-    std::shared_ptr<Timeline> shown() const { return m_shown; } // the snapshot on screen
-    int64_t shownNowNs() const { return m_shownNow; }           // "now" of that snapshot
+    std::shared_ptr<Timeline> shown() const { return m_shown; } // the live Timeline on screen
+    int64_t shownNowNs() const { return m_shownNow; }           // "now" of the last update shown
     int refreshCount() const { return m_refreshes; }
+    int statsSnapshotCount() const { return m_statsSnapshots; }
 
 signals:
     void refreshed(); // a new snapshot is on screen
@@ -67,7 +70,9 @@ private:
     LiveAttachment(MainWindow *window, const LiveOptions &options,
                    const LiveFollower::Options &follow);
     void onUpdated(const LiveUpdate &update);
-    void showSnapshot();
+    void showUpdate(const LiveUpdate &update);
+    void snapshotStats();
+    bool statsVisible() const;
     void applyFollow();
     void updateStatus();
 
@@ -80,9 +85,11 @@ private:
     QTableView *m_table;
     QPointer<QLabel> m_status;
     QPointer<QShortcut> m_end;
-    QTimer m_showTimer;
-    QElapsedTimer m_sinceShow;
-    qint64 m_lastCostMs = 0;
+    QTimer m_statsTimer;
+    QElapsedTimer m_sinceStats;
+    qint64 m_lastStatsCostMs = 0;
+    bool m_statsDirty = false;
+    int m_statsSnapshots = 0;
     std::shared_ptr<Timeline> m_shown;
     int64_t m_shownNow = 0;
     bool m_following = true;

@@ -262,13 +262,24 @@ void MainWindow::onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancell
 
 void MainWindow::setTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources)
 {
+    showTimeline(std::move(timeline), sources, false);
+}
+
+void MainWindow::setLiveTimeline(std::shared_ptr<Timeline> live, const QStringList &sources)
+{
+    showTimeline(std::move(live), sources, true);
+}
+
+void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources,
+                              bool live)
+{
     m_timeline = std::move(timeline);
     m_sources = sources;
     m_scene = std::make_shared<TimelineScene>(m_timeline);
     m_view->setScene(m_scene);
     m_overview->setScene(m_scene);
     m_legend->setScene(m_scene);
-    m_stats->setTimeline(m_timeline);
+    m_stats->setTimeline(live ? nullptr : m_timeline);
     m_exports->setTimeline(m_timeline);
     m_clocks->setTimeline(m_timeline);
     m_clocks->setCorrected(m_timeline->mode() == ClockMode::Corrected);
@@ -277,25 +288,61 @@ void MainWindow::setTimeline(std::shared_ptr<Timeline> timeline, const QStringLi
         m_rawAction->setChecked(m_timeline->mode() == ClockMode::Raw);
     }
     m_details->showEvent(m_scene.get(), {});
+    m_rankLimits = {1, 0}; // a new job: the find bar's rank range is reset
+    updateRankLimits();
+    onSearch(m_find->pattern(), m_find->isRegex());
+    m_shownProblems = m_timeline->problems.size();
+    m_problems->setProblems(m_timeline->problems);
+    m_problemsDock->setVisible(!m_timeline->problems.empty());
+    if (!m_timeline->problems.empty())
+        m_problemsDock->raise();
+    updateInfo();
+    const QString title = sources.isEmpty() ? QString() : QFileInfo(sources.front()).fileName();
+    setWindowTitle(title.isEmpty() ? QStringLiteral("syncline")
+                                   : title + QStringLiteral(" — syncline"));
+}
+
+void MainWindow::liveUpdated(const LiveUpdate &u)
+{
+    if (!m_scene)
+        return;
+    const EventRef selected = m_scene->selected();
+    m_scene->applyLive(u);
+    sceneChanged();
+    if (u.structureChanged || u.clockChanged)
+        m_clocks->setTimeline(m_timeline); // one row per worker: cheap
+    if (u.structureChanged)
+        updateRankLimits();
+    if (!(m_scene->selected() == selected))
+        m_details->showEvent(m_scene.get(), m_scene->selected());
+    if (m_timeline->problems.size() != m_shownProblems) {
+        m_shownProblems = m_timeline->problems.size();
+        m_problems->setProblems(m_timeline->problems);
+    }
+    updateInfo();
+}
+
+void MainWindow::updateRankLimits()
+{
     int minRank = 0, maxRank = 0;
     for (size_t i = 0; i < m_timeline->workers.size(); ++i) {
         const int r = m_timeline->workers[i].info.rank;
         minRank = i == 0 ? r : std::min(minRank, r);
         maxRank = i == 0 ? r : std::max(maxRank, r);
     }
-    m_find->setRankLimits(minRank, maxRank);
-    onSearch(m_find->pattern(), m_find->isRegex());
-    m_problems->setProblems(m_timeline->problems);
-    m_problemsDock->setVisible(!m_timeline->problems.empty());
-    if (!m_timeline->problems.empty())
-        m_problemsDock->raise();
+    if (minRank != m_rankLimits.first || maxRank != m_rankLimits.second) {
+        m_rankLimits = {minRank, maxRank};
+        m_find->setRankLimits(minRank, maxRank); // resets the rank filter to all ranks
+        m_scene->setRankFilter(minRank, maxRank);
+    }
+}
+
+void MainWindow::updateInfo()
+{
     m_infoLabel->setText(tr("%1 workers · %L2 events · %3")
                              .arg(m_timeline->workers.size())
                              .arg(qulonglong(m_timeline->eventCount()))
                              .arg(formatDuration(m_scene->endNs() - m_scene->beginNs())));
-    const QString title = sources.isEmpty() ? QString() : QFileInfo(sources.front()).fileName();
-    setWindowTitle(title.isEmpty() ? QStringLiteral("syncline")
-                                   : title + QStringLiteral(" — syncline"));
 }
 
 void MainWindow::sceneChanged()

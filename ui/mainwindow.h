@@ -44,6 +44,13 @@ public:
     void cancelLoad();
     // Shows an already loaded timeline (what openPaths does when loading ends).
     void setTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources);
+    // Live: shows a LiveJob's Timeline itself (no copy); it is mutated in place by the job's
+    // commits on the GUI thread, each followed by liveUpdated(), which brings the scene and the
+    // cheap panels up to date incrementally (TimelineScene::applyLive). The stats panel, which
+    // computes off the GUI thread, is not given the live Timeline: statsPanel()->setTimeline()
+    // a snapshot instead (LiveAttachment does, while the panel is visible).
+    void setLiveTimeline(std::shared_ptr<Timeline> live, const QStringList &sources);
+    void liveUpdated(const LiveUpdate &update);
 
     TimelineView *view() const { return m_view; }
     StatsPanel *statsPanel() const { return m_stats; }
@@ -81,6 +88,9 @@ private:
     void onCursorTime(qint64 t, bool inside);
     void showShortcuts();
     void sceneChanged();
+    void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
+    void updateRankLimits();
+    void updateInfo();
 
     TimelineView *m_view;
     OverviewStrip *m_overview;
@@ -104,6 +114,8 @@ private:
     std::shared_ptr<Timeline> m_timeline;
     std::shared_ptr<TimelineScene> m_scene;
     QStringList m_sources;
+    size_t m_shownProblems = 0;
+    std::pair<int, int> m_rankLimits{1, 0}; // (min, max) given to the find bar
 };
 
 } // namespace syncline::ui

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <tuple>
 
 namespace syncline::ui {
@@ -12,24 +13,129 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
     const Timeline &t = *m_timeline;
     m_mode = t.mode();
     for (size_t w = 0; w < t.workers.size(); ++w) {
+        m_firstModel.push_back(m_models.size());
+        m_workerFile.push_back(t.workers[w].info.sourceFile);
         for (size_t k = 0; k < t.workers[w].tracks.size(); ++k) {
+            m_modelKey.emplace_back(t.workers[w].tracks[k].pid, t.workers[w].tracks[k].tid);
             m_models.emplace_back(m_timeline.get(), w, k);
             m_models.back().setClockMode(m_mode);
+            m_indexed += uint64_t(m_models.back().count());
         }
     }
-    std::vector<std::string_view> names;
-    names.reserve(t.names.size());
-    m_displayNames.reserve(t.names.size());
-    for (size_t i = 0; i < t.names.size(); ++i) {
-        names.push_back(t.names.name(uint32_t(i)));
-        m_displayNames.push_back(
-            QString::fromUtf8(names.back().data(), qsizetype(names.back().size())));
-    }
-    m_colours.assign(names);
+    addNames();
     m_collapsed.assign(t.workers.size(), false);
     m_visible.assign(t.workers.size(), true);
     recomputeBounds();
     rebuildLayout();
+}
+
+// Names interned since the last call: display names, colours, filter and search flags.
+void TimelineScene::addNames()
+{
+    const StringTable &table = m_timeline->names;
+    const size_t first = m_displayNames.size();
+    std::vector<std::string_view> names;
+    names.reserve(table.size());
+    for (size_t i = 0; i < table.size(); ++i)
+        names.push_back(table.name(uint32_t(i)));
+    for (size_t i = first; i < names.size(); ++i) {
+        const QString s = QString::fromUtf8(names[i].data(), qsizetype(names[i].size()));
+        m_displayNames.push_back(s);
+        if (!m_nameFilter.isEmpty())
+            m_nameVisible.push_back(nameFilterHit(s));
+        if (!m_search.isEmpty()) {
+            const bool hit = searchHit(s);
+            m_match.push_back(hit);
+            m_matchingNames += hit;
+        }
+    }
+    m_colours.extend(names);
+}
+
+bool TimelineScene::nameFilterHit(const QString &name) const
+{
+    return name.contains(m_nameFilter, Qt::CaseInsensitive);
+}
+
+bool TimelineScene::searchHit(const QString &name) const
+{
+    return m_searchIsRegex ? m_searchRe.match(name).hasMatch()
+                           : name.contains(m_search, Qt::CaseInsensitive);
+}
+
+// Workers or tracks were inserted: give every (worker, track) its model, moving existing models
+// (identity: the worker's file, the track's pid and tid) and building new ones. O(tracks) plus
+// the new tracks' events.
+void TimelineScene::remapModels()
+{
+    using Key = std::tuple<std::string, int64_t, int64_t>;
+    const Timeline &t = *m_timeline;
+    std::map<Key, size_t> oldModel;
+    for (size_t m = 0; m < m_models.size(); ++m)
+        oldModel.emplace(
+            Key(m_workerFile[m_models[m].worker()], m_modelKey[m].first, m_modelKey[m].second), m);
+    std::map<std::string, bool> collapsed;
+    for (size_t w = 0; w < m_workerFile.size(); ++w)
+        collapsed[m_workerFile[w]] = m_collapsed[w];
+    std::vector<TrackModel> old = std::move(m_models);
+    std::vector<int> newIndex(old.size(), -1);
+    m_models.clear();
+    m_modelKey.clear();
+    m_firstModel.clear();
+    m_workerFile.clear();
+    m_collapsed.assign(t.workers.size(), false);
+    m_visible.assign(t.workers.size(), true);
+    for (size_t w = 0; w < t.workers.size(); ++w) {
+        const Worker &wk = t.workers[w];
+        m_workerFile.push_back(wk.info.sourceFile);
+        m_firstModel.push_back(m_models.size());
+        m_collapsed[w] = collapsed.count(wk.info.sourceFile) && collapsed[wk.info.sourceFile];
+        m_visible[w] = wk.info.rank >= m_minRank && wk.info.rank <= m_maxRank;
+        for (size_t k = 0; k < wk.tracks.size(); ++k) {
+            const EventTrack &tr = wk.tracks[k];
+            const auto it = oldModel.find(Key(wk.info.sourceFile, tr.pid, tr.tid));
+            if (it != oldModel.end()) {
+                newIndex[it->second] = int(m_models.size());
+                m_models.push_back(std::move(old[it->second]));
+                m_models.back().setPosition(w, k);
+            } else {
+                m_models.emplace_back(m_timeline.get(), w, k);
+                m_models.back().setClockMode(m_mode);
+                m_indexed += uint64_t(m_models.back().count());
+            }
+            m_modelKey.emplace_back(tr.pid, tr.tid);
+        }
+    }
+    if (m_selected.valid())
+        m_selected = {newIndex[size_t(m_selected.model)],
+                      newIndex[size_t(m_selected.model)] < 0 ? -1 : m_selected.index};
+}
+
+void TimelineScene::applyLive(const LiveUpdate &u)
+{
+    bool relayout = false;
+    if (u.structureChanged) {
+        remapModels();
+        relayout = true;
+    }
+    for (const LiveTrackChange &c : u.changedTracks) {
+        if (c.worker >= m_firstModel.size())
+            continue;
+        const size_t m = m_firstModel[c.worker] + c.track;
+        TrackModel &model = m_models[m];
+        const int depths = model.depthCount();
+        m_indexed += model.extendFrom(c.from);
+        relayout = relayout || model.depthCount() != depths;
+        if (m_selected.model == int(m) && m_selected.index >= int(c.from))
+            m_selected = {}; // its index may now name another event
+    }
+    if (u.newNames || m_displayNames.size() != m_timeline->names.size())
+        addNames();
+    recomputeBounds(); // O(models): open events grew, clocks may have moved
+    if (relayout)
+        rebuildLayout();
+    else
+        ++m_revision;
 }
 
 void TimelineScene::recomputeBounds()
@@ -102,6 +208,8 @@ void TimelineScene::setAllCollapsed(bool collapsed)
 
 void TimelineScene::setRankFilter(int minRank, int maxRank)
 {
+    m_minRank = minRank;
+    m_maxRank = maxRank;
     for (size_t w = 0; w < m_visible.size(); ++w) {
         const int r = m_timeline->workers[w].info.rank;
         m_visible[w] = r >= minRank && r <= maxRank;
@@ -111,15 +219,12 @@ void TimelineScene::setRankFilter(int minRank, int maxRank)
 
 void TimelineScene::setNameFilter(const QString &text)
 {
+    m_nameFilter = text;
     m_nameVisible.clear();
     if (!text.isEmpty()) {
-        const StringTable &names = m_timeline->names;
-        m_nameVisible.resize(names.size());
-        for (size_t i = 0; i < names.size(); ++i) {
-            const std::string_view n = names.name(uint32_t(i));
-            const QString s = QString::fromUtf8(n.data(), qsizetype(n.size()));
-            m_nameVisible[i] = s.contains(text, Qt::CaseInsensitive);
-        }
+        m_nameVisible.reserve(m_displayNames.size());
+        for (const QString &s : m_displayNames)
+            m_nameVisible.push_back(nameFilterHit(s));
     }
     ++m_revision;
 }
@@ -128,22 +233,21 @@ bool TimelineScene::setSearch(const QString &pattern, bool regex)
 {
     m_match.clear();
     m_matchingNames = 0;
+    m_search.clear();
     ++m_revision;
     if (pattern.isEmpty())
         return true;
-    QRegularExpression re;
     if (regex) {
-        re = QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
-        if (!re.isValid())
+        m_searchRe = QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
+        if (!m_searchRe.isValid())
             return false;
     }
-    const StringTable &names = m_timeline->names;
-    m_match.resize(names.size());
-    for (size_t i = 0; i < names.size(); ++i) {
-        const std::string_view n = names.name(uint32_t(i));
-        const QString s = QString::fromUtf8(n.data(), qsizetype(n.size()));
-        const bool hit = regex ? re.match(s).hasMatch() : s.contains(pattern, Qt::CaseInsensitive);
-        m_match[i] = hit;
+    m_search = pattern;
+    m_searchIsRegex = regex;
+    m_match.reserve(m_displayNames.size());
+    for (const QString &s : m_displayNames) {
+        const bool hit = searchHit(s);
+        m_match.push_back(hit);
         m_matchingNames += hit;
     }
     return true;

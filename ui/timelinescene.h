@@ -5,19 +5,29 @@
 // Invariants: models are ordered by worker then thread (the Timeline's order); revision()
 // increases on every change that alters what is drawn (geometry caches key on it); times are
 // global ns in the scene's clock mode; begin/end span every event of every worker.
+// Live: the scene may show a Timeline that a LiveJob appends to in place (on the GUI thread);
+// after each LiveJob::commit, applyLive(update) brings the scene up to date in time ∝ the new
+// events (+ O(tracks + rows + new names)): the changed tracks' models re-index from their first
+// changed event, models follow inserted workers/tracks by identity (file, pid, tid), new names
+// get colours, filter and search flags, and the layout is rebuilt only when workers, threads or
+// depths appeared. Nothing is copied and no model of an unchanged track is touched.
 // Threading: GUI thread (or one thread). The Timeline must outlive the scene and must not be
-// mutated except through setClockMode.
+// mutated except through setClockMode or a LiveJob commit followed by applyLive.
 #pragma once
 
 #include "colourscheme.h"
 #include "rowlayout.h"
 #include "trackmodel.h"
 
+#include "timeline/livejob.h"
+
 #include <QRegularExpression>
 #include <QString>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace syncline::ui {
@@ -42,6 +52,11 @@ public:
     const TrackModel &model(int m) const { return m_models[size_t(m)]; }
     const RowLayout &layout() const { return m_layout; }
     const ColourScheme &colours() const { return m_colours; }
+    // Brings the scene up to date after a LiveJob commit on the Timeline it shows.
+    void applyLive(const LiveUpdate &update);
+    // Events indexed by TrackModels since construction (construction counts every event; a
+    // live update only what it re-indexed) — the incremental view's cost measure.
+    uint64_t indexedEvents() const { return m_indexed; }
     const QString &displayName(uint32_t nameId) const { return m_displayNames[nameId]; }
     uint64_t revision() const { return m_revision; }
 
@@ -81,6 +96,10 @@ public:
 
 private:
     void rebuildLayout();
+    void addNames();
+    void remapModels();
+    bool nameFilterHit(const QString &name) const;
+    bool searchHit(const QString &name) const;
     void recomputeBounds();
     bool eventVisible(int model, int index) const;
 
@@ -95,6 +114,16 @@ private:
     std::vector<uint8_t> m_nameVisible;
     std::vector<uint8_t> m_match;
     int m_matchingNames = 0;
+    std::vector<size_t> m_firstModel;                    // per worker: its first model
+    std::vector<std::string> m_workerFile;               // per worker: identity (source file)
+    std::vector<std::pair<int64_t, int64_t>> m_modelKey; // per model: (pid, tid)
+    QString m_nameFilter;
+    QString m_search;
+    QRegularExpression m_searchRe; // valid when the search is a regex
+    bool m_searchIsRegex = false;
+    int m_minRank = std::numeric_limits<int>::min();
+    int m_maxRank = std::numeric_limits<int>::max();
+    uint64_t m_indexed = 0;
     EventRef m_selected;
     ClockMode m_mode = ClockMode::Corrected;
     int64_t m_begin = 0;

@@ -15,22 +15,55 @@ TrackModel::TrackModel(const Timeline *timeline, size_t worker, size_t track)
     std::vector<size_t> sizes(m_depthRows.size(), 0);
     for (uint16_t d : t.depth)
         ++sizes[d];
-    for (size_t d = 0; d < sizes.size(); ++d)
-        m_depthRows[d].reserve(sizes[d]);
-    for (size_t i = 0; i < t.count(); ++i)
-        m_depthRows[t.depth[i]].push_back(uint32_t(i));
     m_bucketStarts.resize(m_depthRows.size());
     m_fineStarts.resize(m_depthRows.size());
-    for (size_t d = 0; d < m_depthRows.size(); ++d) {
-        const std::vector<uint32_t> &row = m_depthRows[d];
-        m_bucketStarts[d].reserve(row.size() / kBucket + 1);
-        m_fineStarts[d].reserve(row.size() / kFine + 1);
-        for (size_t k = 0; k < row.size(); k += kFine) {
-            m_fineStarts[d].push_back(t.localStart[row[k]]);
-            if (k % kBucket == 0)
-                m_bucketStarts[d].push_back(t.localStart[row[k]]);
-        }
+    for (size_t d = 0; d < sizes.size(); ++d) {
+        m_depthRows[d].reserve(sizes[d]);
+        m_bucketStarts[d].reserve(sizes[d] / kBucket + 1);
+        m_fineStarts[d].reserve(sizes[d] / kFine + 1);
     }
+    indexFrom(0);
+}
+
+void TrackModel::indexFrom(size_t from)
+{
+    const EventTrack &t = track();
+    for (size_t i = from; i < t.count(); ++i) {
+        const size_t d = t.depth[i];
+        if (d >= m_depthRows.size()) {
+            m_depthRows.resize(d + 1);
+            m_bucketStarts.resize(d + 1);
+            m_fineStarts.resize(d + 1);
+        }
+        std::vector<uint32_t> &row = m_depthRows[d];
+        if (row.size() % kFine == 0) {
+            m_fineStarts[d].push_back(t.localStart[i]);
+            if (row.size() % kBucket == 0)
+                m_bucketStarts[d].push_back(t.localStart[i]);
+        }
+        row.push_back(uint32_t(i));
+    }
+}
+
+size_t TrackModel::extendFrom(size_t from)
+{
+    const EventTrack &t = track();
+    from = std::min(from, t.count());
+    for (size_t d = 0; d < m_depthRows.size(); ++d) {
+        std::vector<uint32_t> &row = m_depthRows[d];
+        const size_t keep =
+            size_t(std::lower_bound(row.begin(), row.end(), uint32_t(from)) - row.begin());
+        row.resize(keep);
+        m_fineStarts[d].resize((keep + kFine - 1) / kFine);
+        m_bucketStarts[d].resize((keep + kBucket - 1) / kBucket);
+    }
+    indexFrom(from);
+    while (!m_depthRows.empty() && m_depthRows.back().empty()) { // re-nesting made it shallower
+        m_depthRows.pop_back();
+        m_bucketStarts.pop_back();
+        m_fineStarts.pop_back();
+    }
+    return t.count() - from;
 }
 
 size_t TrackModel::rowSeekStart(int d, size_t from, int64_t localT) const

@@ -8,8 +8,13 @@
 // local order == global order and searches run on local times after one toLocal() per query.
 // Memory: 4 bytes per event (the depth rows) + 8 bytes per 8 and per 64 events (the two levels
 // of bucket starts, ≈ 1.1 bytes per event) on top of the EventTrack.
+// Live (incremental) use: when the Timeline's track grew in place, extendFrom(k) re-indexes only
+// events from k on (the rows are sorted by index, so the tail from k is cut and re-appended):
+// cost ∝ count() − k, not count(). setPosition() follows the track when workers or tracks
+// were inserted before it.
 // Threading: read-only after construction; const methods are safe from any thread as long as
-// the Timeline outlives the model and is not mutated meanwhile (setClockMode is GUI-thread only).
+// the Timeline outlives the model and is not mutated meanwhile (setClockMode, extendFrom and
+// setPosition are GUI-thread only, between the Timeline's live commits and the next paint).
 #pragma once
 
 #include "timeline/timeline.h"
@@ -49,6 +54,15 @@ class TrackModel
 public:
     TrackModel(const Timeline *timeline, size_t worker, size_t track);
 
+    // The track's events from index `from` on changed or were appended (events before it kept
+    // their index, depth and start): re-index them. Returns how many events were indexed.
+    size_t extendFrom(size_t from);
+    void setPosition(size_t worker, size_t track)
+    {
+        m_worker = worker;
+        m_track = track;
+    }
+
     size_t worker() const { return m_worker; }
     size_t trackIndex() const { return m_track; }
     const EventTrack &track() const;
@@ -86,6 +100,8 @@ public:
     int64_t globalEnd() const;   // latest end (0 when empty)
 
 private:
+    void indexFrom(size_t from);
+
     const Timeline *m_timeline;
     size_t m_worker;
     size_t m_track;

@@ -88,13 +88,28 @@ void TestAttachGui::followsARunningJob()
                                  model.row(1).events > 20 && live->refreshCount() > 1,
                              20000);
     QCOMPARE(model.row(0).state, WorkerState::Running);
-    QVERIFY(window.timeline() == live->shown()); // the viewer shows the snapshot
+    QVERIFY(window.timeline() == live->shown()); // the viewer shows the live Timeline itself
+    QVERIFY(window.timeline() == live->controller()->job().timeline()); // no copy
+
+    // Refreshes are incremental: the scene (and its models) stay, only new events are indexed.
+    const TimelineScene *scene = window.view()->scene();
+    const uint64_t indexed = scene->indexedEvents();
+    const size_t eventsBefore = window.timeline()->eventCount();
 
     // Follow mode: the right edge is "now" of the snapshot on screen.
     ZoomControl *zoom = window.view()->zoomControl();
     QVERIFY(live->isFollowing());
     const int refreshes = live->refreshCount();
-    QTRY_VERIFY_WITH_TIMEOUT(live->refreshCount() > refreshes + 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->refreshCount() > refreshes + 1 &&
+                                 window.timeline()->eventCount() > eventsBefore,
+                             10000);
+    QCOMPARE(window.view()->scene(), scene);
+    QVERIFY(scene->indexedEvents() > indexed);
+    QVERIFY2(scene->indexedEvents() - indexed <=
+                 2 * (window.timeline()->eventCount() - eventsBefore),
+             qPrintable(QStringLiteral("%1 events indexed for %2 new")
+                            .arg(scene->indexedEvents() - indexed)
+                            .arg(window.timeline()->eventCount() - eventsBefore)));
     QCOMPARE(zoom->rangeEnd(), std::min(live->shownNowNs(), zoom->traceEnd()));
     QVERIFY(zoom->rangeEnd() >= live->shown()->endNs() - 1);
 

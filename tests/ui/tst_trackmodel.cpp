@@ -1,11 +1,16 @@
 // Tests TrackModel (the per-thread timeline model) and RowLayout on a known in-memory job.
+#include "../timeline/testlogs.h"
 #include "testjob.h"
+#include "timeline/livejob.h"
 
 #include "ui/rowlayout.h"
 #include "ui/timelinescene.h"
 #include "ui/trackmodel.h"
 
 #include <QtTest>
+
+#include <fstream>
+#include <random>
 
 using namespace syncline;
 using namespace syncline::ui;
@@ -28,6 +33,7 @@ private slots:
     void layoutCollapseAndFilter();
     void sceneBoundsAndSearch();
     void coloursStableAndDistinct();
+    void liveSceneMatchesFreshScene();
 };
 
 void TstTrackModel::basics()
@@ -278,6 +284,125 @@ void TstTrackModel::coloursStableAndDistinct()
     c.assign({"step", "all_reduce", "all_gather"});
     QCOMPARE(c.colourIndex(1), 3);
     QCOMPARE(c.colourIndex(2), 3);
+}
+
+namespace {
+
+void appendText(const std::string &path, const std::string &text)
+{
+    std::ofstream(path, std::ios::app) << text;
+}
+
+// A job written in random chunks: nested B/E, instants, X intervals written after their
+// children (a suffix merge), a thread appearing late and a second worker appearing mid-way.
+std::string liveLog(int rank, std::mt19937 &rng)
+{
+    std::string text = testlogs::header(rank);
+    int64_t ts = 2000;
+    for (int step = 0; step < 160; ++step) {
+        const int tid = 1 + (step < 60 ? step % 2 : step % 3);
+        const int64_t s0 = ts;
+        text += testlogs::begin(ts, tid, "step");
+        text += testlogs::begin(ts += 10, tid, step % 5 ? "fwd" : "fwd_" + std::to_string(step));
+        if (step % 3 == 0)
+            text += testlogs::begin(ts += 3, tid, "kernel") + testlogs::end(ts += 4, tid, "kernel");
+        text += testlogs::end(ts += 40, tid, step % 5 ? "fwd" : "fwd_" + std::to_string(step));
+        if (step % 4 == 0)
+            text += testlogs::complete(s0 + 12, 20, tid, "late_x");
+        text += testlogs::end(ts += 10, tid, "step");
+        ts += 5 + int64_t(rng() % 20);
+    }
+    return text;
+}
+
+void compareScenes(const TimelineScene &live, const TimelineScene &fresh)
+{
+    QCOMPARE(live.models().size(), fresh.models().size());
+    QCOMPARE(live.beginNs(), fresh.beginNs());
+    QCOMPARE(live.endNs(), fresh.endNs());
+    for (size_t m = 0; m < fresh.models().size(); ++m) {
+        const TrackModel &a = live.models()[m], &b = fresh.models()[m];
+        QCOMPARE(a.worker(), b.worker());
+        QCOMPARE(a.trackIndex(), b.trackIndex());
+        QCOMPARE(a.count(), b.count());
+        QCOMPARE(a.depthCount(), b.depthCount());
+        for (int d = 0; d < b.depthCount(); ++d) {
+            QCOMPARE(a.depthRow(d), b.depthRow(d));
+            const auto &row = b.depthRow(d);
+            for (size_t p = 0; p < row.size(); p += 5) { // the bucket starts, through the seek
+                const int64_t t = a.track().localStart[row[p]];
+                QCOMPARE(a.rowSeekStart(d, 0, t), b.rowSeekStart(d, 0, t));
+                QCOMPARE(a.rowSeekStart(d, p / 2, t + 1), b.rowSeekStart(d, p / 2, t + 1));
+            }
+        }
+    }
+    const auto &ra = live.layout().rows(), &rb = fresh.layout().rows();
+    QCOMPARE(ra.size(), rb.size());
+    for (size_t r = 0; r < rb.size(); ++r) {
+        QCOMPARE(ra[r].model, rb[r].model);
+        QCOMPARE(ra[r].depth, rb[r].depth);
+        QCOMPARE(ra[r].y, rb[r].y);
+    }
+    for (uint32_t n = 0; n < fresh.timeline().names.size(); ++n)
+        QCOMPARE(live.displayName(n), fresh.displayName(n));
+}
+
+} // namespace
+
+// TimelineScene::applyLive after each LiveJob commit gives the same models, rows and bounds as
+// a scene built from scratch on the same Timeline, while indexing only what changed.
+void TstTrackModel::liveSceneMatchesFreshScene()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    std::mt19937 rng(11);
+    const std::string text0 = liveLog(0, rng), text1 = liveLog(1, rng);
+    testlogs::write(d + "/w.0.log", "");
+    LiveOptions o;
+    o.path = d;
+    LiveJob job(o);
+    std::unique_ptr<TimelineScene> scene;
+    size_t p0 = 0, p1 = 0;
+    int polls = 0;
+    while (p0 < text0.size() || p1 < text1.size()) {
+        const size_t n0 = std::min(text0.size() - p0, size_t(1 + rng() % 900));
+        appendText(d + "/w.0.log", text0.substr(p0, n0));
+        p0 += n0;
+        if (p0 > text0.size() / 3) { // rank 1 appears a third of the way in
+            const size_t n1 = std::min(text1.size() - p1, size_t(1 + rng() % 900));
+            appendText(d + "/w.1.log", text1.substr(p1, n1));
+            p1 += n1;
+        }
+        const LiveUpdate u = job.poll();
+        if (!scene) {
+            if (job.workerCount() > 0)
+                scene = std::make_unique<TimelineScene>(job.timeline());
+            continue;
+        }
+        if (polls == 3)
+            scene->setSearch(QStringLiteral("fwd_"), false);
+        scene->applyLive(u);
+        ++polls;
+        const TimelineScene fresh(job.timeline());
+        compareScenes(*scene, fresh);
+        if (QTest::currentTestFailed())
+            QFAIL(("after poll " + std::to_string(polls)).c_str());
+        if (polls > 3) { // names that appeared later are searched too
+            int matching = 0;
+            for (uint32_t n = 0; n < fresh.timeline().names.size(); ++n)
+                matching += fresh.displayName(n).startsWith(QStringLiteral("fwd_"));
+            QCOMPARE(scene->matchingNameCount(), matching);
+        }
+    }
+    QVERIFY(polls > 40);
+    QCOMPARE(job.workerCount(), size_t(2));
+    const uint64_t events = job.timeline()->eventCount();
+    // Each event indexed about once (plus the re-nested suffixes of late X intervals), not once
+    // per poll as a rebuild per update would.
+    QVERIFY2(
+        scene->indexedEvents() < 2 * events,
+        qPrintable(
+            QStringLiteral("%1 indexed for %2 events").arg(scene->indexedEvents()).arg(events)));
 }
 
 QTEST_APPLESS_MAIN(TstTrackModel)
