@@ -1,6 +1,10 @@
 #include "eventkindlookup.h"
 
+#include "timeline.h"
+
 #include "recorder/timerconfig.h"
+
+#include <cstdlib>
 
 namespace syncline {
 
@@ -24,6 +28,28 @@ void EventKindLookup::resolve(const StringTable &names, uint32_t nameId)
     if (const rec::EventKind *kind = m_config->matchKind(names.name(nameId))) {
         e.maxNs = kind->expectedMaxNs;
         e.collective = kind->category == "collective";
+        e.category = kind->category;
+        e.colour = kind->color;
+    }
+}
+
+void EventKindLookup::describe(Timeline &tl)
+{
+    const size_t n = tl.names.size();
+    if (!m_config) {
+        tl.kinds.resize(n);
+        return;
+    }
+    for (size_t i = tl.kinds.size(); i < n; ++i) {
+        resolve(tl.names, uint32_t(i));
+        const Entry &e = m_cache[i];
+        NameKind k;
+        k.category = e.category;
+        if (e.colour.size() == 7 && e.colour[0] == '#') { // validated by TimerConfig
+            k.rgb = uint32_t(std::strtoul(e.colour.c_str() + 1, nullptr, 16));
+            k.hasColour = true;
+        }
+        tl.kinds.push_back(std::move(k));
     }
 }
 

@@ -14,6 +14,8 @@
 
 namespace syncline {
 
+class Timeline;
+
 namespace rec {
 class TimerConfig;
 }
@@ -28,6 +30,9 @@ public:
     int64_t expectedMaxNs(const StringTable &names, uint32_t nameId);
     // True when the name's kind has category "collective".
     bool isCollective(const StringTable &names, uint32_t nameId);
+    // Fills timeline.kinds (category, explicit colour) for the names interned since the last call
+    // (names from timeline.kinds.size() on).
+    void describe(Timeline &timeline);
     bool hasConfig() const { return m_config != nullptr; }
     const rec::TimerConfig *config() const { return m_config.get(); }
 
@@ -39,6 +44,8 @@ private:
         bool resolved = false;
         bool collective = false;
         int64_t maxNs = -1;
+        std::string category;
+        std::string colour; // "#rrggbb" or ""
     };
     std::shared_ptr<const rec::TimerConfig> m_config;
     std::vector<Entry> m_cache;

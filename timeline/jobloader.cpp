@@ -119,6 +119,7 @@ LoadResult JobLoader::load(const LoadOptions &o)
     }
     EventKindLookup kinds(config);
     ClockCorrector::apply(tl, built.messages, kinds, {o.alignOn, o.correctClocks});
+    kinds.describe(tl); // categories and colours per name, for the viewer
     if (o.progress)
         o.progress(1.0, "done");
     result.timeline = std::move(built.timeline);

@@ -355,6 +355,7 @@ LiveUpdate LiveJob::commit(bool forceClock)
             tl.problems.push_back(std::move(p));
     m_ingestProblems.clear();
     u.newNames = tl.names.size() - namesBefore;
+    m_kinds.describe(tl);
     if (u.changed())
         ++m_revision;
     u.revision = m_revision;

@@ -38,6 +38,16 @@ struct FlowPoint
     uint32_t categoryId = 0;
 };
 
+// What the config's event_kinds say about one event name (docs/config.md): its category ("" when
+// none) and its explicit colour (0xRRGGBB, when hasColour). Filled by the loader and LiveJob
+// through EventKindLookup::describe.
+struct NameKind
+{
+    std::string category;
+    uint32_t rgb = 0;
+    bool hasColour = false;
+};
+
 class Timeline
 {
 public:
@@ -52,6 +62,12 @@ public:
     // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
     // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.
     int64_t referenceShiftNs = 0;
+    // Per name id (may be shorter than names: missing entries have no kind).
+    std::vector<NameKind> kinds;
+    const NameKind *kindOf(uint32_t nameId) const
+    {
+        return nameId < kinds.size() ? &kinds[nameId] : nullptr;
+    }
 
     ClockMode mode() const { return m_mode; }
     void setMode(ClockMode mode); // recomputes the origin and range

@@ -33,16 +33,36 @@ int ColourScheme::hashIndex(std::string_view name)
     return int(h % uint32_t(kPaletteSize));
 }
 
-void ColourScheme::assign(const std::vector<std::string_view> &names)
+void ColourScheme::assign(const std::vector<std::string_view> &names,
+                          const std::vector<NameKind> &kinds)
 {
     // Names in byte order each take their hash slot, or the next free one while free slots
     // remain: a job's few names get distinct colours, and the same set of names always gets the
     // same colours (load order does not matter). Category prefixes win over both.
     m_index.clear();
-    extend(names);
+    m_categoryOf.clear();
+    m_custom.clear();
+    extend(names, kinds);
 }
 
-void ColourScheme::extend(const std::vector<std::string_view> &names)
+int ColourScheme::customIndex(uint32_t rgb)
+{
+    const QRgb c = 0xff000000u | rgb;
+    const auto it = std::find(m_custom.begin(), m_custom.end(), c);
+    if (it != m_custom.end())
+        return kPaletteSize + int(it - m_custom.begin());
+    m_custom.push_back(c);
+    return kPaletteSize + int(m_custom.size()) - 1;
+}
+
+const std::string &ColourScheme::categoryOf(uint32_t nameId) const
+{
+    static const std::string none;
+    return nameId < m_categoryOf.size() ? m_categoryOf[nameId] : none;
+}
+
+void ColourScheme::extend(const std::vector<std::string_view> &names,
+                          const std::vector<NameKind> &kinds)
 {
     const size_t first = m_index.size();
     if (names.size() <= first)
@@ -50,17 +70,32 @@ void ColourScheme::extend(const std::vector<std::string_view> &names)
     std::vector<bool> taken(size_t(kPaletteSize), false);
     int free = kPaletteSize;
     for (int idx : m_index) {
-        if (!taken[size_t(idx)]) {
+        if (idx < kPaletteSize && !taken[size_t(idx)]) {
             taken[size_t(idx)] = true;
             --free;
         }
     }
     m_index.resize(names.size(), 0);
+    m_categoryOf.resize(names.size());
     std::vector<size_t> order(names.size() - first);
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = first + i;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
     for (size_t i : order) {
+        const NameKind *kind = i < kinds.size() ? &kinds[i] : nullptr;
+        if (kind && kind->hasColour) {
+            m_index[i] = customIndex(kind->rgb);
+            continue;
+        }
+        if (m_byCategory && kind && !kind->category.empty()) {
+            m_index[i] = hashIndex(kind->category); // same category, same colour, every job
+            m_categoryOf[i] = kind->category;
+            if (!taken[size_t(m_index[i])]) {
+                taken[size_t(m_index[i])] = true;
+                --free;
+            }
+            continue;
+        }
         const QString name = QString::fromUtf8(names[i].data(), qsizetype(names[i].size()));
         int idx = -1;
         for (const auto &cat : m_categories) {
@@ -89,7 +124,10 @@ void ColourScheme::setCategory(const QString &prefix, int index)
 
 QColor ColourScheme::colour(int index, bool dark) const
 {
-    QColor c = QColor::fromRgb(kPalette[((index % kPaletteSize) + kPaletteSize) % kPaletteSize]);
+    QColor c =
+        index >= kPaletteSize && index - kPaletteSize < int(m_custom.size())
+            ? QColor::fromRgb(m_custom[size_t(index - kPaletteSize)])
+            : QColor::fromRgb(kPalette[((index % kPaletteSize) + kPaletteSize) % kPaletteSize]);
     return dark ? c.darker(125) : c;
 }
 

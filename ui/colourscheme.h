@@ -1,16 +1,23 @@
-// ColourScheme — stable colours per event name: FNV-1a hash of the name into a fixed palette,
-// with collisions moved to the next free colour (names taken in byte order) so a job's few
-// names stay distinguishable; names matching a configured category prefix (setCategory) share
-// that category's colour.
+// ColourScheme — stable colours per event name. For each name, in this order:
+//  1. the explicit colour of its configured kind (config event_kinds[].color, via
+//     Timeline::kinds) — an extra colour index past the palette;
+//  2. in category mode (setByCategory, View ▸ Colour by category) the colour of its kind's
+//     category: FNV-1a hash of the category into the palette, so all names of a category share
+//     one colour, the same in every job;
+//  3. a name matching a prefix given to setCategory gets that palette colour;
+//  4. otherwise FNV-1a hash of the name into a fixed palette, with collisions moved to the next
+//     free colour (names taken in byte order) so a job's few names stay distinguishable.
 //
-// Invariants: colourIndex() is in [0, paletteSize()); a name's colour depends only on its text,
-// the set of names in the job and the categories — never on load order. Light and dark
-// variants share hues.
+// Invariants: colourIndex() is in [0, colourCount()); a name's colour depends only on its text,
+// its kind, the set of names in the job and the mode — never on load order. Light and dark
+// variants share hues (explicit colours are darkened like the palette in dark mode).
 // Threading: read-only use from any thread after setup; setup on the GUI thread.
 #pragma once
 
 #include <QColor>
 #include <QString>
+
+#include "timeline/timeline.h"
 
 #include <cstdint>
 #include <string_view>
@@ -25,12 +32,21 @@ public:
     static int paletteSize();
     static int hashIndex(std::string_view name);
 
-    // Assigns palette indices to every name in `names` (index = name id).
-    void assign(const std::vector<std::string_view> &names);
+    // Assigns colour indices to every name in `names` (index = name id); kinds[id], when
+    // present, is that name's configured kind (Timeline::kinds).
+    void assign(const std::vector<std::string_view> &names,
+                const std::vector<NameKind> &kinds = {});
     // Live: names.size() > the names assigned so far; gives the new ones (ids from the current
     // size on) their colours without moving any assigned one (stable while a job grows; the
     // colours may then differ from a full load's when hashes collide).
-    void extend(const std::vector<std::string_view> &names);
+    void extend(const std::vector<std::string_view> &names,
+                const std::vector<NameKind> &kinds = {});
+    // Category mode (takes effect at the next assign()).
+    void setByCategory(bool on) { m_byCategory = on; }
+    bool byCategory() const { return m_byCategory; }
+    int colourCount() const { return paletteSize() + int(m_custom.size()); }
+    // The category a name was coloured by ("" when it was coloured as a name).
+    const std::string &categoryOf(uint32_t nameId) const;
     size_t assignedCount() const { return m_index.size(); }
     // Names starting with `prefix` get palette colour `index` (checked in insertion order).
     void setCategory(const QString &prefix, int index);
@@ -42,7 +58,12 @@ public:
     }
 
 private:
+    int customIndex(uint32_t rgb);
+
     std::vector<int> m_index;
+    std::vector<std::string> m_categoryOf; // per name: the category it was coloured by
+    std::vector<QRgb> m_custom;            // explicit colours: index paletteSize() + i
+    bool m_byCategory = false;
     std::vector<std::pair<QString, int>> m_categories;
 };
 

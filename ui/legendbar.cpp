@@ -38,8 +38,8 @@ void LegendBar::paintEvent(QPaintEvent *)
     p.setFont(style.smallFont);
     const QFontMetricsF fm(style.smallFont);
     double x = 8;
-    for (uint32_t id : m_names) {
-        const QString text = fm.elidedText(m_scene->displayName(id), Qt::ElideRight, 180);
+    for (uint32_t id : m_scene->legendEntries(m_names)) {
+        const QString text = fm.elidedText(m_scene->legendLabel(id), Qt::ElideRight, 180);
         const double w = 14 + fm.horizontalAdvance(text) + 16;
         if (x + w > width())
             break;
@@ -56,7 +56,8 @@ void LegendBar::mousePressEvent(QMouseEvent *event)
 {
     for (const auto &[r, id] : m_hits) {
         if (r.contains(event->position()) && m_scene) {
-            emit nameClicked(m_scene->displayName(id));
+            if (m_scene->colours().categoryOf(id).empty()) // a category has no name to find
+                emit nameClicked(m_scene->displayName(id));
             return;
         }
     }

@@ -113,6 +113,7 @@ MainWindow::MainWindow(QWidget *parent)
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_wallAction->setChecked(settings.value(QStringLiteral("view/wallClock"), false).toBool());
+    m_categoryAction->setChecked(settings.value(QStringLiteral("view/byCategory"), false).toBool());
     setDarkTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
     rebuildRecentMenu();
     if (!settings.contains(QStringLiteral("window/geometry")))
@@ -198,6 +199,18 @@ void MainWindow::buildMenus()
             sceneChanged();
         }
     });
+    m_categoryAction = view->addAction(tr("Colour by &category"));
+    m_categoryAction->setCheckable(true);
+    m_categoryAction->setToolTip(tr("Names of one configured category (config event_kinds) share "
+                                    "its colour"));
+    connect(m_categoryAction, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("view/byCategory"), on);
+        if (m_scene) {
+            m_scene->setColourByCategory(on);
+            sceneChanged();
+            m_legend->update();
+        }
+    });
     m_darkAction = view->addAction(tr("&Dark theme"));
     m_darkAction->setCheckable(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
@@ -276,6 +289,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_timeline = std::move(timeline);
     m_sources = sources;
     m_scene = std::make_shared<TimelineScene>(m_timeline);
+    m_scene->setColourByCategory(m_categoryAction->isChecked());
     m_view->setScene(m_scene);
     m_overview->setScene(m_scene);
     m_legend->setScene(m_scene);

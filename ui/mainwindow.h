@@ -111,6 +111,7 @@ private:
     QAction *m_rawAction = nullptr;
     QAction *m_wallAction = nullptr;
     QAction *m_darkAction = nullptr;
+    QAction *m_categoryAction = nullptr;
     std::shared_ptr<Timeline> m_timeline;
     std::shared_ptr<TimelineScene> m_scene;
     QStringList m_sources;

@@ -215,7 +215,7 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
     out.revision = scene.revision();
     if (request.rangeEnd <= request.rangeStart || request.width <= 0)
         return out;
-    std::vector<int> batchOf(size_t(ColourScheme::paletteSize() * 2), -1);
+    std::vector<int> batchOf(size_t(scene.colours().colourCount() * 2), -1);
     RowBuilder builder(scene, request, out, batchOf);
     const RowLayout &layout = scene.layout();
     const auto [first, last] = layout.rowsIn(request.top, request.top + request.height);

@@ -278,8 +278,8 @@ void TimelinePainter::paintLegend(QPainter &p, const QRectF &area, const Timelin
     const QFontMetricsF fm(style.smallFont);
     double x = area.left() + 8;
     const double cy = area.center().y();
-    for (uint32_t id : nameIds) {
-        const QString text = fm.elidedText(scene.displayName(id), Qt::ElideRight, 160);
+    for (uint32_t id : scene.legendEntries(nameIds)) {
+        const QString text = fm.elidedText(scene.legendLabel(id), Qt::ElideRight, 160);
         const double w = 14 + fm.horizontalAdvance(text) + 14;
         if (x + w > area.right())
             break;

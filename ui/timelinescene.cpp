@@ -49,7 +49,41 @@ void TimelineScene::addNames()
             m_matchingNames += hit;
         }
     }
-    m_colours.extend(names);
+    m_colours.extend(names, m_timeline->kinds);
+}
+
+void TimelineScene::setColourByCategory(bool on)
+{
+    if (on == m_colours.byCategory())
+        return;
+    m_colours.setByCategory(on);
+    std::vector<std::string_view> names;
+    for (size_t i = 0; i < m_timeline->names.size(); ++i)
+        names.push_back(m_timeline->names.name(uint32_t(i)));
+    m_colours.assign(names, m_timeline->kinds);
+    ++m_revision;
+}
+
+QString TimelineScene::legendLabel(uint32_t nameId) const
+{
+    const std::string &c = m_colours.categoryOf(nameId);
+    return c.empty() ? m_displayNames[nameId] : QString::fromStdString(c);
+}
+
+std::vector<uint32_t> TimelineScene::legendEntries(const std::vector<uint32_t> &nameIds) const
+{
+    std::vector<uint32_t> out;
+    std::vector<std::string> seen;
+    for (uint32_t id : nameIds) {
+        const std::string &c = m_colours.categoryOf(id);
+        if (!c.empty()) {
+            if (std::find(seen.begin(), seen.end(), c) != seen.end())
+                continue;
+            seen.push_back(c);
+        }
+        out.push_back(id);
+    }
+    return out;
 }
 
 bool TimelineScene::nameFilterHit(const QString &name) const

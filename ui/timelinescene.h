@@ -52,6 +52,13 @@ public:
     const TrackModel &model(int m) const { return m_models[size_t(m)]; }
     const RowLayout &layout() const { return m_layout; }
     const ColourScheme &colours() const { return m_colours; }
+    // View ▸ Colour by category: names of a configured category share its colour (ColourScheme).
+    void setColourByCategory(bool on);
+    // Legend: one entry per colour — the names in `nameIds` (most important first), with the
+    // names of one category merged into the category's first one.
+    std::vector<uint32_t> legendEntries(const std::vector<uint32_t> &nameIds) const;
+    // The legend's text for an entry: its category in category mode, else its name.
+    QString legendLabel(uint32_t nameId) const;
     // Brings the scene up to date after a LiveJob commit on the Timeline it shows.
     void applyLive(const LiveUpdate &update);
     // Events indexed by TrackModels since construction (construction counts every event; a

@@ -1,9 +1,11 @@
 // Tests TrackModel (the per-thread timeline model) and RowLayout on a known in-memory job.
 #include "../timeline/testlogs.h"
 #include "testjob.h"
+#include "timeline/jobloader.h"
 #include "timeline/livejob.h"
 
 #include "ui/rowlayout.h"
+#include "ui/timelinegeometry.h"
 #include "ui/timelinescene.h"
 #include "ui/trackmodel.h"
 
@@ -34,6 +36,8 @@ private slots:
     void sceneBoundsAndSearch();
     void coloursStableAndDistinct();
     void liveSceneMatchesFreshScene();
+    void coloursByKindAndCategory();
+    void loaderFillsKinds();
 };
 
 void TstTrackModel::basics()
@@ -403,6 +407,93 @@ void TstTrackModel::liveSceneMatchesFreshScene()
         scene->indexedEvents() < 2 * events,
         qPrintable(
             QStringLiteral("%1 indexed for %2 events").arg(scene->indexedEvents()).arg(events)));
+}
+
+void TstTrackModel::coloursByKindAndCategory()
+{
+    auto t = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "host-a");
+    EventTrack tr;
+    tr.tid = 1;
+    testjob::addEvent(*t, tr, "step", 0, 100, -1);
+    testjob::addEvent(*t, tr, "all_reduce", 0, 10, 0);
+    testjob::addEvent(*t, tr, "broadcast", 20, 30, 0);
+    testjob::addEvent(*t, tr, "forward", 40, 50, 0);
+    w.tracks.push_back(std::move(tr));
+    t->workers.push_back(std::move(w));
+    t->updateRange();
+    const uint32_t step = t->names.intern("step"), ar = t->names.intern("all_reduce"),
+                   bc = t->names.intern("broadcast"), fw = t->names.intern("forward");
+    t->kinds.resize(t->names.size());
+    t->kinds[step] = {"phase", 0x123456, true};
+    t->kinds[ar].category = "collective";
+    t->kinds[bc].category = "collective";
+    TimelineScene scene(t);
+    const ColourScheme &c = scene.colours();
+    // An explicit colour wins in both modes; names are coloured per name by default.
+    QCOMPARE(c.nameColour(step, false).rgb(), QColor(0x12, 0x34, 0x56).rgb());
+    QVERIFY(c.colourIndex(ar) != c.colourIndex(bc));
+    QCOMPARE(scene.legendEntries({step, ar, bc, fw}), (std::vector<uint32_t>{step, ar, bc, fw}));
+    const uint64_t rev = scene.revision();
+    scene.setColourByCategory(true);
+    QVERIFY(scene.revision() > rev);
+    QCOMPARE(c.nameColour(step, false).rgb(), QColor(0x12, 0x34, 0x56).rgb());
+    QCOMPARE(c.colourIndex(ar), ColourScheme::hashIndex("collective"));
+    QCOMPARE(c.colourIndex(bc), c.colourIndex(ar));
+    QVERIFY(c.colourIndex(fw) != c.colourIndex(ar)); // the category's colour is taken
+    QVERIFY(c.colourIndex(fw) < ColourScheme::paletteSize());
+    QCOMPARE(c.categoryOf(bc), std::string("collective"));
+    QCOMPARE(scene.legendEntries({step, ar, bc, fw}), (std::vector<uint32_t>{step, ar, fw}));
+    QCOMPARE(scene.legendLabel(ar), QStringLiteral("collective"));
+    QCOMPARE(scene.legendLabel(fw), QStringLiteral("forward"));
+    // The geometry batches by colour index, explicit colours included.
+    GeometryRequest req;
+    req.rangeStart = 0;
+    req.rangeEnd = 100;
+    req.width = 1000;
+    req.height = 500;
+    const TimelineGeometry g = computeGeometry(scene, req);
+    bool custom = false;
+    for (const ColourBatch &b : g.batches)
+        custom = custom || b.colourIndex == c.colourIndex(step);
+    QVERIFY(custom);
+    scene.setColourByCategory(false);
+    QVERIFY(c.colourIndex(ar) != c.colourIndex(bc) || c.categoryOf(ar).empty());
+    QCOMPARE(c.categoryOf(ar), std::string());
+}
+
+// The loader (and LiveJob) fill Timeline::kinds from the config's event_kinds.
+void TstTrackModel::loaderFillsKinds()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    std::ofstream(d + "/timer_config.json")
+        << R"({"event_kinds":[{"name":"fwd","category":"compute","color":"#ff8000"},)"
+        << R"({"glob":"all_*","category":"collective"}]})";
+    testlogs::write(d + "/w.0.log",
+                    testlogs::header(0) + testlogs::begin(1000, 1, "fwd") +
+                        testlogs::end(2000, 1, "fwd") + testlogs::begin(3000, 1, "all_gather") +
+                        testlogs::end(4000, 1, "all_gather") + testlogs::begin(5000, 1, "other") +
+                        testlogs::end(6000, 1, "other"));
+    LoadOptions lo;
+    lo.paths = {d};
+    const LoadResult full = JobLoader::load(lo);
+    QVERIFY2(full.timeline, full.fatalError.c_str());
+    LiveOptions o;
+    o.path = d;
+    LiveJob live(o);
+    live.poll();
+    for (const Timeline *t : {full.timeline.get(), live.timeline().get()}) {
+        QCOMPARE(t->kinds.size(), t->names.size());
+        const NameKind *fwd = t->kindOf(t->names.find("fwd"));
+        QVERIFY(fwd);
+        QCOMPARE(fwd->category, std::string("compute"));
+        QVERIFY(fwd->hasColour);
+        QCOMPARE(fwd->rgb, uint32_t(0xff8000));
+        QCOMPARE(t->kindOf(t->names.find("all_gather"))->category, std::string("collective"));
+        QVERIFY(!t->kindOf(t->names.find("all_gather"))->hasColour);
+        QCOMPARE(t->kindOf(t->names.find("other"))->category, std::string());
+    }
 }
 
 QTEST_APPLESS_MAIN(TstTrackModel)
