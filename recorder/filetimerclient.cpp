@@ -3,6 +3,7 @@
 
 #include "recorder/clientregistry.h"
 #include "recorder/clienttimesync.h"
+#include "recorder/headerrecord.h"
 #include "recorder/logpath.h"
 #include "recorder/logwriter.h"
 #include "recorder/nameidcache.h"
@@ -72,7 +73,7 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
     const int64_t startNs = m_clock.now();
     m_writer = std::make_unique<LogWriter>(m_clock, m_logPath, m_config.flushIntervalMs,
                                            m_config.heartbeatIntervalMs);
-    m_writer->open(RecordFormatter::headerLine(m_identity, m_clock, anchor, m_config, startNs));
+    m_writer->open(HeaderRecord::format(m_identity, m_clock, anchor, m_config, startNs));
     if (!m_config.loadedFromFile)
         m_writer->appendNote("info", configPath.empty()
                                          ? "no config file given; using defaults"

@@ -3,8 +3,6 @@
 
 #include "recorder/nametable.h"
 
-#include <nlohmann/json.hpp>
-
 #include <charconv>
 #include <cmath>
 
@@ -188,39 +186,6 @@ void RecordFormatter::append(std::string &out, const Record &r, int64_t tid)
         out += *r.args;
     }
     out += "}\n";
-}
-
-std::string RecordFormatter::headerLine(const WorkerIdentity &identity, const Clock &clock,
-                                        const Clock::Anchor &anchor, const TimerConfig &config,
-                                        int64_t startNs)
-{
-    nlohmann::ordered_json h;
-    h["t"] = "header";
-    h["format"] = "syncline";
-    h["version"] = 1;
-    h["rank"] = identity.rank;
-    h["local_rank"] = identity.localRank;
-    h["world_size"] = identity.worldSize;
-    h["group_rank"] = identity.groupRank;
-    h["role"] = identity.role;
-    h["restart"] = identity.restart;
-    h["run_id"] = identity.runId;
-    h["host"] = identity.host;
-    h["boot_id"] = identity.bootId;
-    h["pid"] = identity.pid;
-    h["clock"] = Clock::sourceName(clock.source());
-    h["anchor"] = {
-        {"mono_ns", anchor.monoNs}, {"wall_ns", anchor.wallNs}, {"spread_ns", anchor.spreadNs}};
-    if (config.loadedFromFile)
-        h["config"] = config.sourcePath;
-    else
-        h["config"] = nullptr;
-    h["start_ns"] = startNs;
-    if (clock.hasTransform())
-        h["skew"] = {{"offset_ns", clock.offsetNs()}, {"drift_ppm", clock.driftPpm()}};
-    h["flush_interval_ms"] = config.flushIntervalMs;
-    h["overflow"] = TimerConfig::overflowName(config.overflow);
-    return h.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void RecordFormatter::appendHeartbeat(std::string &out, int64_t ts, uint64_t events,

@@ -1,17 +1,14 @@
 // RecordFormatter — turns records into log-format v1 JSON Lines text (docs/log-format.md).
 //
 // Hand-written formatting (std::to_chars, cached escaped names) because the writer must keep up
-// with millions of records per second; nlohmann_json is used only for the header. Every
+// with millions of records per second; the header line is HeaderRecord's (nlohmann_json). Every
 // function appends exactly one line ending in '\n' (formatArgs appends an object, no newline).
 // Threading: stateless except the escaped-name cache of an instance, which belongs to the
 // writer thread.
 #pragma once
 
-#include "recorder/clock.h"
 #include "recorder/eventargs.h"
 #include "recorder/threadbuffer.h"
-#include "recorder/timerconfig.h"
-#include "recorder/workeridentity.h"
 
 #include <cstdint>
 #include <string>
@@ -32,11 +29,6 @@ public:
     // `{"k":v,...}`
     static std::string formatArgs(const EventArgs &args);
 
-    // The log's first line: identity, clock source and anchor, config, start time
-    // (docs/log-format.md "header").
-    static std::string headerLine(const WorkerIdentity &identity, const Clock &clock,
-                                  const Clock::Anchor &anchor, const TimerConfig &config,
-                                  int64_t startNs);
     static void appendHeartbeat(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
                                 uint64_t bufferFull, uint64_t bytes);
     static void appendClose(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
