@@ -10,10 +10,45 @@
 #include <QSvgGenerator>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <string>
 #include <unordered_map>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace syncline::ui {
+
+namespace {
+
+// A directory we own with mode 0700 (what Qt checks for XDG_RUNTIME_DIR), not a symlink.
+bool privateDir(const std::string &path)
+{
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid() &&
+           (st.st_mode & 0777) == 0700;
+}
+
+} // namespace
+
+std::string ensureRuntimeDir()
+{
+    if (const char *set = std::getenv("XDG_RUNTIME_DIR"); set && *set)
+        return set;
+    const char *tmp = std::getenv("TMPDIR");
+    const std::string base = tmp && *tmp ? tmp : "/tmp";
+    std::string dir = base + "/syncline-runtime-" + std::to_string(::getuid());
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+        dir.clear();
+    if (!dir.empty() && !privateDir(dir)) { // someone else's, a symlink, or loose permissions
+        std::string pattern = base + "/syncline-runtime-XXXXXX";
+        dir = ::mkdtemp(pattern.data()) ? pattern : std::string();
+    }
+    if (!dir.empty())
+        qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(dir));
+    return dir;
+}
 
 namespace {
 
@@ -30,6 +65,7 @@ bool ensureGuiApplication(std::string *error)
         !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
     if (!haveDisplay && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    ensureRuntimeDir(); // else Qt warns "QStandardPaths: XDG_RUNTIME_DIR not set" on stderr
     static int argc = 1;
     static char name[] = "syncline";
     static char *argv[] = {name, nullptr};

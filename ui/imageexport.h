@@ -8,7 +8,9 @@
 // Threading: call from the thread that owns the QGuiApplication (the main thread). When no
 // QCoreApplication exists, one QGuiApplication is created on demand (platform "offscreen" when
 // there is no DISPLAY/WAYLAND_DISPLAY) and kept for the process' lifetime; a plain
-// QCoreApplication cannot draw text, so that case is an error.
+// QCoreApplication cannot draw text, so that case is an error. Before creating it, an unset
+// XDG_RUNTIME_DIR is pointed at a private directory (ensureRuntimeDir), so headless runs print no
+// Qt warning about it.
 #pragma once
 
 #include "timeline/timeline.h"
@@ -34,5 +36,11 @@ struct ImageExportRequest
 
 // Returns false and sets *error ("cannot write /x.png: ...", "empty range") on failure.
 bool exportImage(const Timeline &timeline, const ImageExportRequest &request, std::string *error);
+
+// When XDG_RUNTIME_DIR is unset or empty, sets it to a private directory (mode 0700, owned by
+// this user: $TMPDIR or /tmp + "/syncline-runtime-UID", or a fresh mkdtemp one when that path
+// is not private). Returns the directory in effect ("" when none could be made). Call before a
+// QGuiApplication exists (the CLI's headless paths do, through exportImage).
+std::string ensureRuntimeDir();
 
 } // namespace syncline::ui

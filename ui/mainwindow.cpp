@@ -4,12 +4,12 @@
 #include "detailspanel.h"
 #include "exportactions.h"
 #include "findbar.h"
+#include "findcontroller.h"
 #include "legendbar.h"
-#include "liveattachment.h"
 #include "loadcontroller.h"
+#include "mainmenus.h"
 #include "overviewstrip.h"
 #include "problemspanel.h"
-#include "shortcuts.h"
 #include "statspanel.h"
 #include "timeformat.h"
 #include "timelineview.h"
@@ -43,7 +43,7 @@ MainWindow::MainWindow(QWidget *parent)
       m_clocks(new ClockPanel(this)), m_problems(new ProblemsPanel(this)),
       m_loader(new LoadController(this)), m_cursorLabel(new QLabel(this)),
       m_infoLabel(new QLabel(this)), m_progress(new QProgressBar(this)),
-      m_cancel(new QPushButton(tr("Cancel"), this))
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_problemsButton(new QPushButton(this))
 {
     setWindowTitle(QStringLiteral("syncline"));
     setWindowIcon(QIcon(QStringLiteral(":/syncline/syncline.svg")));
@@ -58,12 +58,20 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_legend);
     setCentralWidget(central);
     buildDocks();
-    buildMenus();
+    m_menus = new MainMenus(this);
+    m_problemsButton->setFlat(true);
+    m_problemsButton->setToolTip(tr("Show what was found while loading"));
+    m_problemsButton->hide();
+    connect(m_problemsButton, &QPushButton::clicked, this, [this] {
+        m_problemsDock->show();
+        m_problemsDock->raise();
+    });
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(220);
     m_progress->hide();
     m_cancel->hide();
     statusBar()->addWidget(m_cursorLabel, 1);
+    statusBar()->addPermanentWidget(m_problemsButton);
     statusBar()->addPermanentWidget(m_infoLabel);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
@@ -73,20 +81,8 @@ MainWindow::MainWindow(QWidget *parent)
         m_progress->setFormat(QStringLiteral("%p% ") + QFileInfo(what).fileName());
     });
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoadFinished);
-    connect(m_find, &FindBar::searchChanged, this, &MainWindow::onSearch);
-    connect(m_find, &FindBar::stepRequested, this, &MainWindow::onStep);
-    connect(m_find, &FindBar::nameFilterChanged, this, [this](const QString &text) {
-        if (m_scene) {
-            m_scene->setNameFilter(text);
-            sceneChanged();
-        }
-    });
-    connect(m_find, &FindBar::rankRangeChanged, this, [this](int lo, int hi) {
-        if (m_scene) {
-            m_scene->setRankFilter(lo, hi);
-            sceneChanged();
-        }
-    });
+    m_findControl = new FindController(
+        m_find, m_view, [this] { sceneChanged(); }, this);
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
     connect(m_details, &DetailsPanel::eventActivated, this,
@@ -112,10 +108,11 @@ MainWindow::MainWindow(QWidget *parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_wallAction->setChecked(settings.value(QStringLiteral("view/wallClock"), false).toBool());
-    m_categoryAction->setChecked(settings.value(QStringLiteral("view/byCategory"), false).toBool());
+    m_menus->wallClockAction()->setChecked(
+        settings.value(QStringLiteral("view/wallClock"), false).toBool());
+    MainMenus::setChecked(m_menus->categoryAction(),
+                          settings.value(QStringLiteral("view/byCategory"), false).toBool());
     setDarkTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
-    rebuildRecentMenu();
     if (!settings.contains(QStringLiteral("window/geometry")))
         resize(1400, 860);
 }
@@ -146,86 +143,6 @@ void MainWindow::buildDocks()
     resizeDocks({stats}, {230}, Qt::Vertical); // the timeline keeps most of the height
     resizeDocks({findChild<QDockWidget *>(QStringLiteral("details"))}, {300}, Qt::Horizontal);
     connect(m_problems, &ProblemsPanel::dismissed, m_problemsDock, &QDockWidget::hide);
-}
-
-void MainWindow::buildMenus()
-{
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open files…"), QKeySequence::Open, this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(
-            this, tr("Open logs, config or Chrome traces"), QString(),
-            tr("Timelines (*.log *.jsonl *.json *.json.gz);;All files (*)"));
-        if (!files.isEmpty())
-            openPaths(files);
-    });
-    file->addAction(
-        tr("Open &directory…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-            const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a job directory"));
-            if (!dir.isEmpty())
-                openPaths({dir});
-        });
-    file->addAction(tr("&Attach to running job…"), this,
-                    [this] { LiveAttachment::attachDialog(this); }); // live: docs/live.md
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addSeparator();
-    m_exports->addTo(file->addMenu(tr("&Export")));
-    connect(m_exports, &ExportActions::wrote, this, [this](const QString &path) {
-        statusBar()->showMessage(tr("wrote %1").arg(path), 5000);
-    });
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Find…"), QKeySequence::Find, m_find, &FindBar::focusFind);
-    view->addAction(tr("Fit whole job"), this, [this] { m_view->zoomControl()->fit(); });
-    m_rawAction = view->addAction(tr("&Raw clocks (no correction)"));
-    m_rawAction->setCheckable(true);
-    m_rawAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    connect(m_rawAction, &QAction::toggled, this,
-            [this](bool raw) { setClockMode(raw ? ClockMode::Raw : ClockMode::Corrected); });
-    m_wallAction = view->addAction(tr("&Wall-clock time on the ruler"));
-    m_wallAction->setCheckable(true);
-    m_wallAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-    connect(m_wallAction, &QAction::toggled, m_view, &TimelineView::setWallClock);
-    view->addAction(tr("Collapse all workers"), this, [this] {
-        if (m_scene) {
-            m_scene->setAllCollapsed(true);
-            sceneChanged();
-        }
-    });
-    view->addAction(tr("Expand all workers"), this, [this] {
-        if (m_scene) {
-            m_scene->setAllCollapsed(false);
-            sceneChanged();
-        }
-    });
-    m_categoryAction = view->addAction(tr("Colour by &category"));
-    m_categoryAction->setCheckable(true);
-    m_categoryAction->setToolTip(tr("Names of one configured category (config event_kinds) share "
-                                    "its colour"));
-    connect(m_categoryAction, &QAction::toggled, this, [this](bool on) {
-        QSettings().setValue(QStringLiteral("view/byCategory"), on);
-        if (m_scene) {
-            m_scene->setColourByCategory(on);
-            sceneChanged();
-            m_legend->update();
-        }
-    });
-    m_darkAction = view->addAction(tr("&Dark theme"));
-    m_darkAction->setCheckable(true);
-    connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
-    view->addSeparator();
-    for (QDockWidget *d : findChildren<QDockWidget *>())
-        view->addAction(d->toggleViewAction());
-
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this,
-                    &MainWindow::showShortcuts);
-    help->addAction(tr("&About syncline"), this, [this] {
-        QMessageBox::about(
-            this, tr("About syncline"),
-            tr("<b>syncline</b><br>One corrected global timeline from every worker's log."));
-    });
 }
 
 void MainWindow::openPaths(const QStringList &paths)
@@ -268,7 +185,7 @@ void MainWindow::onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancell
         emit loadFinished(false);
         return;
     }
-    addRecent(m_sources);
+    m_menus->addRecent(m_sources);
     setTimeline(std::move(timeline), m_sources);
     emit loadFinished(true);
 }
@@ -289,7 +206,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_timeline = std::move(timeline);
     m_sources = sources;
     m_scene = std::make_shared<TimelineScene>(m_timeline);
-    m_scene->setColourByCategory(m_categoryAction->isChecked());
+    m_scene->setColourByCategory(m_menus->categoryAction()->isChecked());
     m_view->setScene(m_scene);
     m_overview->setScene(m_scene);
     m_legend->setScene(m_scene);
@@ -297,19 +214,10 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_exports->setTimeline(m_timeline);
     m_clocks->setTimeline(m_timeline);
     m_clocks->setCorrected(m_timeline->mode() == ClockMode::Corrected);
-    {
-        const QSignalBlocker block(m_rawAction);
-        m_rawAction->setChecked(m_timeline->mode() == ClockMode::Raw);
-    }
+    MainMenus::setChecked(m_menus->rawAction(), m_timeline->mode() == ClockMode::Raw);
     m_details->showEvent(m_scene.get(), {});
-    m_rankLimits = {1, 0}; // a new job: the find bar's rank range is reset
-    updateRankLimits();
-    onSearch(m_find->pattern(), m_find->isRegex());
-    m_shownProblems = m_timeline->problems.size();
-    m_problems->setProblems(m_timeline->problems);
-    m_problemsDock->setVisible(!m_timeline->problems.empty());
-    if (!m_timeline->problems.empty())
-        m_problemsDock->raise();
+    m_findControl->setScene(m_scene, true);
+    updateProblems(true);
     updateInfo();
     const QString title = sources.isEmpty() ? QString() : QFileInfo(sources.front()).fileName();
     setWindowTitle(title.isEmpty() ? QStringLiteral("syncline")
@@ -326,29 +234,12 @@ void MainWindow::liveUpdated(const LiveUpdate &u)
     if (u.structureChanged || u.clockChanged)
         m_clocks->setTimeline(m_timeline); // one row per worker: cheap
     if (u.structureChanged)
-        updateRankLimits();
+        m_findControl->updateRankLimits();
     if (!(m_scene->selected() == selected))
         m_details->showEvent(m_scene.get(), m_scene->selected());
-    if (m_timeline->problems.size() != m_shownProblems) {
-        m_shownProblems = m_timeline->problems.size();
-        m_problems->setProblems(m_timeline->problems);
-    }
+    if (m_timeline->problems.size() != m_shownProblems)
+        updateProblems(false);
     updateInfo();
-}
-
-void MainWindow::updateRankLimits()
-{
-    int minRank = 0, maxRank = 0;
-    for (size_t i = 0; i < m_timeline->workers.size(); ++i) {
-        const int r = m_timeline->workers[i].info.rank;
-        minRank = i == 0 ? r : std::min(minRank, r);
-        maxRank = i == 0 ? r : std::max(maxRank, r);
-    }
-    if (minRank != m_rankLimits.first || maxRank != m_rankLimits.second) {
-        m_rankLimits = {minRank, maxRank};
-        m_find->setRankLimits(minRank, maxRank); // resets the rank filter to all ranks
-        m_scene->setRankFilter(minRank, maxRank);
-    }
 }
 
 void MainWindow::updateInfo()
@@ -372,8 +263,7 @@ void MainWindow::setClockMode(ClockMode mode)
     m_timeline->setMode(mode); // exporters and stats follow the timeline's mode
     m_scene->setClockMode(mode);
     m_clocks->setCorrected(mode == ClockMode::Corrected);
-    const QSignalBlocker block(m_rawAction);
-    m_rawAction->setChecked(mode == ClockMode::Raw);
+    MainMenus::setChecked(m_menus->rawAction(), mode == ClockMode::Raw);
     sceneChanged();
     m_details->showEvent(m_scene.get(), m_scene->selected());
     m_stats->refresh();
@@ -384,58 +274,16 @@ void MainWindow::setDarkTheme(bool dark)
     static const QPalette lightPalette = QApplication::palette();
     if (dark) {
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-        QPalette p;
-        p.setColor(QPalette::Window, QColor(0x2b2d31));
-        p.setColor(QPalette::WindowText, QColor(0xe6e7ea));
-        p.setColor(QPalette::Base, QColor(0x1e1f22));
-        p.setColor(QPalette::AlternateBase, QColor(0x26272b));
-        p.setColor(QPalette::Text, QColor(0xe6e7ea));
-        p.setColor(QPalette::Button, QColor(0x34363b));
-        p.setColor(QPalette::ButtonText, QColor(0xe6e7ea));
-        p.setColor(QPalette::Highlight, QColor(0x3d6fd6));
-        p.setColor(QPalette::HighlightedText, Qt::white);
-        p.setColor(QPalette::ToolTipBase, QColor(0x2b2d31));
-        p.setColor(QPalette::ToolTipText, QColor(0xe6e7ea));
-        p.setColor(QPalette::Link, QColor(0x8ab4f8));
-        p.setColor(QPalette::PlaceholderText, QColor(0x9aa0a8));
-        QApplication::setPalette(p);
+        QApplication::setPalette(ViewStyle::darkPalette());
     } else {
         QApplication::setPalette(lightPalette);
     }
     m_view->setViewStyle(dark ? ViewStyle::darkStyle() : ViewStyle::light());
     m_overview->sceneChanged();
     m_details->showEvent(m_scene.get(), m_scene ? m_scene->selected() : EventRef{}); // link colours
-    if (m_darkAction) {
-        const QSignalBlocker block(m_darkAction);
-        m_darkAction->setChecked(dark);
-    }
+    if (m_menus)
+        MainMenus::setChecked(m_menus->darkAction(), dark);
     QSettings().setValue(QStringLiteral("view/dark"), dark);
-}
-
-void MainWindow::onSearch(const QString &pattern, bool regex)
-{
-    if (!m_scene)
-        return;
-    if (!m_scene->setSearch(pattern, regex))
-        m_find->setStatus(tr("invalid regex"), true);
-    else if (pattern.isEmpty())
-        m_find->setStatus(QString(), false);
-    else
-        m_find->setStatus(tr("%n name(s) match", nullptr, m_scene->matchingNameCount()),
-                          m_scene->matchingNameCount() == 0);
-    sceneChanged();
-}
-
-void MainWindow::onStep(bool forward)
-{
-    if (!m_scene || !m_scene->searchActive())
-        return;
-    const EventRef next = m_scene->nextMatch(m_scene->selected(), forward);
-    if (next.valid())
-        m_view->selectEvent(next, true);
-    else
-        m_find->setStatus(forward ? tr("no more matches after this") : tr("no matches before this"),
-                          false);
 }
 
 void MainWindow::onEventSelected(const EventRef &ref)
@@ -465,44 +313,49 @@ QString MainWindow::statusText() const
     return m_cursorLabel->text() + QLatin1Char('|') + m_infoLabel->text();
 }
 
-void MainWindow::showShortcuts()
-{
-    QMessageBox box(this);
-    box.setWindowTitle(tr("Keyboard shortcuts"));
-    box.setTextFormat(Qt::RichText);
-    box.setText(shortcutsHtml());
-    box.exec();
-}
-
 QStringList MainWindow::recentFiles() const
 {
-    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    return MainMenus::recentFiles();
 }
 
-void MainWindow::addRecent(const QStringList &paths)
+void MainWindow::setAllCollapsed(bool collapsed)
 {
-    QStringList recent = recentFiles();
-    const QString entry = paths.join(QLatin1Char('\n'));
-    recent.removeAll(entry);
-    recent.prepend(entry);
-    while (recent.size() > 10)
-        recent.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = recentFiles();
-    for (const QString &entry : recent) {
-        const QStringList paths = entry.split(QLatin1Char('\n'));
-        QString label = paths.front();
-        if (paths.size() > 1)
-            label += tr(" (+%1 more)").arg(paths.size() - 1);
-        m_recentMenu->addAction(label, this, [this, paths] { openPaths(paths); });
+    if (m_scene) {
+        m_scene->setAllCollapsed(collapsed);
+        sceneChanged();
     }
-    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::setColourByCategory(bool on)
+{
+    if (m_scene) {
+        m_scene->setColourByCategory(on);
+        sceneChanged();
+        m_legend->update();
+    }
+}
+
+// Warnings and errors open the Problems dock; info-level notes ("1 event without an end") only
+// show in the status bar, whose button opens the dock.
+void MainWindow::updateProblems(bool newJob)
+{
+    const auto &problems = m_timeline->problems;
+    m_shownProblems = problems.size();
+    m_problems->setProblems(problems);
+    const bool serious = std::any_of(problems.begin(), problems.end(), [](const LoadProblem &p) {
+        return p.severity != LoadProblem::Severity::Info;
+    });
+    const int n = int(problems.size());
+    const QString text = serious ? (n == 1 ? tr("⚠ 1 problem") : tr("⚠ %1 problems").arg(n))
+                                 : (n == 1 ? tr("1 note") : tr("%1 notes").arg(n));
+    m_problemsButton->setText(problems.empty() ? QString() : text);
+    m_problemsButton->setVisible(!problems.empty());
+    if (newJob || (serious && !m_seriousShown)) {
+        m_problemsDock->setVisible(serious);
+        if (serious)
+            m_problemsDock->raise();
+    }
+    m_seriousShown = serious;
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

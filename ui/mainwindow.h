@@ -1,6 +1,7 @@
 // MainWindow — the viewer: find bar, overview and timeline in the centre; details, stats,
-// clocks and load problems as docks; File (open, recent, exports), View and Help menus; a
-// status bar with the cursor time and, while loading, a progress bar with Cancel.
+// clocks and load problems as docks (the Problems dock opens by itself only for warnings and
+// errors; info-level notes are a status-bar button); the menus (MainMenus); a status bar with
+// the cursor time and, while loading, a progress bar with Cancel.
 // Loading runs in a LoadController (off the GUI thread); only the latest load's result is used.
 // Window state, recent files, wall-clock and theme choices persist in QSettings.
 // Threading: GUI thread only.
@@ -32,6 +33,8 @@ class ProblemsPanel;
 class LoadController;
 class LegendBar;
 class ExportActions;
+class MainMenus;
+class FindController;
 
 class MainWindow : public QMainWindow
 {
@@ -67,6 +70,11 @@ public:
 
     void setClockMode(ClockMode mode);
     void setDarkTheme(bool dark);
+    void setAllCollapsed(bool collapsed);
+    void setColourByCategory(bool on); // View ▸ Colour by category
+    MainMenus *menus() const { return m_menus; }
+    // Status-bar button "N notes" / "⚠ N problems" (hidden when none); clicking opens the dock.
+    QPushButton *problemsButton() const { return m_problemsButton; }
 
 signals:
     void loadFinished(bool ok);
@@ -77,19 +85,13 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    void buildMenus();
     void buildDocks();
-    void rebuildRecentMenu();
-    void addRecent(const QStringList &paths);
+    void updateProblems(bool newJob);
     void onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal);
-    void onSearch(const QString &pattern, bool regex);
-    void onStep(bool forward);
     void onEventSelected(const EventRef &ref);
     void onCursorTime(qint64 t, bool inside);
-    void showShortcuts();
     void sceneChanged();
     void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
-    void updateRankLimits();
     void updateInfo();
 
     TimelineView *m_view;
@@ -107,16 +109,14 @@ private:
     QLabel *m_infoLabel;
     QProgressBar *m_progress;
     QPushButton *m_cancel;
-    QMenu *m_recentMenu = nullptr;
-    QAction *m_rawAction = nullptr;
-    QAction *m_wallAction = nullptr;
-    QAction *m_darkAction = nullptr;
-    QAction *m_categoryAction = nullptr;
+    QPushButton *m_problemsButton;
+    MainMenus *m_menus = nullptr;
+    bool m_seriousShown = false;
     std::shared_ptr<Timeline> m_timeline;
     std::shared_ptr<TimelineScene> m_scene;
     QStringList m_sources;
     size_t m_shownProblems = 0;
-    std::pair<int, int> m_rankLimits{1, 0}; // (min, max) given to the find bar
+    FindController *m_findControl = nullptr;
 };
 
 } // namespace syncline::ui

@@ -67,4 +67,23 @@ ViewStyle ViewStyle::fromPalette(const QPalette &palette)
     return palette.color(QPalette::Window).lightness() < 128 ? darkStyle() : light();
 }
 
+QPalette ViewStyle::darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x2b2d31));
+    p.setColor(QPalette::WindowText, QColor(0xe6e7ea));
+    p.setColor(QPalette::Base, QColor(0x1e1f22));
+    p.setColor(QPalette::AlternateBase, QColor(0x26272b));
+    p.setColor(QPalette::Text, QColor(0xe6e7ea));
+    p.setColor(QPalette::Button, QColor(0x34363b));
+    p.setColor(QPalette::ButtonText, QColor(0xe6e7ea));
+    p.setColor(QPalette::Highlight, QColor(0x3d6fd6));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(0x2b2d31));
+    p.setColor(QPalette::ToolTipText, QColor(0xe6e7ea));
+    p.setColor(QPalette::Link, QColor(0x8ab4f8));
+    p.setColor(QPalette::PlaceholderText, QColor(0x9aa0a8));
+    return p;
+}
+
 } // namespace syncline::ui

@@ -31,6 +31,7 @@ struct ViewStyle
 
     static ViewStyle light();
     static ViewStyle darkStyle();
+    static QPalette darkPalette(); // the application palette of the dark theme
     static ViewStyle fromPalette(const QPalette &palette); // dark when the window colour is dark
 };
 

@@ -14,6 +14,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace syncline;
 using namespace syncline::ui;
 
@@ -21,6 +24,7 @@ class TstImageExport : public QObject
 {
     Q_OBJECT
 private slots:
+    void noRuntimeDirWarning(); // first: before exportImage creates the QGuiApplication
     void pngHasRequestedSizeAndText();
     void svgAndRange();
     void errors();
@@ -48,6 +52,46 @@ int differing(const QImage &img, const QRect &r, QColor background)
 }
 
 } // namespace
+
+namespace {
+QStringList g_messages;
+void collect(QtMsgType, const QMessageLogContext &, const QString &msg)
+{
+    g_messages << msg;
+}
+} // namespace
+
+// The headless CLI (export --png, attach --png) runs where XDG_RUNTIME_DIR is often unset; Qt
+// would print "QStandardPaths: XDG_RUNTIME_DIR not set" — exportImage points it to a private
+// directory first.
+void TstImageExport::noRuntimeDirWarning()
+{
+    QVERIFY(!QCoreApplication::instance());
+    qunsetenv("XDG_RUNTIME_DIR");
+    QVERIFY(m_dir.isValid());
+    qputenv("TMPDIR", m_dir.path().toUtf8()); // where the private directory is made
+    g_messages.clear();
+    const QtMessageHandler old = qInstallMessageHandler(collect);
+    auto job = testjob::makeSmallJob();
+    ImageExportRequest req;
+    req.pngPath = m_dir.filePath(QStringLiteral("first.png")).toStdString();
+    std::string error;
+    const bool ok = exportImage(*job, req, &error);
+    QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation); // what warned
+    qInstallMessageHandler(old);
+    qunsetenv("TMPDIR");
+    QVERIFY2(ok, error.c_str());
+    for (const QString &m : g_messages)
+        QVERIFY2(!m.contains(QStringLiteral("XDG_RUNTIME_DIR")), qPrintable(m));
+    const QByteArray dir = qgetenv("XDG_RUNTIME_DIR");
+    QCOMPARE(QString::fromUtf8(dir),
+             m_dir.filePath(QStringLiteral("syncline-runtime-%1").arg(::getuid())));
+    struct stat st;
+    QCOMPARE(::lstat(dir.constData(), &st), 0);
+    QCOMPARE(int(st.st_mode & 0777), 0700);
+    QCOMPARE(st.st_uid, ::getuid());
+    QCOMPARE(ensureRuntimeDir(), dir.toStdString()); // set: left alone
+}
 
 void TstImageExport::pngHasRequestedSizeAndText()
 {

@@ -1,6 +1,7 @@
 // Smoke test of the viewer's MainWindow on a real log file written here: loading off the GUI
 // thread, the problems panel, stale-load dropping, keyboard navigation, click-to-select with the
 // details panel, find stepping, the raw/corrected toggle and the stats panel.
+#include "testjob.h"
 #include "ui/clockpanel.h"
 #include "ui/detailspanel.h"
 #include "ui/exportactions.h"
@@ -13,6 +14,7 @@
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -33,6 +35,7 @@ private slots:
     void navigationSelectionFindAndClock();
     void statsPanelFills();
     void menuExportsWriteFiles();
+    void notesDoNotOpenProblemsDock();
 
 private:
     QString writeLog(const QString &name, int rank, int steps, bool withBadLine);
@@ -234,6 +237,37 @@ void TstMainWindow::menuExportsWriteFiles()
     QFile c(chrome);
     QVERIFY(c.open(QIODevice::ReadOnly));
     QVERIFY(c.readAll().contains("\"backward\""));
+}
+
+// Info-level notes (e.g. "1 event without an end") do not open the Problems dock; the status
+// bar says "1 note" and its button opens it. A warning opens the dock.
+void TstMainWindow::notesDoNotOpenProblemsDock()
+{
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    auto job = testjob::makeSmallJob();
+    job->problems.push_back(
+        {LoadProblem::Severity::Info, "w.1.log", 0, "1 event without an end (drawn open)"});
+    w.setTimeline(job, {QStringLiteral("small")});
+    QVERIFY(!w.problemsDock()->isVisible());
+    QVERIFY(w.problemsButton()->isVisible());
+    QCOMPARE(w.problemsButton()->text(), QStringLiteral("1 note"));
+    QCOMPARE(w.problemsPanel()->count(), 1);
+    w.problemsButton()->click();
+    QVERIFY(w.problemsDock()->isVisible());
+
+    auto bad = testjob::makeSmallJob();
+    bad->problems.push_back({LoadProblem::Severity::Info, "w.1.log", 0, "a note"});
+    bad->problems.push_back({LoadProblem::Severity::Warning, "w.0.log", 7, "bad record"});
+    w.problemsDock()->hide();
+    w.setTimeline(bad, {QStringLiteral("bad")});
+    QVERIFY(w.problemsDock()->isVisible());
+    QVERIFY(w.problemsButton()->text().contains(QStringLiteral("2 problems")));
+
+    w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("clean")});
+    QVERIFY(!w.problemsDock()->isVisible());
+    QVERIFY(!w.problemsButton()->isVisible());
 }
 
 QTEST_MAIN(TstMainWindow)

@@ -1,0 +1,83 @@
+#include "findcontroller.h"
+
+#include "findbar.h"
+#include "timelineview.h"
+
+#include <algorithm>
+
+namespace syncline::ui {
+
+FindController::FindController(FindBar *bar, TimelineView *view, std::function<void()> changed,
+                               QObject *parent)
+    : QObject(parent), m_bar(bar), m_view(view), m_changed(std::move(changed))
+{
+    connect(m_bar, &FindBar::searchChanged, this, &FindController::search);
+    connect(m_bar, &FindBar::stepRequested, this, &FindController::step);
+    connect(m_bar, &FindBar::nameFilterChanged, this, [this](const QString &text) {
+        if (m_scene) {
+            m_scene->setNameFilter(text);
+            m_changed();
+        }
+    });
+    connect(m_bar, &FindBar::rankRangeChanged, this, [this](int lo, int hi) {
+        if (m_scene) {
+            m_scene->setRankFilter(lo, hi);
+            m_changed();
+        }
+    });
+}
+
+void FindController::setScene(std::shared_ptr<TimelineScene> scene, bool newJob)
+{
+    m_scene = std::move(scene);
+    if (newJob)
+        m_rankLimits = {1, 0};
+    updateRankLimits();
+    search(m_bar->pattern(), m_bar->isRegex());
+}
+
+void FindController::updateRankLimits()
+{
+    if (!m_scene)
+        return;
+    const Timeline &t = m_scene->timeline();
+    int minRank = 0, maxRank = 0;
+    for (size_t i = 0; i < t.workers.size(); ++i) {
+        const int r = t.workers[i].info.rank;
+        minRank = i == 0 ? r : std::min(minRank, r);
+        maxRank = i == 0 ? r : std::max(maxRank, r);
+    }
+    if (minRank != m_rankLimits.first || maxRank != m_rankLimits.second) {
+        m_rankLimits = {minRank, maxRank};
+        m_bar->setRankLimits(minRank, maxRank); // resets the rank filter to all ranks
+        m_scene->setRankFilter(minRank, maxRank);
+    }
+}
+
+void FindController::search(const QString &pattern, bool regex)
+{
+    if (!m_scene)
+        return;
+    if (!m_scene->setSearch(pattern, regex))
+        m_bar->setStatus(tr("invalid regex"), true);
+    else if (pattern.isEmpty())
+        m_bar->setStatus(QString(), false);
+    else
+        m_bar->setStatus(tr("%n name(s) match", nullptr, m_scene->matchingNameCount()),
+                         m_scene->matchingNameCount() == 0);
+    m_changed();
+}
+
+void FindController::step(bool forward)
+{
+    if (!m_scene || !m_scene->searchActive())
+        return;
+    const EventRef next = m_scene->nextMatch(m_scene->selected(), forward);
+    if (next.valid())
+        m_view->selectEvent(next, true);
+    else
+        m_bar->setStatus(forward ? tr("no more matches after this") : tr("no matches before this"),
+                         false);
+}
+
+} // namespace syncline::ui

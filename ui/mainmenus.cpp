@@ -1,0 +1,151 @@
+#include "mainmenus.h"
+
+#include "exportactions.h"
+#include "findbar.h"
+#include "liveattachment.h"
+#include "mainwindow.h"
+#include "shortcuts.h"
+#include "timelineview.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+
+namespace syncline::ui {
+
+MainMenus::MainMenus(MainWindow *window) : QObject(window), m_window(window)
+{
+    buildFileMenu();
+    buildViewMenu();
+    buildHelpMenu();
+    rebuildRecentMenu();
+}
+
+void MainMenus::setChecked(QAction *action, bool on)
+{
+    if (!action)
+        return;
+    const QSignalBlocker block(action);
+    action->setChecked(on);
+}
+
+void MainMenus::buildFileMenu()
+{
+    MainWindow *w = m_window;
+    QMenu *file = w->menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open files…"), QKeySequence::Open, this, [w] {
+        const QStringList files = QFileDialog::getOpenFileNames(
+            w, tr("Open logs, config or Chrome traces"), QString(),
+            tr("Timelines (*.log *.jsonl *.json *.json.gz);;All files (*)"));
+        if (!files.isEmpty())
+            w->openPaths(files);
+    });
+    file->addAction(
+        tr("Open &directory…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [w] {
+            const QString dir = QFileDialog::getExistingDirectory(w, tr("Open a job directory"));
+            if (!dir.isEmpty())
+                w->openPaths({dir});
+        });
+    file->addAction(tr("&Attach to running job…"), this,
+                    [w] { LiveAttachment::attachDialog(w); }); // live: docs/live.md
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    w->exportActions()->addTo(file->addMenu(tr("&Export")));
+    connect(w->exportActions(), &ExportActions::wrote, this, [w](const QString &path) {
+        w->statusBar()->showMessage(tr("wrote %1").arg(path), 5000);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, w, &QWidget::close);
+}
+
+void MainMenus::buildViewMenu()
+{
+    MainWindow *w = m_window;
+    QMenu *view = w->menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find…"), QKeySequence::Find, w->findBar(), &FindBar::focusFind);
+    view->addAction(tr("Fit whole job"), this, [w] { w->view()->zoomControl()->fit(); });
+    m_raw = view->addAction(tr("&Raw clocks (no correction)"));
+    m_raw->setCheckable(true);
+    m_raw->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    connect(m_raw, &QAction::toggled, w,
+            [w](bool raw) { w->setClockMode(raw ? ClockMode::Raw : ClockMode::Corrected); });
+    m_wall = view->addAction(tr("&Wall-clock time on the ruler"));
+    m_wall->setCheckable(true);
+    m_wall->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    connect(m_wall, &QAction::toggled, w->view(), &TimelineView::setWallClock);
+    view->addAction(tr("Collapse all workers"), this, [w] { w->setAllCollapsed(true); });
+    view->addAction(tr("Expand all workers"), this, [w] { w->setAllCollapsed(false); });
+    m_category = view->addAction(tr("Colour by &category"));
+    m_category->setCheckable(true);
+    m_category->setToolTip(
+        tr("Names of one configured category (config event_kinds) share its colour"));
+    connect(m_category, &QAction::toggled, w, [w](bool on) {
+        QSettings().setValue(QStringLiteral("view/byCategory"), on);
+        w->setColourByCategory(on);
+    });
+    m_dark = view->addAction(tr("&Dark theme"));
+    m_dark->setCheckable(true);
+    connect(m_dark, &QAction::toggled, w, &MainWindow::setDarkTheme);
+    view->addSeparator();
+    for (QDockWidget *d : w->findChildren<QDockWidget *>())
+        view->addAction(d->toggleViewAction());
+}
+
+void MainMenus::buildHelpMenu()
+{
+    QMenu *help = m_window->menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this,
+                    &MainMenus::showShortcuts);
+    help->addAction(tr("&About syncline"), this, [this] {
+        QMessageBox::about(
+            m_window, tr("About syncline"),
+            tr("<b>syncline</b><br>One corrected global timeline from every worker's log."));
+    });
+}
+
+void MainMenus::showShortcuts()
+{
+    QMessageBox box(m_window);
+    box.setWindowTitle(tr("Keyboard shortcuts"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(shortcutsHtml());
+    box.exec();
+}
+
+QStringList MainMenus::recentFiles()
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainMenus::addRecent(const QStringList &paths)
+{
+    QStringList recent = recentFiles();
+    const QString entry = paths.join(QLatin1Char('\n'));
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void MainMenus::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = recentFiles();
+    for (const QString &entry : recent) {
+        const QStringList paths = entry.split(QLatin1Char('\n'));
+        QString label = paths.front();
+        if (paths.size() > 1)
+            label += tr(" (+%1 more)").arg(paths.size() - 1);
+        m_recentMenu->addAction(label, m_window, [w = m_window, paths] { w->openPaths(paths); });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+} // namespace syncline::ui

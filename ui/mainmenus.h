@@ -1,0 +1,52 @@
+// MainMenus — the viewer's menu bar: File (open files/directory, attach, recent files, exports,
+// quit), View (find, fit, raw clocks, wall-clock ruler, collapse/expand all, colour by category,
+// dark theme, the docks) and Help (keyboard shortcuts, about). It owns the checkable actions
+// and the recent-files list (QSettings "recentFiles", newest first, at most 10 entries, one
+// entry per opened set of paths) and acts only through MainWindow's public interface.
+// Threading: GUI thread only.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+
+class QAction;
+class QMenu;
+
+namespace syncline::ui {
+
+class MainWindow;
+
+class MainMenus : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxRecent = 10;
+
+    explicit MainMenus(MainWindow *window); // builds the menus into window->menuBar()
+
+    QAction *rawAction() const { return m_raw; }
+    QAction *wallClockAction() const { return m_wall; }
+    QAction *categoryAction() const { return m_category; }
+    QAction *darkAction() const { return m_dark; }
+    // Sets a checkable action's state without emitting toggled (the window already is there).
+    static void setChecked(QAction *action, bool on);
+
+    static QStringList recentFiles();
+    void addRecent(const QStringList &paths);
+
+private:
+    void buildFileMenu();
+    void buildViewMenu();
+    void buildHelpMenu();
+    void rebuildRecentMenu();
+    void showShortcuts();
+
+    MainWindow *m_window;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_raw = nullptr;
+    QAction *m_wall = nullptr;
+    QAction *m_category = nullptr;
+    QAction *m_dark = nullptr;
+};
+
+} // namespace syncline::ui
