@@ -182,6 +182,16 @@ void parseSync(const Checker &c, const json &v, SyncSettings &s)
         s.token = c.string(v["token"], "sync.token");
 }
 
+OverflowPolicy parseOverflow(const Checker &c, const json &v)
+{
+    const std::string p = c.string(v, "overflow");
+    if (p == "drop_newest")
+        return OverflowPolicy::DropNewest;
+    if (p == "grow")
+        return OverflowPolicy::Grow;
+    c.fail("overflow", "one of \"drop_newest\", \"grow\"", v);
+}
+
 void parseTestClock(const Checker &c, const json &v, TestClockSettings &t)
 {
     if (!v.is_object())
@@ -276,15 +286,8 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
     }
     if (doc.contains("buffer_events"))
         cfg.bufferEvents = int(c.integer(doc["buffer_events"], "buffer_events", 64, 1 << 24));
-    if (doc.contains("overflow")) {
-        const std::string p = c.string(doc["overflow"], "overflow");
-        if (p == "drop_newest")
-            cfg.overflow = OverflowPolicy::DropNewest;
-        else if (p == "grow")
-            cfg.overflow = OverflowPolicy::Grow;
-        else
-            c.fail("overflow", "one of \"drop_newest\", \"grow\"", doc["overflow"]);
-    }
+    if (doc.contains("overflow"))
+        cfg.overflow = parseOverflow(c, doc["overflow"]);
     if (doc.contains("test_clock"))
         parseTestClock(c, doc["test_clock"], cfg.testClock);
     if (doc.contains("sync"))
