@@ -36,6 +36,7 @@ private slots:
     void statsPanelFills();
     void menuExportsWriteFiles();
     void notesDoNotOpenProblemsDock();
+    void screenshotOfJob();
 
 private:
     QString writeLog(const QString &name, int rank, int steps, bool withBadLine);
@@ -268,6 +269,38 @@ void TstMainWindow::notesDoNotOpenProblemsDock()
     w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("clean")});
     QVERIFY(!w.problemsDock()->isVisible());
     QVERIFY(!w.problemsButton()->isVisible());
+}
+
+// For the docs: SYNCLINE_UI_SCREENSHOTS=DIR and SYNCLINE_UI_SCREENSHOT_JOB=PATH (e.g. the demo
+// job's log directory) write DIR/viewer-window.png — the window at 1600×1000 with that job loaded,
+// zoomed to ~120 ms around rank 0's 40th all-reduce, which is selected. Skipped otherwise.
+void TstMainWindow::screenshotOfJob()
+{
+    const QString dir = qEnvironmentVariable("SYNCLINE_UI_SCREENSHOTS");
+    const QString job = qEnvironmentVariable("SYNCLINE_UI_SCREENSHOT_JOB");
+    if (dir.isEmpty() || job.isEmpty())
+        QSKIP("SYNCLINE_UI_SCREENSHOTS and SYNCLINE_UI_SCREENSHOT_JOB not set");
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openPaths({job});
+    QVERIFY(spy.wait(60000));
+    QVERIFY(spy.first().at(0).toBool());
+    const TimelineScene *scene = w.view()->scene();
+    int seen = 0;
+    for (int m = 0; m < int(scene->models().size()) && seen < 40; ++m) {
+        const TrackModel &tm = scene->model(m);
+        for (int i = 0; i < tm.count() && seen < 40; ++i)
+            if (scene->displayName(tm.nameId(i)) == QStringLiteral("all_reduce") && ++seen == 40) {
+                w.view()->selectEvent({m, i}, false);
+                const int64_t mid = tm.startTime(i);
+                w.view()->zoomControl()->setRange(mid - 70'000'000, mid + 50'000'000);
+            }
+    }
+    QTest::qWait(300); // the stats panel fills the legend
+    QVERIFY(w.grab().save(dir + QStringLiteral("/viewer-window.png")));
 }
 
 QTEST_MAIN(TstMainWindow)
