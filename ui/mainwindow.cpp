@@ -59,6 +59,25 @@ MainWindow::MainWindow(QWidget *parent)
     setCentralWidget(central);
     buildDocks();
     m_menus = new MainMenus(this);
+    buildStatusBar();
+    connect(m_loader, &LoadController::finished, this, &MainWindow::onLoadFinished);
+    connectPanels();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_menus->wallClockAction()->setChecked(
+        settings.value(QStringLiteral("view/wallClock"), false).toBool());
+    MainMenus::setChecked(m_menus->categoryAction(),
+                          settings.value(QStringLiteral("view/byCategory"), false).toBool());
+    setDarkTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        resize(1400, 860);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildStatusBar()
+{
     m_problemsButton->setFlat(true);
     m_problemsButton->setToolTip(tr("Show what was found while loading"));
     m_problemsButton->hide();
@@ -80,7 +99,12 @@ MainWindow::MainWindow(QWidget *parent)
         m_progress->setValue(int(f * 1000));
         m_progress->setFormat(QStringLiteral("%p% ") + QFileInfo(what).fileName());
     });
-    connect(m_loader, &LoadController::finished, this, &MainWindow::onLoadFinished);
+}
+
+// The panels talk to each other through the window: find ↔ scene, view ↔ details, legend →
+// find, stats → legend order, clocks → clock mode, ruler selection → stats range.
+void MainWindow::connectPanels()
+{
     m_findControl = new FindController(
         m_find, m_view, [this] { sceneChanged(); }, this);
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
@@ -105,19 +129,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
     connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this,
             [this](qint64 s, qint64 e) { m_stats->setSelectedRange(s, e); });
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_menus->wallClockAction()->setChecked(
-        settings.value(QStringLiteral("view/wallClock"), false).toBool());
-    MainMenus::setChecked(m_menus->categoryAction(),
-                          settings.value(QStringLiteral("view/byCategory"), false).toBool());
-    setDarkTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
-    if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1400, 860);
 }
-
-MainWindow::~MainWindow() = default;
 
 void MainWindow::buildDocks()
 {

@@ -86,6 +86,8 @@ protected:
 
 private:
     void buildDocks();
+    void buildStatusBar();
+    void connectPanels();
     void updateProblems(bool newJob);
     void onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal);
     void onEventSelected(const EventRef &ref);
