@@ -107,6 +107,14 @@ std::optional<int64_t> referenceShift(const Timeline &tl, const sync::SyncEngine
     return std::nullopt;
 }
 
+// The worker's corrected map and clock summary become its raw wall-clock mapping.
+void keepRawClock(Worker &w)
+{
+    w.corrected = w.raw;
+    w.clock.map = w.raw;
+    w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+}
+
 // Each worker's engine result, shifted by `shift`; workers the engine could not correct (or
 // all of them when there is no shift) keep the raw wall-clock mapping, with a note.
 void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional<int64_t> shift)
@@ -115,9 +123,7 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
         Worker &w = tl.workers[size_t(r.workerId)];
         w.clock = r;
         if (r.method == sync::ClockMethod::None || !shift) {
-            w.corrected = w.raw;
-            w.clock.map = w.raw;
-            w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+            keepRawClock(w);
             tl.clockNotes.push_back(
                 "rank " + std::to_string(w.info.rank) +
                 ": no sync samples and no collectives to align on; corrected view uses the "
@@ -149,10 +155,12 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMes
                            EventKindLookup &kinds, const Options &options,
                            const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
 {
-    for (Worker &w : tl.workers) {
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        Worker &w = tl.workers[i];
         w.raw = rawMap(w.info);
-        w.corrected = w.raw;
         w.clock = sync::WorkerClockResult();
+        w.clock.workerId = int(i);
+        keepRawClock(w); // until the engine's result replaces it (and for good without one)
     }
     if (tl.workers.empty())
         return;

@@ -1,7 +1,8 @@
 // EventKindLookup — what the timeline needs from the config's event kinds for one event name:
 // its expected maximum duration (overdue flag) and whether it is a collective (clock alignment).
 // Built from a recorder TimerConfig (the one config parser) or empty (no kinds: nothing
-// overdue, no configured collectives). Results are cached per interned name id.
+// overdue, no configured collectives). Results are cached per interned name id, so one lookup
+// serves one StringTable (a file's names, or the timeline's): never mix tables in one lookup.
 // Threading: const after construction except the cache; use one per thread or serialise.
 #pragma once
 

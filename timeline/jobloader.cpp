@@ -51,13 +51,14 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
     std::mutex progressMutex;
     int64_t done = 0;
     auto work = [&] {
-        EventKindLookup kinds(config);
         for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
             if (cancelled(o))
                 return;
             const Task &t = tasks[i];
             files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
                                 : LogParser::parseFile(t.path, o.cancel);
+            // One lookup per file: its cache is keyed by the file's own name ids.
+            EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
             if (o.progress) {
                 std::lock_guard lock(progressMutex);

@@ -75,8 +75,10 @@ private slots:
     void intervalsNestWithBeginEnd();
     void argsStoredApartAndMerged();
     void overdueFromConfig();
+    void overdueIndependentOfNameOrder();
     void configLogPathTemplate();
     void syncSamplesCorrectClocks();
+    void noCorrectKeepsRawClockSummary();
     void missingPathIsFatal();
     void cancelStopsLoading();
 };
@@ -344,6 +346,39 @@ void TestJobLoader::overdueFromConfig()
     QVERIFY(t.flags[1] & EventOverdue); // 1000001 ns > 1 ms
 }
 
+void TestJobLoader::overdueIndependentOfNameOrder()
+{
+    // Two files that intern the same names in opposite order, parsed by one thread: the
+    // overdue flag follows the name, never a name id of a file parsed before.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"timer_events.log\",\"event_kinds\":["
+                                              "{\"name\":\"slow\",\"expected_max_ms\":0.001}]}");
+    const char *order[2][2] = {{"slow", "fast"}, {"fast", "slow"}};
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string text = testlogs::header(rank);
+        for (int k = 0; k < 2; ++k)
+            text += testlogs::begin(10000 * (k + 1), 1, order[rank][k]) +
+                    testlogs::end(10000 * (k + 1) + 5000, 1, order[rank][k]);
+        testlogs::write(d + "/timer_events." + std::to_string(rank) + ".log", text);
+    }
+    LoadOptions o;
+    o.paths = {d};
+    o.threads = 1;
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    for (const Worker &w : tl.workers) {
+        const EventTrack &t = w.tracks[0];
+        QCOMPARE(t.count(), size_t(2));
+        for (size_t i = 0; i < t.count(); ++i) {
+            const bool slow = tl.names.name(t.nameId[i]) == "slow";
+            QCOMPARE(bool(t.flags[i] & EventOverdue), slow); // 5000 ns > 1000 ns for "slow" only
+        }
+    }
+}
+
 void TestJobLoader::configLogPathTemplate()
 {
     QTemporaryDir dir;
@@ -403,6 +438,38 @@ void TestJobLoader::syncSamplesCorrectClocks()
     QVERIFY2(std::llabs(copy.startNs(0, 0, 0) - g0) <= 1,
              std::to_string(copy.startNs(0, 0, 0) - g0).c_str());
     QCOMPARE(tl.originNs(), std::min(g0, g1));
+}
+
+void TestJobLoader::noCorrectKeepsRawClockSummary()
+{
+    // --no-correct: corrected = raw, and each worker's clock summary (stats, Clocks panel) is
+    // that raw wall-clock mapping: offset = anchor.wall_ns − anchor.mono_ns, method none.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    for (int rank = 0; rank < 2; ++rank)
+        testlogs::write(
+            d + "/w." + std::to_string(rank) + ".log",
+            testlogs::header(rank, 0, "node-a", 1000 + rank, 1700000000000000000LL + rank * 777) +
+                testlogs::begin(5000, 1, "step") + testlogs::end(6000, 1, "step"));
+    LoadOptions o;
+    o.paths = {d};
+    o.correctClocks = false;
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    for (int rank = 0; rank < 2; ++rank) {
+        const Worker &w = tl.workers[size_t(rank)];
+        QCOMPARE(w.clock.method, sync::ClockMethod::None);
+        QCOMPARE(w.clock.workerId, rank);
+        QCOMPARE(w.clock.offsetNs, 1700000000000000000LL + rank * 777 - (1000 + rank));
+        QCOMPARE(w.clock.map.toGlobal(5000), w.raw.toGlobal(5000));
+        QCOMPARE(w.corrected.toGlobal(5000), w.raw.toGlobal(5000));
+    }
+    QCOMPARE(tl.startNs(1, 0, 0) - tl.startNs(0, 0, 0), int64_t(777 - 1));
+    QVERIFY(std::any_of(tl.clockNotes.begin(), tl.clockNotes.end(), [](const std::string &n) {
+        return n.find("clock correction disabled") != std::string::npos;
+    }));
 }
 
 void TestJobLoader::missingPathIsFatal()
