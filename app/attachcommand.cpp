@@ -271,6 +271,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "silent, finished cleanly or ended without a closing record. With a display the viewer opens\n"
     "in follow mode (End returns to it); with --until-idle S it runs headless until no file\n"
     "changed for S seconds, prints the workers' states and writes --png/--svg/--csv.\n"
+    "More options: --width W --height H (images), --ended-after S (a silent worker on another\n"
+    "machine counts as ended), --align-on PATTERN, --no-correct, --raw (as for export).\n"
     "See docs/live.md.",
     runAttach}));
 

@@ -64,6 +64,15 @@ void globInto(const std::string &pattern, std::vector<std::string> &out)
     ::globfree(&g);
 }
 
+// A path component that is only placeholders ("logs/{run_id}/...") is empty when its values
+// are ("logs//..." = "logs/..."): the glob without such components ("/*/" → "/").
+std::string withoutPlaceholderDirs(std::string pattern)
+{
+    for (size_t at; (at = pattern.find("/*/")) != std::string::npos;)
+        pattern.erase(at, 2);
+    return pattern;
+}
+
 } // namespace
 
 std::vector<std::string> JobInputs::expandLogTemplate(const std::string &tmpl,
@@ -73,16 +82,21 @@ std::vector<std::string> JobInputs::expandLogTemplate(const std::string &tmpl,
         (!tmpl.empty() && tmpl[0] == '/') ? tmpl : (fs::path(baseDir) / tmpl).string();
     bool hasRank = false;
     const std::string pattern = templateToGlob(full, hasRank);
+    std::vector<std::string> patterns{pattern};
+    if (const std::string collapsed = withoutPlaceholderDirs(pattern); collapsed != pattern)
+        patterns.push_back(collapsed);
     std::vector<std::string> out;
-    globInto(pattern, out);
-    if (!hasRank) {
+    for (const std::string &p : patterns) {
+        globInto(p, out);
+        if (hasRank)
+            continue;
         // The recorder inserts ".<rank>" before the file name's extension when world size > 1.
-        const size_t slash = pattern.find_last_of('/');
-        const size_t dot = pattern.find_last_of('.');
+        const size_t slash = p.find_last_of('/');
+        const size_t dot = p.find_last_of('.');
         if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
-            globInto(pattern.substr(0, dot) + ".*" + pattern.substr(dot), out);
+            globInto(p.substr(0, dot) + ".*" + p.substr(dot), out);
         else
-            globInto(pattern + ".*", out);
+            globInto(p + ".*", out);
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -77,6 +77,7 @@ private slots:
     void overdueFromConfig();
     void overdueIndependentOfNameOrder();
     void configLogPathTemplate();
+    void configLogPathEmptyPlaceholderDir();
     void syncSamplesCorrectClocks();
     void noCorrectKeepsRawClockSummary();
     void missingPathIsFatal();
@@ -393,6 +394,25 @@ void TestJobLoader::configLogPathTemplate()
     const LoadResult r = loadPaths({d + "/timer_config.json"});
     QVERIFY2(r.timeline, r.fatalError.c_str());
     QCOMPARE(r.timeline->workers.size(), size_t(2));
+    QCOMPARE(r.timeline->workers[1].info.rank, 1);
+}
+
+void TestJobLoader::configLogPathEmptyPlaceholderDir()
+{
+    // With TORCHELASTIC_RUN_ID unset the recorder writes "logs/{run_id}/rank{rank}.log" as
+    // "logs//rank0.log", i.e. logs/rank0.log: the config still finds it.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    QDir(dir.path()).mkpath("logs/job1");
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"logs/{run_id}/rank{rank}.log\"}");
+    testlogs::write(d + "/logs/rank0.log",
+                    testlogs::header(0) + testlogs::begin(1, 1, "a") + testlogs::end(2, 1, "a"));
+    testlogs::write(d + "/logs/job1/rank1.log",
+                    testlogs::header(1) + testlogs::begin(1, 1, "a") + testlogs::end(2, 1, "a"));
+    const LoadResult r = loadPaths({d + "/timer_config.json"});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    QCOMPARE(r.timeline->workers.size(), size_t(2));
+    QCOMPARE(r.timeline->workers[0].info.rank, 0);
     QCOMPARE(r.timeline->workers[1].info.rank, 1);
 }
 
