@@ -6,6 +6,7 @@
 // --silent-after S (default: the config's silent_after_s), --ended-after S (workers on other
 // machines), --align-on PATTERN, --no-correct, --raw, --width W, --height H.
 #include "command.h"
+#include "displaycheck.h"
 
 #include "timeline/csvexporter.h"
 #include "timeline/livefollower.h"
@@ -240,6 +241,8 @@ int runAttach(int argc, char **argv)
     if (a.untilIdleS >= 0)
         return runHeadless(a);
 #ifdef SYNCLINE_HAVE_VIEWER
+    if (!checkDisplay("attach"))
+        return 2;
     static int qtArgc = 1;
     static char name[] = "syncline";
     static char *qtArgv[] = {name, nullptr};

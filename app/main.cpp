@@ -15,7 +15,8 @@ namespace {
 
 void printUsage(FILE *out)
 {
-    std::fprintf(out, "usage: syncline VERB [ARGS...]\n       syncline PATH...   (open in the viewer)\n\nverbs:\n");
+    std::fprintf(out, "usage: syncline VERB [ARGS...]\n       syncline PATH...   (open in the "
+                      "viewer)\n\nverbs:\n");
     for (const auto &c : syncline::app::CommandRegistry::instance().commands())
         std::fprintf(out, "  %s\n", c.synopsis.c_str());
     std::fprintf(out, "\n  syncline help VERB    more about one verb\n  syncline --version\n");
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (verb == "help") {
-        if (argc < 3) {
+        if (argc < 3 || std::strcmp(argv[2], "help") == 0) {
             printUsage(stdout);
             return 0;
         }

@@ -1,6 +1,7 @@
 // `syncline open PATH...` (also `syncline PATH...` and plain `syncline`): starts the viewer and
 // loads the given job directory, config, logs or Chrome traces off the GUI thread.
 #include "command.h"
+#include "displaycheck.h"
 
 #include "ui/mainwindow.h"
 
@@ -28,6 +29,8 @@ int runOpen(int argc, char **argv)
         }
         paths << QFileInfo(path).absoluteFilePath();
     }
+    if (!syncline::app::checkDisplay("open"))
+        return 2;
     static int qtArgc = 1;
     static char name[] = "syncline";
     static char *qtArgv[] = {name, nullptr};

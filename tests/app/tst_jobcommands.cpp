@@ -67,6 +67,7 @@ private slots:
     void checkCleanAndBroken();
     void exportFiles();
     void errors();
+    void windowVerbsWithoutDisplay();
 };
 
 void TestJobCommands::statsJsonOnHorovodTrace()
@@ -173,6 +174,28 @@ void TestJobCommands::errors()
                   "--csv", "/no/such/dir/x.csv"});
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.err.find("/no/such/dir/x.csv: cannot write") != std::string::npos);
+}
+
+void TestJobCommands::windowVerbsWithoutDisplay()
+{
+    // Without any display Qt would abort (SIGABRT); the window verbs must say why instead.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const QStringList &args : {QStringList{"open", dir.path()}, QStringList{"attach", dir.path()},
+                                    QStringList{dir.path()}}) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline"), args);
+        QVERIFY(p.waitForFinished(50000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 2);
+        const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+        QVERIFY2(err.contains("no display") && err.contains("--png"), qPrintable(err));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestJobCommands)
