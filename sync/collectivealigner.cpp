@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <set>
 
 namespace syncline::sync {
 
@@ -31,6 +33,7 @@ struct Point
 {
     int64_t begin = 0, end = 0;
     double d = 0, lower = 0, upper = 0;
+    size_t index = 0; // into input.collectives
 };
 
 using InstanceKey = std::pair<uint32_t, int64_t>; // (nameId, sequence)
@@ -88,10 +91,86 @@ std::map<InstanceKey, RefInstance> referenceInstances(const SyncEngineInput &inp
     return ref;
 }
 
+// The largest set of instances whose [lower, upper] intervals overlap once widened by the
+// largest plausible drift over the instances' span (a sweep over the interval edges).
+std::vector<Point> consensus(const std::vector<Point> &pts)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const Point &p : pts) {
+        lo = std::min(lo, p.begin);
+        hi = std::max(hi, p.end);
+    }
+    const double tol = CollectiveAligner::kMaxDriftPpm * 1e-6 * double(hi - lo);
+    std::vector<std::pair<double, int>> edges; // (position, +1 open / −1 close); opens first
+    for (const Point &p : pts) {
+        edges.push_back({p.lower - tol, -1}); // sorted before closes at the same position
+        edges.push_back({p.upper + tol, 1});
+    }
+    std::sort(edges.begin(), edges.end());
+    int depth = 0, best = 0;
+    double at = 0.0;
+    for (const auto &[x, kind] : edges) {
+        depth -= kind; // open: kind −1 → +1
+        if (depth > best) {
+            best = depth;
+            at = x;
+        }
+    }
+    std::vector<Point> in;
+    for (const Point &p : pts) {
+        if (p.lower - tol <= at && at <= p.upper + tol)
+            in.push_back(p);
+    }
+    return in;
+}
+
+// Standard error of the fitted slope: robust residual spread (1.4826 · MAD) over the time spread.
+double slopeStdError(const std::vector<double> &t, const std::vector<double> &d,
+                     const CollectiveAligner::Fit &f)
+{
+    std::vector<double> r, dev;
+    double mt = 0.0, vt = 0.0;
+    for (size_t i = 0; i < t.size(); ++i) {
+        r.push_back(d[i] - f.offset - f.slope * t[i]);
+        mt += t[i] / double(t.size());
+    }
+    const double mr = median(r);
+    for (size_t i = 0; i < t.size(); ++i) {
+        dev.push_back(std::fabs(r[i] - mr));
+        vt += (t[i] - mt) * (t[i] - mt) / double(t.size());
+    }
+    if (vt <= 0.0)
+        return INFINITY;
+    return 1.4826 * median(dev) / std::sqrt(vt * double(t.size()));
+}
+
+// Why the drift cannot be fitted from these points (empty: it can).
+std::string driftRejection(const std::vector<double> &t, const std::vector<double> &d,
+                           const CollectiveAligner::Fit &f)
+{
+    char buf[160];
+    if (t.size() < CollectiveAligner::kMinDriftInstances) {
+        std::snprintf(buf, sizeof buf, "only %zu instance(s), too few to resolve drift", t.size());
+        return buf;
+    }
+    if (std::fabs(f.slope) * 1e6 > CollectiveAligner::kMaxDriftPpm) {
+        std::snprintf(buf, sizeof buf, "drift %.0f ppm implausible (limit %.0f ppm)", f.slope * 1e6,
+                      CollectiveAligner::kMaxDriftPpm);
+        return buf;
+    }
+    const double se = slopeStdError(t, d, f) * 1e6;
+    if (se > CollectiveAligner::kDriftResolutionPpm) {
+        std::snprintf(buf, sizeof buf, "drift %.0f ± %.0f ppm not resolvable (need ± %.0f ppm)",
+                      f.slope * 1e6, se, CollectiveAligner::kDriftResolutionPpm);
+        return buf;
+    }
+    return {};
+}
+
 // One segment for a whole domain from its instances (sorted as the collectives are), starting
-// at `first`: the robust line through the end differences, bounded by each instance's
-// [lower, upper].
-ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first)
+// at `first`: the robust line through the end differences (offset only when the drift cannot
+// be fitted: `why` says why), bounded by each instance's [lower, upper].
+ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first, std::string &why)
 {
     std::vector<double> ts, ds;
     const double d0 = pts.front().d;
@@ -99,7 +178,12 @@ ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first)
         ts.push_back(double(p.end - first));
         ds.push_back(p.d - d0);
     }
-    const CollectiveAligner::Fit f = CollectiveAligner::robustLine(ts, ds);
+    CollectiveAligner::Fit f = CollectiveAligner::robustLine(ts, ds);
+    why = driftRejection(ts, ds, f);
+    if (!why.empty()) {
+        f.slope = 0.0;
+        f.offset = median(ds);
+    }
     auto theta = [&](int64_t t) { return d0 + f.offset + f.slope * double(t - first); };
     double bound = 0.0;
     // The fitted line sits inside each [lower, upper]; its distance to the far edge is the
@@ -111,7 +195,7 @@ ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first)
     s.globalStart = first + int64_t(std::llround(theta(first)));
     s.slope = 1.0 + f.slope;
     s.boundNs = int64_t(std::ceil(bound));
-    s.flags = SegAligned | (pts.size() < 8 ? SegFewSamples : 0u);
+    s.flags = SegAligned | (why.empty() ? 0u : SegFewSamples);
     return s;
 }
 
@@ -163,10 +247,39 @@ CollectiveAligner::Fit CollectiveAligner::robustLine(std::vector<double> t, std:
     return f;
 }
 
-void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper &groups,
-                              std::vector<WorkerClockResult> &results,
-                              std::vector<std::string> &notes) const
+namespace {
+
+// The domain's instances that have a reference counterpart (same name, same k).
+std::vector<Point> domainPoints(const SyncEngineInput &input, const DomainGrouper &groups, int dom,
+                                const std::map<InstanceKey, RefInstance> &ref, size_t &ownCount)
 {
+    std::vector<Point> pts;
+    ownCount = 0;
+    for (size_t ci = 0; ci < input.collectives.size(); ++ci) {
+        const CollectiveInstance &c = input.collectives[ci];
+        const int w = groups.indexOf(c.workerId);
+        if (w < 0 || groups.domainOf(size_t(w)) != dom)
+            continue;
+        ++ownCount;
+        const auto it = ref.find({c.nameId, c.sequence});
+        if (it == ref.end())
+            continue;
+        const RefInstance &r = it->second;
+        pts.push_back({c.localBegin, c.localEnd, r.end - double(c.localEnd),
+                       r.latestBegin - double(c.localEnd), r.earliestEnd - double(c.localBegin),
+                       ci});
+    }
+    return pts;
+}
+
+} // namespace
+
+std::vector<bool> CollectiveAligner::align(const SyncEngineInput &input,
+                                           const DomainGrouper &groups,
+                                           std::vector<WorkerClockResult> &results,
+                                           std::vector<std::string> &notes) const
+{
+    std::vector<bool> trusted(input.collectives.size(), true);
     const std::vector<bool> isRef = chooseReference(input, groups, results);
     const std::map<InstanceKey, RefInstance> ref =
         referenceInstances(input, groups, results, isRef);
@@ -174,34 +287,58 @@ void CollectiveAligner::align(const SyncEngineInput &input, const DomainGrouper 
         const auto &members = groups.members(dom);
         if (results[members.front()].method != ClockMethod::None)
             continue;
-        std::vector<Point> pts;
+        const std::string who = "rank " + std::to_string(input.workers[members.front()].rank) +
+                                ": collective alignment: ";
         int64_t first = INT64_MAX;
         for (size_t i : members)
             first = std::min(first, input.workers[i].firstLocalNs);
-        for (const CollectiveInstance &c : input.collectives) {
-            const int w = groups.indexOf(c.workerId);
-            if (w < 0 || groups.domainOf(size_t(w)) != dom)
-                continue;
-            const auto it = ref.find({c.nameId, c.sequence});
-            if (it == ref.end())
-                continue;
-            const RefInstance &r = it->second;
-            pts.push_back({c.localBegin, c.localEnd, r.end - double(c.localEnd),
-                           r.latestBegin - double(c.localEnd),
-                           r.earliestEnd - double(c.localBegin)});
-        }
-        if (pts.empty()) {
-            notes.push_back("rank " + std::to_string(input.workers[members.front()].rank) +
-                            ": no sync samples and no shared collectives; clock left uncorrected");
+        size_t own = 0;
+        const std::vector<Point> all = domainPoints(input, groups, dom, ref, own);
+        if (all.empty()) {
+            notes.push_back(who + "no sync samples and no shared collectives; clock left "
+                                  "uncorrected");
             continue;
         }
-        const ClockSegment s = alignedSegment(pts, std::min(first, pts.front().begin));
+        std::set<InstanceKey> matchedKeys;
+        for (const Point &p : all)
+            matchedKeys.insert(
+                {input.collectives[p.index].nameId, input.collectives[p.index].sequence});
+        if (all.size() != own || matchedKeys.size() != ref.size()) {
+            notes.push_back(who + "instance counts differ (" + std::to_string(own) + " here, " +
+                            std::to_string(ref.size()) + " in the reference); " +
+                            "the k-th instances were matched");
+        }
+        const std::vector<Point> pts = consensus(all);
+        if (pts.size() < all.size()) {
+            for (const Point &p : all)
+                trusted[p.index] = false;
+            for (const Point &p : pts)
+                trusted[p.index] = true;
+        }
+        if (all.size() > 1 && (pts.size() < 2 || 2 * pts.size() < all.size())) {
+            for (const Point &p : all)
+                trusted[p.index] = false;
+            notes.push_back(who + "the " + std::to_string(all.size()) +
+                            " matched instances do not agree (their k-th instances do not "
+                            "correspond); clock left uncorrected");
+            continue;
+        }
+        if (pts.size() < all.size()) {
+            notes.push_back(who + std::to_string(all.size() - pts.size()) + " of " +
+                            std::to_string(all.size()) +
+                            " matched instances disagree with the rest; ignored");
+        }
+        std::string why;
+        const ClockSegment s = alignedSegment(pts, std::min(first, pts.front().begin), why);
+        if (!why.empty())
+            notes.push_back(who + why + "; offset only");
         for (size_t i : members) {
             results[i].map = ClockMap({s});
             results[i].method = ClockMethod::Collectives;
             results[i].sampleCount = int(pts.size());
         }
     }
+    return trusted;
 }
 
 } // namespace syncline::sync

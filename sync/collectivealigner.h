@@ -13,6 +13,13 @@
 // Guaranteed bound (relative to the reference): no rank ends before every rank has begun, so
 //     referenceLatestBegin − localEnd <= θ <= referenceEarliestEnd − localBegin,
 // and the bound is the largest distance from the fitted line to these intervals.
+// Plausibility (real oscillators drift by < ~200 ppm): the intervals [lower, upper] of matched
+// instances must overlap (within kMaxDriftPpm over their span); instances outside the largest
+// overlapping set do not correspond (sampled traces, different counts) and are ignored, also by
+// causality repair. Without such a set (fewer than 2 instances or not a majority) the clock is
+// left uncorrected. The drift is fitted only from >= 8 instances when the slope is within
+// kMaxDriftPpm and its standard error (robust residual spread / time spread / sqrt(n)) within
+// kDriftResolutionPpm; otherwise offset only (median difference), SegFewSamples and a note.
 // Segments carry SegAligned (and SegFewSamples below 8 instances). Pure; thread-safe.
 #pragma once
 
@@ -33,11 +40,18 @@ public:
         double slope = 0.0;  // d d / d t
         bool valid = false;
     };
+    static constexpr double kMaxDriftPpm = 500.0;        // larger slopes are not a clock
+    static constexpr double kDriftResolutionPpm = 100.0; // slope standard error needed to fit it
+    static constexpr size_t kMinDriftInstances = 8;      // fewer: offset only
+
     // Robust line through (t, d) points (see the header comment).
     static Fit robustLine(std::vector<double> t, std::vector<double> d);
 
-    void align(const SyncEngineInput &input, const DomainGrouper &groups,
-               std::vector<WorkerClockResult> &results, std::vector<std::string> &notes) const;
+    // Returns, per input.collectives index, whether the instance may constrain the clocks
+    // (false: it was found not to correspond to the reference's instance of the same key).
+    std::vector<bool> align(const SyncEngineInput &input, const DomainGrouper &groups,
+                            std::vector<WorkerClockResult> &results,
+                            std::vector<std::string> &notes) const;
 };
 
 } // namespace syncline::sync

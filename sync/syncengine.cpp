@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace syncline::sync {
@@ -122,13 +123,25 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
     }
     fitDomains(input, groups, res.workers, res);
 
+    // Instances the aligner found not to correspond must not constrain the repair either.
+    std::optional<SyncEngineInput> trustedOnly;
     if (input.options.alignOnCollectives && !input.collectives.empty()) {
         CollectiveAligner aligner;
-        aligner.align(input, groups, res.workers, res.notes);
+        const std::vector<bool> ok = aligner.align(input, groups, res.workers, res.notes);
+        if (std::find(ok.begin(), ok.end(), false) != ok.end()) {
+            trustedOnly = input;
+            trustedOnly->collectives.clear();
+            for (size_t i = 0; i < ok.size(); ++i) {
+                if (ok[i])
+                    trustedOnly->collectives.push_back(input.collectives[i]);
+            }
+        }
     }
-    if (input.options.repairCausality && (!input.messages.empty() || !input.collectives.empty())) {
+    const SyncEngineInput &repairInput = trustedOnly ? *trustedOnly : input;
+    if (input.options.repairCausality &&
+        (!repairInput.messages.empty() || !repairInput.collectives.empty())) {
         CausalityRepair repair(input.options.minMessageLatencyNs);
-        res.causality = repair.repair(input, res.workers);
+        res.causality = repair.repair(repairInput, res.workers);
     }
     for (size_t i = 0; i < input.workers.size(); ++i)
         summarise(res.workers[i], input.workers[i]);

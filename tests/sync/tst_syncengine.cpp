@@ -4,6 +4,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -51,6 +52,38 @@ WorkerClockInput worker(int id, const std::string &host, std::vector<ClockSample
     return w;
 }
 
+// Two workers on different hosts, first stamp 0, last `lastNs`.
+SyncEngineInput twoRanks(int64_t lastNs)
+{
+    SyncEngineInput in;
+    for (int w = 0; w < 2; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.host = w == 0 ? "a" : "b";
+        wi.bootId = "x";
+        wi.lastLocalNs = lastNs;
+        in.workers.push_back(wi);
+    }
+    return in;
+}
+
+bool hasNote(const SyncEngineResult &r, const QString &part)
+{
+    for (const std::string &n : r.notes) {
+        if (QString::fromStdString(n).contains(part))
+            return true;
+    }
+    return false;
+}
+
+double medianOf(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 } // namespace
 
 class TstSyncEngine : public QObject
@@ -63,6 +96,9 @@ private slots:
     void noSamplesIsIdentity();
     void collectivesAlign_data();
     void collectivesAlign();
+    void collectivesOffsetOnly_data();
+    void collectivesOffsetOnly();
+    void collectivesNotCorresponding();
     void causalityRepair();
     void methodNames();
 };
@@ -170,6 +206,87 @@ void TstSyncEngine::collectivesAlign()
         QVERIFY2(std::fabs(err) < 1500.0, qPrintable(QString::number(err)));
         QVERIFY(std::fabs(err) <= double(r.workers[1].boundNs));
     }
+}
+
+void TstSyncEngine::collectivesOffsetOnly_data()
+{
+    QTest::addColumn<int>("count");
+    QTest::addColumn<double>("spanNs");
+    QTest::addColumn<double>("slopePpm"); // the (false) trend in the end differences
+    QTest::addColumn<double>("scatterNs");
+    QTest::addColumn<double>("straggleNs");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("implausible slope")
+        << 24 << 2e9 << 20000.0 << 0.0 << 80e6
+        << "drift 20408 ppm implausible (limit 500 ppm); offset only";
+    QTest::newRow("too few instances")
+        << 4 << 1e9 << 0.0 << 50e3 << 1e6 << "only 4 instance(s), too few to resolve drift";
+    QTest::newRow("drift not resolvable")
+        << 16 << 1e9 << 0.0 << 300e3 << 5e6
+        << "drift 250 ± 281 ppm not resolvable (need ± 100 ppm); offset only";
+}
+
+void TstSyncEngine::collectivesOffsetOnly()
+{
+    QFETCH(int, count);
+    QFETCH(double, spanNs);
+    QFETCH(double, slopePpm);
+    QFETCH(double, scatterNs);
+    QFETCH(double, straggleNs);
+    QFETCH(QString, note);
+    // Rank 1's end differences d = θ0 + slope·t ± scatter (alternating −, 0, +); begins straggle.
+    SyncEngineInput in = twoRanks(int64_t(spanNs) + 200'000'000);
+    std::vector<double> d;
+    for (int k = 0; k < count; ++k) {
+        const double t = 10e6 + spanNs * k / (count - 1);
+        const double theta = 3e6 + slopePpm * 1e-6 * t + scatterNs * ((k % 3) - 1);
+        const int64_t end = int64_t(t + straggleNs + 100'000);
+        in.collectives.push_back({0, k, 1, int64_t(t), end});
+        in.collectives.push_back({1, k, 1, int64_t(t - theta), end - int64_t(theta)});
+        d.push_back(double(int64_t(theta)));
+    }
+    in.options.repairCausality = false;
+    const SyncEngineResult r = runSyncEngine(in);
+    const WorkerClockResult &w1 = r.workers[1];
+    QCOMPARE(w1.method, ClockMethod::Collectives);
+    QVERIFY(w1.flags & SegAligned);
+    QVERIFY(w1.flags & SegFewSamples);
+    QCOMPARE(w1.driftPpm, 0.0);
+    QVERIFY2(std::fabs(double(w1.offsetNs) - medianOf(d)) <= 1.0,
+             qPrintable(QString::number(w1.offsetNs)));
+    QString all;
+    for (const std::string &n : r.notes)
+        all += QString::fromStdString(n) + " | ";
+    QVERIFY2(hasNote(r, "rank 1: collective alignment: " + note), qPrintable(all));
+}
+
+void TstSyncEngine::collectivesNotCorresponding()
+{
+    // The c10d::allreduce_ events of hta_sampled_kineto_2rank (µs): sampled, so the k-th
+    // instances on the two ranks are different calls; rank 1 also has one more here.
+    const int64_t r0[][2] = {
+        {240951, 241095}, {347549, 347705}, {1069415, 1069544}, {1073259, 1073361}};
+    const int64_t r1[][2] = {{240895, 241042},
+                             {445847, 446004},
+                             {860321, 860446},
+                             {1064064, 1064177},
+                             {1070000, 1070100}};
+    SyncEngineInput in = twoRanks(1'100'000'000);
+    for (int k = 0; k < 5; ++k) {
+        if (k < 4)
+            in.collectives.push_back({0, k, 1, r0[k][0] * 1000, r0[k][1] * 1000});
+        in.collectives.push_back({1, k, 1, r1[k][0] * 1000, r1[k][1] * 1000});
+    }
+    const SyncEngineResult r = runSyncEngine(in); // causality repair on
+    QVERIFY(hasNote(r, "rank 1: collective alignment: instance counts differ (5 here, 4 in "
+                       "the reference)"));
+    QVERIFY(hasNote(r, "rank 1: collective alignment: the 4 matched instances do not agree"));
+    QCOMPARE(r.workers[1].method, ClockMethod::None);
+    QVERIFY(r.workers[1].map.isIdentity());
+    // Nothing false reaches the repair: the reference is not bent either.
+    QCOMPARE(r.workers[0].driftPpm, 0.0);
+    QCOMPARE(r.workers[0].boundNs, int64_t(0));
+    QCOMPARE(r.causality.constraints, int64_t(0));
 }
 
 void TstSyncEngine::causalityRepair()
