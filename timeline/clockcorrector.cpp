@@ -126,8 +126,8 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
             keepRawClock(w);
             tl.clockNotes.push_back(
                 "rank " + std::to_string(w.info.rank) +
-                ": no sync samples and no collectives to align on; corrected view uses the "
-                "raw wall-clock mapping");
+                ": not corrected (no sync samples, and no usable collectives to align on); "
+                "corrected view uses the raw wall-clock mapping");
             continue;
         }
         w.corrected = shifted(r.map, *shift);
