@@ -25,10 +25,9 @@ StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::vector<int64_t
     return row;
 }
 
-void collectTrack(const Timeline &tl, size_t w, const EventTrack &t, const StatsQuery &q,
+void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
                   std::unordered_map<uint32_t, std::vector<int64_t>> &byName)
 {
-    const sync::ClockMap &map = tl.map(w);
     size_t first = 0, last = t.count();
     int64_t localA = 0, localB = 0;
     if (q.useRange) {
@@ -66,10 +65,13 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
 {
     // rank → name → durations
     std::map<int, std::unordered_map<uint32_t, std::vector<int64_t>>> perRank;
+    const ClockMode mode = q.mode ? *q.mode : tl.mode(); // read once, before any event
     for (size_t w = 0; w < tl.workers.size(); ++w) {
         auto &byName = perRank[tl.workers[w].info.rank];
-        for (const EventTrack &t : tl.workers[w].tracks)
-            collectTrack(tl, w, t, q, byName);
+        const Worker &wk = tl.workers[w];
+        const sync::ClockMap &map = mode == ClockMode::Corrected ? wk.corrected : wk.raw;
+        for (const EventTrack &t : wk.tracks)
+            collectTrack(map, t, q, byName);
     }
     std::unordered_map<uint32_t, std::vector<StatsRow>> rows; // by name
     std::unordered_map<uint32_t, std::vector<int64_t>> all;

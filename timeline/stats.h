@@ -9,7 +9,11 @@
 // Percentiles are nearest-rank: pXX = the ceil(XX/100 · n)-th smallest duration; mean is
 // total / count rounded toward zero. Row order: by name (bytewise), the all-ranks row
 // (rank = nullopt) first, then ranks ascending.
-// Threading: compute() only reads the Timeline; any thread, as long as nobody mutates it.
+// Clock mode: query.mode when set, else the Timeline's mode(). A caller on another thread than
+// the Timeline's owner sets query.mode (captured on the owner's thread): the Timeline's mode may
+// be switched (setMode) while compute() runs, and compute() then never reads it.
+// Threading: compute() only reads the Timeline's events and maps; any thread, as long as nobody
+// mutates those (setMode does not: it changes only the mode and the range).
 #pragma once
 
 #include "timeline.h"
@@ -39,6 +43,7 @@ struct StatsQuery
     int64_t beginNs = 0; // global ns, inclusive
     int64_t endNs = 0;   // global ns, inclusive
     bool perRank = true;
+    std::optional<ClockMode> mode; // nullopt: the Timeline's current mode (owner's thread only)
 };
 
 class Stats

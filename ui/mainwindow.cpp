@@ -278,7 +278,7 @@ void MainWindow::setClockMode(ClockMode mode)
     MainMenus::setChecked(m_menus->rawAction(), mode == ClockMode::Raw);
     sceneChanged();
     m_details->showEvent(m_scene.get(), m_scene->selected());
-    m_stats->refresh();
+    m_stats->setClockMode(mode); // recomputes; a job still running for the old mode is dropped
 }
 
 void MainWindow::setDarkTheme(bool dark)

@@ -66,6 +66,8 @@ StatsPanel::~StatsPanel()
 void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
 {
     m_timeline = std::move(timeline);
+    if (m_timeline)
+        m_mode = m_timeline->mode(); // GUI thread: the Timeline's owner
     m_rows.clear();
     m_model->setRows(nullptr, {});
     m_chart->setData({}, {});
@@ -78,6 +80,12 @@ void StatsPanel::setSelectedRange(int64_t start, int64_t end)
     m_rangeEnd = end;
     if (m_scope->currentIndex() == 1)
         refresh();
+}
+
+void StatsPanel::setClockMode(ClockMode mode)
+{
+    m_mode = mode;
+    refresh();
 }
 
 void StatsPanel::refresh()
@@ -98,6 +106,7 @@ void StatsPanel::start()
 {
     StatsQuery query;
     query.perRank = true;
+    query.mode = m_mode; // by value: the job never reads the Timeline's (mutable) mode
     if (m_scope->currentIndex() == 1) {
         query.useRange = true;
         query.beginNs = m_rangeStart;
@@ -105,9 +114,10 @@ void StatsPanel::start()
     }
     m_status->setText(tr("computing…"));
     const uint64_t id = m_jobId;
+    const ClockMode mode = m_mode;
     std::shared_ptr<const Timeline> timeline = m_timeline;
-    m_watcher.setFuture(QtConcurrent::run([id, timeline, query] {
-        return Result{id, timeline, Stats::compute(*timeline, query)};
+    m_watcher.setFuture(QtConcurrent::run([id, mode, timeline, query] {
+        return Result{id, mode, timeline, Stats::compute(*timeline, query)};
     }));
 }
 
@@ -118,7 +128,7 @@ void StatsPanel::finished()
         m_pending = false;
         start();
     }
-    if (r.jobId != m_jobId || r.timeline != m_timeline)
+    if (r.jobId != m_jobId || r.mode != m_mode || r.timeline != m_timeline)
         return; // stale
     ++m_completed;
     m_rows = std::move(r.rows);

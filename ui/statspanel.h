@@ -1,7 +1,11 @@
 // StatsPanel — the per-name statistics table (whole job or the selected time range) and, for
 // the chosen name, a per-rank bar chart with stragglers marked. Stats are computed off the GUI
-// thread (QtConcurrent) as jobs with an id; a result whose id is not the latest is dropped.
-// Threading: GUI thread; the worker thread only reads the (immutable) Timeline.
+// thread (QtConcurrent) as jobs with an id; a result whose id is not the latest, or whose clock
+// mode is not the panel's current one, is dropped.
+// Threading: GUI thread. The job gets everything by value — the query, the Timeline pointer and
+// the clock mode captured when it is launched — and reads only the Timeline's events and clock
+// maps, never its mode(): MainWindow may switch the Timeline's mode (setMode, GUI thread) while
+// a job runs; it then calls setClockMode(), which makes the running job stale.
 #pragma once
 
 #include "rankbarchart.h"
@@ -29,6 +33,9 @@ public:
     void setTimeline(std::shared_ptr<const Timeline> timeline);
     // Range for "Selected range" mode (global ns); start >= end = no selection.
     void setSelectedRange(int64_t start, int64_t end);
+    // The mode the stats are computed in (setTimeline takes the Timeline's); recomputes.
+    void setClockMode(ClockMode mode);
+    ClockMode clockMode() const { return m_mode; }
     void refresh(); // recompute for the current scope (mode changes etc.)
     StatsModel *model() const { return m_model; }
     QSortFilterProxyModel *proxy() const { return m_proxy; }
@@ -44,6 +51,7 @@ private:
     struct Result
     {
         uint64_t jobId = 0;
+        ClockMode mode = ClockMode::Corrected;
         std::shared_ptr<const Timeline> timeline;
         std::vector<StatsRow> rows;
     };
@@ -62,6 +70,7 @@ private:
     std::vector<StatsRow> m_rows; // all rows of the latest result (incl. per rank)
     int64_t m_rangeStart = 0;
     int64_t m_rangeEnd = 0;
+    ClockMode m_mode = ClockMode::Corrected;
     uint64_t m_jobId = 0;
     uint64_t m_completed = 0;
     bool m_pending = false;

@@ -43,6 +43,7 @@ private slots:
     void percentile();
     void perRankAndAll();
     void rangeQuery();
+    void explicitModeWins();
     void stragglers();
     void kinetoTotals();
 };
@@ -173,6 +174,29 @@ void TestStats::kinetoTotals()
         }
     QCOMPARE(count, int64_t(4811 + 4676));
     QCOMPARE(total, int64_t(7917027000 + 8020966000));
+}
+
+// query.mode overrides the Timeline's mode (a caller off the owner's thread passes it by value).
+// Rank 0's corrected map runs at slope 1.5: corrected durations are 1.5× the raw ones.
+void TestStats::explicitModeWins()
+{
+    QTemporaryDir dir;
+    auto tl = makeJob(dir);
+    QVERIFY(tl);
+    tl->workers[0].corrected = sync::ClockMap({sync::ClockSegment{0, 0, 1.5, 0, 0, 0}});
+    tl->setMode(ClockMode::Raw);
+    StatsQuery q;
+    q.mode = ClockMode::Corrected;
+    const auto corrected = Stats::compute(*tl, q);
+    QCOMPARE(corrected.size(), size_t(3));
+    QCOMPARE(*corrected[1].rank, 0);
+    QCOMPARE(corrected[1].totalNs, int64_t(150000));           // 1.5 × (10+20+30+40) µs
+    QCOMPARE(corrected[2].totalNs, int64_t(50000));            // rank 1: identity either way
+    QCOMPARE(Stats::compute(*tl)[1].totalNs, int64_t(100000)); // nullopt: the Timeline's (raw)
+    q.mode = ClockMode::Raw;
+    tl->setMode(ClockMode::Corrected);
+    QCOMPARE(Stats::compute(*tl, q)[1].totalNs, int64_t(100000));
+    QCOMPARE(Stats::compute(*tl)[1].totalNs, int64_t(150000));
 }
 
 QTEST_APPLESS_MAIN(TestStats)

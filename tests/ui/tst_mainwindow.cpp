@@ -34,6 +34,7 @@ private slots:
     void newerLoadWinsOverStaleOne();
     void navigationSelectionFindAndClock();
     void statsPanelFills();
+    void statsModeToggleDropsStaleJob();
     void menuExportsWriteFiles();
     void notesDoNotOpenProblemsDock();
     void screenshotOfJob();
@@ -200,6 +201,47 @@ void TstMainWindow::statsPanelFills()
              3); // step, forward, backward (open hang excluded)
     w.statsPanel()->chooseName(w.timeline()->names.find("step"));
     QCOMPARE(w.statsPanel()->chart()->stragglerFlags().size(), size_t(1)); // one rank
+}
+
+// Switching raw/corrected while a stats job runs: the job computes in the mode captured at its
+// launch (never reading the Timeline's mode), its result is dropped, and only the new mode's
+// stats are shown. Worker 0's corrected map runs at slope 2, so the modes' totals differ.
+void TstMainWindow::statsModeToggleDropsStaleJob()
+{
+    std::shared_ptr<Timeline> job = testjob::makeDenseJob(2, 300000, 1000);
+    job->workers[0].corrected = sync::ClockMap({sync::ClockSegment{0, 0, 2.0, 0, 0, 0}});
+    job->setMode(ClockMode::Corrected);
+    StatsQuery raw;
+    raw.mode = ClockMode::Raw;
+    const std::vector<StatsRow> expected = Stats::compute(*job, raw);
+    StatsPanel panel;
+    QSignalSpy ready(&panel, &StatsPanel::statsReady);
+    panel.setTimeline(job); // launches a job in corrected mode
+    QCOMPARE(panel.clockMode(), ClockMode::Corrected);
+    job->setMode(ClockMode::Raw); // as MainWindow::setClockMode does, while that job runs
+    panel.setClockMode(ClockMode::Raw);
+    QVERIFY(ready.wait(30000));
+    QTest::qWait(50); // nothing else arrives
+    QCOMPARE(ready.count(), 1);
+    QCOMPARE(panel.completedJobs(), uint64_t(1)); // the corrected job's result was dropped
+    const uint32_t step = job->names.find("step");
+    const auto it = std::find_if(expected.begin(), expected.end(),
+                                 [&](const StatsRow &r) { return r.nameId == step && !r.rank; });
+    QVERIFY(it != expected.end());
+    bool found = false;
+    for (int r = 0; r < panel.model()->rowCount(); ++r)
+        if (panel.model()->row(r).nameId == step) {
+            found = true;
+            QCOMPARE(panel.model()->row(r).totalNs, it->totalNs);
+            QCOMPARE(panel.model()->row(r).count, it->count);
+        }
+    QVERIFY(found);
+    StatsQuery corrected;
+    corrected.mode = ClockMode::Corrected;
+    const auto c = Stats::compute(*job, corrected);
+    QVERIFY(std::find_if(c.begin(), c.end(), [&](const StatsRow &r) {
+                return r.nameId == step && !r.rank;
+            })->totalNs != it->totalNs); // the test can tell the modes apart
 }
 
 void TstMainWindow::menuExportsWriteFiles()
