@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
+#include <string>
 
 namespace syncline::sync {
 
@@ -144,26 +144,25 @@ double slopeStdError(const std::vector<double> &t, const std::vector<double> &d,
     return 1.4826 * median(dev) / std::sqrt(vt * double(t.size()));
 }
 
+std::string roundedPpm(double ppm)
+{
+    return std::isfinite(ppm) ? std::to_string(std::llround(ppm)) : std::string("inf");
+}
+
 // Why the drift cannot be fitted from these points (empty: it can).
 std::string driftRejection(const std::vector<double> &t, const std::vector<double> &d,
                            const CollectiveAligner::Fit &f)
 {
-    char buf[160];
-    if (t.size() < CollectiveAligner::kMinDriftInstances) {
-        std::snprintf(buf, sizeof buf, "only %zu instance(s), too few to resolve drift", t.size());
-        return buf;
-    }
-    if (std::fabs(f.slope) * 1e6 > CollectiveAligner::kMaxDriftPpm) {
-        std::snprintf(buf, sizeof buf, "drift %.0f ppm implausible (limit %.0f ppm)", f.slope * 1e6,
-                      CollectiveAligner::kMaxDriftPpm);
-        return buf;
-    }
+    if (t.size() < CollectiveAligner::kMinDriftInstances)
+        return "only " + std::to_string(t.size()) + " instance(s), too few to resolve drift";
+    if (std::fabs(f.slope) * 1e6 > CollectiveAligner::kMaxDriftPpm)
+        return "drift " + roundedPpm(f.slope * 1e6) + " ppm implausible (limit " +
+               roundedPpm(CollectiveAligner::kMaxDriftPpm) + " ppm)";
     const double se = slopeStdError(t, d, f) * 1e6;
-    if (se > CollectiveAligner::kDriftResolutionPpm) {
-        std::snprintf(buf, sizeof buf, "drift %.0f ± %.0f ppm not resolvable (need ± %.0f ppm)",
-                      f.slope * 1e6, se, CollectiveAligner::kDriftResolutionPpm);
-        return buf;
-    }
+    if (se > CollectiveAligner::kDriftResolutionPpm)
+        return "drift " + roundedPpm(f.slope * 1e6) + " ± " + roundedPpm(se) +
+               " ppm not resolvable (need ± " + roundedPpm(CollectiveAligner::kDriftResolutionPpm) +
+               " ppm)";
     return {};
 }
 
