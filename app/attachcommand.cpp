@@ -6,24 +6,15 @@
 // --silent-after S (default: the config's silent_after_s), --ended-after S (workers on other
 // machines), --align-on PATTERN, --no-correct, --raw, --width W, --height H.
 #include "command.h"
-#include "displaycheck.h"
+#include "viewerapplication.h"
 
 #include "timeline/csvexporter.h"
 #include "timeline/livefollower.h"
 #include "timeline/livejob.h"
 
-#if __has_include("ui/imageexport.h")
 #include "ui/imageexport.h"
-#define SYNCLINE_HAVE_IMAGE_EXPORT 1
-#endif
-#if __has_include("ui/liveattachment.h")
 #include "ui/liveattachment.h"
 #include "ui/mainwindow.h"
-
-#include <QApplication>
-#include <QIcon>
-#define SYNCLINE_HAVE_VIEWER 1
-#endif
 
 #include <csignal>
 #include <cstdio>
@@ -175,7 +166,6 @@ int writeOutputs(Timeline &tl, const AttachArgs &a)
             std::fprintf(stderr, "syncline attach: %s\n", error.c_str()), status = 1;
     }
     if (!a.png.empty() || !a.svg.empty()) {
-#ifdef SYNCLINE_HAVE_IMAGE_EXPORT
         ui::ImageExportRequest r;
         r.pngPath = a.png;
         r.svgPath = a.svg;
@@ -190,10 +180,6 @@ int writeOutputs(Timeline &tl, const AttachArgs &a)
             std::fprintf(stderr, "syncline attach: %s\n", error.c_str());
             status = 1;
         }
-#else
-        std::fprintf(stderr, "syncline attach: this build has no viewer library for --png/--svg\n");
-        status = 1;
-#endif
     }
     return status;
 }
@@ -240,16 +226,9 @@ int runAttach(int argc, char **argv)
         return status;
     if (a.untilIdleS >= 0)
         return runHeadless(a);
-#ifdef SYNCLINE_HAVE_VIEWER
-    if (!checkDisplay("attach"))
+    const auto app = createViewerApplication("attach");
+    if (!app)
         return 2;
-    static int qtArgc = 1;
-    static char name[] = "syncline";
-    static char *qtArgv[] = {name, nullptr};
-    QApplication app(qtArgc, qtArgv);
-    QApplication::setOrganizationName(QStringLiteral("syncline"));
-    QApplication::setApplicationName(QStringLiteral("syncline"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/syncline/syncline.svg")));
     ui::MainWindow window;
     window.show();
     QString error;
@@ -257,11 +236,7 @@ int runAttach(int argc, char **argv)
         std::fprintf(stderr, "syncline attach: %s\n", qPrintable(error));
         return 2;
     }
-    return app.exec();
-#else
-    std::fprintf(stderr, "syncline attach: this build has no viewer; use --until-idle S\n");
-    return 2;
-#endif
+    return app->exec();
 }
 
 } // namespace

@@ -15,9 +15,9 @@ namespace syncline::app {
 
 struct Command
 {
-    std::string name;    // verb, e.g. "stats"
+    std::string name;     // verb, e.g. "stats"
     std::string synopsis; // one line for --help, e.g. "stats PATH... [--json]"
-    std::string help;    // a paragraph for `syncline help VERB`
+    std::string help;     // a paragraph for `syncline help VERB`
     // argv[0] is the verb itself; the rest are its arguments.
     std::function<int(int argc, char **argv)> run;
 };
@@ -39,6 +39,6 @@ private:
 #define SYNCLINE_CONCAT_INNER(a, b) a##b
 #define SYNCLINE_CONCAT(a, b) SYNCLINE_CONCAT_INNER(a, b)
 // Registers a Command at static-initialisation time: SYNCLINE_REGISTER_COMMAND(makeStatsCommand());
-#define SYNCLINE_REGISTER_COMMAND(expr)                                                           \
-    static const bool SYNCLINE_CONCAT(syncline_registered_, __LINE__) =                          \
+#define SYNCLINE_REGISTER_COMMAND(expr)                                                            \
+    static const bool SYNCLINE_CONCAT(syncline_registered_, __LINE__) =                            \
         ::syncline::app::CommandRegistry::instance().add(expr)

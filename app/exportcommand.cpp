@@ -9,10 +9,7 @@
 #include "timeline/stats.h"
 #include "timeline/statsexporter.h"
 
-#if __has_include("ui/imageexport.h")
 #include "ui/imageexport.h"
-#define SYNCLINE_HAVE_IMAGE_EXPORT 1
-#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -87,7 +84,6 @@ int write(const Timeline &tl, const Outputs &o)
             check(StatsExporter::writeJsonFile(tl, rows, o.statsJson, &error));
     }
     if (!o.png.empty() || !o.svg.empty()) {
-#ifdef SYNCLINE_HAVE_IMAGE_EXPORT
         ui::ImageExportRequest req;
         req.pngPath = o.png;
         req.svgPath = o.svg;
@@ -99,10 +95,6 @@ int write(const Timeline &tl, const Outputs &o)
             req.rangeEndNs = range.endNs;
         }
         check(ui::exportImage(tl, req, &error));
-#else
-        std::fprintf(stderr, "syncline export: --png/--svg need the viewer (not built in)\n");
-        ok = false;
-#endif
     }
     return ok ? 0 : 1;
 }

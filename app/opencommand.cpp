@@ -1,13 +1,11 @@
 // `syncline open PATH...` (also `syncline PATH...` and plain `syncline`): starts the viewer and
 // loads the given job directory, config, logs or Chrome traces off the GUI thread.
 #include "command.h"
-#include "displaycheck.h"
+#include "viewerapplication.h"
 
 #include "ui/mainwindow.h"
 
-#include <QApplication>
 #include <QFileInfo>
-#include <QIcon>
 
 #include <cstdio>
 #include <cstring>
@@ -29,21 +27,14 @@ int runOpen(int argc, char **argv)
         }
         paths << QFileInfo(path).absoluteFilePath();
     }
-    if (!syncline::app::checkDisplay("open"))
+    const auto app = syncline::app::createViewerApplication("open");
+    if (!app)
         return 2;
-    static int qtArgc = 1;
-    static char name[] = "syncline";
-    static char *qtArgv[] = {name, nullptr};
-    QApplication app(qtArgc, qtArgv);
-    QApplication::setOrganizationName(QStringLiteral("syncline"));
-    QApplication::setApplicationName(QStringLiteral("syncline"));
-    QApplication::setDesktopFileName(QStringLiteral("syncline"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/syncline/syncline.svg")));
     syncline::ui::MainWindow window;
     window.show();
     if (!paths.isEmpty())
         window.openPaths(paths);
-    return app.exec();
+    return app->exec();
 }
 
 } // namespace

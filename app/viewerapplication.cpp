@@ -1,4 +1,6 @@
-#include "displaycheck.h"
+#include "viewerapplication.h"
+
+#include <QIcon>
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,9 +15,7 @@ bool isSet(const char *name)
     return v && *v;
 }
 
-} // namespace
-
-bool checkDisplay(const char *verb)
+bool hasDisplay(const char *verb)
 {
     if (isSet("QT_QPA_PLATFORM") || isSet("DISPLAY") || isSet("WAYLAND_DISPLAY"))
         return true;
@@ -27,6 +27,23 @@ bool checkDisplay(const char *verb)
                  "  or run the viewer under a virtual display: xvfb-run -a syncline %s ...\n",
                  verb, verb);
     return false;
+}
+
+} // namespace
+
+std::unique_ptr<QApplication> createViewerApplication(const char *verb)
+{
+    if (!hasDisplay(verb))
+        return nullptr;
+    static int qtArgc = 1;
+    static char name[] = "syncline";
+    static char *qtArgv[] = {name, nullptr};
+    auto app = std::make_unique<QApplication>(qtArgc, qtArgv);
+    QApplication::setOrganizationName(QStringLiteral("syncline"));
+    QApplication::setApplicationName(QStringLiteral("syncline"));
+    QApplication::setDesktopFileName(QStringLiteral("syncline"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/syncline/syncline.svg")));
+    return app;
 }
 
 } // namespace syncline::app
