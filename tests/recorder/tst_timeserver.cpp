@@ -7,9 +7,11 @@
 
 #include <arpa/inet.h>
 #include <atomic>
+#include <chrono>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -72,6 +74,16 @@ TimeServerOptions loopbackOptions()
 }
 
 } // namespace
+
+// The server counts a reply after sendto() returns, so the client may hold the reply a moment
+// before the count moves: wait (≤ 2 s) until `served` reaches the expected value, then read all.
+TimeServerCounters countersOnceServed(const TimeServer &server, uint64_t served)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (server.counters().served < served && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return server.counters();
+}
 
 class TestTimeServer : public QObject
 {
@@ -213,7 +225,7 @@ void TestTimeServer::answersWithOrderedStamps()
     QCOMPARE(p.bootHash, proto::fnv1a64("boot-A"));
     QCOMPARE(p.serverInstance, server.instance());
     QVERIFY(p.serverInstance != 0);
-    QCOMPARE(server.counters().served, uint64_t(1));
+    QCOMPARE(countersOnceServed(server, 1).served, uint64_t(1));
     server.stop();
     QVERIFY(!server.running());
 }
@@ -247,11 +259,12 @@ void TestTimeServer::replyNeverLargerThanRequest()
     if (answered) {
         QCOMPARE(p.requestId, uint64_t(1));
         QCOMPARE(first.size(), proto::kPacketSize);
-        QCOMPARE(server.counters().served, uint64_t(2));
+        QCOMPARE(countersOnceServed(server, 2).served, uint64_t(2));
     } else {
         QCOMPARE(p.requestId, uint64_t(2));
-        QCOMPARE(server.counters().malformed, uint64_t(1));
-        QCOMPARE(server.counters().served, uint64_t(1));
+        const TimeServerCounters c = countersOnceServed(server, 1);
+        QCOMPARE(c.malformed, uint64_t(1));
+        QCOMPARE(c.served, uint64_t(1));
     }
 }
 
@@ -298,7 +311,7 @@ void TestTimeServer::ignoresAndCounts()
     QCOMPARE(int(proto::decode(reply.data(), reply.size(), &p)), int(proto::DecodeStatus::Ok));
     QCOMPARE(p.requestId, uint64_t(2)); // the bad datagram got no answer
     QVERIFY(peer.receive(100).empty());
-    const TimeServerCounters c = server.counters();
+    const TimeServerCounters c = countersOnceServed(server, 1);
     QCOMPARE(c.served, uint64_t(1));
     QCOMPARE(c.malformed, uint64_t(counter == "malformed"));
     QCOMPARE(c.foreign, uint64_t(counter == "foreign"));
@@ -324,8 +337,9 @@ void TestTimeServer::tokenKeepsJobsApart()
     QCOMPARE(p.tokenHash, proto::tokenHash("job-A"));
     QVERIFY(jobB.receive(100).empty());
     QVERIFY(noToken.receive(0).empty());
-    QCOMPARE(server.counters().tokenMismatch, uint64_t(2));
-    QCOMPARE(server.counters().served, uint64_t(1));
+    const TimeServerCounters c = countersOnceServed(server, 1);
+    QCOMPARE(c.tokenMismatch, uint64_t(2));
+    QCOMPARE(c.served, uint64_t(1));
 }
 
 void TestTimeServer::secondServerOnSamePortFails()
