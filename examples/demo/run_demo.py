@@ -310,7 +310,7 @@ def report_clocks(jobdir, stats_json):
             f"{h['skew']['drift_ppm']:g} µs further apart every second.")
         say(f"wall clocks (what viewers without skew correction align by): {h['host']} is "
             f"{h['skew']['offset_ns'] / 1e6:+.1f} ms off at the start and drifts "
-            f"{h['skew']['drift_ppm']:g} µs/s — the 'raw' view (View ▸ clock mode) shows that.")
+            f"{h['skew']['drift_ppm']:g} µs/s — the viewer's View ▸ Raw clocks (no correction) shows that.")
     estimated = {}
     if stats_json and pathlib.Path(stats_json).exists():
         for w in json.loads(pathlib.Path(stats_json).read_text())["workers"]:
