@@ -1,7 +1,7 @@
 # syncline_add_qtest(NAME SOURCES src... LIBS lib... [GUI])
 # One QtTest executable per test file (tests/<layer>/tst_<class>.cpp), registered with ctest.
 # Every test runs with QT_QPA_PLATFORM=offscreen, a private XDG_RUNTIME_DIR and
-# SYNCLINE_SOURCE_DIR / SYNCLINE_SHARED_DATA so it can find the repo and ../shared/data.
+# SYNCLINE_SOURCE_DIR so it can find the repo (the real traces are in tests/data, inside it).
 function(syncline_add_qtest name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
@@ -16,5 +16,5 @@ function(syncline_add_qtest name)
   endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
     LABELS "${T_LABELS}"
-    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime;SYNCLINE_SHARED_DATA=${PROJECT_SOURCE_DIR}/../shared/data")
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 endfunction()

@@ -1,5 +1,7 @@
 // The job verbs of the `syncline` executable (stats, export, check) run as real processes on
 // real traces and generated logs: exit statuses, stdout JSON shape, files written, stderr errors.
+#include "tests/common/testdata.h"
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,13 +13,6 @@
 #include <sstream>
 
 namespace {
-
-std::string sharedData()
-{
-    if (const char *env = std::getenv("SYNCLINE_SHARED_DATA"))
-        return env;
-    return std::string(SYNCLINE_SOURCE_DIR) + "/../shared/data";
-}
 
 struct Run
 {
@@ -74,7 +69,7 @@ void TestJobCommands::statsJsonOnHorovodTrace()
 {
     const Run r =
         syncline({"stats", "--json",
-                  QString::fromStdString(sharedData() + "/bluefog_timeline_1agent/ybc1.json")});
+                  QString::fromStdString(testdata::dir() + "/bluefog_timeline_1agent/ybc1.json")});
     QCOMPARE(r.exitCode, 0);
     const auto doc = nlohmann::json::parse(r.out);
     QCOMPARE(doc["workers"].size(), size_t(1));
@@ -94,7 +89,7 @@ void TestJobCommands::statsJsonOnHorovodTrace()
 void TestJobCommands::statsTextOnKineto()
 {
     const Run r =
-        syncline({"stats", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank")});
+        syncline({"stats", QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank")});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.find("ProfilerStep#552") != std::string::npos);
     QVERIFY(r.out.find("4811") != std::string::npos);
@@ -134,7 +129,7 @@ void TestJobCommands::exportFiles()
     const QString csv = dir.filePath("e.csv"), chrome = dir.filePath("c.json"),
                   scsv = dir.filePath("s.csv"), sjson = dir.filePath("s.json");
     const Run r =
-        syncline({"export", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank"),
+        syncline({"export", QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank"),
                   "--csv", csv, "--chrome", chrome, "--stats-csv", scsv, "--stats-json", sjson});
     QCOMPARE(r.exitCode, 0);
     const std::string text = slurp(csv);
@@ -148,7 +143,7 @@ void TestJobCommands::exportFiles()
 
     // --range keeps only the events overlapping [0, 1 ms] from the first event.
     const Run ranged =
-        syncline({"export", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank"),
+        syncline({"export", QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank"),
                   "--csv", csv, "--range", "0:1ms"});
     QCOMPARE(ranged.exitCode, 0);
     const std::string part = slurp(csv);
@@ -162,7 +157,7 @@ void TestJobCommands::errors()
     QVERIFY(r.exitCode != 0);
     QCOMPARE(r.err, std::string("syncline stats: /no/such/path: no such file or directory\n"));
     QVERIFY(r.out.empty());
-    r = syncline({"export", QString::fromStdString(sharedData())});
+    r = syncline({"export", QString::fromStdString(testdata::dir())});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.find("nothing to write") != std::string::npos);
     r = syncline({"stats", "--bogus", "x"});
@@ -170,7 +165,7 @@ void TestJobCommands::errors()
     QVERIFY(r.err.find("unknown option '--bogus'") != std::string::npos);
     r = syncline({"check"});
     QCOMPARE(r.exitCode, 2);
-    r = syncline({"export", QString::fromStdString(sharedData() + "/hta_sampled_kineto_2rank"),
+    r = syncline({"export", QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank"),
                   "--csv", "/no/such/dir/x.csv"});
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.err.find("/no/such/dir/x.csv: cannot write") != std::string::npos);

@@ -12,13 +12,6 @@
 
 namespace testlogs {
 
-inline std::string sharedData()
-{
-    if (const char *env = std::getenv("SYNCLINE_SHARED_DATA"))
-        return env;
-    return std::string(SYNCLINE_SOURCE_DIR) + "/../shared/data";
-}
-
 inline std::string header(int rank, int restart = 0, const std::string &host = "node-a",
                           int64_t monoNs = 1000, int64_t wallNs = 1700000000000000000LL,
                           const std::string &boot = "boot-a")

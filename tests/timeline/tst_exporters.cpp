@@ -1,5 +1,6 @@
 // Exports: events CSV (exact header and rows, RFC 4180 quoting, range filter, status), stats CSV
 // and JSON (exact shape), Chrome trace → re-import round trip of counts and totals.
+#include "tests/common/testdata.h"
 #include "testlogs.h"
 
 #include "timeline/chromeexporter.h"
@@ -135,7 +136,7 @@ void TestExporters::statsCsvAndJson()
 
 void TestExporters::chromeRoundTrip()
 {
-    auto tl = load({testlogs::sharedData() + "/hta_sampled_kineto_2rank"});
+    auto tl = load({testdata::dir() + "/hta_sampled_kineto_2rank"});
     QVERIFY(tl);
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/export.json";

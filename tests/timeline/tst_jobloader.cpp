@@ -1,5 +1,6 @@
-// JobLoader on the real traces in shared/data (expected numbers computed independently with
+// JobLoader on the real traces in tests/data (expected numbers computed independently with
 // Python's json module) and on generated logs covering every robustness rule of log format v1.
+#include "tests/common/testdata.h"
 #include "testlogs.h"
 
 #include "timeline/jobloader.h"
@@ -86,7 +87,7 @@ private slots:
 
 void TestJobLoader::kinetoTwoRanks()
 {
-    const LoadResult r = loadPaths({testlogs::sharedData() + "/hta_sampled_kineto_2rank"});
+    const LoadResult r = loadPaths({testdata::dir() + "/hta_sampled_kineto_2rank"});
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
     const Timeline &tl = *r.timeline;
     QCOMPARE(tl.workers.size(), size_t(2));
@@ -129,7 +130,7 @@ void TestJobLoader::kinetoTwoRanks()
 
 void TestJobLoader::horovodUnclosedArray()
 {
-    const LoadResult r = loadPaths({testlogs::sharedData() + "/bluefog_timeline_1agent/ybc1.json"});
+    const LoadResult r = loadPaths({testdata::dir() + "/bluefog_timeline_1agent/ybc1.json"});
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
     const Timeline &tl = *r.timeline;
     QCOMPARE(tl.workers.size(), size_t(1));
@@ -503,7 +504,7 @@ void TestJobLoader::cancelStopsLoading()
 {
     std::atomic<bool> cancel{true};
     LoadOptions o;
-    o.paths = {testlogs::sharedData() + "/hta_sampled_kineto_2rank"};
+    o.paths = {testdata::dir() + "/hta_sampled_kineto_2rank"};
     o.cancel = &cancel;
     const LoadResult r = JobLoader::load(o);
     QVERIFY(r.cancelled);

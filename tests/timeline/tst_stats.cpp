@@ -1,5 +1,6 @@
 // Stats (count, total, mean, nearest-rank percentiles, max; per rank and over all ranks; range
 // queries) and Stragglers, on generated logs with hand-computed expectations.
+#include "tests/common/testdata.h"
 #include "testlogs.h"
 
 #include "timeline/jobloader.h"
@@ -163,7 +164,7 @@ void TestStats::stragglers()
 void TestStats::kinetoTotals()
 {
     LoadOptions o;
-    o.paths = {testlogs::sharedData() + "/hta_sampled_kineto_2rank"};
+    o.paths = {testdata::dir() + "/hta_sampled_kineto_2rank"};
     auto tl = JobLoader::load(o).timeline;
     QVERIFY(tl);
     int64_t count = 0, total = 0;
