@@ -11,9 +11,9 @@
 //     polling, versus a bare inotify loop that only read()s the appended bytes.
 // Usage: bench_attach [--dir D] [--workers N] [--rate EV_PER_S] [--seconds S]
 //                     [--events-per-file N] [--idle-seconds S]
-#include "timeline/jobloader.h"
-#include "timeline/livefollower.h"
-#include "timeline/livejob.h"
+#include "timeline/load/jobloader.h"
+#include "timeline/live/livefollower.h"
+#include "timeline/live/livejob.h"
 
 #include <algorithm>
 #include <atomic>

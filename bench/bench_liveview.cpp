@@ -59,10 +59,11 @@ LiveUpdate appendEvents(Timeline &t, int triples, int64_t rootNs)
     for (size_t w = 0; w < t.workers.size(); ++w)
         if (t.workers[w].tracks[0].count() > from[w])
             u.changedTracks.push_back({uint32_t(w), 0, from[w]});
-    int64_t end = t.endNs();
+    int64_t end = t.range(ClockMode::Corrected).end;
     for (size_t w = 0; w < t.workers.size(); ++w)
-        end = std::max(end, t.toGlobal(w, t.workers[w].tracks[0].localEnd.back()));
-    t.setRange(t.originNs(), t.beginNs(), end);
+        end = std::max(end, t.toGlobal(w, t.workers[w].tracks[0].localEnd.back(),
+                                       ClockMode::Corrected));
+    t.setLiveRange(ClockMode::Corrected, end);
     return u;
 }
 

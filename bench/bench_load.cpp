@@ -10,7 +10,7 @@
 // Memory: the loader runs in a forked child; it reports VmHWM (peak) and VmRSS after load and
 // malloc_trim, each minus the child's RSS before loading, divided by the events loaded.
 // Usage: bench_load [--workers 64] [--events 150000] [--threads 0=all cores] [--keep DIR]
-#include "timeline/jobloader.h"
+#include "timeline/load/jobloader.h"
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>

@@ -39,8 +39,8 @@ int64_t eventsInRange(const TimelineScene &scene, int64_t start, int64_t end)
     int64_t n = 0;
     for (const TrackModel &m : scene.models()) {
         for (int d = 0; d < m.depthCount(); ++d) {
-            const size_t lo = m.rowLowerBound(d, m.map().toLocal(start));
-            const size_t hi = m.rowUpperBound(d, m.map().toLocal(end));
+            const size_t lo = m.rowLowerBound(d, m.map(ClockMode::Corrected).toLocal(start));
+            const size_t hi = m.rowUpperBound(d, m.map(ClockMode::Corrected).toLocal(end));
             n += int64_t(hi > lo ? hi - lo : 0);
         }
     }

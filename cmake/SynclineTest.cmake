@@ -6,6 +6,7 @@ function(syncline_add_qtest name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE Qt6::Test ${T_LIBS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE
     SYNCLINE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SYNCLINE_BINARY_DIR="${PROJECT_BINARY_DIR}")

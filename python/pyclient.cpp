@@ -4,7 +4,7 @@
 #include "pyerrors.h"
 #include "pyinstance.h"
 
-#include "timeline/jobloader.h"
+#include "timeline/load/jobloader.h"
 
 #include <filesystem>
 

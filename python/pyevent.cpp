@@ -1,17 +1,17 @@
 // PyEvent — see pyevent.h.
 #include "pyevent.h"
 
-#include "timeline/csvexporter.h"
-#include "timeline/timeline.h"
+#include "timeline/report/csvexporter.h"
+#include "timeline/model/timeline.h"
 
 namespace syncline::py {
 
 namespace pyb = pybind11;
 using namespace pybind11::literals;
 
-PyEvent::PyEvent(std::shared_ptr<const Timeline> timeline, uint32_t worker, uint32_t track,
-                 uint32_t index)
-    : m_timeline(std::move(timeline)), m_worker(worker), m_track(track), m_index(index)
+PyEvent::PyEvent(std::shared_ptr<const Timeline> timeline, ClockMode mode, uint32_t worker,
+                 uint32_t track, uint32_t index)
+    : m_timeline(std::move(timeline)), m_mode(mode), m_worker(worker), m_track(track), m_index(index)
 {
 }
 
@@ -42,12 +42,12 @@ uint16_t PyEvent::flags() const
 
 int64_t PyEvent::startNs() const
 {
-    return m_timeline->startNs(m_worker, m_track, m_index);
+    return m_timeline->startNs(m_worker, m_track, m_index, m_mode);
 }
 
 int64_t PyEvent::endNs() const
 {
-    return m_timeline->endNs(m_worker, m_track, m_index);
+    return m_timeline->endNs(m_worker, m_track, m_index, m_mode);
 }
 
 std::string PyEvent::status() const

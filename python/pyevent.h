@@ -11,6 +11,8 @@
 // Threading: needs the GIL like any Python object; the Timeline itself is only read.
 #pragma once
 
+#include "timeline/model/clockmode.h"
+
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -28,7 +30,7 @@ namespace syncline::py {
 class PyEvent
 {
 public:
-    PyEvent(std::shared_ptr<const Timeline> timeline, uint32_t worker, uint32_t track,
+    PyEvent(std::shared_ptr<const Timeline> timeline, ClockMode mode, uint32_t worker, uint32_t track,
             uint32_t index);
 
     const Worker &worker() const;
@@ -49,6 +51,7 @@ public:
 
 private:
     std::shared_ptr<const Timeline> m_timeline;
+    ClockMode m_mode;
     uint32_t m_worker;
     uint32_t m_track;
     uint32_t m_index;

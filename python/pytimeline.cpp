@@ -5,9 +5,9 @@
 #include "pyevent.h"
 #include "pyworker.h"
 
-#include "timeline/jobloader.h"
-#include "timeline/stats.h"
-#include "timeline/timeline.h"
+#include "timeline/load/jobloader.h"
+#include "timeline/report/stats.h"
+#include "timeline/model/timeline.h"
 
 #include <pybind11/stl.h>
 
@@ -19,8 +19,8 @@ namespace syncline::py {
 namespace pyb = pybind11;
 using namespace pybind11::literals;
 
-PyTimeline::PyTimeline(std::shared_ptr<const Timeline> timeline)
-    : m_timeline(std::move(timeline)), m_events(pyb::none())
+PyTimeline::PyTimeline(std::shared_ptr<const Timeline> timeline, ClockMode mode)
+    : m_timeline(std::move(timeline)), m_mode(mode), m_events(pyb::none())
 {
 }
 
@@ -35,14 +35,14 @@ pyb::list PyTimeline::events()
         const Worker &worker = tl.workers[w];
         for (uint32_t t = 0; t < worker.tracks.size(); ++t)
             for (uint32_t i = 0; i < worker.tracks[t].count(); ++i)
-                order.emplace_back(tl.startNs(w, t, i), worker.info.rank, worker.tracks[t].depth[i],
+                order.emplace_back(tl.startNs(w, t, i, m_mode), worker.info.rank, worker.tracks[t].depth[i],
                                    w, t, i);
     }
     std::sort(order.begin(), order.end());
     pyb::list out(order.size());
     for (size_t k = 0; k < order.size(); ++k) {
         const auto &[start, rank, depth, w, t, i] = order[k];
-        out[k] = pyb::cast(PyEvent(m_timeline, w, t, i));
+        out[k] = pyb::cast(PyEvent(m_timeline, m_mode, w, t, i));
     }
     m_events = out;
     return out;
@@ -52,7 +52,7 @@ pyb::list PyTimeline::workers() const
 {
     pyb::list out;
     for (uint32_t w = 0; w < m_timeline->workers.size(); ++w)
-        out.append(pyb::cast(PyWorker(m_timeline, w)));
+        out.append(pyb::cast(PyWorker(m_timeline, m_mode, w)));
     return out;
 }
 
@@ -68,6 +68,7 @@ pyb::list PyTimeline::stats(bool perRank) const
 {
     StatsQuery q;
     q.perRank = perRank;
+    q.mode = m_mode;
     pyb::list out;
     for (const StatsRow &r : Stats::compute(*m_timeline, q)) {
         out.append(pyb::dict("name"_a = std::string(m_timeline->names.name(r.nameId)),
@@ -99,14 +100,12 @@ PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::st
     {
         pyb::gil_scoped_release release;
         result = JobLoader::load(options);
-        if (result.timeline && clock == "raw")
-            result.timeline->setMode(ClockMode::Raw);
     }
     if (!result.timeline)
         throw LoadError("load_timeline: " + (result.fatalError.empty()
                                                  ? std::string("nothing loaded")
                                                  : result.fatalError));
-    return PyTimeline(result.timeline);
+    return PyTimeline(result.timeline, clock == "raw" ? ClockMode::Raw : ClockMode::Corrected);
 }
 
 void PyTimeline::bind(pyb::module_ &m)
@@ -123,14 +122,14 @@ void PyTimeline::bind(pyb::module_ &m)
             "Remarks from the clock correction.")
         .def_property_readonly("mode",
                                [](const PyTimeline &t) {
-                                   return t.timeline().mode() == ClockMode::Raw ? "raw"
+                                   return t.mode() == ClockMode::Raw ? "raw"
                                                                                 : "corrected";
                                })
         .def_property_readonly("origin_ns",
-                               [](const PyTimeline &t) { return t.timeline().originNs(); })
+                               [](const PyTimeline &t) { return t.timeline().originNs(t.mode()); })
         .def_property_readonly("begin_ns",
-                               [](const PyTimeline &t) { return t.timeline().beginNs(); })
-        .def_property_readonly("end_ns", [](const PyTimeline &t) { return t.timeline().endNs(); })
+                               [](const PyTimeline &t) { return t.timeline().range(t.mode()).begin; })
+        .def_property_readonly("end_ns", [](const PyTimeline &t) { return t.timeline().range(t.mode()).end; })
         .def("stats", &PyTimeline::stats, "per_rank"_a = true,
              "Duration statistics per name (and per rank): count, total_ns, mean_ns, p50_ns, "
              "p95_ns, p99_ns, max_ns.")

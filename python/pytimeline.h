@@ -11,6 +11,8 @@
 // Threading: needs the GIL; loading (load()) releases it.
 #pragma once
 
+#include "timeline/model/clockmode.h"
+
 #include <pybind11/pybind11.h>
 
 #include <memory>
@@ -26,7 +28,9 @@ namespace syncline::py {
 class PyTimeline
 {
 public:
-    explicit PyTimeline(std::shared_ptr<const Timeline> timeline);
+    // `mode`: the clock every time this object and its events/workers report is in.
+    explicit PyTimeline(std::shared_ptr<const Timeline> timeline,
+                        ClockMode mode = ClockMode::Corrected);
 
     pybind11::list events();
     pybind11::list workers() const;
@@ -34,6 +38,7 @@ public:
     pybind11::list stats(bool perRank) const;
     size_t size() const;
     const Timeline &timeline() const { return *m_timeline; }
+    ClockMode mode() const { return m_mode; }
 
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.
     static PyTimeline load(const std::vector<std::string> &paths, const std::string &alignOn,
@@ -42,6 +47,7 @@ public:
 
 private:
     std::shared_ptr<const Timeline> m_timeline;
+    ClockMode m_mode;
     pybind11::object m_events; // cached list, None until first asked
 };
 

@@ -3,7 +3,7 @@
 
 #include "pyevent.h"
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <algorithm>
 #include <tuple>
@@ -13,8 +13,8 @@ namespace syncline::py {
 namespace pyb = pybind11;
 using namespace pybind11::literals;
 
-PyWorker::PyWorker(std::shared_ptr<const Timeline> timeline, uint32_t worker)
-    : m_timeline(std::move(timeline)), m_worker(worker)
+PyWorker::PyWorker(std::shared_ptr<const Timeline> timeline, ClockMode mode, uint32_t worker)
+    : m_timeline(std::move(timeline)), m_mode(mode), m_worker(worker)
 {
 }
 
@@ -54,11 +54,11 @@ pyb::list PyWorker::events() const
     const Worker &w = worker();
     for (uint32_t t = 0; t < w.tracks.size(); ++t)
         for (uint32_t i = 0; i < w.tracks[t].count(); ++i)
-            order.emplace_back(m_timeline->startNs(m_worker, t, i), w.tracks[t].depth[i], t, i);
+            order.emplace_back(m_timeline->startNs(m_worker, t, i, m_mode), w.tracks[t].depth[i], t, i);
     std::sort(order.begin(), order.end());
     pyb::list out;
     for (const auto &[start, depth, t, i] : order)
-        out.append(pyb::cast(PyEvent(m_timeline, m_worker, t, i)));
+        out.append(pyb::cast(PyEvent(m_timeline, m_mode, m_worker, t, i)));
     return out;
 }
 

@@ -5,6 +5,8 @@
 // Threading: needs the GIL; the Timeline is only read.
 #pragma once
 
+#include "timeline/model/clockmode.h"
+
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -20,7 +22,7 @@ namespace syncline::py {
 class PyWorker
 {
 public:
-    PyWorker(std::shared_ptr<const Timeline> timeline, uint32_t worker);
+    PyWorker(std::shared_ptr<const Timeline> timeline, ClockMode mode, uint32_t worker);
 
     const Worker &worker() const;
     pybind11::dict clock() const;
@@ -32,6 +34,7 @@ public:
 
 private:
     std::shared_ptr<const Timeline> m_timeline;
+    ClockMode m_mode;
     uint32_t m_worker;
 };
 

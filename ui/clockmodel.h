@@ -4,7 +4,7 @@
 // Threading: GUI thread only.
 #pragma once
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <QAbstractTableModel>
 

@@ -17,7 +17,7 @@
 #include <QColor>
 #include <QString>
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <cstdint>
 #include <string_view>

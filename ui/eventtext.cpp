@@ -26,7 +26,7 @@ QString link(const TimelineScene &scene, int model, int index)
         .arg(model)
         .arg(index)
         .arg(scene.displayName(m.nameId(index)).toHtmlEscaped())
-        .arg(formatDuration(m.duration(index)));
+        .arg(formatDuration(m.duration(index, scene.clockMode())));
 }
 
 QString summaryRows(const TimelineScene &scene, const EventDetails &d)
@@ -99,7 +99,7 @@ QString eventTooltipHtml(const TimelineScene &scene, const EventRef &ref)
 {
     if (!ref.valid())
         return {};
-    const EventDetails d = scene.model(ref.model).details(ref.index);
+    const EventDetails d = scene.model(ref.model).details(ref.index, scene.clockMode());
     return QStringLiteral("<b>%1</b><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
 }
 
@@ -108,7 +108,7 @@ QString eventDetailsHtml(const TimelineScene &scene, const EventRef &ref, int ma
     if (!ref.valid())
         return QStringLiteral("<p style='color:gray'>Click an event to see its details.</p>");
     const TrackModel &m = scene.model(ref.model);
-    const EventDetails d = m.details(ref.index);
+    const EventDetails d = m.details(ref.index, scene.clockMode());
     QString html =
         QStringLiteral("<h3>%1</h3><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
     html += QStringLiteral("<p><b>Parents</b><br>");

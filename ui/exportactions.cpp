@@ -3,8 +3,8 @@
 #include "imageexport.h"
 #include "timelineview.h"
 
-#include "timeline/chromeexporter.h"
-#include "timeline/csvexporter.h"
+#include "timeline/report/chromeexporter.h"
+#include "timeline/report/csvexporter.h"
 
 #include <QFileDialog>
 #include <QMenu>
@@ -58,6 +58,12 @@ void ExportActions::run(const QString &title, const QString &suggested, const QS
         emit wrote(path);
 }
 
+// What the view shows is what gets written: the view's scene holds the clock mode.
+ClockMode ExportActions::clockMode() const
+{
+    return m_view->scene() ? m_view->scene()->clockMode() : ClockMode::Corrected;
+}
+
 bool ExportActions::writeImage(const QString &path, QString *error) const
 {
     ImageExportRequest req;
@@ -67,7 +73,7 @@ bool ExportActions::writeImage(const QString &path, QString *error) const
     req.height = std::max(500, m_view->height() * 2);
     req.rangeStartNs = m_view->zoomControl()->rangeStart();
     req.rangeEndNs = m_view->zoomControl()->rangeEnd();
-    req.mode = m_timeline->mode();
+    req.mode = clockMode();
     req.dark = m_view->viewStyle().dark;
     req.wallClock = m_view->wallClock();
     std::string e;
@@ -85,7 +91,7 @@ bool ExportActions::writeCsv(const QString &path, bool visibleOnly, QString *err
         range.endNs = m_view->zoomControl()->rangeEnd();
     }
     std::string e;
-    const bool ok = CsvExporter::writeFile(*m_timeline, path.toStdString(), range, &e);
+    const bool ok = CsvExporter::writeFile(*m_timeline, clockMode(), path.toStdString(), range, &e);
     *error = QString::fromStdString(e);
     return ok;
 }
@@ -93,7 +99,7 @@ bool ExportActions::writeCsv(const QString &path, bool visibleOnly, QString *err
 bool ExportActions::writeChrome(const QString &path, QString *error) const
 {
     std::string e;
-    const bool ok = ChromeExporter::writeFile(*m_timeline, path.toStdString(), &e);
+    const bool ok = ChromeExporter::writeFile(*m_timeline, clockMode(), path.toStdString(), &e);
     *error = QString::fromStdString(e);
     return ok;
 }

@@ -4,7 +4,7 @@
 // Threading: GUI thread only; the exports run synchronously (they are fast compared to a load).
 #pragma once
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <QObject>
 
@@ -39,6 +39,8 @@ private:
 
     QWidget *m_window;
     TimelineView *m_view;
+    ClockMode clockMode() const;
+
     std::shared_ptr<Timeline> m_timeline;
 };
 

@@ -80,13 +80,13 @@ std::vector<uint32_t> legendNames(const TimelineScene &scene, int64_t start, int
 {
     std::unordered_map<uint32_t, int64_t> total;
     for (const TrackModel &m : scene.models()) {
-        const int first = m.firstIndex(start);
+        const int first = m.firstIndex(start, scene.clockMode());
         if (first < 0)
             continue;
-        const int last = m.lastIndex(end);
+        const int last = m.lastIndex(end, scene.clockMode());
         for (int i = first; i <= last; ++i) {
-            const int64_t s = std::max(start, m.startTime(i));
-            const int64_t e = std::min(end, m.endTime(i));
+            const int64_t s = std::max(start, m.startTime(i, scene.clockMode()));
+            const int64_t e = std::min(end, m.endTime(i, scene.clockMode()));
             if (e > s && scene.nameVisible(m.nameId(i)))
                 total[m.nameId(i)] += e - s;
         }

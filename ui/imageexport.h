@@ -13,7 +13,7 @@
 // Qt warning about it.
 #pragma once
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <cstdint>
 #include <optional>

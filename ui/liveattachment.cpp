@@ -22,7 +22,7 @@
 namespace syncline::ui {
 
 LiveAttachment *LiveAttachment::attach(MainWindow *window, const LiveOptions &options,
-                                       const LiveFollower::Options &follow, QString *error)
+                                       const FollowOptions &follow, QString *error)
 {
     for (LiveAttachment *old :
          window->findChildren<LiveAttachment *>(QString(), Qt::FindDirectChildrenOnly))
@@ -51,7 +51,7 @@ void LiveAttachment::attachDialog(MainWindow *window)
 }
 
 LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
-                               const LiveFollower::Options &follow)
+                               const FollowOptions &follow)
     : QObject(window), m_window(window), m_dir(QString::fromStdString(options.path)),
       m_controller(new LiveController(options, follow, this)), m_model(new WorkerListModel(this)),
       m_proxy(new QSortFilterProxyModel(this))
@@ -104,9 +104,9 @@ LiveAttachment::~LiveAttachment()
 
 void LiveAttachment::onUpdated(const LiveUpdate &u)
 {
-    m_model->refresh(m_controller->job());
+    m_model->refresh(*m_controller->timeline(), m_controller->workers());
     updateStatus();
-    if (m_controller->job().workerCount() == 0 || (m_shown && !u.changed()))
+    if (m_controller->workers().empty() || (m_shown && !u.changed()))
         return;
     showUpdate(u);
     m_statsDirty = true;
@@ -121,15 +121,14 @@ void LiveAttachment::onUpdated(const LiveUpdate &u)
 // applied incrementally (no copy, no rebuild).
 void LiveAttachment::showUpdate(const LiveUpdate &u)
 {
-    const LiveJob &job = m_controller->job();
     m_applying = true;
     if (!m_shown) {
-        m_shown = job.timeline();
+        m_shown = m_controller->timeline();
         m_window->setLiveTimeline(m_shown, {m_dir});
     } else {
         m_window->liveUpdated(u);
     }
-    m_shownNow = job.nowNs();
+    m_shownNow = m_controller->nowNs();
     if (m_following)
         applyFollow();
     m_applying = false;
@@ -150,7 +149,8 @@ void LiveAttachment::snapshotStats()
         return;
     QElapsedTimer cost;
     cost.start();
-    m_window->statsPanel()->setTimeline(std::make_shared<const Timeline>(*m_shown));
+    m_window->statsPanel()->setTimeline(std::make_shared<const Timeline>(*m_shown),
+                                        m_window->view()->scene()->clockMode());
     m_statsDirty = false;
     m_lastStatsCostMs = cost.elapsed();
     m_sinceStats.start();
@@ -181,11 +181,11 @@ void LiveAttachment::setFollowing(bool on)
 
 void LiveAttachment::jumpToWorker(int liveWorker)
 {
-    const LiveJob &job = m_controller->job();
+    const std::vector<LiveWorkerStatus> &workers = m_controller->workers();
     TimelineView *view = m_window->view();
-    if (!m_shown || liveWorker < 0 || size_t(liveWorker) >= job.workerCount() || !view->scene())
+    if (!m_shown || liveWorker < 0 || size_t(liveWorker) >= workers.size() || !view->scene())
         return;
-    const std::string &file = job.sourceFile(size_t(liveWorker));
+    const std::string &file = workers[size_t(liveWorker)].sourceFile;
     const auto &models = view->scene()->models();
     for (size_t m = 0; m < models.size(); ++m) {
         if (models[m].count() == 0 || m_shown->workers[models[m].worker()].info.sourceFile != file)

@@ -15,8 +15,8 @@
 // Threading: GUI thread only.
 #pragma once
 
-#include "timeline/livefollower.h"
-#include "timeline/livejob.h"
+#include "timeline/live/liveupdate.h"
+#include "timeline/model/timeline.h"
 
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -46,7 +46,7 @@ public:
     // Attaches `window` to the job directory in options.path; nullptr and *error when the
     // directory cannot be followed.
     static LiveAttachment *attach(MainWindow *window, const LiveOptions &options,
-                                  const LiveFollower::Options &follow, QString *error);
+                                  const FollowOptions &follow, QString *error);
     // File ▸ Attach…: asks for a directory, then attach().
     static void attachDialog(MainWindow *window);
     ~LiveAttachment() override;
@@ -68,7 +68,7 @@ signals:
 
 private:
     LiveAttachment(MainWindow *window, const LiveOptions &options,
-                   const LiveFollower::Options &follow);
+                   const FollowOptions &follow);
     void onUpdated(const LiveUpdate &update);
     void showUpdate(const LiveUpdate &update);
     void snapshotStats();

@@ -1,48 +1,72 @@
 #include "livecontroller.h"
 
-#include <QDateTime>
+#include "timeline/live/dirwatcher.h"
+#include "timeline/live/livejob.h"
+
 #include <QSocketNotifier>
 #include <QtConcurrent>
 
+#include <algorithm>
+
 namespace syncline::ui {
 
-namespace {
+using SteadyClock = FollowSchedule::Clock;
 
-qint64 nowMs()
-{
-    return QDateTime::currentMSecsSinceEpoch();
-}
-
-} // namespace
-
-LiveController::LiveController(const LiveOptions &options, const LiveFollower::Options &follow,
+LiveController::LiveController(const LiveOptions &options, const FollowOptions &follow,
                                QObject *parent)
     : QObject(parent), m_job(std::make_unique<LiveJob>(options)),
-      m_watcher(std::make_unique<DirWatcher>(follow.mode, follow.pollIntervalMs))
+      m_watcher(std::make_unique<DirWatcher>(follow.mode, follow.pollIntervalMs)),
+      m_schedule(follow.schedule)
 {
     qRegisterMetaType<syncline::LiveUpdate>("syncline::LiveUpdate");
     if (!m_job->fatalError().empty())
         return;
     watchNewDirectories();
+    m_coalesce.setSingleShot(true);
+    connect(&m_coalesce, &QTimer::timeout, this, [this] {
+        if (!m_busy)
+            startIngest();
+    });
     connect(&m_future, &QFutureWatcher<int64_t>::finished, this, &LiveController::ingestDone);
     connect(&m_tick, &QTimer::timeout, this, &LiveController::tick);
-    m_tick.start(follow.tickMs);
-    if (m_watcher->mode() == DirWatcher::Mode::Inotify) {
+    m_tick.start(m_schedule.intervals().tickMs);
+    if (m_watcher->mode() == WatchMode::Inotify) {
         m_notifier = new QSocketNotifier(m_watcher->fd(), QSocketNotifier::Read, this);
         connect(m_notifier, &QSocketNotifier::activated, this, [this] {
-            const DirChanges c = m_watcher->drain();
-            request(c.entriesChanged);
+            if (m_watcher->drain().entriesChanged)
+                m_schedule.namesChanged();
+            request();
         });
     } else {
-        connect(&m_poll, &QTimer::timeout, this, [this] { request(false); });
+        connect(&m_poll, &QTimer::timeout, this, [this] { request(); });
         m_poll.start(m_watcher->pollIntervalMs());
     }
-    request(true);
+    request();
 }
 
 LiveController::~LiveController()
 {
     m_future.waitForFinished();
+}
+
+QString LiveController::error() const
+{
+    return QString::fromStdString(m_job->fatalError());
+}
+
+std::shared_ptr<Timeline> LiveController::timeline() const
+{
+    return m_job->timeline();
+}
+
+int64_t LiveController::nowNs() const
+{
+    return m_job->nowNs();
+}
+
+WatchMode LiveController::watchMode() const
+{
+    return m_watcher->mode();
 }
 
 void LiveController::watchNewDirectories()
@@ -51,23 +75,17 @@ void LiveController::watchNewDirectories()
         m_watcher->addDirectory(d);
 }
 
-void LiveController::request(bool rescan)
+void LiveController::request()
 {
-    m_rescan = m_rescan || rescan;
     if (m_busy) {
         m_again = true;
         return;
     }
-    const qint64 wait = m_lastStartMs + kMinIntervalMs - nowMs();
-    if (wait > 0) {
-        if (!m_again) {
-            m_again = true;
-            QTimer::singleShot(int(wait), this, [this] {
-                m_again = false;
-                if (!m_busy)
-                    startIngest();
-            });
-        }
+    const auto wait = m_schedule.earliestRead() - SteadyClock::now();
+    if (wait > SteadyClock::duration::zero()) {
+        if (!m_coalesce.isActive())
+            m_coalesce.start(int(std::max<int64_t>(
+                1, std::chrono::ceil<std::chrono::milliseconds>(wait).count())));
         return;
     }
     startIngest();
@@ -75,16 +93,16 @@ void LiveController::request(bool rescan)
 
 void LiveController::startIngest()
 {
-    // Names can appear without an inotify event for them (a new subdirectory, polling): rescan
-    // every 2 s anyway.
-    const bool rescan = m_rescan || nowMs() - m_lastRescanMs > 2000;
-    m_rescan = false;
-    if (rescan)
-        m_lastRescanMs = nowMs();
+    const bool rescan = m_schedule.beginRead(SteadyClock::now());
     m_busy = true;
-    m_lastStartMs = nowMs();
     LiveJob *job = m_job.get();
     m_future.setFuture(QtConcurrent::run([job, rescan] { return job->ingest(rescan); }));
+}
+
+void LiveController::publish(const LiveUpdate &u)
+{
+    m_workers = m_job->status();
+    emit updated(u);
 }
 
 void LiveController::ingestDone()
@@ -92,10 +110,10 @@ void LiveController::ingestDone()
     const LiveUpdate u = m_job->commit();
     m_busy = false;
     watchNewDirectories();
-    emit updated(u);
+    publish(u);
     if (m_again) {
         m_again = false;
-        request(false);
+        request();
     }
 }
 
@@ -103,7 +121,12 @@ void LiveController::tick()
 {
     if (m_busy)
         return;
+    if (m_schedule.rescanDue(SteadyClock::now())) {
+        request(); // the periodic rescan also commits (ingestDone)
+        return;
+    }
     const LiveUpdate u = m_job->commit(); // states and open-event growth without new bytes
+    m_workers = m_job->status();
     if (u.changed())
         emit updated(u);
 }

@@ -6,7 +6,7 @@
 // destructor cancels and joins every load thread, so no callback outlives the controller.
 #pragma once
 
-#include "timeline/jobloader.h"
+#include "timeline/load/jobloader.h"
 
 #include <QObject>
 #include <QStringList>

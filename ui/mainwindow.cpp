@@ -222,11 +222,12 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_view->setScene(m_scene);
     m_overview->setScene(m_scene);
     m_legend->setScene(m_scene);
-    m_stats->setTimeline(live ? nullptr : m_timeline);
+    m_stats->setTimeline(live ? nullptr : m_timeline, m_scene->clockMode());
     m_exports->setTimeline(m_timeline);
     m_clocks->setTimeline(m_timeline);
-    m_clocks->setCorrected(m_timeline->mode() == ClockMode::Corrected);
-    MainMenus::setChecked(m_menus->rawAction(), m_timeline->mode() == ClockMode::Raw);
+    // A new job opens on corrected clocks (the scene's initial mode).
+    m_clocks->setCorrected(m_scene->clockMode() == ClockMode::Corrected);
+    MainMenus::setChecked(m_menus->rawAction(), m_scene->clockMode() == ClockMode::Raw);
     m_details->showEvent(m_scene.get(), {});
     m_findControl->setScene(m_scene, true);
     updateProblems(true);
@@ -272,8 +273,7 @@ void MainWindow::setClockMode(ClockMode mode)
 {
     if (!m_timeline || !m_scene)
         return;
-    m_timeline->setMode(mode); // exporters and stats follow the timeline's mode
-    m_scene->setClockMode(mode);
+    m_scene->setClockMode(mode); // the one place; stats, exports and panels are given it
     m_clocks->setCorrected(mode == ClockMode::Corrected);
     MainMenus::setChecked(m_menus->rawAction(), mode == ClockMode::Raw);
     sceneChanged();

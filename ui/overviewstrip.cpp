@@ -70,8 +70,8 @@ void OverviewStrip::renderImage()
             for (int x = 0; x < w; ++x) {
                 const int64_t t0 = begin + int64_t(double(x) / w * span);
                 const int64_t t1 = begin + int64_t(double(x + 1) / w * span);
-                const size_t pos = m.rowLowerBound(0, m.map().toLocal(t0));
-                if (pos >= row.size() || st[row[pos]] > m.map().toLocal(t1))
+                const size_t pos = m.rowLowerBound(0, m.map(m_scene->clockMode()).toLocal(t0));
+                if (pos >= row.size() || st[row[pos]] > m.map(m_scene->clockMode()).toLocal(t1))
                     continue;
                 if (!m_scene->nameVisible(m.nameId(int(row[pos]))))
                     continue;

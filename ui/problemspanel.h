@@ -3,7 +3,7 @@
 // Threading: GUI thread only.
 #pragma once
 
-#include "timeline/loadproblem.h"
+#include "timeline/model/loadproblem.h"
 
 #include <QWidget>
 

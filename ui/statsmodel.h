@@ -4,7 +4,7 @@
 // Threading: GUI thread; rows are computed elsewhere (StatsPanel, off the GUI thread).
 #pragma once
 
-#include "timeline/stats.h"
+#include "timeline/report/stats.h"
 
 #include <QAbstractTableModel>
 

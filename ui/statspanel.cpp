@@ -63,11 +63,10 @@ StatsPanel::~StatsPanel()
     m_watcher.waitForFinished();
 }
 
-void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
+void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode mode)
 {
     m_timeline = std::move(timeline);
-    if (m_timeline)
-        m_mode = m_timeline->mode(); // GUI thread: the Timeline's owner
+    m_mode = mode;
     m_rows.clear();
     m_model->setRows(nullptr, {});
     m_chart->setData({}, {});
@@ -106,7 +105,7 @@ void StatsPanel::start()
 {
     StatsQuery query;
     query.perRank = true;
-    query.mode = m_mode; // by value: the job never reads the Timeline's (mutable) mode
+    query.mode = m_mode; // by value, as given (the view's mode)
     if (m_scope->currentIndex() == 1) {
         query.useRange = true;
         query.beginNs = m_rangeStart;

@@ -3,9 +3,9 @@
 // thread (QtConcurrent) as jobs with an id; a result whose id is not the latest, or whose clock
 // mode is not the panel's current one, is dropped.
 // Threading: GUI thread. The job gets everything by value — the query, the Timeline pointer and
-// the clock mode captured when it is launched — and reads only the Timeline's events and clock
-// maps, never its mode(): MainWindow may switch the Timeline's mode (setMode, GUI thread) while
-// a job runs; it then calls setClockMode(), which makes the running job stale.
+// the clock mode it was given (the view's, TimelineScene::clockMode, passed in by MainWindow) —
+// and reads only the Timeline's events and clock maps. When the view's mode changes, MainWindow
+// calls setClockMode(), which makes a running job stale.
 #pragma once
 
 #include "rankbarchart.h"
@@ -30,10 +30,10 @@ class StatsPanel : public QWidget
 public:
     explicit StatsPanel(QWidget *parent = nullptr);
     ~StatsPanel() override;
-    void setTimeline(std::shared_ptr<const Timeline> timeline);
+    void setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode mode);
     // Range for "Selected range" mode (global ns); start >= end = no selection.
     void setSelectedRange(int64_t start, int64_t end);
-    // The mode the stats are computed in (setTimeline takes the Timeline's); recomputes.
+    // The mode the stats are computed in (the view's); recomputes.
     void setClockMode(ClockMode mode);
     ClockMode clockMode() const { return m_mode; }
     void refresh(); // recompute for the current scope (mode changes etc.)

@@ -155,7 +155,7 @@ void RowBuilder::build(int modelIndex, int depth, double y, double h)
     m_modelIndex = modelIndex;
     if (depth >= m_model->depthCount())
         return;
-    m_map = &m_model->map();
+    m_map = &m_model->map(m_scene.clockMode());
     MapCursor cursor(*m_map);
     m_cursor = &cursor;
     m_y = y;
@@ -246,7 +246,7 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
     const double pxPerNs = request.pxPerNs();
     const int64_t tol = std::max<int64_t>(1, int64_t(std::ceil(1.0 / pxPerNs)));
     const int64_t tNs = request.rangeStart + int64_t(std::llround(pos.x() / pxPerNs));
-    const sync::ClockMap &map = m.map();
+    const sync::ClockMap &map = m.map(scene.clockMode());
     const std::vector<uint32_t> &row = m.depthRow(depth);
     const std::vector<int64_t> &st = m.track().localStart;
     const int64_t hiLocal = map.toLocal(tNs + tol);
@@ -258,8 +258,8 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
         if (!scene.nameVisible(m.nameId(e)))
             continue;
         // Distance in px from the cursor to the event's [start, end] span (0 inside it).
-        const double x0 = double(m.startTime(e) - request.rangeStart) * pxPerNs;
-        const double x1 = std::max(double(m.endTime(e) - request.rangeStart) * pxPerNs, x0 + 1.0);
+        const double x0 = double(m.startTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs;
+        const double x1 = std::max(double(m.endTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs, x0 + 1.0);
         const double dist = pos.x() < x0 ? x0 - pos.x() : pos.x() > x1 ? pos.x() - x1 : 0.0;
         if (dist < bestDist) {
             bestDist = dist;

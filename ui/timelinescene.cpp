@@ -11,21 +11,18 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
     : m_timeline(std::move(timeline))
 {
     const Timeline &t = *m_timeline;
-    m_mode = t.mode();
     for (size_t w = 0; w < t.workers.size(); ++w) {
         m_firstModel.push_back(m_models.size());
         m_workerFile.push_back(t.workers[w].info.sourceFile);
         for (size_t k = 0; k < t.workers[w].tracks.size(); ++k) {
             m_modelKey.emplace_back(t.workers[w].tracks[k].pid, t.workers[w].tracks[k].tid);
             m_models.emplace_back(m_timeline.get(), w, k);
-            m_models.back().setClockMode(m_mode);
             m_indexed += uint64_t(m_models.back().count());
         }
     }
     addNames();
     m_collapsed.assign(t.workers.size(), false);
     m_visible.assign(t.workers.size(), true);
-    recomputeBounds();
     rebuildLayout();
 }
 
@@ -134,7 +131,6 @@ void TimelineScene::remapModels()
                 m_models.back().setPosition(w, k);
             } else {
                 m_models.emplace_back(m_timeline.get(), w, k);
-                m_models.back().setClockMode(m_mode);
                 m_indexed += uint64_t(m_models.back().count());
             }
             m_modelKey.emplace_back(tr.pid, tr.tid);
@@ -165,29 +161,10 @@ void TimelineScene::applyLive(const LiveUpdate &u)
     }
     if (u.newNames || m_displayNames.size() != m_timeline->names.size())
         addNames();
-    recomputeBounds(); // O(models): open events grew, clocks may have moved
     if (relayout)
         rebuildLayout();
     else
         ++m_revision;
-}
-
-void TimelineScene::recomputeBounds()
-{
-    int64_t begin = std::numeric_limits<int64_t>::max();
-    int64_t end = std::numeric_limits<int64_t>::min();
-    for (const TrackModel &m : m_models) {
-        if (m.count() == 0)
-            continue;
-        begin = std::min(begin, m.globalBegin());
-        end = std::max(end, m.globalEnd());
-    }
-    if (begin > end) {
-        begin = 0;
-        end = 0;
-    }
-    m_begin = begin;
-    m_end = end;
 }
 
 void TimelineScene::rebuildLayout()
@@ -201,9 +178,6 @@ void TimelineScene::setClockMode(ClockMode mode)
     if (mode == m_mode)
         return;
     m_mode = mode;
-    for (TrackModel &m : m_models)
-        m.setClockMode(mode);
-    recomputeBounds();
     ++m_revision;
 }
 
@@ -212,7 +186,7 @@ bool TimelineScene::wallClock(int64_t globalT, int64_t *wallNs) const
     for (const Worker &w : m_timeline->workers) {
         if (w.info.anchorWallNs == 0)
             continue;
-        const sync::ClockMap &map = m_mode == ClockMode::Raw ? w.raw : w.corrected;
+        const sync::ClockMap &map = w.map(m_mode);
         *wallNs = w.info.anchorWallNs + (map.toLocal(globalT) - w.info.anchorMonoNs);
         return true;
     }
@@ -297,10 +271,10 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
 {
     // Order key: (start, model, index). Per model, scan from the position of `from`'s start
     // to the first matching event past it; keep the best over models.
-    const int64_t t0 = from.valid() ? m_models[size_t(from.model)].startTime(from.index)
+    const int64_t t0 = from.valid() ? m_models[size_t(from.model)].startTime(from.index, m_mode)
                                     : (forward ? std::numeric_limits<int64_t>::min()
                                                : std::numeric_limits<int64_t>::max());
-    auto key = [&](int m, int i) { return std::tuple(m_models[size_t(m)].startTime(i), m, i); };
+    auto key = [&](int m, int i) { return std::tuple(m_models[size_t(m)].startTime(i, m_mode), m, i); };
     const auto fromKey =
         from.valid() ? key(from.model, from.index) : std::tuple(t0, forward ? -1 : INT32_MAX, -1);
     EventRef best;
@@ -309,8 +283,8 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
         const TrackModel &tm = m_models[size_t(m)];
         if (tm.count() == 0 || !m_visible[tm.worker()])
             continue;
-        int i = forward ? std::max(0, tm.lastIndex(t0))
-                        : std::min(tm.count() - 1, tm.lastIndex(t0) + 1);
+        int i = forward ? std::max(0, tm.lastIndex(t0, m_mode))
+                        : std::min(tm.count() - 1, tm.lastIndex(t0, m_mode) + 1);
         for (; i >= 0 && i < tm.count(); i += forward ? 1 : -1) {
             if (!m_match.empty() && !m_match[tm.nameId(i)])
                 continue;

@@ -12,14 +12,14 @@
 // get colours, filter and search flags, and the layout is rebuilt only when workers, threads or
 // depths appeared. Nothing is copied and no model of an unchanged track is touched.
 // Threading: GUI thread (or one thread). The Timeline must outlive the scene and must not be
-// mutated except through setClockMode or a LiveJob commit followed by applyLive.
+// mutated except by a LiveJob commit followed by applyLive.
 #pragma once
 
 #include "colourscheme.h"
 #include "rowlayout.h"
 #include "trackmodel.h"
 
-#include "timeline/livejob.h"
+#include "timeline/live/liveupdate.h"
 
 #include <QRegularExpression>
 #include <QString>
@@ -67,11 +67,15 @@ public:
     const QString &displayName(uint32_t nameId) const { return m_displayNames[nameId]; }
     uint64_t revision() const { return m_revision; }
 
+    // The view's clock mode: the one place the viewer keeps it. Everything that shows or exports
+    // what the view shows (track models, geometry, stats, exports, the clock panel) is given it.
     ClockMode clockMode() const { return m_mode; }
     void setClockMode(ClockMode mode);
-    int64_t beginNs() const { return m_begin; }
-    int64_t endNs() const { return m_end; }
-    int64_t originNs() const { return m_begin; } // display zero
+    // The job's range in the view's mode (Timeline::range, the one rule).
+    const TimeRange &range() const { return m_timeline->range(m_mode); }
+    int64_t beginNs() const { return range().begin; }
+    int64_t endNs() const { return range().end; }
+    int64_t originNs() const { return range().origin; } // display zero
     // Wall-clock ns of global time t (from the first worker's header anchor); false if unknown.
     bool wallClock(int64_t globalT, int64_t *wallNs) const;
 
@@ -107,7 +111,6 @@ private:
     void remapModels();
     bool nameFilterHit(const QString &name) const;
     bool searchHit(const QString &name) const;
-    void recomputeBounds();
     bool eventVisible(int model, int index) const;
 
     std::shared_ptr<const Timeline> m_timeline;
@@ -133,8 +136,6 @@ private:
     uint64_t m_indexed = 0;
     EventRef m_selected;
     ClockMode m_mode = ClockMode::Corrected;
-    int64_t m_begin = 0;
-    int64_t m_end = 0;
     uint64_t m_revision = 1;
 };
 

@@ -312,8 +312,8 @@ void TimelineView::zoomToEvent(const EventRef &ref)
     if (!m_scene || !ref.valid())
         return;
     const TrackModel &m = m_scene->model(ref.model);
-    const int64_t s = m.startTime(ref.index);
-    const int64_t e = std::max(m.endTime(ref.index), s + 1);
+    const int64_t s = m.startTime(ref.index, m_scene->clockMode());
+    const int64_t e = std::max(m.endTime(ref.index, m_scene->clockMode()), s + 1);
     const int64_t margin = std::max<int64_t>((e - s) / 10, 10);
     m_zoom->setRange(s - margin, e + margin);
     revealEvent(ref);
@@ -322,8 +322,8 @@ void TimelineView::zoomToEvent(const EventRef &ref)
 void TimelineView::revealEvent(const EventRef &ref)
 {
     const TrackModel &m = m_scene->model(ref.model);
-    const int64_t s = m.startTime(ref.index);
-    const int64_t e = m.endTime(ref.index);
+    const int64_t s = m.startTime(ref.index, m_scene->clockMode());
+    const int64_t e = m.endTime(ref.index, m_scene->clockMode());
     if (e < m_zoom->rangeStart() || s > m_zoom->rangeEnd()) {
         const int64_t w = m_zoom->rangeDuration();
         m_zoom->setRange(s - w / 3, s - w / 3 + w);

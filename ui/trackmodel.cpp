@@ -116,20 +116,14 @@ const Worker &TrackModel::workerData() const
     return m_timeline->workers[m_worker];
 }
 
-const sync::ClockMap &TrackModel::map() const
+int64_t TrackModel::startTime(int i, ClockMode mode) const
 {
-    const Worker &w = workerData();
-    return m_mode == ClockMode::Raw ? w.raw : w.corrected;
+    return map(mode).toGlobal(track().localStart[size_t(i)]);
 }
 
-int64_t TrackModel::startTime(int i) const
+int64_t TrackModel::endTime(int i, ClockMode mode) const
 {
-    return map().toGlobal(track().localStart[size_t(i)]);
-}
-
-int64_t TrackModel::endTime(int i) const
-{
-    return map().toGlobal(track().localEnd[size_t(i)]);
+    return map(mode).toGlobal(track().localEnd[size_t(i)]);
 }
 
 size_t TrackModel::rowLowerBound(int d, int64_t localT) const
@@ -150,11 +144,11 @@ size_t TrackModel::rowUpperBound(int d, int64_t localT) const
                   row.begin());
 }
 
-int TrackModel::firstIndex(int64_t globalT) const
+int TrackModel::firstIndex(int64_t globalT, ClockMode mode) const
 {
     // The first event ending at or after t is, at each depth, the row's lower bound; the
     // answer is the smallest index over all depths (O(depths · log n)).
-    const int64_t localT = map().toLocal(globalT);
+    const int64_t localT = map(mode).toLocal(globalT);
     int best = -1;
     for (int d = 0; d < depthCount(); ++d) {
         const size_t p = rowLowerBound(d, localT);
@@ -162,7 +156,7 @@ int TrackModel::firstIndex(int64_t globalT) const
             const int e = int(m_depthRows[size_t(d)][p]);
             // toLocal is exact to ±1 ns; confirm on global times.
             int q = e;
-            if (endTime(q) < globalT) {
+            if (endTime(q, mode) < globalT) {
                 if (p + 1 >= m_depthRows[size_t(d)].size())
                     continue;
                 q = int(m_depthRows[size_t(d)][p + 1]);
@@ -174,30 +168,30 @@ int TrackModel::firstIndex(int64_t globalT) const
     return best;
 }
 
-int TrackModel::lastIndex(int64_t globalT) const
+int TrackModel::lastIndex(int64_t globalT, ClockMode mode) const
 {
     const std::vector<int64_t> &starts = track().localStart;
-    const int64_t localT = map().toLocal(globalT);
+    const int64_t localT = map(mode).toLocal(globalT);
     auto it = std::upper_bound(starts.begin(), starts.end(), localT);
     int i = int(it - starts.begin()) - 1;
-    while (i >= 0 && startTime(i) > globalT)
+    while (i >= 0 && startTime(i, mode) > globalT)
         --i;
-    while (i + 1 < count() && startTime(i + 1) <= globalT)
+    while (i + 1 < count() && startTime(i + 1, mode) <= globalT)
         ++i;
     return i;
 }
 
-int64_t TrackModel::globalBegin() const
+int64_t TrackModel::globalBegin(ClockMode mode) const
 {
-    return count() ? startTime(0) : 0;
+    return count() ? startTime(0, mode) : 0;
 }
 
-int64_t TrackModel::globalEnd() const
+int64_t TrackModel::globalEnd(ClockMode mode) const
 {
     if (m_depthRows.empty() || m_depthRows[0].empty())
         return 0;
     // Roots are disjoint and sorted, and children lie inside their root: the last root ends last.
-    return endTime(int(m_depthRows[0].back()));
+    return endTime(int(m_depthRows[0].back()), mode);
 }
 
 std::vector<int> TrackModel::children(int i) const
@@ -217,7 +211,7 @@ std::vector<int> TrackModel::children(int i) const
     return out;
 }
 
-EventDetails TrackModel::details(int i) const
+EventDetails TrackModel::details(int i, ClockMode mode) const
 {
     const EventTrack &t = track();
     const Worker &w = workerData();
@@ -230,8 +224,8 @@ EventDetails TrackModel::details(int i) const
     d.threadName = t.threadName;
     d.localStartNs = t.localStart[size_t(i)];
     d.localEndNs = t.localEnd[size_t(i)];
-    d.startNs = startTime(i);
-    d.endNs = endTime(i);
+    d.startNs = startTime(i, mode);
+    d.endNs = endTime(i, mode);
     d.depth = depth(i);
     d.parent = parentIndex(i);
     d.flags = flags(i);
@@ -241,16 +235,16 @@ EventDetails TrackModel::details(int i) const
     // The correction is what the sync engine changed: corrected minus raw global time (both
     // maps share one global scale), 0 when showing raw clocks.
     const Worker &wk = workerData();
-    d.correctionNs = m_mode == ClockMode::Raw
+    d.correctionNs = mode == ClockMode::Raw
                          ? 0
                          : wk.corrected.toGlobal(d.localStartNs) - wk.raw.toGlobal(d.localStartNs);
-    if (!map().segments().empty()) {
-        const sync::ClockSegment &seg = map().segmentAt(d.localStartNs);
+    if (!map(mode).segments().empty()) {
+        const sync::ClockSegment &seg = map(mode).segmentAt(d.localStartNs);
         d.boundNs = seg.boundNs;
         d.bandNs = seg.bandNs;
         d.segmentFlags = seg.flags;
     }
-    d.rawClock = m_mode == ClockMode::Raw;
+    d.rawClock = mode == ClockMode::Raw;
     return d;
 }
 

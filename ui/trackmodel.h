@@ -1,6 +1,6 @@
 // TrackModel — the view's model of one thread of one worker (one EventTrack), shaped like Qt
 // Creator's TimelineModel: queries by event index in O(1) or O(log n), times in GLOBAL ns
-// through the worker's ClockMap of the current clock mode.
+// through the worker's ClockMap of the clock mode each query is given.
 //
 // Invariants: indices are the EventTrack's (sorted by local start, parents before children);
 // events of one depth never overlap (perfect nesting), so each depth row (depthRow(d)) is sorted
@@ -17,7 +17,7 @@
 // setPosition are GUI-thread only, between the Timeline's live commits and the next paint).
 #pragma once
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <cstdint>
 #include <string>
@@ -67,23 +67,22 @@ public:
     size_t trackIndex() const { return m_track; }
     const EventTrack &track() const;
     const Worker &workerData() const;
-    void setClockMode(ClockMode mode) { m_mode = mode; }
-    ClockMode clockMode() const { return m_mode; }
-    const sync::ClockMap &map() const;
+    // Global times take the clock mode they are asked in (the view's: TimelineScene::clockMode).
+    const sync::ClockMap &map(ClockMode mode) const { return workerData().map(mode); }
 
     int count() const { return int(track().count()); }
-    int64_t startTime(int i) const;
-    int64_t endTime(int i) const;
-    int64_t duration(int i) const { return endTime(i) - startTime(i); }
+    int64_t startTime(int i, ClockMode mode) const;
+    int64_t endTime(int i, ClockMode mode) const;
+    int64_t duration(int i, ClockMode mode) const { return endTime(i, mode) - startTime(i, mode); }
     int depth(int i) const { return track().depth[size_t(i)]; }
     int parentIndex(int i) const { return track().parent[size_t(i)]; }
     uint32_t nameId(int i) const { return track().nameId[size_t(i)]; }
     uint16_t flags(int i) const { return track().flags[size_t(i)]; }
     // First event (lowest index) whose end >= t; -1 when every event ends before t.
-    int firstIndex(int64_t globalT) const;
+    int firstIndex(int64_t globalT, ClockMode mode) const;
     // Last event (highest index) whose start <= t; -1 when every event starts after t.
-    int lastIndex(int64_t globalT) const;
-    EventDetails details(int i) const;
+    int lastIndex(int64_t globalT, ClockMode mode) const;
+    EventDetails details(int i, ClockMode mode) const;
     std::vector<int> children(int i) const; // direct children, in start order
 
     int depthCount() const { return int(m_depthRows.size()); }
@@ -96,8 +95,8 @@ public:
     // forward from `from` through 64-event then 8-event buckets (the bucket starts are
     // contiguous arrays, so a hop touches few cache lines), then at most 8 events. LOD fold.
     size_t rowSeekStart(int d, size_t from, int64_t localT) const;
-    int64_t globalBegin() const; // start of the first event (0 when empty)
-    int64_t globalEnd() const;   // latest end (0 when empty)
+    int64_t globalBegin(ClockMode mode) const; // start of the first event (0 when empty)
+    int64_t globalEnd(ClockMode mode) const;   // latest end (0 when empty)
 
 private:
     void indexFrom(size_t from);
@@ -105,7 +104,6 @@ private:
     const Timeline *m_timeline;
     size_t m_worker;
     size_t m_track;
-    ClockMode m_mode = ClockMode::Corrected;
     static constexpr size_t kBucket = 64;
     static constexpr size_t kFine = 8;
     std::vector<std::vector<uint32_t>> m_depthRows;

@@ -25,21 +25,20 @@ QString WorkerListModel::stateText(WorkerState s)
     return {};
 }
 
-void WorkerListModel::refresh(const LiveJob &job)
+void WorkerListModel::refresh(const Timeline &tl, const std::vector<LiveWorkerStatus> &workers)
 {
-    const Timeline &tl = *job.timeline();
     std::vector<Row> rows;
-    rows.reserve(job.workerCount());
-    for (size_t i = 0; i < job.workerCount(); ++i) {
+    rows.reserve(workers.size());
+    for (size_t i = 0; i < workers.size() && i < tl.workers.size(); ++i) {
         const Worker &w = tl.workers[i];
         Row r;
         r.rank = w.info.rank;
         r.restart = w.info.restart;
         r.host = QString::fromStdString(w.info.host);
-        r.state = job.state(i);
+        r.state = workers[i].state;
         r.events = w.eventCount();
-        r.lastRecordS = job.silentForS(i);
-        r.file = QString::fromStdString(job.sourceFile(i));
+        r.lastRecordS = workers[i].silentForS;
+        r.file = QString::fromStdString(workers[i].sourceFile);
         rows.push_back(std::move(r));
     }
     const bool sameShape =

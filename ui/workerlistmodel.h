@@ -3,13 +3,14 @@
 // event count, seconds since its log last grew, and file. Sits behind a QSortFilterProxyModel
 // (SortRole gives raw numbers); WorkerRole gives the worker index in the Timeline (the row to
 // jump to).
-// Invariants: rows are copied from the LiveJob at refresh() (the model never reads the job
-// later), in the Timeline's worker order; a structure change resets the model, anything else
-// is one dataChanged over the changed columns.
+// Invariants: rows are copied at refresh() (the model never reads the job later), in the
+// Timeline's worker order; a structure change resets the model, anything else is one
+// dataChanged over the changed columns.
 // Threading: GUI thread.
 #pragma once
 
-#include "timeline/livejob.h"
+#include "timeline/live/liveupdate.h"
+#include "timeline/model/timeline.h"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -49,7 +50,8 @@ public:
     };
 
     explicit WorkerListModel(QObject *parent = nullptr);
-    void refresh(const LiveJob &job);
+    // Rows from the live Timeline and the workers' status (LiveController::workers()).
+    void refresh(const Timeline &timeline, const std::vector<LiveWorkerStatus> &workers);
     const Row &row(int r) const { return m_rows[size_t(r)]; }
     int count(WorkerState state) const;
     static QString stateText(WorkerState state);

@@ -10,7 +10,7 @@
 // that was preempted before stamping does not make the test flaky.
 #include "../common/loopbackudp.h"
 #include "../common/monotonicraw.h"
-#include "timeline/jobloader.h"
+#include "timeline/load/jobloader.h"
 
 #include <QDir>
 #include <QProcess>
@@ -156,8 +156,8 @@ void TestSkewMultiProcess::checkMarks(const syncline::Timeline &t, const std::ve
                 ts[size_t(w)] >= 0,
                 qPrintable(QString("rank %1 has no %2").arg(w).arg(QString::fromStdString(name))));
             truth[size_t(w)] = trueInstant(ts[size_t(w)], skews[size_t(w)]);
-            global[size_t(w)] = t.toGlobal(size_t(w), ts[size_t(w)]);
-            const auto &seg = t.map(size_t(w)).segmentAt(ts[size_t(w)]);
+            global[size_t(w)] = t.toGlobal(size_t(w), ts[size_t(w)], syncline::ClockMode::Corrected);
+            const auto &seg = t.map(size_t(w), syncline::ClockMode::Corrected).segmentAt(ts[size_t(w)]);
             bound[size_t(w)] = seg.boundNs;
             QVERIFY2(seg.boundNs > 0, "the engine must report a guaranteed bound");
             QVERIFY(!(seg.flags & syncline::sync::SegExtrapolated));
@@ -208,7 +208,6 @@ void TestSkewMultiProcess::marksLineUpAfterCorrection()
     QVERIFY2(res.fatalError.empty(), res.fatalError.c_str());
     const syncline::Timeline &t = *res.timeline;
     QCOMPARE(int(t.workers.size()), n);
-    QCOMPARE(t.mode(), syncline::ClockMode::Corrected);
     for (int w = 0; w < n; ++w) {
         const syncline::Worker &wk = t.workers[size_t(w)];
         QCOMPARE(wk.info.rank, w);

@@ -18,7 +18,7 @@
 //       1 allreduce [ 9600, 20500] d0 open         (global 9100..20000)
 #pragma once
 
-#include "timeline/timeline.h"
+#include "timeline/model/timeline.h"
 
 #include <memory>
 #include <string>

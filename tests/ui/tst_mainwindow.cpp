@@ -147,7 +147,7 @@ void TstMainWindow::navigationSelectionFindAndClock()
     const TimelineScene *scene = view->scene();
     const LayoutRow &row = scene->layout().rows()[size_t(scene->layout().rowOf(0, 0))];
     const TrackModel &m = scene->model(0);
-    const double x = zoom->xOf((m.startTime(0) + m.endTime(0)) / 2, view->eventArea().width());
+    const double x = zoom->xOf((m.startTime(0, ClockMode::Corrected) + m.endTime(0, ClockMode::Corrected)) / 2, view->eventArea().width());
     const QPoint pos(view->eventArea().left() + int(x),
                      view->eventArea().top() + int(row.y + row.height / 2));
     QCOMPARE(view->eventAt(pos).index, 0);
@@ -166,8 +166,8 @@ void TstMainWindow::navigationSelectionFindAndClock()
     QCOMPARE(scene->displayName(scene->model(first.model).nameId(first.index)),
              QStringLiteral("backward"));
     QTest::keyClick(find, Qt::Key_Return);
-    QVERIFY(scene->model(0).startTime(scene->selected().index) >
-            scene->model(0).startTime(first.index));
+    QVERIFY(scene->model(0).startTime(scene->selected().index, ClockMode::Corrected) >
+            scene->model(0).startTime(first.index, ClockMode::Corrected));
     QTest::keyClick(find, Qt::Key_Return, Qt::ShiftModifier);
     QCOMPARE(scene->selected().index, first.index);
     // Screenshots for the docs when asked (SYNCLINE_UI_SCREENSHOTS=DIR), light and dark.
@@ -182,7 +182,7 @@ void TstMainWindow::navigationSelectionFindAndClock()
     // Raw/corrected toggle redraws in place and reaches the timeline.
     w.setClockMode(ClockMode::Raw);
     QCOMPARE(scene->clockMode(), ClockMode::Raw);
-    QCOMPARE(w.timeline()->mode(), ClockMode::Raw);
+    QCOMPARE(w.statsPanel()->clockMode(), ClockMode::Raw); // the panels are given the mode
     QVERIFY(!w.clockPanel()->correctedToggle()->isChecked());
     w.clockPanel()->correctedToggle()->setChecked(true);
     QCOMPARE(scene->clockMode(), ClockMode::Corrected);
@@ -210,15 +210,13 @@ void TstMainWindow::statsModeToggleDropsStaleJob()
 {
     std::shared_ptr<Timeline> job = testjob::makeDenseJob(2, 300000, 1000);
     job->workers[0].corrected = sync::ClockMap({sync::ClockSegment{0, 0, 2.0, 0, 0, 0}});
-    job->setMode(ClockMode::Corrected);
     StatsQuery raw;
     raw.mode = ClockMode::Raw;
     const std::vector<StatsRow> expected = Stats::compute(*job, raw);
     StatsPanel panel;
     QSignalSpy ready(&panel, &StatsPanel::statsReady);
-    panel.setTimeline(job); // launches a job in corrected mode
+    panel.setTimeline(job, ClockMode::Corrected); // launches a job in corrected mode
     QCOMPARE(panel.clockMode(), ClockMode::Corrected);
-    job->setMode(ClockMode::Raw); // as MainWindow::setClockMode does, while that job runs
     panel.setClockMode(ClockMode::Raw);
     QVERIFY(ready.wait(30000));
     QTest::qWait(50); // nothing else arrives
@@ -265,7 +263,7 @@ void TstMainWindow::menuExportsWriteFiles()
     const QString all = m_dir.filePath(QStringLiteral("all.csv"));
     QVERIFY2(ex->writeCsv(all, false, &error), qPrintable(error));
     const TrackModel &m = w.view()->scene()->model(0);
-    w.view()->zoomControl()->setRange(m.startTime(0), m.endTime(0));
+    w.view()->zoomControl()->setRange(m.startTime(0, ClockMode::Corrected), m.endTime(0, ClockMode::Corrected));
     const QString part = m_dir.filePath(QStringLiteral("part.csv"));
     QVERIFY2(ex->writeCsv(part, true, &error), qPrintable(error));
     auto lines = [](const QString &path) {
@@ -337,7 +335,7 @@ void TstMainWindow::screenshotOfJob()
         for (int i = 0; i < tm.count() && seen < 40; ++i)
             if (scene->displayName(tm.nameId(i)) == QStringLiteral("all_reduce") && ++seen == 40) {
                 w.view()->selectEvent({m, i}, false);
-                const int64_t mid = tm.startTime(i);
+                const int64_t mid = tm.startTime(i, ClockMode::Corrected);
                 w.view()->zoomControl()->setRange(mid - 70'000'000, mid + 50'000'000);
             }
     }

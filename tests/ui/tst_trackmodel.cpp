@@ -1,8 +1,8 @@
 // Tests TrackModel (the per-thread timeline model) and RowLayout on a known in-memory job.
 #include "../timeline/testlogs.h"
 #include "testjob.h"
-#include "timeline/jobloader.h"
-#include "timeline/livejob.h"
+#include "timeline/load/jobloader.h"
+#include "timeline/live/livejob.h"
 
 #include "ui/rowlayout.h"
 #include "ui/timelinegeometry.h"
@@ -45,29 +45,28 @@ void TstTrackModel::basics()
     auto job = testjob::makeSmallJob();
     TrackModel m(job.get(), 0, 0);
     QCOMPARE(m.count(), 6);
-    QCOMPARE(m.startTime(2), int64_t(1500));
-    QCOMPARE(m.endTime(2), int64_t(2500));
-    QCOMPARE(m.duration(0), int64_t(8000));
+    QCOMPARE(m.startTime(2, ClockMode::Corrected), int64_t(1500));
+    QCOMPARE(m.endTime(2, ClockMode::Corrected), int64_t(2500));
+    QCOMPARE(m.duration(0, ClockMode::Corrected), int64_t(8000));
     QCOMPARE(m.depth(0), 0);
     QCOMPARE(m.depth(2), 2);
     QCOMPARE(m.parentIndex(2), 1);
     QCOMPARE(m.parentIndex(4), -1);
     QCOMPARE(job->names.name(m.nameId(3)), std::string_view("backward"));
     QCOMPARE(m.depthCount(), 3);
-    QCOMPARE(m.globalBegin(), int64_t(1000));
-    QCOMPARE(m.globalEnd(), int64_t(20000));
+    QCOMPARE(m.globalBegin(ClockMode::Corrected), int64_t(1000));
+    QCOMPARE(m.globalEnd(ClockMode::Corrected), int64_t(20000));
 }
 
 void TstTrackModel::globalTimesFollowClockMode()
 {
     auto job = testjob::makeSmallJob();
     TrackModel m(job.get(), 1, 0);
-    QCOMPARE(m.startTime(0), int64_t(1000)); // corrected: local - 500
-    QCOMPARE(m.endTime(1), int64_t(20000));
-    m.setClockMode(ClockMode::Raw);
-    QCOMPARE(m.startTime(0), int64_t(1500));
-    QCOMPARE(m.endTime(1), int64_t(20500));
-    QCOMPARE(m.firstIndex(9550), 1); // raw: step ends 9500 < 9550
+    QCOMPARE(m.startTime(0, ClockMode::Corrected), int64_t(1000)); // corrected: local - 500
+    QCOMPARE(m.endTime(1, ClockMode::Corrected), int64_t(20000));
+    QCOMPARE(m.startTime(0, ClockMode::Raw), int64_t(1500));
+    QCOMPARE(m.endTime(1, ClockMode::Raw), int64_t(20500));
+    QCOMPARE(m.firstIndex(9550, ClockMode::Raw), 1); // raw: step ends 9500 < 9550
 }
 
 void TstTrackModel::firstIndex_data()
@@ -90,7 +89,7 @@ void TstTrackModel::firstIndex()
     QFETCH(int, expected);
     auto job = testjob::makeSmallJob();
     TrackModel m(job.get(), 0, 0);
-    QCOMPARE(m.firstIndex(t), expected);
+    QCOMPARE(m.firstIndex(t, ClockMode::Corrected), expected);
 }
 
 void TstTrackModel::lastIndex_data()
@@ -112,7 +111,7 @@ void TstTrackModel::lastIndex()
     QFETCH(int, expected);
     auto job = testjob::makeSmallJob();
     TrackModel m(job.get(), 0, 0);
-    QCOMPARE(m.lastIndex(t), expected);
+    QCOMPARE(m.lastIndex(t, ClockMode::Corrected), expected);
 }
 
 void TstTrackModel::depthRows()
@@ -157,7 +156,7 @@ void TstTrackModel::childrenAndDetails()
     QCOMPARE(m.children(1), (std::vector<int>{2}));
     QCOMPARE(m.children(2), std::vector<int>{});
     TrackModel w1(job.get(), 1, 0);
-    const EventDetails d = w1.details(1);
+    const EventDetails d = w1.details(1, ClockMode::Corrected);
     QCOMPARE(d.name, std::string("allreduce"));
     QCOMPARE(d.rank, 1);
     QCOMPARE(d.tid, int64_t(200));
@@ -180,9 +179,9 @@ void TstTrackModel::emptyTrack()
     TrackModel m(&t, 0, 0);
     QCOMPARE(m.count(), 0);
     QCOMPARE(m.depthCount(), 0);
-    QCOMPARE(m.firstIndex(0), -1);
-    QCOMPARE(m.lastIndex(100), -1);
-    QCOMPARE(m.globalEnd(), int64_t(0));
+    QCOMPARE(m.firstIndex(0, ClockMode::Corrected), -1);
+    QCOMPARE(m.lastIndex(100, ClockMode::Corrected), -1);
+    QCOMPARE(m.globalEnd(ClockMode::Corrected), int64_t(0));
 }
 
 void TstTrackModel::layoutRows()

@@ -1,0 +1,488 @@
+// Tests for LiveJob / LiveFile / DirWatcher: torn lines, incremental merge equal to a full load,
+// open events growing and turning overdue, clock refresh moving workers by exactly the change in
+// their estimate, and a real job of live_worker processes (events appear, SIGSTOP → silent,
+// SIGKILL → ended without a closing record, a new rank mid-run, a clean finish).
+#include "tests/timeline/testlogs.h"
+
+#include "sync/syncengine.h"
+#include "timeline/live/dirwatcher.h"
+#include "timeline/load/jobloader.h"
+#include "timeline/live/livefollower.h"
+#include "timeline/live/livejob.h"
+
+#include <QtTest>
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <functional>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace syncline;
+
+namespace {
+
+void append(const std::string &path, const std::string &text)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << text;
+}
+
+std::string syncRecord(int burst, int seq, int64_t t1, int64_t offset)
+{
+    const int64_t t2 = t1 + offset + 20000, t3 = t2 + 1000, t4 = t3 - offset + 20000;
+    return "{\"t\":\"sync\",\"burst\":" + std::to_string(burst) +
+           ",\"seq\":" + std::to_string(seq) + ",\"ref\":\"srv\",\"t1\":" + std::to_string(t1) +
+           ",\"t2\":" + std::to_string(t2) + ",\"t3\":" + std::to_string(t3) +
+           ",\"t4\":" + std::to_string(t4) + "}\n";
+}
+
+std::string heartbeat(int64_t ts)
+{
+    return "{\"t\":\"hb\",\"ts\":" + std::to_string(ts) +
+           ",\"events\":1,\"dropped\":0,\"buffer_full\":0,\"bytes\":1}\n";
+}
+
+// Polls until `done` or the (generous) timeout; returns whether done became true.
+bool pollUntil(LiveJob &job, const std::function<bool()> &done, int timeoutMs = 20000)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (std::chrono::steady_clock::now() < until) {
+        job.poll();
+        if (done())
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+int workerOfRank(const LiveJob &job, int rank)
+{
+    const Timeline &tl = *job.timeline();
+    for (size_t i = 0; i < tl.workers.size(); ++i)
+        if (tl.workers[i].info.rank == rank)
+            return int(i);
+    return -1;
+}
+
+// A child process running live_worker with the given rank.
+pid_t startWorker(const std::string &dir, int rank, int world)
+{
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::setenv("RANK", std::to_string(rank).c_str(), 1);
+        ::setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
+        const std::string config = dir + "/timer_config.json", log = dir + "/rank{rank}.log";
+        ::execl(SYNCLINE_BINARY_DIR "/tests/live_worker", "live_worker", "--config", config.c_str(),
+                "--log", log.c_str(), "--step-ms", "5", nullptr);
+        ::_exit(127);
+    }
+    return pid;
+}
+
+LiveOptions options(const std::string &dir)
+{
+    LiveOptions o;
+    o.path = dir;
+    return o;
+}
+
+} // namespace
+
+class TestLiveJob : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void tornLineKeptUntilComplete();
+    void streamedEqualsLoaded();
+    void openEventsGrowAndTurnOverdue();
+    void clockRefreshMovesByEstimateChange();
+    void newFileBecomesWorker();
+    void dirWatcherSeesAppends_data();
+    void dirWatcherSeesAppends();
+    void followerPollingMode();
+    void realWorkers();
+    void missingDirectoryIsFatal();
+};
+
+void TestLiveJob::tornLineKeptUntilComplete()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString(), log = d + "/w.0.log";
+    const std::string b = testlogs::begin(5000, 1, "forward", "{\"step\":12}");
+    testlogs::write(log, testlogs::header(0) + b.substr(0, b.size() / 2));
+    LiveJob job(options(d));
+    QVERIFY(job.fatalError().empty());
+    job.poll();
+    QCOMPARE(job.workerCount(), size_t(1)); // the header made the worker
+    QCOMPARE(job.timeline()->eventCount(), size_t(0));
+    append(log, b.substr(b.size() / 2, 3)); // still torn
+    job.poll();
+    QCOMPARE(job.timeline()->eventCount(), size_t(0));
+    append(log, b.substr(b.size() / 2 + 3));
+    const LiveUpdate u = job.poll();
+    QCOMPARE(u.newEvents, size_t(1));
+    const Timeline &tl = *job.timeline();
+    const EventTrack &t = tl.workers[0].tracks[0];
+    QCOMPARE(t.localStart[0], int64_t(5000));
+    QCOMPARE(std::string(tl.names.name(t.nameId[0])), std::string("forward"));
+    QVERIFY(t.flags[0] & EventOpen);
+    QCOMPARE(tl.args[size_t(t.argsId(0))], std::string("{\"step\":12}"));
+    QVERIFY(tl.problems.empty()); // a torn line is not an error while it is being written
+    append(log, testlogs::end(9000, 1, "forward"));
+    QCOMPARE(job.poll().closedEvents, size_t(1));
+    QCOMPARE(t.localEnd[0], int64_t(9000));
+    QVERIFY(!(t.flags[0] & EventOpen));
+}
+
+// A log written in random chunks while LiveJob polls must end up exactly as a full load of the
+// finished file: nesting, out-of-order X intervals, instants, args at B and at E, threads.
+void TestLiveJob::streamedEqualsLoaded()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString(), log = d + "/w.3.log";
+    std::string text = testlogs::header(3);
+    std::mt19937 rng(7);
+    int64_t ts = 2000;
+    for (int step = 0; step < 300; ++step) {
+        const int tid = 1 + step % 3;
+        const int64_t s0 = ts;
+        text += testlogs::begin(ts, tid, "step", "{\"i\":" + std::to_string(step) + "}");
+        text += testlogs::begin(ts += 10, tid, "fwd");
+        text += "{\"t\":\"I\",\"ts\":" + std::to_string(ts += 5) +
+                ",\"tid\":" + std::to_string(tid) + ",\"name\":\"mark\"}\n";
+        text += testlogs::end(ts += 40, tid, "fwd");
+        if (step % 4 == 0) // an interval measured elsewhere, written after it ended
+            text += testlogs::complete(s0 + 12, 20, tid, "kernel");
+        text += "{\"t\":\"E\",\"ts\":" + std::to_string(ts += 10) +
+                ",\"tid\":" + std::to_string(tid) +
+                ",\"name\":\"step\",\"args\":{\"loss\":" + std::to_string(step % 7) + "}}\n";
+        ts += 5 + int64_t(rng() % 20);
+    }
+    text += "{\"t\":\"close\",\"ts\":" + std::to_string(ts) +
+            ",\"events\":1,\"dropped\":0,\"open\":0}\n";
+    testlogs::write(log, "");
+    LiveJob job(options(d));
+    size_t pos = 0;
+    while (pos < text.size()) {
+        const size_t n = std::min(text.size() - pos, size_t(1 + rng() % 700));
+        append(log, text.substr(pos, n));
+        pos += n;
+        job.poll();
+    }
+    job.commit(true);
+    LoadOptions lo;
+    lo.paths = {log};
+    const LoadResult full = JobLoader::load(lo);
+    QVERIFY2(full.timeline, full.fatalError.c_str());
+    const Timeline &a = *job.timeline(), &b = *full.timeline;
+    QCOMPARE(a.workers.size(), size_t(1));
+    QCOMPARE(a.workers[0].tracks.size(), b.workers[0].tracks.size());
+    QCOMPARE(a.eventCount(), b.eventCount());
+    for (size_t k = 0; k < b.workers[0].tracks.size(); ++k) {
+        const EventTrack &x = a.workers[0].tracks[k], &y = b.workers[0].tracks[k];
+        QCOMPARE(x.tid, y.tid);
+        for (size_t i = 0; i < std::min(x.count(), y.count()); ++i)
+            if (x.parent[i] != y.parent[i] || x.localStart[i] != y.localStart[i] ||
+                x.localEnd[i] != y.localEnd[i])
+                QFAIL(("track " + std::to_string(k) + " event " + std::to_string(i) + ": live [" +
+                       std::to_string(x.localStart[i]) + "," + std::to_string(x.localEnd[i]) +
+                       ") parent " + std::to_string(x.parent[i]) + " " +
+                       std::string(a.names.name(x.nameId[i])) + ", loaded [" +
+                       std::to_string(y.localStart[i]) + "," + std::to_string(y.localEnd[i]) +
+                       ") parent " + std::to_string(y.parent[i]) + " " +
+                       std::string(b.names.name(y.nameId[i])))
+                          .c_str());
+        QCOMPARE(x.localStart, y.localStart);
+        QCOMPARE(x.localEnd, y.localEnd);
+        QCOMPARE(x.parent, y.parent);
+        QCOMPARE(x.depth, y.depth);
+        QCOMPARE(x.flags, y.flags);
+        QCOMPARE(x.maxDepth, y.maxDepth);
+        for (size_t i = 0; i < x.count(); ++i) {
+            QCOMPARE(a.names.name(x.nameId[i]), b.names.name(y.nameId[i]));
+            if (x.argsId(uint32_t(i)) >= 0)
+                QCOMPARE(a.args[size_t(x.argsId(uint32_t(i)))],
+                         b.args[size_t(y.argsId(uint32_t(i)))]);
+        }
+    }
+    QCOMPARE(job.state(0), WorkerState::Finished);
+}
+
+void TestLiveJob::openEventsGrowAndTurnOverdue()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString(), log = d + "/timer_events.0.log";
+    testlogs::write(d + "/timer_config.json",
+                    "{\"log_path\":\"timer_events.log\",\"silent_after_s\":30,"
+                    "\"event_kinds\":[{\"name\":\"all_reduce\",\"expected_max_ms\":50}]}");
+    testlogs::write(log, testlogs::header(0, 0, "elsewhere", 1000, 1700000000000000000LL, "b") +
+                             testlogs::begin(1000000, 1, "all_reduce"));
+    LiveJob job(options(d));
+    job.poll();
+    const EventTrack &t = job.timeline()->workers[0].tracks[0];
+    QVERIFY(t.flags[0] & EventOpen);
+    QVERIFY(!(t.flags[0] & EventOverdue));
+    append(log, heartbeat(31000000)); // 30 ms in: grows, not overdue yet
+    job.poll();
+    QCOMPARE(t.localEnd[0], int64_t(31000001)); // now + 1 ns: contains the present
+    QVERIFY(!(t.flags[0] & EventOverdue));
+    append(log, heartbeat(52000000)); // 51 ms > 50 ms while still running
+    job.poll();
+    QCOMPARE(t.localEnd[0], int64_t(52000001));
+    QVERIFY(t.flags[0] & EventOpen);
+    QVERIFY(t.flags[0] & EventOverdue);
+    QCOMPARE(job.state(0), WorkerState::Running);
+    QCOMPARE(job.nowNs(), job.timeline()->toGlobal(0, 52000000, ClockMode::Corrected));
+    append(log, testlogs::end(40000000, 1, "all_reduce") + heartbeat(60000000));
+    job.poll();
+    QCOMPARE(t.localEnd[0], int64_t(40000000)); // 39 ms: ended in time after all
+    QVERIFY(!(t.flags[0] & (EventOpen | EventOverdue)));
+}
+
+// Refreshing the correction must move each worker by exactly the change in its own estimate:
+// no re-anchoring of the display scale when the lowest rank's estimate changes.
+void TestLiveJob::clockRefreshMovesByEstimateChange()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    const int64_t off[2] = {1000000000, -3000000};
+    const std::string path[2] = {d + "/w.0.log", d + "/w.1.log"};
+    std::vector<sync::ClockSample> samples[2];
+    auto addBursts = [&](int from, int to, int64_t extra) {
+        for (int r = 0; r < 2; ++r) {
+            std::string text;
+            for (int burst = from; burst < to; ++burst)
+                for (int seq = 0; seq < 4; ++seq) {
+                    const int64_t t1 = 10000000 + burst * 100000000LL + seq * 100000;
+                    const int64_t o = off[r] + extra * (r + 1);
+                    text += syncRecord(burst, seq, t1, o);
+                    const int64_t t2 = t1 + o + 20000, t3 = t2 + 1000;
+                    samples[r].push_back({t1, t2, t3, t3 - o + 20000, burst, seq});
+                }
+            append(path[r], text);
+        }
+    };
+    for (int r = 0; r < 2; ++r)
+        testlogs::write(path[r], testlogs::header(r, 0, r ? "b" : "a", 1000, 1700000000000000000LL,
+                                                  r ? "boot-b" : "boot-a") +
+                                     testlogs::begin(50000000, 1, "x") +
+                                     testlogs::end(60000000, 1, "x"));
+    addBursts(0, 10, 0);
+    LiveOptions o = options(d);
+    o.clockRefreshMs = 0;
+    LiveJob job(o);
+    QVERIFY(job.poll().clockChanged);
+    auto engine = [&](int r) {
+        sync::SyncEngineInput in;
+        for (int k = 0; k < 2; ++k) {
+            sync::WorkerClockInput wi;
+            wi.workerId = k;
+            wi.rank = k;
+            wi.host = k ? "b" : "a";
+            wi.bootId = k ? "boot-b" : "boot-a";
+            wi.clockSource = "monotonic_raw";
+            wi.refId = "srv";
+            wi.samples = samples[k];
+            wi.firstLocalNs = 1000;
+            wi.lastLocalNs = std::max<int64_t>(60000000, samples[k].back().t4);
+            in.workers.push_back(wi);
+        }
+        return sync::runSyncEngine(in).workers[size_t(r)].map;
+    };
+    const int64_t x = 1450000000; // inside the later bursts
+    const int64_t before0 = job.timeline()->toGlobal(0, x, ClockMode::Corrected),
+                  before1 = job.timeline()->toGlobal(1, x, ClockMode::Corrected);
+    const sync::ClockMap e0 = engine(0), e1 = engine(1);
+    addBursts(10, 20, 2000000); // both estimates change (rank 1 twice as much)
+    QVERIFY(job.poll().clockChanged);
+    const sync::ClockMap f0 = engine(0), f1 = engine(1);
+    const int64_t moved0 = job.timeline()->toGlobal(0, x, ClockMode::Corrected) - before0;
+    const int64_t moved1 = job.timeline()->toGlobal(1, x, ClockMode::Corrected) - before1;
+    const int64_t change0 = f0.toGlobal(x) - e0.toGlobal(x),
+                  change1 = f1.toGlobal(x) - e1.toGlobal(x);
+    QVERIFY2(
+        change0 != 0 && change1 != change0,
+        ("the estimates must change: " + std::to_string(change0) + ", " + std::to_string(change1))
+            .c_str());
+    QVERIFY2(std::llabs(moved0 - change0) <= 2,
+             (std::to_string(moved0) + " vs " + std::to_string(change0)).c_str());
+    QVERIFY2(std::llabs(moved1 - change1) <= 2,
+             (std::to_string(moved1) + " vs " + std::to_string(change1)).c_str());
+}
+
+void TestLiveJob::newFileBecomesWorker()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/w.1.log", testlogs::header(1) + testlogs::begin(2000, 1, "a"));
+    LiveJob job(options(d));
+    job.poll();
+    QCOMPARE(job.workerCount(), size_t(1));
+    testlogs::write(d + "/w.0.log", "");
+    QVERIFY(!job.poll().structureChanged); // no record yet: not a worker
+    append(d + "/w.0.log", testlogs::header(0));
+    const LiveUpdate u = job.poll();
+    QVERIFY(u.structureChanged);
+    QCOMPARE(job.workerCount(), size_t(2));
+    QCOMPARE(job.timeline()->workers[0].info.rank, 0); // kept in rank order
+    QCOMPARE(job.timeline()->workers[1].info.rank, 1);
+    append(d + "/w.1.log", testlogs::end(3000, 1, "a"));
+    job.poll();
+    QCOMPARE(job.timeline()->workers[1].tracks[0].localEnd[0], int64_t(3000));
+    // An elastic restart of rank 1: a new file, a new worker after the first.
+    testlogs::write(d + "/w.1.r1.log", testlogs::header(1, 1) + testlogs::begin(9000, 1, "b"));
+    job.poll();
+    QCOMPARE(job.workerCount(), size_t(3));
+    QCOMPARE(job.timeline()->workers[2].info.restart, 1);
+}
+
+void TestLiveJob::dirWatcherSeesAppends_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::newRow("inotify") << int(DirWatcher::Mode::Inotify);
+    QTest::newRow("polling") << int(DirWatcher::Mode::Polling);
+}
+
+void TestLiveJob::dirWatcherSeesAppends()
+{
+    QFETCH(int, mode);
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    DirWatcher w(DirWatcher::Mode(mode), 50);
+    QCOMPARE(int(w.mode()), mode);
+    QVERIFY(w.addDirectory(d));
+    if (w.mode() == DirWatcher::Mode::Inotify)
+        QVERIFY(w.wait(0).timedOut); // nothing yet
+    testlogs::write(d + "/a.log", "x\n");
+    DirChanges c = w.wait(5000);
+    QVERIFY(c.filesChanged);
+    if (w.mode() == DirWatcher::Mode::Inotify) {
+        QVERIFY(c.entriesChanged);
+        w.drain();
+        append(d + "/a.log", "y\n");
+        c = w.wait(5000);
+        QVERIFY(c.filesChanged);
+        QVERIFY(!c.entriesChanged);
+    }
+    std::string error;
+    QVERIFY(!w.addDirectory(d + "/missing", &error) || w.mode() == DirWatcher::Mode::Polling);
+}
+
+// The polling fallback (network file systems): appends and new files are seen without inotify.
+void TestLiveJob::followerPollingMode()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/w.0.log", testlogs::header(0) + testlogs::begin(2000, 1, "a"));
+    LiveJob job(options(d));
+    LiveFollower::Options fo;
+    fo.mode = DirWatcher::Mode::Polling;
+    fo.pollIntervalMs = 50;
+    LiveFollower follower(job, fo);
+    QCOMPARE(follower.watcher().mode(), DirWatcher::Mode::Polling);
+    QCOMPARE(follower.watcher().fd(), -1);
+    follower.step();
+    QCOMPARE(job.timeline()->eventCount(), size_t(1));
+    append(d + "/w.0.log", testlogs::end(3000, 1, "a"));
+    testlogs::write(d + "/w.1.log", testlogs::header(1) + testlogs::begin(2500, 1, "b"));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (job.workerCount() < 2 && std::chrono::steady_clock::now() < until)
+        follower.step();
+    QCOMPARE(job.workerCount(), size_t(2));
+    QVERIFY(!(job.timeline()->workers[0].tracks[0].flags[0] & EventOpen));
+    QVERIFY(follower.runUntilIdle(0.2)); // nothing more is written: returns
+}
+
+void TestLiveJob::realWorkers()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/timer_config.json",
+                    "{\"log_path\":\"rank{rank}.log\",\"flush_interval_ms\":20,"
+                    "\"heartbeat_interval_ms\":100,\"silent_after_s\":1.0,"
+                    "\"sync\":{\"enabled\":false}}");
+    std::vector<pid_t> pids;
+    for (int r = 0; r < 3; ++r)
+        pids.push_back(startWorker(d, r, 4));
+    auto reap = qScopeGuard([&] {
+        for (pid_t p : pids)
+            if (p > 0) {
+                ::kill(p, SIGCONT);
+                ::kill(p, SIGKILL);
+                ::waitpid(p, nullptr, 0);
+            }
+    });
+    LiveJob job(options(d));
+    QVERIFY(job.fatalError().empty());
+    job.poll();
+    QCOMPARE(job.silentAfterS(), 1.0);
+    auto eventsOf = [&](int rank) {
+        const int w = workerOfRank(job, rank);
+        return w < 0 ? size_t(0) : job.timeline()->workers[size_t(w)].eventCount();
+    };
+    QVERIFY2(
+        pollUntil(job, [&] { return eventsOf(0) > 20 && eventsOf(1) > 20 && eventsOf(2) > 20; }),
+        "events from three running workers");
+    for (int r = 0; r < 3; ++r)
+        QCOMPARE(job.state(size_t(workerOfRank(job, r))), WorkerState::Running);
+
+    ::kill(pids[1], SIGSTOP); // rank 1 stops: no records, no heartbeats
+    QVERIFY2(
+        pollUntil(job,
+                  [&] { return job.state(size_t(workerOfRank(job, 1))) == WorkerState::Silent; }),
+        "a stopped worker is marked silent");
+    QCOMPARE(job.state(size_t(workerOfRank(job, 0))), WorkerState::Running);
+
+    ::kill(pids[2], SIGKILL); // rank 2 dies without a close record
+    ::waitpid(pids[2], nullptr, 0);
+    pids[2] = -1;
+    QVERIFY2(pollUntil(job,
+                       [&] {
+                           return job.state(size_t(workerOfRank(job, 2))) ==
+                                  WorkerState::EndedWithoutClose;
+                       }),
+             "a killed worker ends without a closing record");
+    QVERIFY(!job.timeline()->workers[size_t(workerOfRank(job, 2))].info.closedCleanly);
+
+    pids.push_back(startWorker(d, 3, 4)); // a new rank mid-run
+    QVERIFY2(pollUntil(job, [&] { return eventsOf(3) > 10; }), "a new rank shows up");
+
+    ::kill(pids[1], SIGCONT);
+    QVERIFY2(
+        pollUntil(job,
+                  [&] { return job.state(size_t(workerOfRank(job, 1))) == WorkerState::Running; }),
+        "a resumed worker runs again");
+
+    ::kill(pids[0], SIGTERM); // rank 0 finishes cleanly
+    int status = 0;
+    ::waitpid(pids[0], &status, 0);
+    pids[0] = -1;
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    QVERIFY2(
+        pollUntil(job,
+                  [&] { return job.state(size_t(workerOfRank(job, 0))) == WorkerState::Finished; }),
+        "a closed worker is finished");
+    // Every event of a finished worker is closed and nested.
+    for (const EventTrack &t : job.timeline()->workers[size_t(workerOfRank(job, 0))].tracks)
+        for (size_t i = 0; i < t.count(); ++i) {
+            QVERIFY(!(t.flags[i] & EventOpen));
+            QVERIFY(t.parent[i] < int32_t(i));
+            if (t.parent[i] >= 0)
+                QCOMPARE(t.depth[i], uint16_t(t.depth[size_t(t.parent[i])] + 1));
+        }
+}
+
+void TestLiveJob::missingDirectoryIsFatal()
+{
+    LiveJob job(options("/nonexistent/syncline/job"));
+    QVERIFY(job.fatalError().find("no such file or directory") != std::string::npos);
+    QCOMPARE(job.poll().newEvents, size_t(0));
+}
+
+QTEST_APPLESS_MAIN(TestLiveJob)
+#include "tst_livejob.moc"

@@ -1,0 +1,514 @@
+// JobLoader on the real traces in tests/data (expected numbers computed independently with
+// Python's json module) and on generated logs covering every robustness rule of log format v1.
+#include "tests/common/testdata.h"
+#include "tests/timeline/testlogs.h"
+
+#include "timeline/load/jobloader.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <map>
+
+using namespace syncline;
+
+namespace {
+
+LoadResult loadPaths(std::vector<std::string> paths, std::string alignOn = {})
+{
+    LoadOptions o;
+    o.paths = std::move(paths);
+    o.alignOn = std::move(alignOn);
+    o.threads = 2;
+    return JobLoader::load(o);
+}
+
+int countProblems(const Timeline &tl, const std::string &needle)
+{
+    return int(std::count_if(tl.problems.begin(), tl.problems.end(), [&](const LoadProblem &p) {
+        return p.message.find(needle) != std::string::npos;
+    }));
+}
+
+int64_t totalDuration(const Worker &w)
+{
+    int64_t sum = 0;
+    for (const auto &t : w.tracks)
+        for (size_t i = 0; i < t.count(); ++i)
+            sum += t.localEnd[i] - t.localStart[i];
+    return sum;
+}
+
+bool checkInvariants(const EventTrack &t)
+{
+    for (size_t i = 0; i < t.count(); ++i) {
+        if (i > 0 && t.localStart[i] < t.localStart[i - 1])
+            return false;
+        if (t.localEnd[i] < t.localStart[i])
+            return false;
+        const int p = t.parent[i];
+        if (p >= int(i))
+            return false;
+        if (p < 0 ? t.depth[i] != 0 : t.depth[i] != t.depth[p] + 1)
+            return false;
+        if (p >= 0 && (t.localStart[i] < t.localStart[p] || t.localEnd[i] > t.localEnd[p]))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+class TestJobLoader : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void kinetoTwoRanks();
+    void horovodUnclosedArray();
+    void malformedLinesReported();
+    void tornLastLineSkippedQuietly();
+    void duplicateRankReported();
+    void outOfOrderRecordsSorted();
+    void endWithoutBeginAndMisnesting();
+    void openEventsKept();
+    void headerMissingRankFromFileName();
+    void intervalsNestWithBeginEnd();
+    void argsStoredApartAndMerged();
+    void overdueFromConfig();
+    void overdueIndependentOfNameOrder();
+    void configLogPathTemplate();
+    void configLogPathEmptyPlaceholderDir();
+    void syncSamplesCorrectClocks();
+    void noCorrectKeepsRawClockSummary();
+    void missingPathIsFatal();
+    void cancelStopsLoading();
+};
+
+void TestJobLoader::kinetoTwoRanks()
+{
+    const LoadResult r = loadPaths({testdata::dir() + "/hta_sampled_kineto_2rank"});
+    QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    QCOMPARE(tl.workers[0].info.rank, 0); // from distributedInfo.rank
+    QCOMPARE(tl.workers[1].info.rank, 1);
+    QCOMPARE(tl.workers[0].eventCount(), size_t(4811));
+    QCOMPARE(tl.workers[1].eventCount(), size_t(4676));
+    QCOMPARE(tl.workers[0].tracks.size(), size_t(8)); // one per (pid, tid)
+    QCOMPARE(tl.workers[1].tracks.size(), size_t(8));
+    int maxDepth = 0;
+    for (const auto &w : tl.workers)
+        for (const auto &t : w.tracks) {
+            maxDepth = std::max(maxDepth, t.maxDepth);
+            QVERIFY(checkInvariants(t));
+        }
+    QCOMPARE(maxDepth, 10);                 // 11 levels: depth 0..10
+    QCOMPARE(tl.names.size(), size_t(404)); // 403 distinct names + ""
+    QCOMPARE(totalDuration(tl.workers[0]), int64_t(7917027000));
+    QCOMPARE(totalDuration(tl.workers[1]), int64_t(8020966000));
+    QCOMPARE(tl.workers[0].info.firstLocalNs, int64_t(1682725897226747000));
+    QCOMPARE(tl.workers[0].info.pid, int64_t(4037));
+    // The string pid/tid "Spans"/"PyTorch Profiler" becomes a named track.
+    bool spans = false;
+    for (const auto &t : tl.workers[0].tracks)
+        spans = spans || t.threadName == "Spans / PyTorch Profiler";
+    QVERIFY(spans);
+    // aten::mm on rank 0: 231 events, 11042000 ns in all.
+    const uint32_t mm = tl.names.find("aten::mm");
+    int64_t n = 0, total = 0;
+    for (const auto &t : tl.workers[0].tracks)
+        for (size_t i = 0; i < t.count(); ++i)
+            if (t.nameId[i] == mm) {
+                ++n;
+                total += t.localEnd[i] - t.localStart[i];
+                QVERIFY(t.argsId(uint32_t(i)) >= 0);
+            }
+    QCOMPARE(n, int64_t(231));
+    QCOMPARE(total, int64_t(11042000));
+}
+
+void TestJobLoader::horovodUnclosedArray()
+{
+    const LoadResult r = loadPaths({testdata::dir() + "/bluefog_timeline_1agent/ybc1.json"});
+    QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(1));
+    const Worker &w = tl.workers[0];
+    QCOMPARE(w.eventCount(), size_t(3538));
+    QCOMPARE(w.tracks.size(), size_t(42));
+    QCOMPARE(countProblems(tl, "JSON not closed"), 1);
+    QCOMPARE(countProblems(tl, "end without a begin"), 0);
+    std::map<std::string, std::pair<int, int64_t>> byName;
+    for (const auto &t : w.tracks)
+        for (size_t i = 0; i < t.count(); ++i) {
+            QVERIFY(!(t.flags[i] & EventOpen));
+            auto &e = byName[std::string(tl.names.name(t.nameId[i]))];
+            ++e.first;
+            e.second += t.localEnd[i] - t.localStart[i];
+        }
+    // E events carry no name: every event got its name from its B.
+    QCOMPARE(byName.size(), size_t(6));
+    QCOMPARE(byName["FORWARD"], std::make_pair(880, int64_t(3388731000)));
+    QCOMPARE(byName["ENQUEUE_ALLREDUCE"], std::make_pair(881, int64_t(2369226000)));
+    QCOMPARE(byName["MPI_ALLREDUCE"], std::make_pair(881, int64_t(545009000)));
+    QCOMPARE(byName["GRADIENT COMPT."], std::make_pair(880, int64_t(2799718000)));
+    QCOMPARE(byName["MPI_BROADCAST"], std::make_pair(8, int64_t(623000)));
+    QCOMPARE(totalDuration(w), int64_t(9106145000));
+    QCOMPARE(w.info.rank, 1); // digits of "ybc1"
+    bool named = false;
+    for (const auto &t : w.tracks)
+        named = named || t.threadName == "broadcast.conv1.bias / tid 1";
+    QVERIFY(named); // process_name metadata names the tracks
+}
+
+void TestJobLoader::malformedLinesReported()
+{
+    QTemporaryDir dir;
+    std::string text = testlogs::header(0) + testlogs::begin(2000, 1, "step");
+    text += "{\"t\":\"B\",\"ts\":2100,\"tid\":1,\"name\":\"bad\"\n"; // line 3: unterminated object
+    text += "not json at all\n";                                     // line 4
+    for (int i = 0; i < 6; ++i)
+        text += "{\"t\":\"X\",\"ts\":2.5,\"dur\":1,\"tid\":1,\"name\":\"frac\"}\n"; // lines 5..10
+    text += testlogs::end(3000, 1, "step");
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    testlogs::write(path, text);
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.eventCount(), size_t(1)); // the rest loads
+    QCOMPARE(tl.workers[0].tracks[0].localEnd[0], int64_t(3000));
+    std::vector<std::string> shown;
+    for (const auto &p : tl.problems)
+        if (p.message.find("malformed line") == 0)
+            shown.push_back(p.toString());
+    QCOMPARE(shown.size(), size_t(5)); // first five in full
+    QCOMPARE(shown[0], path + ":3: malformed line: ',' or '}' expected at column 40");
+    QCOMPARE(shown[1], path + ":4: malformed line: not a JSON object at column 1");
+    QCOMPARE(
+        shown[2],
+        path +
+            ":5: malformed line: ts: expected an integer, got a fraction or exponent at column 15");
+    QCOMPARE(countProblems(tl, "… and 3 more: malformed lines (8 in all)"), 1);
+}
+
+void TestJobLoader::tornLastLineSkippedQuietly()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, "a") +
+                              testlogs::end(2500, 1, "a") + "{\"t\":\"B\",\"ts\":26");
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    QCOMPARE(r.timeline->eventCount(), size_t(1));
+    QCOMPARE(countProblems(*r.timeline, "malformed"), 0);
+}
+
+void TestJobLoader::duplicateRankReported()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/a.log", testlogs::header(3) + testlogs::begin(2000, 1, "a") +
+                                      testlogs::end(2100, 1, "a"));
+    testlogs::write(d + "/b.log", testlogs::header(3) + testlogs::begin(2000, 1, "b") +
+                                      testlogs::end(2100, 1, "b"));
+    const LoadResult r = loadPaths({d});
+    QVERIFY(r.timeline);
+    QCOMPARE(r.timeline->workers.size(), size_t(2)); // both kept
+    QCOMPARE(countProblems(*r.timeline, "duplicate rank 3 restart 0"), 1);
+}
+
+void TestJobLoader::outOfOrderRecordsSorted()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/w.0.log";
+    testlogs::write(path, testlogs::header(0) + testlogs::begin(5000, 1, "late") +
+                              testlogs::end(6000, 1, "late") + testlogs::begin(2000, 1, "early") +
+                              testlogs::end(3000, 1, "early"));
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    const EventTrack &t = r.timeline->workers[0].tracks[0];
+    QCOMPARE(t.count(), size_t(2));
+    QCOMPARE(r.timeline->names.name(t.nameId[0]), std::string_view("early"));
+    QCOMPARE(t.localStart[1], int64_t(5000));
+    QCOMPARE(countProblems(*r.timeline, "record out of order"), 1);
+}
+
+void TestJobLoader::endWithoutBeginAndMisnesting()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/w.0.log";
+    testlogs::write(path, testlogs::header(0) + testlogs::end(1500, 1, "orphan") +
+                              testlogs::begin(2000, 1, "outer") +
+                              testlogs::begin(2100, 1, "inner") + testlogs::end(2200, 1, "outer") +
+                              testlogs::end(2300, 1, "inner") + testlogs::end(2400, 1, "outer"));
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(countProblems(tl, "end without a begin: E \"orphan\""), 1);
+    QCOMPARE(countProblems(
+                 tl, "misnesting: E \"outer\" on tid 1 but the innermost open event is \"inner\""),
+             1);
+    const EventTrack &t = tl.workers[0].tracks[0];
+    QCOMPARE(t.count(), size_t(2));
+    QCOMPARE(t.localEnd[0], int64_t(2400)); // outer
+    QCOMPARE(t.localEnd[1], int64_t(2300)); // inner
+    QCOMPARE(int(t.depth[1]), 1);
+}
+
+void TestJobLoader::openEventsKept()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/w.0.log";
+    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, "hang") +
+                              testlogs::begin(2100, 1, "inner") + testlogs::end(2200, 1, "inner") +
+                              "{\"t\":\"hb\",\"ts\":9000,\"events\":3,\"dropped\":0,\"buffer_"
+                              "full\":0,\"bytes\":10}\n");
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    const EventTrack &t = r.timeline->workers[0].tracks[0];
+    QCOMPARE(t.count(), size_t(2));
+    QVERIFY(t.flags[0] & EventOpen);
+    QCOMPARE(t.localEnd[0], int64_t(9000)); // the worker's last local time seen
+    QVERIFY(!(t.flags[1] & EventOpen));
+    QVERIFY(!r.timeline->workers[0].info.closedCleanly);
+    QCOMPARE(r.timeline->workers[0].info.lastHeartbeatLocalNs, int64_t(9000));
+    QCOMPARE(countProblems(*r.timeline, "1 event(s) without an end, kept as open"), 1);
+}
+
+void TestJobLoader::headerMissingRankFromFileName()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.17.log";
+    testlogs::write(path, testlogs::begin(2000, 1, "a") + testlogs::end(2100, 1, "a"));
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    QCOMPARE(r.timeline->workers[0].info.rank, 17);
+    QCOMPARE(
+        countProblems(*r.timeline, "first line is not a header; rank 17 taken from the file name"),
+        1);
+    QCOMPARE(r.timeline->eventCount(), size_t(1));
+}
+
+void TestJobLoader::intervalsNestWithBeginEnd()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/w.0.log";
+    // X records are written after the interval, so they arrive after the enclosing B.
+    testlogs::write(
+        path, testlogs::header(0) + testlogs::begin(1000, 7, "step") +
+                  testlogs::complete(1100, 50, 7, "k1") + testlogs::complete(1120, 10, 7, "k2") +
+                  testlogs::end(2000, 7, "step") + testlogs::complete(1990, 30, 7, "overlaps"));
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    const EventTrack &t = r.timeline->workers[0].tracks[0];
+    QCOMPARE(t.count(), size_t(4));
+    QCOMPARE(std::vector<int>(t.depth.begin(), t.depth.end()), std::vector<int>({0, 1, 2, 0}));
+    QCOMPARE(std::vector<int32_t>(t.parent.begin(), t.parent.end()),
+             std::vector<int32_t>({-1, 0, 1, -1}));
+    QVERIFY(t.flags[1] & EventInterval);
+    QCOMPARE(countProblems(*r.timeline, "overlap an enclosing event partially"), 1);
+    QCOMPARE(t.firstIndexEndingAfter(1125), 0);
+    QCOMPARE(t.firstIndexEndingAfter(2001), 3);
+    QCOMPARE(t.lastIndexStartingBefore(1119), 1);
+}
+
+void TestJobLoader::argsStoredApartAndMerged()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/w.0.log";
+    testlogs::write(
+        path,
+        testlogs::header(0) + testlogs::begin(1000, 1, "step", "{\"step\":12}") +
+            "{\"t\":\"E\",\"ts\":1500,\"tid\":1,\"name\":\"step\",\"args\":{\"loss\":0.5}}\n" +
+            testlogs::begin(1600, 1, "plain") + testlogs::end(1700, 1, "plain"));
+    const LoadResult r = loadPaths({path});
+    QVERIFY(r.timeline);
+    const EventTrack &t = r.timeline->workers[0].tracks[0];
+    QCOMPARE(t.argRefs.size(), size_t(1));
+    QCOMPARE(r.timeline->args[size_t(t.argsId(0))], std::string("{\"step\":12,\"loss\":0.5}"));
+    QCOMPARE(t.argsId(1), int64_t(-1));
+    QVERIFY(t.flags[0] & EventHasArgs);
+}
+
+void TestJobLoader::overdueFromConfig()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"timer_events.log\",\"event_kinds\":["
+                                              "{\"name\":\"step\",\"expected_max_ms\":1}]}");
+    testlogs::write(d + "/timer_events.0.log", testlogs::header(0) + testlogs::begin(0, 1, "step") +
+                                                   testlogs::end(999999, 1, "step") +
+                                                   testlogs::begin(2000000, 1, "step") +
+                                                   testlogs::end(3000001, 1, "step"));
+    const LoadResult r = loadPaths({d});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const EventTrack &t = r.timeline->workers[0].tracks[0];
+    QVERIFY(!(t.flags[0] & EventOverdue));
+    QVERIFY(t.flags[1] & EventOverdue); // 1000001 ns > 1 ms
+}
+
+void TestJobLoader::overdueIndependentOfNameOrder()
+{
+    // Two files that intern the same names in opposite order, parsed by one thread: the
+    // overdue flag follows the name, never a name id of a file parsed before.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"timer_events.log\",\"event_kinds\":["
+                                              "{\"name\":\"slow\",\"expected_max_ms\":0.001}]}");
+    const char *order[2][2] = {{"slow", "fast"}, {"fast", "slow"}};
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string text = testlogs::header(rank);
+        for (int k = 0; k < 2; ++k)
+            text += testlogs::begin(10000 * (k + 1), 1, order[rank][k]) +
+                    testlogs::end(10000 * (k + 1) + 5000, 1, order[rank][k]);
+        testlogs::write(d + "/timer_events." + std::to_string(rank) + ".log", text);
+    }
+    LoadOptions o;
+    o.paths = {d};
+    o.threads = 1;
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    for (const Worker &w : tl.workers) {
+        const EventTrack &t = w.tracks[0];
+        QCOMPARE(t.count(), size_t(2));
+        for (size_t i = 0; i < t.count(); ++i) {
+            const bool slow = tl.names.name(t.nameId[i]) == "slow";
+            QCOMPARE(bool(t.flags[i] & EventOverdue), slow); // 5000 ns > 1000 ns for "slow" only
+        }
+    }
+}
+
+void TestJobLoader::configLogPathTemplate()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    QDir(dir.path()).mkpath("logs/job1");
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"logs/{run_id}/rank{rank}.log\"}");
+    testlogs::write(d + "/logs/job1/rank0.log",
+                    testlogs::header(0) + testlogs::begin(1, 1, "a") + testlogs::end(2, 1, "a"));
+    testlogs::write(d + "/logs/job1/rank1.log",
+                    testlogs::header(1) + testlogs::begin(1, 1, "a") + testlogs::end(2, 1, "a"));
+    testlogs::write(d + "/logs/job1/other.txt", "ignored");
+    const LoadResult r = loadPaths({d + "/timer_config.json"});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    QCOMPARE(r.timeline->workers.size(), size_t(2));
+    QCOMPARE(r.timeline->workers[1].info.rank, 1);
+}
+
+void TestJobLoader::configLogPathEmptyPlaceholderDir()
+{
+    // With TORCHELASTIC_RUN_ID unset the recorder writes "logs/{run_id}/rank{rank}.log" as
+    // "logs//rank0.log", i.e. logs/rank0.log: the config still finds it.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    QDir(dir.path()).mkpath("logs/job1");
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"logs/{run_id}/rank{rank}.log\"}");
+    testlogs::write(d + "/logs/rank0.log",
+                    testlogs::header(0) + testlogs::begin(1, 1, "a") + testlogs::end(2, 1, "a"));
+    testlogs::write(d + "/logs/job1/rank1.log",
+                    testlogs::header(1) + testlogs::begin(1, 1, "a") + testlogs::end(2, 1, "a"));
+    const LoadResult r = loadPaths({d + "/timer_config.json"});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    QCOMPARE(r.timeline->workers.size(), size_t(2));
+    QCOMPARE(r.timeline->workers[0].info.rank, 0);
+    QCOMPARE(r.timeline->workers[1].info.rank, 1);
+}
+
+void TestJobLoader::syncSamplesCorrectClocks()
+{
+    // Two hosts; the reference clock = host A local + 1 s = host B local − 3 ms. Symmetric 20 µs
+    // one-way delay, so the truth sits in the middle of every sample's bound.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    const int64_t offA = 1000000000, offB = -3000000;
+    for (int rank = 0; rank < 2; ++rank) {
+        const int64_t off = rank == 0 ? offA : offB;
+        std::string text =
+            testlogs::header(rank, 0, rank == 0 ? "a" : "b", 1000,
+                             1700000000000000000LL + rank * 777, rank == 0 ? "boot-a" : "boot-b");
+        for (int burst = 0; burst < 30; ++burst)
+            for (int seq = 0; seq < 4; ++seq) {
+                const int64_t t1 = 10000000 + burst * 100000000LL + seq * 100000;
+                const int64_t t2 = t1 + off + 20000, t3 = t2 + 1000, t4 = t3 - off + 20000;
+                text += "{\"t\":\"sync\",\"burst\":" + std::to_string(burst) +
+                        ",\"seq\":" + std::to_string(seq) +
+                        ",\"ref\":\"srv\",\"t1\":" + std::to_string(t1) +
+                        ",\"t2\":" + std::to_string(t2) + ",\"t3\":" + std::to_string(t3) +
+                        ",\"t4\":" + std::to_string(t4) + "}\n";
+            }
+        // The same true instant (reference 2.000 s) on both workers.
+        const int64_t local = 2000000000 - off;
+        text += testlogs::begin(local, 1, "mark") + testlogs::end(local + 1000, 1, "mark");
+        testlogs::write(d + "/w." + std::to_string(rank) + ".log", text);
+    }
+    const LoadResult r = loadPaths({d});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers[0].clock.method, sync::ClockMethod::SyncSamples);
+    QCOMPARE(tl.workers[1].clock.method, sync::ClockMethod::SyncSamples);
+    const int64_t g0 = tl.startNs(0, 0, 0, ClockMode::Corrected), g1 = tl.startNs(1, 0, 0, ClockMode::Corrected);
+    QVERIFY2(std::llabs(g0 - g1) <= 2000, std::to_string(g0 - g1).c_str()); // same instant
+    // Raw mode shows the wall-clock anchors' view: 777 ns apart in anchors, 1.003 s in offsets.
+    Timeline copy = tl;
+    QCOMPARE(copy.startNs(1, 0, 0, ClockMode::Raw) - copy.startNs(0, 0, 0, ClockMode::Raw), int64_t(777 + offA - offB));
+    // Rank 0 sits at the same place in both modes (the shared wall-clock epoch).
+    QVERIFY2(std::llabs(copy.startNs(0, 0, 0, ClockMode::Raw) - g0) <= 1,
+             std::to_string(copy.startNs(0, 0, 0, ClockMode::Raw) - g0).c_str());
+    QCOMPARE(tl.originNs(ClockMode::Corrected), std::min(g0, g1));
+}
+
+void TestJobLoader::noCorrectKeepsRawClockSummary()
+{
+    // --no-correct: corrected = raw, and each worker's clock summary (stats, Clocks panel) is
+    // that raw wall-clock mapping: offset = anchor.wall_ns − anchor.mono_ns, method none.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    for (int rank = 0; rank < 2; ++rank)
+        testlogs::write(
+            d + "/w." + std::to_string(rank) + ".log",
+            testlogs::header(rank, 0, "node-a", 1000 + rank, 1700000000000000000LL + rank * 777) +
+                testlogs::begin(5000, 1, "step") + testlogs::end(6000, 1, "step"));
+    LoadOptions o;
+    o.paths = {d};
+    o.correctClocks = false;
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    for (int rank = 0; rank < 2; ++rank) {
+        const Worker &w = tl.workers[size_t(rank)];
+        QCOMPARE(w.clock.method, sync::ClockMethod::None);
+        QCOMPARE(w.clock.workerId, rank);
+        QCOMPARE(w.clock.offsetNs, 1700000000000000000LL + rank * 777 - (1000 + rank));
+        QCOMPARE(w.clock.map.toGlobal(5000), w.raw.toGlobal(5000));
+        QCOMPARE(w.corrected.toGlobal(5000), w.raw.toGlobal(5000));
+    }
+    QCOMPARE(tl.startNs(1, 0, 0, ClockMode::Corrected) - tl.startNs(0, 0, 0, ClockMode::Corrected), int64_t(777 - 1));
+    QVERIFY(std::any_of(tl.clockNotes.begin(), tl.clockNotes.end(), [](const std::string &n) {
+        return n.find("clock correction disabled") != std::string::npos;
+    }));
+}
+
+void TestJobLoader::missingPathIsFatal()
+{
+    const LoadResult r = loadPaths({"/nonexistent/dir"});
+    QVERIFY(!r.timeline);
+    QCOMPARE(r.fatalError, std::string("/nonexistent/dir: no such file or directory"));
+}
+
+void TestJobLoader::cancelStopsLoading()
+{
+    std::atomic<bool> cancel{true};
+    LoadOptions o;
+    o.paths = {testdata::dir() + "/hta_sampled_kineto_2rank"};
+    o.cancel = &cancel;
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY(r.cancelled);
+    QVERIFY(!r.timeline);
+}
+
+QTEST_APPLESS_MAIN(TestJobLoader)
+#include "tst_jobloader.moc"

@@ -1,0 +1,369 @@
+#include "timeline/live/livejob.h"
+
+#include "timeline/load/clockcorrector.h"
+#include "timeline/load/jobinputs.h"
+#include "timeline/live/livefile.h"
+#include "recorder/timerconfig.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace syncline {
+
+using namespace load; // the loading stage's internals
+
+namespace {
+
+using Severity = LoadProblem::Severity;
+constexpr size_t kMaxProblems = 10000;
+
+std::string readBootId()
+{
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(in, id);
+    return id;
+}
+
+std::string hostName()
+{
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return {};
+    return buf;
+}
+
+// A zombie (exited, not yet reaped) still answers kill(pid, 0).
+bool isZombie(int64_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(in, line);
+    const size_t paren = line.rfind(')');
+    return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+double secondsSince(LiveJob::Clock::time_point t)
+{
+    return std::chrono::duration<double>(LiveJob::Clock::now() - t).count();
+}
+
+} // namespace
+
+const char *workerStateName(WorkerState s)
+{
+    switch (s) {
+    case WorkerState::Running:
+        return "running";
+    case WorkerState::Silent:
+        return "silent";
+    case WorkerState::Finished:
+        return "finished cleanly";
+    case WorkerState::EndedWithoutClose:
+        return "ended without a closing record";
+    }
+    return "?";
+}
+
+LiveJob::LiveJob(LiveOptions options)
+    : m_options(std::move(options)), m_timeline(std::make_shared<Timeline>()),
+      m_lastChange(Clock::now()), m_bootId(readBootId()), m_host(hostName())
+{
+    std::error_code ec;
+    const auto status = fs::status(m_options.path, ec);
+    if (ec || !fs::exists(status)) {
+        m_fatal = m_options.path + ": no such file or directory";
+        return;
+    }
+    const std::string dir =
+        fs::is_directory(status) ? m_options.path : fs::path(m_options.path).parent_path().string();
+    m_dirs.push_back(dir.empty() ? "." : dir);
+    if (m_options.silentAfterS > 0)
+        m_silentAfterS = m_options.silentAfterS;
+}
+
+LiveJob::~LiveJob() = default;
+
+std::vector<std::string> LiveJob::directories() const
+{
+    return m_dirs;
+}
+
+std::vector<LiveWorkerStatus> LiveJob::status() const
+{
+    std::vector<LiveWorkerStatus> out(m_files.size());
+    for (size_t i = 0; i < m_files.size(); ++i)
+        out[i] = {m_states[i], silentForS(i), m_files[i]->path()};
+    return out;
+}
+
+const std::string &LiveJob::sourceFile(size_t worker) const
+{
+    return m_files[worker]->path();
+}
+
+double LiveJob::silentForS(size_t worker) const
+{
+    return secondsSince(m_files[worker]->lastGrowth());
+}
+
+int64_t LiveJob::totalBytes() const
+{
+    int64_t n = 0;
+    for (const auto &f : m_files)
+        n += f->bytesRead();
+    for (const auto &f : m_pending)
+        n += f->bytesRead();
+    return n;
+}
+
+void LiveJob::loadConfig(const std::string &path)
+{
+    m_configPath = path;
+    try {
+        auto config = std::make_shared<const rec::TimerConfig>(rec::TimerConfig::load(path));
+        if (m_options.silentAfterS <= 0)
+            m_silentAfterS = config->silentAfterS;
+        m_kinds = EventKindLookup(std::move(config));
+    } catch (const std::exception &e) {
+        m_ingestProblems.push_back(
+            {Severity::Error, path, 0, std::string("config not usable: ") + e.what()});
+    }
+}
+
+void LiveJob::rescanInputs()
+{
+    JobInputs in = JobInputs::resolve({m_options.path});
+    if (!in.configPath.empty() && m_configPath.empty())
+        loadConfig(in.configPath);
+    if (!in.chromeTraces.empty() && !m_chromeNoted) {
+        m_chromeNoted = true;
+        m_ingestProblems.push_back({Severity::Info, in.chromeTraces.front(), 0,
+                                    "Chrome traces are not followed live (open them instead)"});
+    }
+    for (const std::string &p : in.logs) {
+        if (std::find(m_known.begin(), m_known.end(), p) != m_known.end())
+            continue;
+        m_known.push_back(p);
+        m_pending.push_back(std::make_unique<LiveFile>(p));
+        m_lastChange = Clock::now();
+        std::string dir = fs::path(p).parent_path().string();
+        if (dir.empty())
+            dir = ".";
+        if (std::find(m_dirs.begin(), m_dirs.end(), dir) == m_dirs.end())
+            m_dirs.push_back(dir);
+    }
+}
+
+int64_t LiveJob::ingest(bool rescan)
+{
+    if (!m_fatal.empty())
+        return 0;
+    if (rescan)
+        rescanInputs();
+    int64_t total = 0;
+    auto read = [&](LiveFile &f) {
+        const int64_t n = f.ingest(m_scratch, m_options.readChunkBytes);
+        if (n < 0)
+            m_ingestProblems.push_back({Severity::Error, f.path(), 0, f.error()});
+        else
+            total += n;
+    };
+    for (auto &f : m_files)
+        read(*f);
+    for (auto &f : m_pending)
+        read(*f);
+    if (total > 0)
+        m_lastChange = Clock::now();
+    m_bytesSinceCommit += total;
+    return total;
+}
+
+bool LiveJob::addWorkers()
+{
+    Timeline &tl = *m_timeline;
+    bool added = false;
+    for (size_t i = 0; i < m_pending.size();) {
+        if (!m_pending[i]->hasRecords()) {
+            ++i;
+            continue;
+        }
+        std::unique_ptr<LiveFile> file = std::move(m_pending[i]);
+        m_pending.erase(m_pending.begin() + ptrdiff_t(i));
+        Worker w;
+        w.info = file->parsed().worker.info;
+        if (!file->parsed().rankKnown) {
+            w.info.rank = 0;
+            for (const Worker &o : tl.workers)
+                w.info.rank = std::max(w.info.rank, o.info.rank + 1);
+            tl.problems.push_back(
+                {Severity::Info, file->path(), 0,
+                 "no rank in the log; rank " + std::to_string(w.info.rank) + " assigned"});
+        }
+        if (w.info.anchorWallNs != 0 || w.info.anchorMonoNs != 0)
+            w.raw = sync::ClockMap::offset(w.info.anchorWallNs - w.info.anchorMonoNs);
+        w.corrected = w.raw;
+        const auto key = std::tie(w.info.rank, w.info.restart, file->path());
+        size_t at = 0;
+        while (at < tl.workers.size()) {
+            const auto &o = tl.workers[at].info;
+            if (key < std::tie(o.rank, o.restart, m_files[at]->path()))
+                break;
+            if (o.rank == w.info.rank && o.restart == w.info.restart)
+                tl.problems.push_back({Severity::Warning, file->path(), 0,
+                                       "duplicate rank " + std::to_string(o.rank) + " restart " +
+                                           std::to_string(o.restart) + " (also in " +
+                                           m_files[at]->path() + "); both kept"});
+            ++at;
+        }
+        tl.workers.insert(tl.workers.begin() + ptrdiff_t(at), std::move(w));
+        m_files.insert(m_files.begin() + ptrdiff_t(at), std::move(file));
+        m_states.insert(m_states.begin() + ptrdiff_t(at), WorkerState::Running);
+        added = true;
+    }
+    if (added)
+        m_clockDirty = true;
+    return added;
+}
+
+bool LiveJob::pidGone(size_t i) const
+{
+    const WorkerInfo &info = m_files[i]->parsed().worker.info;
+    const bool local =
+        (!m_bootId.empty() && info.bootId == m_bootId) || (!m_host.empty() && info.host == m_host);
+    if (!local || info.pid <= 0)
+        return false;
+    if (::kill(pid_t(info.pid), 0) != 0)
+        return errno == ESRCH;
+    return secondsSince(m_files[i]->lastGrowth()) > 0.5 && isZombie(info.pid);
+}
+
+bool LiveJob::refreshStates()
+{
+    bool changed = false;
+    for (size_t i = 0; i < m_files.size(); ++i) {
+        const LiveFile &f = *m_files[i];
+        const WorkerInfo &info = f.parsed().worker.info;
+        const double quiet = secondsSince(f.lastGrowth());
+        WorkerState s = WorkerState::Running;
+        if (info.closedCleanly)
+            s = WorkerState::Finished;
+        else if (pidGone(i))
+            s = WorkerState::EndedWithoutClose;
+        else if (m_options.endedAfterS > 0 && quiet > m_options.endedAfterS)
+            s = WorkerState::EndedWithoutClose;
+        else if (quiet > m_silentAfterS)
+            s = WorkerState::Silent;
+        changed = changed || s != m_states[i];
+        m_states[i] = s;
+    }
+    return changed;
+}
+
+int64_t LiveJob::openEndFor(size_t i) const
+{
+    const int64_t last = m_files[i]->parsed().worker.info.lastLocalNs;
+    if (m_states[i] == WorkerState::Finished || m_states[i] == WorkerState::EndedWithoutClose)
+        return last;
+    // One past now: an open event includes the present instant, so an event begun at the
+    // latest instant nests inside the ones still open (half-open intervals).
+    return std::max(last, m_timeline->map(i, ClockMode::Corrected).toLocal(m_now)) + 1;
+}
+
+bool LiveJob::refreshClocks(bool force)
+{
+    if (!m_clockDirty)
+        return false;
+    const auto now = Clock::now();
+    if (!force && now - m_lastClock < std::chrono::milliseconds(m_options.clockRefreshMs))
+        return false;
+    Timeline &tl = *m_timeline;
+    std::vector<std::vector<ParsedMessage>> messages(m_files.size());
+    for (size_t i = 0; i < m_files.size(); ++i) {
+        Worker &w = tl.workers[i];
+        w.samples = m_files[i]->currentSamples(&w.refId);
+        messages[i] = m_files[i]->parsed().messages;
+    }
+    ClockCorrector::Options o;
+    o.alignOn = m_options.alignOn;
+    o.correct = m_options.correctClocks;
+    int64_t used = 0;
+    tl.clockNotes.clear();
+    tl.causality = sync::CausalityReport();
+    ClockCorrector::apply(tl, messages, m_kinds, o, m_shift, &used);
+    const bool haveUsed = std::any_of(tl.workers.begin(), tl.workers.end(), [](const Worker &w) {
+        return w.clock.method != sync::ClockMethod::None;
+    });
+    if (!m_shift && haveUsed)
+        m_shift = used;
+    m_clockDirty = false;
+    m_lastClock = now;
+    return true;
+}
+
+int64_t LiveJob::latestRecordNs(ClockMode mode) const
+{
+    int64_t now = std::numeric_limits<int64_t>::min();
+    for (size_t i = 0; i < m_files.size(); ++i)
+        now = std::max(now, m_timeline->toGlobal(i, m_files[i]->parsed().worker.info.lastLocalNs,
+                                                 mode));
+    return m_files.empty() ? 0 : now;
+}
+
+LiveUpdate LiveJob::commit(bool forceClock)
+{
+    LiveUpdate u;
+    Timeline &tl = *m_timeline;
+    const size_t namesBefore = tl.names.size();
+    u.newBytes = m_bytesSinceCommit;
+    m_bytesSinceCommit = 0;
+    u.structureChanged = addWorkers();
+    u.statesChanged = refreshStates();
+    m_now = latestRecordNs(ClockMode::Corrected);
+    size_t samples = 0;
+    bool anySamples = false;
+    for (size_t i = 0; i < m_files.size(); ++i) {
+        const LiveMergeStats s = m_files[i]->merge(tl.workers[i], tl, m_kinds, openEndFor(i));
+        u.newEvents += s.newEvents;
+        u.closedEvents += s.closedEvents;
+        u.structureChanged = u.structureChanged || s.newTracks;
+        for (const auto &[track, from] : s.changedTracks)
+            u.changedTracks.push_back({uint32_t(i), track, from});
+        samples += m_files[i]->sampleCount();
+        anySamples = anySamples || m_files[i]->sampleCount() > 0;
+    }
+    if (samples != m_samplesSeen || (!anySamples && u.newEvents > 0))
+        m_clockDirty = true;
+    m_samplesSeen = samples;
+    u.clockChanged = refreshClocks(forceClock);
+    if (u.clockChanged) {
+        m_now = latestRecordNs(ClockMode::Corrected);
+        for (size_t i = 0; i < m_files.size(); ++i)
+            m_files[i]->growOpenEvents(tl.workers[i], tl, m_kinds, openEndFor(i));
+    }
+    tl.setLiveRange(ClockMode::Corrected, m_now);
+    tl.setLiveRange(ClockMode::Raw, latestRecordNs(ClockMode::Raw));
+    for (auto &f : m_files)
+        for (LoadProblem &p : f->takeProblems())
+            if (tl.problems.size() < kMaxProblems)
+                tl.problems.push_back(std::move(p));
+    for (LoadProblem &p : m_ingestProblems)
+        if (tl.problems.size() < kMaxProblems)
+            tl.problems.push_back(std::move(p));
+    m_ingestProblems.clear();
+    u.newNames = tl.names.size() - namesBefore;
+    m_kinds.describe(tl);
+    if (u.changed())
+        ++m_revision;
+    u.revision = m_revision;
+    return u;
+}
+
+} // namespace syncline

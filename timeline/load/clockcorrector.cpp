@@ -1,0 +1,191 @@
+#include "timeline/load/clockcorrector.h"
+
+#include "recorder/globpattern.h"
+#include "sync/syncengine.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace syncline::load {
+
+namespace {
+
+sync::ClockMap rawMap(const WorkerInfo &info)
+{
+    if (info.anchorWallNs == 0 && info.anchorMonoNs == 0)
+        return sync::ClockMap();
+    return sync::ClockMap::offset(info.anchorWallNs - info.anchorMonoNs);
+}
+
+sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
+{
+    if (map.segments().empty())
+        return sync::ClockMap::offset(shift);
+    std::vector<sync::ClockSegment> segs = map.segments();
+    for (auto &s : segs)
+        s.globalStart += shift;
+    return sync::ClockMap(std::move(segs));
+}
+
+void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
+                    std::vector<sync::CollectiveInstance> &out)
+{
+    std::vector<int8_t> isColl(tl.names.size(), -1);
+    auto collective = [&](uint32_t id) {
+        if (isColl[id] < 0)
+            isColl[id] = int8_t((!alignOn.empty() &&
+                                 ClockCorrector::matchesAlignPattern(alignOn, tl.names.name(id))) ||
+                                kinds.isCollective(tl.names, id));
+        return isColl[id] == 1;
+    };
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        std::vector<sync::CollectiveInstance> mine;
+        for (const EventTrack &t : tl.workers[w].tracks)
+            for (size_t i = 0; i < t.count(); ++i)
+                if (!(t.flags[i] & (EventOpen | EventInstant)) && collective(t.nameId[i]))
+                    mine.push_back({int(w), 0, t.nameId[i], t.localStart[i], t.localEnd[i]});
+        std::stable_sort(mine.begin(), mine.end(),
+                         [](auto &a, auto &b) { return a.localBegin < b.localBegin; });
+        std::map<uint32_t, int64_t> next;
+        for (auto &c : mine) {
+            c.sequence = next[c.nameId]++;
+            out.push_back(c);
+        }
+    }
+}
+
+void addMessages(const Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+                 std::vector<sync::MessagePair> &out)
+{
+    std::map<std::string, std::pair<int, int64_t>> sends, recvs;
+    for (size_t w = 0; w < messages.size(); ++w)
+        for (const ParsedMessage &m : messages[w])
+            (m.send ? sends : recvs)[m.id] = {int(w), m.localNs};
+    for (const auto &[id, s] : sends) {
+        auto r = recvs.find(id);
+        if (r != recvs.end() && r->second.first != s.first)
+            out.push_back({s.first, s.second, r->second.first, r->second.second});
+    }
+    // Chrome flow arrows whose start and finish lie on different workers.
+    for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
+        const FlowPoint &a = tl.flows[i], &b = tl.flows[i + 1];
+        if (a.id == b.id && a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
+            out.push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
+    }
+}
+
+void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
+{
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        const Worker &w = tl.workers[i];
+        sync::WorkerClockInput wi;
+        wi.workerId = int(i);
+        wi.rank = w.info.rank;
+        wi.host = w.info.host;
+        wi.bootId = w.info.bootId;
+        wi.clockSource = w.info.clockSource;
+        wi.refId = w.refId;
+        wi.samples = w.samples;
+        wi.firstLocalNs = w.info.firstLocalNs;
+        wi.lastLocalNs = w.info.lastLocalNs;
+        out.push_back(std::move(wi));
+    }
+}
+
+// The shift E that puts the engine's scale on the wall-clock epoch (see header): raw − engine
+// at the first local time of the first corrected worker; nullopt when no worker was corrected.
+std::optional<int64_t> referenceShift(const Timeline &tl, const sync::SyncEngineResult &res)
+{
+    for (const sync::WorkerClockResult &r : res.workers) {
+        if (r.method == sync::ClockMethod::None)
+            continue;
+        const Worker &w = tl.workers[size_t(r.workerId)];
+        const int64_t x = w.info.firstLocalNs;
+        return w.raw.toGlobal(x) - r.map.toGlobal(x);
+    }
+    return std::nullopt;
+}
+
+// The worker's corrected map and clock summary become its raw wall-clock mapping.
+void keepRawClock(Worker &w)
+{
+    w.corrected = w.raw;
+    w.clock.map = w.raw;
+    w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+}
+
+// Each worker's engine result, shifted by `shift`; workers the engine could not correct (or
+// all of them when there is no shift) keep the raw wall-clock mapping, with a note.
+void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional<int64_t> shift)
+{
+    for (const sync::WorkerClockResult &r : res.workers) {
+        Worker &w = tl.workers[size_t(r.workerId)];
+        w.clock = r;
+        if (r.method == sync::ClockMethod::None || !shift) {
+            keepRawClock(w);
+            tl.clockNotes.push_back(
+                "rank " + std::to_string(w.info.rank) +
+                ": not corrected (no sync samples, and no usable collectives to align on); "
+                "corrected view uses the raw wall-clock mapping");
+            continue;
+        }
+        w.corrected = shifted(r.map, *shift);
+        w.clock.map = w.corrected;
+        w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+    }
+}
+
+} // namespace
+
+bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)
+{
+    if (rec::GlobPattern::hasWildcards(pattern))
+        return rec::GlobPattern::match(pattern, name);
+    return name.find(pattern) != std::string_view::npos;
+}
+
+void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+                           EventKindLookup &kinds, const Options &options)
+{
+    apply(tl, messages, kinds, options, std::nullopt, nullptr);
+}
+
+void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+                           EventKindLookup &kinds, const Options &options,
+                           const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
+{
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        Worker &w = tl.workers[i];
+        w.raw = rawMap(w.info);
+        w.clock = sync::WorkerClockResult();
+        w.clock.workerId = int(i);
+        keepRawClock(w); // until the engine's result replaces it (and for good without one)
+    }
+    if (tl.workers.empty())
+        return;
+    if (!options.correct) {
+        tl.clockNotes.push_back(
+            "clock correction disabled: corrected = raw (wall-clock anchor) for every worker");
+        tl.updateRange();
+        return;
+    }
+    sync::SyncEngineInput in;
+    addWorkers(tl, in.workers);
+    addCollectives(tl, kinds, options.alignOn, in.collectives);
+    addMessages(tl, messages, in.messages);
+    const sync::SyncEngineResult res = sync::runSyncEngine(in);
+    tl.causality = res.causality;
+    tl.clockNotes.insert(tl.clockNotes.end(), res.notes.begin(), res.notes.end());
+
+    std::optional<int64_t> shift = referenceShift(tl, res);
+    if (shift && fixedShift)
+        shift = *fixedShift;
+    if (shift && shiftOut)
+        *shiftOut = *shift;
+    tl.referenceShiftNs = shift.value_or(0);
+    storeResults(tl, res, shift);
+    tl.updateRange();
+}
+
+} // namespace syncline::load

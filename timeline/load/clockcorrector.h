@@ -1,0 +1,46 @@
+// ClockCorrector — gives every worker of a built Timeline its two clock maps.
+//
+// raw: the header's wall-clock anchor, global = anchor.wall_ns + (local − anchor.mono_ns) —
+//      what a viewer without skew correction shows (identity for Chrome traces, whose µs are
+//      already the tracer's global clock).
+// corrected: the sync engine's map (sync samples, message pairs, and collectives: events whose
+//      name matches --align-on or whose configured category is "collective", k-th instance per
+//      name per worker), shifted by one constant E so that both maps share one scale:
+//      E = raw(x) − engine(x) for the lowest-rank worker the engine corrected, at its first
+//      event x. So global ns are wall-clock ns since the Unix epoch, and that worker's events
+//      sit at the same place in both modes. A worker the engine could not correct (no samples,
+//      no collectives) keeps its raw map in corrected mode, and a clock note says so.
+// Threading: runs on the loader thread; the Timeline is not yet shared.
+#pragma once
+
+#include "timeline/load/eventkindlookup.h"
+#include "timeline/load/parsedfile.h"
+#include "timeline/model/timeline.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncline::load {
+
+class ClockCorrector
+{
+public:
+    struct Options
+    {
+        std::string alignOn; // glob; without wildcards a substring ("allreduce" = "*allreduce*")
+        bool correct = true;
+    };
+
+    static void apply(Timeline &timeline, const std::vector<std::vector<ParsedMessage>> &messages,
+                      EventKindLookup &kinds, const Options &options);
+    // Live refresh (LiveJob): when `fixedShift` is set, that E is used instead of being
+    // recomputed, so a worker's corrected times move by exactly the change in its own estimate.
+    // The E used is stored in *shiftOut when given (untouched when no worker was corrected).
+    static void apply(Timeline &timeline, const std::vector<std::vector<ParsedMessage>> &messages,
+                      EventKindLookup &kinds, const Options &options,
+                      const std::optional<int64_t> &fixedShift, int64_t *shiftOut);
+    static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
+};
+
+} // namespace syncline::load

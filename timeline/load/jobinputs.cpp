@@ -1,0 +1,154 @@
+#include "timeline/load/jobinputs.h"
+
+#include "timeline/load/filereader.h"
+#include "recorder/globpattern.h"
+#include "recorder/logpath.h"
+#include "recorder/timerconfig.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <glob.h>
+
+namespace fs = std::filesystem;
+
+namespace syncline::load {
+
+using Severity = LoadProblem::Severity;
+
+namespace {
+
+bool endsWith(const std::string &s, const std::string &suffix)
+{
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void globInto(const std::string &pattern, std::vector<std::string> &out)
+{
+    glob_t g{};
+    if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; ++i)
+            out.emplace_back(g.gl_pathv[i]);
+    ::globfree(&g);
+}
+
+} // namespace
+
+std::vector<std::string> JobInputs::expandLogTemplate(const std::string &tmpl,
+                                                      const std::string &baseDir)
+{
+    // A relative template is taken relative to baseDir, also when its leading component
+    // expands empty (LogPath then gives a pattern starting with '/').
+    const bool absolute = !tmpl.empty() && tmpl[0] == '/';
+    std::string base; // glob-escaped, ending in '/'
+    if (!absolute) {
+        base = rec::GlobPattern::escape(baseDir);
+        if (base.empty() || base.back() != '/')
+            base += '/';
+    }
+    std::vector<std::string> out;
+    for (std::string p : rec::LogPath::globs(tmpl)) {
+        if (!absolute)
+            p = base + p.erase(0, p.find_first_not_of('/'));
+        globInto(p, out);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+bool JobInputs::looksLikeChromeTrace(const std::string &path)
+{
+    const std::string head = FileReader::head(path, 1 << 16);
+    const size_t first = head.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return false;
+    return head[first] == '[' || head.find("\"traceEvents\"") != std::string::npos;
+}
+
+void JobInputs::addFile(const std::string &path, bool named)
+{
+    std::error_code ec;
+    const std::string real = fs::weakly_canonical(path, ec).string();
+    const std::string key = ec ? path : real;
+    if (std::find(m_seen.begin(), m_seen.end(), key) != m_seen.end())
+        return;
+    m_seen.push_back(key);
+    if (endsWith(path, ".json")) {
+        if (looksLikeChromeTrace(path))
+            chromeTraces.push_back(path);
+        else if (named || fs::path(path).filename() == "timer_config.json")
+            addConfig(path);
+        else
+            problems.push_back(
+                {Severity::Info, path, 0, "not a Chrome trace (no traceEvents); ignored"});
+        return;
+    }
+    logs.push_back(path);
+}
+
+void JobInputs::addConfig(const std::string &path)
+{
+    if (!configPath.empty()) {
+        problems.push_back(
+            {Severity::Warning, path, 0, "a second config ignored (using " + configPath + ")"});
+        return;
+    }
+    configPath = path;
+    try {
+        const rec::TimerConfig config = rec::TimerConfig::load(path);
+        const std::string dir = fs::path(path).parent_path().string();
+        for (const std::string &log : expandLogTemplate(config.logPath, dir.empty() ? "." : dir))
+            addFile(log, false);
+    } catch (const std::exception &e) {
+        problems.push_back(
+            {Severity::Error, path, 0, std::string("config not usable: ") + e.what()});
+    }
+}
+
+void JobInputs::addDirectory(const std::string &dir)
+{
+    std::vector<std::string> entries;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec))
+            entries.push_back(e.path().string());
+    if (ec) {
+        fatalError = dir + ": cannot list directory: " + ec.message();
+        return;
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const std::string &p : entries)
+        if (fs::path(p).filename() == "timer_config.json")
+            addFile(p, true);
+    for (const std::string &p : entries) {
+        if (endsWith(p, ".log"))
+            addFile(p, false);
+        else if (endsWith(p, ".json") && fs::path(p).filename() != "timer_config.json")
+            addFile(p, false);
+    }
+}
+
+JobInputs JobInputs::resolve(const std::vector<std::string> &paths)
+{
+    JobInputs in;
+    for (const std::string &p : paths) {
+        std::error_code ec;
+        const auto status = fs::status(p, ec);
+        if (ec || !fs::exists(status)) {
+            in.fatalError = p + ": no such file or directory";
+            return in;
+        }
+        if (fs::is_directory(status))
+            in.addDirectory(p);
+        else
+            in.addFile(p, true);
+        if (!in.fatalError.empty())
+            return in;
+    }
+    if (in.logs.empty() && in.chromeTraces.empty())
+        in.fatalError = "no log files or traces found in the given path(s)";
+    return in;
+}
+
+} // namespace syncline::load

@@ -1,0 +1,43 @@
+// JobInputs — resolves what the user named (job directories, timer_config.json, log files,
+// Chrome traces) into the list of files to parse.
+//
+// A directory contributes every *.log in it, its timer_config.json (when present; the files its
+// log_path template can have produced are found with rec::LogPath::globs(), relative to the
+// config's directory) and every other *.json that looks like a Chrome trace. A .json file is a
+// Chrome trace when it starts with '[' or mentions "traceEvents" near its start, a config
+// otherwise. Any other file is a syncline log. Files are deduplicated by real path, in a stable
+// order.
+// Threading: stateless apart from the result; any thread.
+#pragma once
+
+#include "timeline/model/loadproblem.h"
+
+#include <string>
+#include <vector>
+
+namespace syncline::load {
+
+class JobInputs
+{
+public:
+    std::vector<std::string> logs;
+    std::vector<std::string> chromeTraces;
+    std::string configPath; // "" when none
+    std::vector<LoadProblem> problems;
+    std::string fatalError; // set when a named path cannot be used at all
+
+    static JobInputs resolve(const std::vector<std::string> &paths);
+    // The existing files a log_path template can have produced (LogPath::globs()), a relative
+    // template taken relative to `baseDir`; sorted, without duplicates.
+    static std::vector<std::string> expandLogTemplate(const std::string &tmpl,
+                                                      const std::string &baseDir);
+    static bool looksLikeChromeTrace(const std::string &path);
+
+private:
+    void addDirectory(const std::string &dir);
+    void addFile(const std::string &path, bool named);
+    void addConfig(const std::string &path);
+    std::vector<std::string> m_seen;
+};
+
+} // namespace syncline::load

@@ -1,0 +1,382 @@
+#include "timeline/load/log/logparser.h"
+
+#include "timeline/load/filereader.h"
+#include "timeline/load/log/logheader.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace syncline::load {
+
+using Severity = LoadProblem::Severity;
+
+LogParser::LogParser(std::string path) : m_problems(path)
+{
+    m_out.path = std::move(path);
+    m_out.worker.info.sourceFile = m_out.path;
+    m_out.worker.info.kind = SourceKind::SynclineLog;
+}
+
+bool LogParser::sniff(std::string_view head)
+{
+    const size_t nl = head.find('\n');
+    std::string_view line = head.substr(0, nl);
+    LineScanner scanner;
+    LogRecord r;
+    if (scanner.scan(line, r))
+        return true;
+    // A log whose first line was cut by the sniff buffer: look for the record key.
+    return nl == std::string_view::npos && line.substr(0, 8).find("{\"t\":") == 0;
+}
+
+size_t LogParser::feed(std::string_view text)
+{
+    size_t pos = 0;
+    while (pos < text.size()) {
+        const void *nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+        if (!nl)
+            break;
+        const size_t end = static_cast<const char *>(nl) - text.data();
+        ++m_line;
+        handleLine(text.substr(pos, end - pos), false);
+        pos = end + 1;
+    }
+    m_out.bytes += int64_t(pos);
+    return pos;
+}
+
+void LogParser::handleLine(std::string_view line, bool last)
+{
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos)
+        return; // blank lines are skipped
+    if (!m_scanner.scan(line, m_record)) {
+        if (last)
+            return; // torn last line (possibly still being written): skipped silently
+        m_problems.add("malformed lines", m_line,
+                       "malformed line: " + m_scanner.error() + " at column " +
+                           std::to_string(m_scanner.errorColumn()));
+        return;
+    }
+    ++m_out.records;
+    handleRecord(m_record, line);
+}
+
+void LogParser::seeTime(int64_t ts)
+{
+    WorkerInfo &info = m_out.worker.info;
+    if (!m_anyTime) {
+        info.firstLocalNs = info.lastLocalNs = ts;
+        m_anyTime = true;
+        return;
+    }
+    info.firstLocalNs = std::min(info.firstLocalNs, ts);
+    info.lastLocalNs = std::max(info.lastLocalNs, ts);
+}
+
+uint32_t LogParser::trackFor(int64_t tid)
+{
+    if (tid == m_lastTid)
+        return m_lastTrack;
+    auto [it, inserted] = m_trackIndex.emplace(tid, uint32_t(m_out.worker.tracks.size()));
+    if (inserted) {
+        EventTrack t;
+        if (m_out.worker.tracks.empty() && m_reserveHint > 0) {
+            t.localStart.reserve(m_reserveHint);
+            t.localEnd.reserve(m_reserveHint);
+            t.nameId.reserve(m_reserveHint);
+            t.flags.reserve(m_reserveHint);
+        }
+        t.tid = tid;
+        t.pid = m_out.worker.info.pid;
+        m_out.worker.tracks.push_back(std::move(t));
+        m_open.emplace_back();
+        m_lastTs.push_back(INT64_MIN);
+    }
+    m_lastTid = tid;
+    m_lastTrack = it->second;
+    return it->second;
+}
+
+void LogParser::checkOrder(uint32_t track, int64_t ts)
+{
+    if (ts < m_lastTs[track]) {
+        m_problems.add("records out of order", m_line,
+                       "record out of order: ts " + std::to_string(ts) +
+                           " is before the previous record of tid " +
+                           std::to_string(m_out.worker.tracks[track].tid) + " (" +
+                           std::to_string(m_lastTs[track]) + "); kept and sorted");
+    }
+    m_lastTs[track] = ts; // report each backward jump once
+}
+
+void LogParser::handleRecord(const LogRecord &r, std::string_view line)
+{
+    const bool first = !m_sawRecord;
+    m_sawRecord = true;
+    if (r.type == RecordType::Header) {
+        if (!first) {
+            m_problems.add("misplaced headers", m_line,
+                           "header record after the first line ignored");
+            return;
+        }
+        handleHeader(line);
+        return;
+    }
+    if (first)
+        rankFromFileName();
+    switch (r.type) {
+    case RecordType::Begin:
+    case RecordType::Complete:
+    case RecordType::Instant:
+        handleEvent(r);
+        return;
+    case RecordType::End:
+        if (need(r.hasTs, "ts") && need(r.hasTid, "tid"))
+            handleEnd(r);
+        return;
+    case RecordType::Thread:
+        if (need(r.hasTid, "tid"))
+            m_out.worker.tracks[trackFor(r.tid)].threadName = std::string(r.name);
+        return;
+    case RecordType::Sync:
+        handleSync(r);
+        return;
+    case RecordType::Msg:
+        if (!need(r.hasTs, "ts"))
+            return;
+        seeTime(r.ts);
+        m_out.messages.push_back({r.ts, r.dir == "send", r.peer, std::string(r.id)});
+        return;
+    case RecordType::Heartbeat:
+        if (r.hasTs) {
+            seeTime(r.ts);
+            m_out.worker.info.lastHeartbeatLocalNs = r.ts;
+        }
+        m_out.worker.info.droppedEvents = r.dropped;
+        return;
+    case RecordType::Note:
+        m_problems.add("recorder notes", m_line,
+                       "recorder " + std::string(r.level) + ": " + std::string(r.msg),
+                       Severity::Info);
+        return;
+    case RecordType::Close:
+        if (r.hasTs)
+            seeTime(r.ts);
+        m_out.worker.info.closedCleanly = true;
+        m_out.worker.info.droppedEvents = r.dropped;
+        return;
+    default:
+        return; // unknown record types are ignored (forward compatibility)
+    }
+}
+
+void LogParser::handleEvent(const LogRecord &r)
+{
+    if (!need(r.hasTs, "ts") || !need(r.hasTid, "tid") || !need(r.hasName, "name"))
+        return;
+    if (r.type == RecordType::Complete && !need(r.hasDur, "dur"))
+        return;
+    const uint32_t ti = trackFor(r.tid);
+    EventTrack &t = m_out.worker.tracks[ti];
+    int64_t end = r.ts;
+    uint16_t flags = EventOpen;
+    if (r.type == RecordType::Complete) {
+        flags = EventInterval;
+        if (r.dur < 0)
+            m_problems.add("negative durations", m_line,
+                           "X record with negative dur; clamped to 0");
+        end = r.ts + std::max<int64_t>(r.dur, 0);
+    } else if (r.type == RecordType::Instant) {
+        flags = EventInstant;
+    } else {
+        checkOrder(ti, r.ts);
+    }
+    seeTime(r.ts);
+    seeTime(end);
+    const uint32_t e = m_out.addEvent(t, r.ts, end, m_out.names.intern(r.name), flags);
+    if (r.type == RecordType::Begin)
+        m_open[ti].push_back(e);
+    if (r.hasArgs)
+        m_out.addArgs(t, e, r.args);
+}
+
+void LogParser::handleSync(const LogRecord &r)
+{
+    if (!need(r.hasT1, "t1") || !need(r.hasT2, "t2") || !need(r.hasT3, "t3") ||
+        !need(r.hasT4, "t4"))
+        return;
+    if (r.t4 < r.t1 || r.t3 < r.t2) {
+        m_problems.add("inconsistent sync samples", m_line,
+                       "sync sample with t4 < t1 or t3 < t2 ignored");
+        return;
+    }
+    m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)});
+    seeTime(r.t1);
+    seeTime(r.t4);
+}
+
+void LogParser::missingKey(const char *what)
+{
+    m_problems.add("malformed lines", m_line,
+                   std::string("malformed line: record without \"") + what + "\"");
+}
+
+void LogParser::handleEnd(const LogRecord &r)
+{
+    const uint32_t ti = trackFor(r.tid);
+    EventTrack &t = m_out.worker.tracks[ti];
+    auto &stack = m_open[ti];
+    seeTime(r.ts);
+    if (stack.empty()) {
+        m_problems.add("ends without a begin", m_line,
+                       "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
+                           std::to_string(r.tid) + " has no open event; dropped");
+        return;
+    }
+    const uint32_t e = stack.back();
+    const std::string_view openName = m_out.names.name(t.nameId[e]);
+    if (r.hasName && r.name != openName) {
+        m_problems.add("misnested ends", m_line,
+                       "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                           std::to_string(r.tid) + " but the innermost open event is \"" +
+                           std::string(openName) + "\"; E dropped");
+        return;
+    }
+    checkOrder(ti, r.ts);
+    stack.pop_back();
+    t.localEnd[e] = std::max(r.ts, t.localStart[e]);
+    t.flags[e] &= uint16_t(~EventOpen);
+    if (r.hasArgs) {
+        if (t.flags[e] & EventHasArgs) {
+            // Merge {"a":1} and {"b":2} into {"a":1,"b":2}: both are validated objects.
+            auto it = std::find_if(t.argRefs.rbegin(), t.argRefs.rend(),
+                                   [e](auto &p) { return p.first == e; });
+            std::string &text = m_out.args[it->second];
+            std::string_view more = r.args.substr(1);
+            more.remove_prefix(std::min(more.find_first_not_of(" \t"), more.size()));
+            if (more.front() != '}') {
+                text.erase(text.find_last_of('}'));
+                text += ',';
+                text += more;
+            }
+        } else {
+            m_out.addArgs(t, e, r.args);
+        }
+    }
+}
+
+void LogParser::handleHeader(std::string_view line)
+{
+    m_sawHeader = true;
+    std::optional<int64_t> startNs;
+    if (!LogHeader::read(line, m_line, m_out.worker.info, m_problems, &startNs)) {
+        rankFromFileName();
+        return;
+    }
+    if (startNs)
+        seeTime(*startNs);
+}
+
+void LogParser::rankFromFileName()
+{
+    if (m_sawHeader)
+        return;
+    m_sawHeader = true; // report once
+    const std::optional<int> rank = LogHeader::rankFromFileName(m_out.path);
+    if (!rank) {
+        m_out.rankKnown = false;
+        m_problems.add("header", 1, "no header record and no rank in the file name; rank unknown",
+                       Severity::Error);
+        return;
+    }
+    m_out.worker.info.rank = *rank;
+    m_problems.add("header", 1,
+                   "first line is not a header; rank " + std::to_string(*rank) +
+                       " taken from the file name",
+                   Severity::Warning);
+}
+
+void LogParser::finishSamples()
+{
+    if (m_sync.empty())
+        return;
+    size_t count = 0;
+    const uint32_t best = m_sync.bestRef(&count);
+    Worker &w = m_out.worker;
+    w.refId = m_sync.refs()[best];
+    const std::vector<sync::ClockSample> samples = m_sync.samplesOf(best);
+    w.samples.insert(w.samples.end(), samples.begin(), samples.end());
+    if (m_sync.refs().size() > 1)
+        m_problems.add("sync references", 0,
+                       "sync samples against " + std::to_string(m_sync.refs().size()) +
+                           " references; using \"" + w.refId + "\" (" + std::to_string(count) +
+                           " samples), others ignored");
+}
+
+ParsedFile LogParser::finish(std::string_view tail)
+{
+    if (!tail.empty()) {
+        ++m_line;
+        handleLine(tail, true);
+    }
+    if (!m_sawRecord)
+        m_problems.add("empty", 0, "no records in file", Severity::Error);
+    finishSamples();
+    int64_t open = 0;
+    for (EventTrack &t : m_out.worker.tracks) {
+        for (size_t i = 0; i < t.count(); ++i)
+            if (t.flags[i] & EventOpen) {
+                t.localEnd[i] = std::max(m_out.worker.info.lastLocalNs, t.localStart[i]);
+                ++open;
+            }
+    }
+    if (open > 0)
+        m_problems.add("open events", 0,
+                       std::to_string(open) + " event(s) without an end, kept as open" +
+                           (m_out.worker.info.closedCleanly
+                                ? ""
+                                : " (no close record: crashed, hung or still running)"),
+                       Severity::Info);
+    m_out.usable = m_sawRecord && m_out.rankKnown;
+    m_out.problems = m_problems.take();
+    return std::move(m_out);
+}
+
+ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel)
+{
+    LogParser parser(path);
+    std::string error;
+    FileReader::Mapping file;
+    if (!file.open(path, &error)) {
+        ParsedFile out;
+        out.path = path;
+        out.problems.push_back({Severity::Error, path, 0, error});
+        return out;
+    }
+    const std::string_view text = file.text();
+    // An event takes about 80-110 bytes of log (a B/E pair, or an X line with its overhead).
+    // Reserving that for the first thread saves the copies of repeated growth.
+    parser.m_reserveHint = text.size() / 80 + 16;
+    // Feed in slices so a cancel request is seen within a few milliseconds.
+    constexpr size_t kSlice = 8 << 20;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            break;
+        const size_t n = std::min(kSlice, text.size() - pos);
+        size_t used = parser.feed(text.substr(pos, n));
+        if (used == 0) {
+            // A single line longer than the slice: feed up to its end.
+            const size_t nl = text.find('\n', pos);
+            if (nl == std::string_view::npos)
+                break;
+            used = parser.feed(text.substr(pos, nl + 1 - pos));
+        }
+        pos += used;
+    }
+    return parser.finish(text.substr(pos));
+}
+
+} // namespace syncline::load

@@ -1,0 +1,91 @@
+// LogParser — reads one syncline v1 log (docs/log-format.md) into a ParsedFile, following the
+// format's reading rules: header first (else the rank comes from the file name), blank lines
+// skipped, a torn last line skipped silently, every other bad line reported with file:line and
+// reason; per thread, E matched to the innermost open B of the same name (an E without an open
+// event, or with another name, is reported and dropped); B without E kept as open, ending at the
+// worker's last local time seen.
+// Incremental: feed() consumes whole lines and returns the bytes consumed (a live reader feeds
+// the rest again later); finish() treats what is left as the torn last line.
+// Threading: one parser per file, used by one thread.
+#pragma once
+
+#include "timeline/load/log/linescanner.h"
+#include "timeline/load/parsedfile.h"
+#include "timeline/load/problemlog.h"
+#include "timeline/load/log/syncsampleset.h"
+
+#include <atomic>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace syncline::load {
+
+class LogParser
+{
+public:
+    explicit LogParser(std::string path);
+    // Parses the complete lines of `text` (which continues the previous feed); returns the number
+    // of bytes consumed (up to and including the last '\n').
+    size_t feed(std::string_view text);
+    // Ends the file: `tail` is what follows the last '\n' (a torn line unless it is a valid
+    // record).
+    ParsedFile finish(std::string_view tail = {});
+
+    // Reads the whole file; returns a ParsedFile whose problems explain any failure.
+    static ParsedFile parseFile(const std::string &path, const std::atomic<bool> *cancel = nullptr);
+    // True when the first line of `head` looks like a syncline log record.
+    static bool sniff(std::string_view head);
+
+    // Live reading (LiveJob) between feeds, without finish(): the output so far — events in
+    // arrival order, not sorted or nested, open ones flagged EventOpen with localEnd ==
+    // localStart; sync samples so far as (index into syncRefs(), sample) in file order; and the
+    // problems reported since the previous takeProblems().
+    const ParsedFile &partial() const { return m_out; }
+    const std::vector<std::pair<uint32_t, sync::ClockSample>> &partialSamples() const
+    {
+        return m_sync.all();
+    }
+    const std::vector<std::string> &syncRefs() const { return m_sync.refs(); }
+    std::vector<LoadProblem> takeProblems() { return m_problems.take(); }
+
+private:
+    void handleLine(std::string_view line, bool last);
+    void handleRecord(const LogRecord &r, std::string_view line);
+    void handleHeader(std::string_view line);
+    void handleEvent(const LogRecord &r); // B, X, I
+    void handleEnd(const LogRecord &r);
+    void handleSync(const LogRecord &r);
+    bool need(bool has, const char *what)
+    {
+        if (has) [[likely]]
+            return true;
+        missingKey(what);
+        return false;
+    }
+    void missingKey(const char *what);
+    uint32_t trackFor(int64_t tid);
+    void seeTime(int64_t ts);
+    void checkOrder(uint32_t track, int64_t ts);
+    void finishSamples();
+    void rankFromFileName();
+
+    ParsedFile m_out;
+    ProblemLog m_problems;
+    LineScanner m_scanner;
+    LogRecord m_record;
+    int64_t m_line = 0;
+    bool m_sawRecord = false;
+    bool m_sawHeader = false;
+    std::unordered_map<int64_t, uint32_t> m_trackIndex;
+    std::vector<std::vector<uint32_t>> m_open; // per track: stack of open event indices
+    std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
+    int64_t m_lastTid = INT64_MIN;
+    uint32_t m_lastTrack = 0;
+    SyncSampleSet m_sync;
+    bool m_anyTime = false;
+    size_t m_reserveHint = 0; // events to reserve for the first track
+};
+
+} // namespace syncline::load

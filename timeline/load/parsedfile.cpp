@@ -1,0 +1,15 @@
+// ParsedFile — see parsedfile.h.
+#include "timeline/load/parsedfile.h"
+
+namespace syncline::load {
+
+void ParsedFile::addArgs(EventTrack &t, uint32_t event, std::string_view json)
+{
+    if (json.find_first_not_of("{} \t\n") == std::string_view::npos)
+        return; // {} carries nothing
+    t.argRefs.emplace_back(event, uint32_t(args.size()));
+    args.emplace_back(json);
+    t.flags[event] |= EventHasArgs;
+}
+
+} // namespace syncline::load

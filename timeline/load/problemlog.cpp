@@ -1,0 +1,43 @@
+#include "timeline/load/problemlog.h"
+
+namespace syncline::load {
+
+void ProblemLog::add(const char *kind, int64_t line, std::string message,
+                     LoadProblem::Severity severity)
+{
+    Kind &k = m_kinds[kind];
+    if (++k.count > kShownPerKind)
+        return;
+    if (severity > k.severity || k.count == 1)
+        k.severity = severity;
+    LoadProblem p;
+    p.severity = severity;
+    p.file = m_file;
+    p.line = line;
+    p.message = std::move(message);
+    m_problems.push_back(std::move(p));
+}
+
+int64_t ProblemLog::count(const std::string &kind) const
+{
+    auto it = m_kinds.find(kind);
+    return it == m_kinds.end() ? 0 : it->second.count;
+}
+
+std::vector<LoadProblem> ProblemLog::take()
+{
+    for (const auto &[kind, k] : m_kinds) {
+        if (k.count <= kShownPerKind)
+            continue;
+        LoadProblem p;
+        p.severity = k.severity;
+        p.file = m_file;
+        p.message = "… and " + std::to_string(k.count - kShownPerKind) + " more: " + kind + " (" +
+                    std::to_string(k.count) + " in all)";
+        m_problems.push_back(std::move(p));
+    }
+    m_kinds.clear();
+    return std::move(m_problems);
+}
+
+} // namespace syncline::load

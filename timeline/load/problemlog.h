@@ -1,0 +1,40 @@
+// ProblemLog — collects the problems of one file, keeping the first few of each kind in full
+// and counting the rest ("… and 1234 more malformed lines"), so a file with a million bad lines
+// still yields a readable report and no problem is dropped silently.
+// Threading: one per file / parser thread.
+#pragma once
+
+#include "timeline/model/loadproblem.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace syncline::load {
+
+class ProblemLog
+{
+public:
+    static constexpr int kShownPerKind = 5;
+
+    explicit ProblemLog(std::string file = {}) : m_file(std::move(file)) {}
+    void setFile(std::string file) { m_file = std::move(file); }
+    // `kind` groups repeated problems ("malformed line", "end without begin", ...).
+    void add(const char *kind, int64_t line, std::string message,
+             LoadProblem::Severity severity = LoadProblem::Severity::Warning);
+    int64_t count(const std::string &kind) const;
+    // Moves the problems out, followed by one summary line per kind that overflowed.
+    std::vector<LoadProblem> take();
+
+private:
+    struct Kind
+    {
+        int64_t count = 0;
+        LoadProblem::Severity severity = LoadProblem::Severity::Warning;
+    };
+    std::string m_file;
+    std::vector<LoadProblem> m_problems;
+    std::map<std::string, Kind> m_kinds;
+};
+
+} // namespace syncline::load

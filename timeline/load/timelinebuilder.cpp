@@ -1,0 +1,214 @@
+#include "timeline/load/timelinebuilder.h"
+
+#include "timeline/load/log/logheader.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <optional>
+
+namespace syncline::load {
+
+using Severity = LoadProblem::Severity;
+
+namespace {
+
+template <typename T> void permute(std::vector<T> &v, const std::vector<uint32_t> &order)
+{
+    std::vector<T> out(v.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        out[i] = v[order[i]];
+    v.swap(out);
+}
+
+template <typename T> void shrink(std::vector<T> &v)
+{
+    v.shrink_to_fit();
+}
+
+// Ranks for files that carry none: digits of the file name, else the next free rank.
+void assignMissingRanks(std::vector<ParsedFile> &files)
+{
+    int nextFree = 0;
+    for (const ParsedFile &f : files)
+        if (f.usable && f.rankKnown)
+            nextFree = std::max(nextFree, f.worker.info.rank + 1);
+    for (ParsedFile &f : files) {
+        if (!f.usable || f.rankKnown)
+            continue;
+        const std::optional<int> fromName = LogHeader::rankFromFileName(f.path);
+        const int rank = fromName ? *fromName : nextFree++;
+        f.worker.info.rank = rank;
+        f.problems.push_back({Severity::Info, f.path, 0,
+                              "no rank in the trace; rank " + std::to_string(rank) +
+                                  (fromName ? " taken from the file name" : " assigned")});
+    }
+}
+
+// Moves one usable file's worker, args and flows into tl, its name ids remapped to tl.names.
+void appendWorker(Timeline &tl, ParsedFile &f)
+{
+    const std::vector<uint32_t> remap = tl.names.merge(f.names);
+    const auto argBase = uint32_t(tl.args.size());
+    for (EventTrack &t : f.worker.tracks) {
+        for (uint32_t &id : t.nameId)
+            id = remap[id];
+        for (auto &r : t.argRefs)
+            r.second += argBase;
+    }
+    std::move(f.args.begin(), f.args.end(), std::back_inserter(tl.args));
+    const auto w = uint32_t(tl.workers.size());
+    for (FlowPoint fp : f.flows) {
+        fp.worker = w;
+        fp.nameId = remap[fp.nameId];
+        fp.categoryId = remap[fp.categoryId];
+        tl.flows.push_back(fp);
+    }
+    tl.workers.push_back(std::move(f.worker));
+}
+
+} // namespace
+
+void TimelineBuilder::sortTrack(EventTrack &t)
+{
+    const size_t n = t.count();
+    auto before = [&t](size_t a, size_t b) {
+        return t.localStart[a] < t.localStart[b] ||
+               (t.localStart[a] == t.localStart[b] && t.localEnd[a] > t.localEnd[b]);
+    };
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; ++i)
+        sorted = !before(i, i - 1);
+    if (sorted)
+        return;
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), before);
+    permute(t.localStart, order);
+    permute(t.localEnd, order);
+    permute(t.nameId, order);
+    permute(t.flags, order);
+    if (!t.argRefs.empty()) {
+        std::vector<uint32_t> where(n);
+        for (uint32_t i = 0; i < n; ++i)
+            where[order[i]] = i;
+        for (auto &r : t.argRefs)
+            r.first = where[r.first];
+    }
+}
+
+int64_t TimelineBuilder::nest(EventTrack &t)
+{
+    return nestFrom(t, 0);
+}
+
+int64_t TimelineBuilder::nestFrom(EventTrack &t, size_t from)
+{
+    const size_t n = t.count();
+    from = std::min(from, std::min(t.parent.size(), t.depth.size()));
+    t.parent.resize(n, -1);
+    t.depth.resize(n, 0);
+    std::vector<int32_t> stack;
+    for (int32_t a = from > 0 ? int32_t(from - 1) : -1; a >= 0; a = t.parent[size_t(a)])
+        stack.push_back(a);
+    std::reverse(stack.begin(), stack.end());
+    int64_t partial = 0;
+    int maxDepth = from > 0 ? t.maxDepth : 0;
+    for (size_t i = from; i < n; ++i) {
+        const int64_t s = t.localStart[i], e = t.localEnd[i];
+        while (!stack.empty()) {
+            const int32_t top = stack.back();
+            if (s < t.localEnd[top] && e <= t.localEnd[top])
+                break;
+            if (s < t.localEnd[top])
+                ++partial; // starts inside the top but ends after it
+            stack.pop_back();
+        }
+        t.parent[i] = stack.empty() ? -1 : stack.back();
+        const int d = std::min<int>(int(stack.size()), 0xFFFF);
+        t.depth[i] = uint16_t(d);
+        maxDepth = std::max(maxDepth, d);
+        stack.push_back(int32_t(i));
+    }
+    t.maxDepth = maxDepth;
+    return partial;
+}
+
+int64_t TimelineBuilder::sortAndNest(EventTrack &t)
+{
+    sortTrack(t);
+    std::sort(t.argRefs.begin(), t.argRefs.end());
+    return nest(t);
+}
+
+void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
+{
+    auto &tracks = file.worker.tracks;
+    // Tracks by (pid, tid); flows refer to tracks by index, so remap them.
+    std::vector<uint32_t> order(tracks.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return std::pair(tracks[a].pid, tracks[a].tid) < std::pair(tracks[b].pid, tracks[b].tid);
+    });
+    std::vector<uint32_t> where(tracks.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        where[order[i]] = i;
+    permute(tracks, order);
+    for (FlowPoint &f : file.flows)
+        f.track = where[f.track];
+
+    for (EventTrack &t : tracks) {
+        const int64_t partial = sortAndNest(t);
+        if (partial > 0)
+            file.problems.push_back({Severity::Warning, file.path, 0,
+                                     "misnesting: " + std::to_string(partial) +
+                                         " event(s) on tid " + std::to_string(t.tid) +
+                                         " overlap an enclosing event partially; shown beside it"});
+        for (size_t i = 0; i < t.count(); ++i) {
+            const int64_t max = kinds.expectedMaxNs(file.names, t.nameId[i]);
+            if (max >= 0 && t.localEnd[i] - t.localStart[i] > max)
+                t.flags[i] |= EventOverdue;
+        }
+        shrink(t.localStart);
+        shrink(t.localEnd);
+        shrink(t.nameId);
+        shrink(t.flags);
+        shrink(t.parent);
+        shrink(t.depth);
+        shrink(t.argRefs);
+    }
+}
+
+BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files)
+{
+    BuiltTimeline out;
+    out.timeline = std::make_shared<Timeline>();
+    Timeline &tl = *out.timeline;
+    assignMissingRanks(files);
+    std::stable_sort(files.begin(), files.end(), [](const ParsedFile &a, const ParsedFile &b) {
+        const auto &x = a.worker.info, &y = b.worker.info;
+        return std::tie(x.rank, x.restart, a.path) < std::tie(y.rank, y.restart, b.path);
+    });
+    std::map<std::pair<int, int>, std::string> seen;
+    for (ParsedFile &f : files) {
+        for (LoadProblem &p : f.problems)
+            tl.problems.push_back(std::move(p));
+        if (!f.usable)
+            continue;
+        const auto key = std::pair(f.worker.info.rank, f.worker.info.restart);
+        auto [it, fresh] = seen.emplace(key, f.path);
+        if (!fresh)
+            tl.problems.push_back({Severity::Warning, f.path, 0,
+                                   "duplicate rank " + std::to_string(key.first) + " restart " +
+                                       std::to_string(key.second) + " (also in " + it->second +
+                                       "); both kept"});
+        appendWorker(tl, f);
+        out.messages.push_back(std::move(f.messages));
+    }
+    std::sort(tl.flows.begin(), tl.flows.end(), [](const FlowPoint &a, const FlowPoint &b) {
+        return std::tie(a.id, a.localNs) < std::tie(b.id, b.localNs);
+    });
+    return out;
+}
+
+} // namespace syncline::load

@@ -1,0 +1,52 @@
+#include "timeline/model/eventtrack.h"
+
+#include <algorithm>
+
+namespace syncline {
+
+int EventTrack::lastIndexStartingBefore(int64_t localT) const
+{
+    auto it = std::upper_bound(localStart.begin(), localStart.end(), localT);
+    return static_cast<int>(it - localStart.begin()) - 1;
+}
+
+// Events are sorted by start and nest perfectly, so every event that contains t is an ancestor
+// (or self) of j = the last event starting at or before t. Walking j's parent chain upwards, the
+// highest ancestor still ending at or after t is the first such event in index order; if none
+// does, the answer is j + 1 (it starts after t, so it also ends after t).
+// Example: A[0,10] B[1,3] C[4,6]: t=5 → j=C, C ends 6 ≥ 5, parent A ends 10 ≥ 5 → A (index 0).
+int EventTrack::firstIndexEndingAfter(int64_t localT) const
+{
+    const int n = static_cast<int>(count());
+    int j = lastIndexStartingBefore(localT);
+    int best = -1;
+    for (int k = j; k >= 0; k = parent.empty() ? -1 : parent[k]) {
+        if (localEnd[k] >= localT)
+            best = k;
+    }
+    if (best >= 0)
+        return best;
+    return j + 1 < n ? j + 1 : -1;
+}
+
+int64_t EventTrack::argsId(uint32_t event) const
+{
+    auto it = std::lower_bound(
+        argRefs.begin(), argRefs.end(), event,
+        [](const std::pair<uint32_t, uint32_t> &r, uint32_t e) { return r.first < e; });
+    if (it == argRefs.end() || it->first != event)
+        return -1;
+    return it->second;
+}
+
+void EventTrack::reserve(size_t n)
+{
+    localStart.reserve(n);
+    localEnd.reserve(n);
+    nameId.reserve(n);
+    parent.reserve(n);
+    depth.reserve(n);
+    flags.reserve(n);
+}
+
+} // namespace syncline

@@ -1,0 +1,109 @@
+// Timeline — the whole job on one corrected global timeline: workers, interned names, args,
+// problems found while loading, and the time range of its events under each clock mode.
+//
+// Invariants: workers sorted by (rank, restart); global times are ns on the reference clock;
+// range(mode).origin is the display zero = the earliest global event start in that mode
+// (documented in docs/cli.md; CSV start_ns/end_ns are relative to it). The Timeline holds no
+// current clock mode: every time query takes the ClockMode it is asked in.
+// Threading: built on a loader thread, then handed over; const access from any thread;
+// mutation (live append) only from the owning thread.
+#pragma once
+
+#include "timeline/model/loadproblem.h"
+#include "timeline/model/stringtable.h"
+#include "timeline/model/worker.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace syncline {
+
+// The global range of a timeline's events in one clock mode: origin is the display zero (the
+// earliest start), [begin, end] spans every event (origin == begin).
+struct TimeRange
+{
+    int64_t origin = 0;
+    int64_t begin = 0;
+    int64_t end = 0;
+    int64_t duration() const { return end - begin; }
+};
+
+// One end of a Chrome-trace flow arrow (`s`, `t`, `f` records), kept for export and, when its
+// ends lie on different workers, used as a message pair by the clock correction.
+struct FlowPoint
+{
+    uint32_t worker = 0;
+    uint32_t track = 0;
+    int64_t localNs = 0;
+    uint64_t id = 0;
+    char phase = 's';           // 's' start, 't' step, 'f' finish
+    bool bindEnclosing = false; // "bp":"e"
+    uint32_t nameId = 0;
+    uint32_t categoryId = 0;
+};
+
+// What the config's event_kinds say about one event name (docs/config.md): its category ("" when
+// none) and its explicit colour (0xRRGGBB, when hasColour). Filled by the loader and LiveJob
+// through EventKindLookup::describe.
+struct NameKind
+{
+    std::string category;
+    uint32_t rgb = 0;
+    bool hasColour = false;
+};
+
+class Timeline
+{
+public:
+    std::vector<Worker> workers;
+    StringTable names;
+    std::vector<std::string> args; // JSON object text per args id
+    std::vector<LoadProblem> problems;
+    sync::CausalityReport causality;
+    std::vector<std::string> clockNotes;
+    std::vector<FlowPoint> flows; // sorted by (id, localNs)
+    // Corrected mode: global ns = the sync engine's global time (the time server's clock, or the
+    // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
+    // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.
+    int64_t referenceShiftNs = 0;
+    // Per name id (may be shorter than names: missing entries have no kind).
+    std::vector<NameKind> kinds;
+    const NameKind *kindOf(uint32_t nameId) const
+    {
+        return nameId < kinds.size() ? &kinds[nameId] : nullptr;
+    }
+
+    const sync::ClockMap &map(size_t worker, ClockMode mode) const
+    {
+        return workers[worker].map(mode);
+    }
+    int64_t toGlobal(size_t worker, int64_t localNs, ClockMode mode) const
+    {
+        return map(worker, mode).toGlobal(localNs);
+    }
+    int64_t startNs(size_t w, size_t track, size_t i, ClockMode mode) const;
+    int64_t endNs(size_t w, size_t track, size_t i, ClockMode mode) const;
+
+    // The range of every event in `mode` (as of the last updateRange() or setRange()).
+    const TimeRange &range(ClockMode mode) const { return m_range[index(mode)]; }
+    int64_t originNs(ClockMode mode) const { return range(mode).origin; }
+
+    // The one rule for the range's begin: the earliest global start, found from each track's
+    // first event (tracks are sorted by start); INT64_MAX when there are no events.
+    int64_t earliestStart(ClockMode mode) const;
+    // Recomputes both modes' ranges after the events or maps changed: begin = earliestStart(),
+    // end = the latest global end over every event (ends are not sorted: a full pass).
+    void updateRange();
+    // Live append (LiveJob) keeps the range up to date incrementally instead of updateRange()'s
+    // full pass: begin = earliestStart(mode), end = `endNs` (the job's "now" in that mode).
+    void setLiveRange(ClockMode mode, int64_t endNs);
+
+    size_t eventCount() const;
+
+private:
+    static size_t index(ClockMode mode) { return mode == ClockMode::Raw ? 1 : 0; }
+    TimeRange m_range[2];
+};
+
+} // namespace syncline

@@ -1,0 +1,77 @@
+// Worker — one worker process (rank, restart) of a job: identity, its threads' events,
+// its clock samples and both clock maps (corrected by the sync engine, and raw).
+//
+// Invariants: tracks sorted by tid; every track's events satisfy EventTrack's invariants.
+// `raw` maps local time through the header's wall-clock anchor (what viewers without skew
+// correction show); `corrected` is the sync engine's map. Both map into the same global ns
+// scale so the view can toggle between them in place.
+// Threading: owned by Timeline; no locking of its own.
+#pragma once
+
+#include "timeline/model/clockmode.h"
+#include "timeline/model/eventtrack.h"
+
+#include "sync/clockmap.h"
+#include "sync/clocksample.h"
+#include "sync/syncengine.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace syncline {
+
+enum class SourceKind
+{
+    SynclineLog,
+    ChromeTrace
+};
+
+struct WorkerInfo
+{
+    int rank = 0;
+    int localRank = 0;
+    int worldSize = 1;
+    int groupRank = 0;
+    int restart = 0;
+    std::string role;
+    std::string runId;
+    std::string host;
+    std::string bootId;
+    std::string clockSource;
+    int64_t pid = 0;
+    std::string sourceFile;
+    SourceKind kind = SourceKind::SynclineLog;
+    int64_t anchorMonoNs = 0; // header anchor (0,0 when unknown)
+    int64_t anchorWallNs = 0;
+    int64_t firstLocalNs = 0; // span of all records seen (local ns)
+    int64_t lastLocalNs = 0;
+    int64_t lastHeartbeatLocalNs = 0;
+    int64_t droppedEvents = 0;  // from the latest hb/close record
+    bool closedCleanly = false; // a `close` record was read
+    bool hasSkew = false;       // header carried the synthetic `skew` (test facility)
+    int64_t skewOffsetNs = 0;
+    double skewDriftPpm = 0.0;
+};
+
+class Worker
+{
+public:
+    WorkerInfo info;
+    std::vector<EventTrack> tracks;
+    std::vector<sync::ClockSample> samples;
+    std::string refId; // reference clock id of the samples
+    sync::ClockMap corrected;
+    sync::ClockMap raw;
+    sync::WorkerClockResult clock; // summary from the engine (offset, drift, bound, method, flags)
+
+    // The one rule for which map a mode uses.
+    const sync::ClockMap &map(ClockMode mode) const
+    {
+        return mode == ClockMode::Raw ? raw : corrected;
+    }
+    size_t eventCount() const;
+    std::string label() const; // "rank 3 · host-b · restart 0"
+};
+
+} // namespace syncline

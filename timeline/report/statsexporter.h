@@ -1,0 +1,40 @@
+// StatsExporter — statistics as CSV and as JSON.
+//
+// CSV header: name,rank,count,total_ns,mean_ns,p50_ns,p95_ns,p99_ns,max_ns (rank empty on the
+// all-ranks rows); rows in Stats order.
+// JSON (also what `syncline stats --json` prints), exactly:
+//   {"workers": [{"rank", "restart", "host", "events", "clock": {"offset_ns", "drift_ppm",
+//     "bound_ns", "method"}}],
+//    "events": [{"name", "rank", "count", "total_ns", "mean_ns", "p50_ns", "p95_ns", "p99_ns",
+//     "max_ns"}]}
+// with "rank": null on the all-ranks rows. clock.offset_ns = global − local at the worker's
+// first event in the corrected map (global = the timeline's wall-clock-epoch scale),
+// drift_ppm = mean slope − 1 in ppm, bound_ns = guaranteed error bound (0 = none),
+// method = "sync" | "collectives" | "none".
+// Threading: reads the Timeline only.
+#pragma once
+
+#include "timeline/report/stats.h"
+#include "timeline/model/timeline.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace syncline {
+
+class StatsExporter
+{
+public:
+    static void writeCsv(const Timeline &timeline, const std::vector<StatsRow> &rows,
+                         std::ostream &out);
+    static void writeJson(const Timeline &timeline, const std::vector<StatsRow> &rows,
+                          std::ostream &out);
+    // Opens `path` and writes; false with *error on failure.
+    static bool writeCsvFile(const Timeline &timeline, const std::vector<StatsRow> &rows,
+                             const std::string &path, std::string *error);
+    static bool writeJsonFile(const Timeline &timeline, const std::vector<StatsRow> &rows,
+                              const std::string &path, std::string *error);
+};
+
+} // namespace syncline
