@@ -343,17 +343,7 @@ int64_t FileTimerClient::globalTimeNs(int64_t *boundNs) const
 
 RecorderStats FileTimerClient::stats() const
 {
-    RecorderStats s;
-    if (!m_writer)
-        return s;
-    const LogWriter::Stats w = m_writer->stats();
-    s.events = w.recorded;
-    s.written = w.written;
-    s.dropped = w.dropped;
-    s.bufferFull = w.bufferFull;
-    s.bytes = w.bytes;
-    s.ioError = !m_writer->error().empty();
-    return s;
+    return m_writer ? m_writer->stats() : RecorderStats();
 }
 
 bool FileTimerClient::ok() const
@@ -364,19 +354,6 @@ bool FileTimerClient::ok() const
 std::string FileTimerClient::lastError() const
 {
     return m_writer ? m_writer->error() : std::string("disabled after fork()");
-}
-
-void FileTimerClient::appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref, int64_t t1,
-                                       int64_t t2, int64_t t3, int64_t t4)
-{
-    if (enabled())
-        m_writer->appendSync(burst, seq, ref, t1, t2, t3, t4);
-}
-
-void FileTimerClient::appendNote(std::string_view level, std::string_view msg)
-{
-    if (enabled())
-        m_writer->appendNote(level, msg);
 }
 
 } // namespace syncline::rec

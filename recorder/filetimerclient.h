@@ -71,10 +71,11 @@ struct TimerCallbacks
     std::function<void(std::string_view)> onEnd;
 };
 
+// The recorder's counters (also what its LogWriter keeps); all zero in a fork child.
 struct RecorderStats
 {
     uint64_t events = 0;     // records accepted from the API (B, E, I, X, thread)
-    uint64_t written = 0;    // records formatted for the file
+    uint64_t written = 0;    // B/E/I/X/thread records formatted for the file
     uint64_t dropped = 0;    // events lost to the overflow policy
     uint64_t bufferFull = 0; // times a thread found its buffer full
     uint64_t bytes = 0;      // bytes written to the file
@@ -123,11 +124,6 @@ public:
     std::string lastError() const;
     // False after close() and in a fork child.
     bool enabled() const;
-
-    // Side records written by the writer thread (safe from any thread, not for the hot path).
-    void appendSyncRecord(int64_t burst, int64_t seq, std::string_view ref, int64_t t1, int64_t t2,
-                          int64_t t3, int64_t t4);
-    void appendNote(std::string_view level, std::string_view msg);
 
 private:
     ThreadBuffer *threadBuffer();

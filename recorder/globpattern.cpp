@@ -123,4 +123,16 @@ bool GlobPattern::hasWildcards(std::string_view p)
     return false;
 }
 
+std::string GlobPattern::escape(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
 } // namespace syncline::rec

@@ -1,4 +1,5 @@
-// GlobPattern — shell-style name patterns for config event kinds (`"glob": "layer*"`).
+// GlobPattern — shell-style name patterns for config event kinds (`"glob": "layer*"`); escape()
+// also serves the log path globs (LogPath::globs()).
 //
 // Syntax: `*` any run of characters (also empty), `?` exactly one character, `[abc]` / `[a-z]`
 // one character of a set, `[!abc]` or `[^abc]` one character not in it, `\x` the literal x.
@@ -22,6 +23,9 @@ public:
     static bool match(std::string_view pattern, std::string_view name);
     // True when the string contains an unescaped *, ? or [.
     static bool hasWildcards(std::string_view pattern);
+    // A pattern that matches exactly `text`: every * ? [ ] \ escaped with '\' (also valid for
+    // glob(3) and fnmatch(3)).
+    static std::string escape(std::string_view text);
 };
 
 } // namespace syncline::rec

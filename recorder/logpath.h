@@ -1,11 +1,23 @@
-// LogPath — expands a log path template into this worker's file name.
+// LogPath — expands a log path template into this worker's file name, and gives the inverse: the
+// glob patterns that find every file a template can have produced (the viewer's job loader).
 //
 // Placeholders: {rank} {local_rank} {restart} {pid} {host} {run_id} {role}; `{{` and `}}` are
 // literal braces. When the template has no {rank} and world size > 1, `.<rank>` is inserted
 // before the extension of the file name (`logs/timer_events.log` → `logs/timer_events.3.log`;
-// no extension: appended, `events` → `events.3`) so that workers never share a file.
+// no extension, or a name whose only dot is its first character: appended, `events` →
+// `events.3`, `.events` → `.events.3`) so that workers never share a file.
 // Example: "run/{run_id}/rank{rank}-r{restart}.log" with rank 3, restart 1, run id "j42" →
 // "run/j42/rank3-r1.log".
+//
+// globs(): each placeholder becomes `*`; the numeric ones ({rank} {local_rank} {restart} {pid})
+// are never empty, the text ones ({host} {run_id} {role}) may be, and a path component that is
+// then empty disappears as the file system sees it ("logs//rank0.log" is logs/rank0.log), so
+// every combination of empty text placeholders gets its pattern; without {rank}, each pattern
+// also gets its `.<rank>` variant. Example: "logs/{run_id}/ev.log" →
+//   logs/*/ev.log   logs/*/ev.*.log   logs/ev.log   logs/ev.*.log
+// The patterns use glob(3) / fnmatch(3) syntax (GlobPattern's too), literal `*?[]\` escaped;
+// they match the expanded path with runs of '/' written as one, assuming no placeholder value
+// contains '/' or starts with '.' (glob's `*` matches neither).
 // Threading: stateless.
 #pragma once
 
@@ -13,6 +25,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace syncline::rec {
 
@@ -24,6 +37,10 @@ public:
     static std::optional<std::string> validate(const std::string &tmpl);
     // Throws ConfigError("log_path: ...") for an invalid template.
     static std::string expand(const std::string &tmpl, const WorkerIdentity &who);
+    // The glob patterns (see above), without duplicates, the all-placeholders-set ones first.
+    // A pattern is absolute exactly when the path it matches is (a relative template whose
+    // leading component is one empty placeholder expands to "/…"). Throws like expand().
+    static std::vector<std::string> globs(const std::string &tmpl);
 };
 
 } // namespace syncline::rec

@@ -1,6 +1,8 @@
 // LogWriter — see logwriter.h.
 #include "recorder/logwriter.h"
 
+#include "recorder/filetimerclient.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -123,21 +125,21 @@ void LogWriter::flush()
     m_flushed.wait(lock, [&] { return m_flushDone >= ticket || m_closed; });
 }
 
-LogWriter::Stats LogWriter::stats() const
+RecorderStats LogWriter::stats() const
 {
-    Stats s;
+    RecorderStats s;
     std::lock_guard<std::mutex> lock(m_mutex);
-    s.recorded = m_retiredRecorded;
+    s.events = m_retiredRecorded;
     s.dropped = m_retiredDropped;
     s.bufferFull = m_retiredFull;
     for (const auto &b : m_buffers) {
-        s.recorded += b->accepted.load(std::memory_order_relaxed);
+        s.events += b->accepted.load(std::memory_order_relaxed);
         s.dropped += b->dropped.load(std::memory_order_relaxed);
         s.bufferFull += b->bufferFull.load(std::memory_order_relaxed);
     }
     s.written = m_written.load(std::memory_order_relaxed);
     s.bytes = m_bytes.load(std::memory_order_relaxed);
-    s.discardedBytes = m_discarded.load(std::memory_order_relaxed);
+    s.ioError = !m_error.empty();
     return s;
 }
 
@@ -173,7 +175,7 @@ void LogWriter::run()
         }
         const int64_t now = steadyNs();
         if (now >= nextHeartbeat) {
-            const Stats s = stats();
+            const RecorderStats s = stats();
             std::string hb;
             RecordFormatter::appendHeartbeat(hb, m_clock.now(), s.written, s.dropped, s.bufferFull,
                                              s.bytes);
@@ -248,7 +250,6 @@ void LogWriter::writeOut()
     if (m_out.empty())
         return;
     if (m_failed || m_fd < 0) {
-        m_discarded.fetch_add(m_out.size(), std::memory_order_relaxed);
         m_out.clear();
         return;
     }
@@ -262,7 +263,6 @@ void LogWriter::writeOut()
             m_failed = true;
             reportError("writing log file '" + m_path + "' failed: " + std::strerror(err) +
                         "; further events are discarded (the process goes on)");
-            m_discarded.fetch_add(m_out.size() - done, std::memory_order_relaxed);
             break;
         }
         done += size_t(w);
@@ -301,7 +301,7 @@ void LogWriter::finish()
         m_side.clear();
     }
     drainAll(buffers);
-    const Stats s = stats();
+    const RecorderStats s = stats();
     std::string line;
     RecordFormatter::appendClose(line, m_clock.now(), s.written, s.dropped, openEvents());
     appendText(line);

@@ -5,8 +5,8 @@
 // buffers every flushInterval/5, clamped to 1..10 ms, and writes pending text before it is
 // flushInterval old); an `hb` record every heartbeat_interval_ms; a `close` record on close().
 // Recording threads never wait for it. I/O failures (cannot open, ENOSPC, EIO…) print one
-// message to stderr, set error(), and from then on text is discarded (counted in
-// Stats::discardedBytes) while the buffers keep being drained; the process goes on.
+// message to stderr, set error() (and stats().ioError), and from then on text is discarded while
+// the buffers keep being drained; the process goes on.
 // Side records (sync, note) from other threads go through a small mutex-protected queue — not
 // the hot path.
 // Threading: all public functions are thread-safe except start()/close()/abandon(), which the
@@ -28,19 +28,11 @@
 
 namespace syncline::rec {
 
+struct RecorderStats; // filetimerclient.h: the client's stats are the writer's
+
 class LogWriter
 {
 public:
-    struct Stats
-    {
-        uint64_t recorded = 0;       // records accepted by the recording threads
-        uint64_t written = 0;        // B/E/I/X/thread records formatted for the file
-        uint64_t dropped = 0;        // events lost to the overflow policy
-        uint64_t bufferFull = 0;     // times a recording thread found its buffer full
-        uint64_t bytes = 0;          // bytes written to the file
-        uint64_t discardedBytes = 0; // bytes not written because of an I/O error
-    };
-
     LogWriter(const Clock &clock, std::string path, int flushIntervalMs, int heartbeatIntervalMs);
     ~LogWriter();
 
@@ -60,9 +52,8 @@ public:
     // Blocks until everything queued before the call is written (or discarded after an error).
     void flush();
 
-    Stats stats() const;
+    RecorderStats stats() const;
     std::string error() const;
-    const std::string &path() const { return m_path; }
 
 private:
     void run();
@@ -100,7 +91,7 @@ private:
     bool m_failed = false;
     uint64_t m_retiredDropped = 0, m_retiredFull = 0, m_retiredRecorded = 0;
     int64_t m_retiredOpen = 0;
-    std::atomic<uint64_t> m_written{0}, m_bytes{0}, m_discarded{0};
+    std::atomic<uint64_t> m_written{0}, m_bytes{0};
 };
 
 } // namespace syncline::rec

@@ -30,8 +30,6 @@ public:
     void lockForFork() { m_mutex.lock(); }
     void unlockAfterFork() { m_mutex.unlock(); }
 
-    uint32_t size() const { return m_size.load(std::memory_order_acquire); }
-
 private:
     NameTable() = default;
     static constexpr uint32_t kChunkBits = 12;

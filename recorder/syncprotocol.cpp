@@ -151,23 +151,4 @@ bool splitHostPort(const std::string &text, int defaultPort, bool allowZero, std
     return true;
 }
 
-const char *decodeStatusName(DecodeStatus status)
-{
-    switch (status) {
-    case DecodeStatus::Ok:
-        return "ok";
-    case DecodeStatus::TooShort:
-        return "shorter than the 64-byte packet";
-    case DecodeStatus::ForeignMagic:
-        return "foreign magic";
-    case DecodeStatus::WrongVersion:
-        return "unsupported version";
-    case DecodeStatus::WrongKind:
-        return "unknown packet kind";
-    case DecodeStatus::BadReserved:
-        return "reserved byte not zero";
-    }
-    return "?";
-}
-
 } // namespace syncline::rec::syncproto

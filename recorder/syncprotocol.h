@@ -12,9 +12,8 @@
 //       24    8 t1               client send time (client clock, ns), echoed
 //       32    8 t2               server receive time (server clock, ns); 0 in a request
 //       40    8 t3               server send time (server clock, ns); 0 in a request
-//       48    8 boot hash        FNV-1a 64 of the server's boot id (its clock domain); 0 in a
-//       request 56    8 server instance  random per server start (a restart is visible); 0 in a
-//       request
+//       48    8 boot hash        FNV-1a 64 of the server's boot id (clock domain); 0 in a request
+//       56    8 server instance  random per server start (a restart is visible); 0 in a request
 //
 // kPacketSize (64) bytes in all. Requests are padded to the full size so that a reply is never
 // larger than its request (no amplification); the server answers only requests of at least
@@ -76,7 +75,6 @@ uint64_t fnv1a64(const std::string &text);
 void encode(const Packet &packet, unsigned char *out);
 // Decodes the first kPacketSize bytes of data; size is the datagram length.
 DecodeStatus decode(const unsigned char *data, size_t size, Packet *packet);
-const char *decodeStatusName(DecodeStatus status);
 
 // Splits "host:port", "[v6addr]:port" or "host" (port = defaultPort). Returns false with a
 // message naming the text when the port is not a number in 1..65535 (0 allowed when allowZero).

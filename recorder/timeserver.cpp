@@ -1,11 +1,11 @@
-#include "timeserver.h"
+#include "recorder/timeserver.h"
 
-#include "syncprotocol.h"
+#include "recorder/syncprotocol.h"
+#include "recorder/workeridentity.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -47,10 +47,7 @@ std::string TimeServer::defaultBootId()
 {
     if (const char *env = std::getenv("SYNCLINE_BOOT_ID"); env && *env)
         return env;
-    std::ifstream in("/proc/sys/kernel/random/boot_id");
-    std::string id;
-    std::getline(in, id);
-    return id;
+    return machineBootId();
 }
 
 bool TimeServer::start(std::string *error)

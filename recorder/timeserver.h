@@ -61,7 +61,8 @@ public:
     uint64_t instance() const { return m_instance; }
     TimeServerCounters counters() const;
 
-    // The boot id the server reports when the options leave it empty.
+    // The boot id the server reports when the options leave it empty: SYNCLINE_BOOT_ID, else
+    // machineBootId() ("" when unreadable).
     static std::string defaultBootId();
 
 private:

@@ -39,23 +39,28 @@ std::string envString(const WorkerIdentity::GetEnv &getEnv, const char *name,
     return v && *v ? std::string(v) : fallback;
 }
 
-std::string systemHostName()
+std::string orUnknown(std::string value)
 {
-    char buf[256] = {};
-    if (gethostname(buf, sizeof(buf) - 1) != 0)
-        return "unknown";
-    return buf;
+    return value.empty() ? "unknown" : value;
 }
 
-std::string systemBootId()
+} // namespace
+
+std::string machineBootId()
 {
     std::ifstream in("/proc/sys/kernel/random/boot_id");
     std::string id;
     std::getline(in, id);
-    return id.empty() ? "unknown" : id;
+    return id;
 }
 
-} // namespace
+std::string machineHostName()
+{
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return {};
+    return buf;
+}
 
 WorkerIdentity WorkerIdentity::fromEnvironment(const GetEnv &getEnv)
 {
@@ -75,10 +80,10 @@ WorkerIdentity WorkerIdentity::fromEnvironment(const GetEnv &getEnv)
     w.runId = envString(getEnv, "TORCHELASTIC_RUN_ID", "");
     w.host = envString(getEnv, "SYNCLINE_HOST", "");
     if (w.host.empty())
-        w.host = systemHostName();
+        w.host = orUnknown(machineHostName());
     w.bootId = envString(getEnv, "SYNCLINE_BOOT_ID", "");
     if (w.bootId.empty())
-        w.bootId = systemBootId();
+        w.bootId = orUnknown(machineBootId());
     w.pid = getpid();
     return w;
 }

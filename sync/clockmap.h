@@ -10,8 +10,8 @@
 //  - an empty-constructed map is the identity.
 // Threading: immutable after construction; const methods are safe from any thread.
 //
-// Example: segments {local 0 → global 1000, slope 1.00001}, {local 1e9 → global 1000011000, slope
-// 1}
+// Example: segments {local 0   → global 1000,       slope 1.00001},
+//                   {local 1e9 → global 1000011000, slope 1}
 //   toGlobal(5e8) = 1000 + 5e8·1.00001 = 500006000;  toGlobal(2e9) = 1000011000 + 1e9.
 #pragma once
 

@@ -8,8 +8,8 @@
 //
 // Guaranteed bound: each burst j says U_j >= θ at tU_j and L_j <= θ at tL_j. Carried to time t with
 // the local drift a and an allowance ρ for how much the true drift may differ from a,
-//     θ(t) <= min_j U_j + a·(t − tU_j) + ρ·|t − tU_j|,   θ(t) >= max_j L_j + a·(t − tL_j) − ρ·|t −
-//     tL_j|
+//     θ(t) <= min_j U_j + a·(t − tU_j) + ρ·|t − tU_j|,
+//     θ(t) >= max_j L_j + a·(t − tL_j) − ρ·|t − tL_j|
 // (j over the bursts next to the segment). The bound is the largest distance from the map to either
 // edge of that band over the segment, evaluated exactly (at the ends and where two cones cross).
 // ρ = max(option, 2 × the 95th percentile of slope changes between neighbouring windows). The bound

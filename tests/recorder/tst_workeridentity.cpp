@@ -1,10 +1,12 @@
-// Tests for WorkerIdentity (environment → identity) and LogPath (placeholder expansion).
+// Tests for WorkerIdentity (environment → identity), the machine's boot id and host name, and
+// LogPath (placeholder expansion and its inverse, the globs).
 #include "recorder/logpath.h"
 #include "recorder/timerconfig.h"
 #include "recorder/workeridentity.h"
 
 #include <QtTest>
 
+#include <fnmatch.h>
 #include <map>
 #include <unistd.h>
 
@@ -19,6 +21,57 @@ WorkerIdentity::GetEnv lookup(const Env &env)
         return it == env.end() ? nullptr : it->second.c_str();
     };
 }
+
+// Identities that exercise every branch of expand(): one and many workers, empty and non-empty
+// text placeholders, a host name with a dot (where the `.<rank>` tag may land).
+std::vector<WorkerIdentity> identities()
+{
+    std::vector<WorkerIdentity> out;
+    for (const int64_t world : {1, 8})
+        for (const char *runId : {"j42", ""})
+            for (const char *role : {"trainer", ""})
+                for (const char *host : {"node-b", "n1.cluster", ""}) {
+                    WorkerIdentity w;
+                    w.worldSize = world;
+                    w.rank = world > 1 ? 3 : 0;
+                    w.localRank = 1;
+                    w.restart = 2;
+                    w.pid = 4242;
+                    w.runId = runId;
+                    w.role = role;
+                    w.host = host;
+                    out.push_back(w);
+                }
+    return out;
+}
+
+// The path as the file system names it: runs of '/' as one.
+std::string collapseSlashes(const std::string &path)
+{
+    std::string out;
+    for (const char c : path)
+        if (c != '/' || out.empty() || out.back() != '/')
+            out += c;
+    return out;
+}
+
+// Whether one of the patterns matches `path` the way glob(3) does (per component, no leading
+// dot matched by a wildcard).
+bool anyMatches(const std::vector<std::string> &patterns, const std::string &path)
+{
+    for (const std::string &p : patterns)
+        if (fnmatch(p.c_str(), path.c_str(), FNM_PATHNAME | FNM_PERIOD) == 0)
+            return true;
+    return false;
+}
+
+QStringList toQt(const std::vector<std::string> &v)
+{
+    QStringList out;
+    for (const std::string &s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
 } // namespace
 
 class TstWorkerIdentity : public QObject
@@ -30,9 +83,14 @@ private slots:
     void mpiFallback();
     void badEnvironment_data();
     void badEnvironment();
+    void machine();
     void expand_data();
     void expand();
     void invalidTemplate();
+    void globs_data();
+    void globs();
+    void globsMatchEveryExpansion_data();
+    void globsMatchEveryExpansion();
 };
 
 void TstWorkerIdentity::torchrun()
@@ -73,6 +131,21 @@ void TstWorkerIdentity::noEnvironment()
     gethostname(host, sizeof(host) - 1);
     QCOMPARE(w.host, std::string(host));
     QCOMPARE(w.bootId.size(), size_t(36)); // a UUID from /proc/sys/kernel/random/boot_id
+}
+
+void TstWorkerIdentity::machine()
+{
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    QCOMPARE(machineHostName(), std::string(host));
+    const std::string boot = machineBootId();
+    QCOMPARE(boot.size(), size_t(36)); // a UUID, without the newline
+    QCOMPARE(machineBootId(), boot);   // one per boot
+    // The environment overrides the machine for the identity only.
+    const Env env = {{"SYNCLINE_BOOT_ID", "emulated"}};
+    QCOMPARE(WorkerIdentity::fromEnvironment(lookup(env)).bootId, std::string("emulated"));
+    QCOMPARE(WorkerIdentity::fromEnvironment(lookup(Env())).bootId, boot);
+    QCOMPARE(machineBootId(), boot);
 }
 
 void TstWorkerIdentity::mpiFallback()
@@ -172,6 +245,85 @@ void TstWorkerIdentity::invalidTemplate()
                  std::string("log_path \"x{gpu}.log\": unknown placeholder {gpu}; known: {rank} "
                              "{local_rank} {restart} {pid} {host} {run_id} {role}"));
     }
+}
+
+void TstWorkerIdentity::globs_data()
+{
+    QTest::addColumn<QString>("tmpl");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("default") << "timer_events.log"
+                             << QStringList{"timer_events.log", "timer_events.*.log"};
+    QTest::newRow("rank given") << "logs/{run_id}/rank{rank}.log"
+                                << QStringList{"logs/*/rank*.log", "logs/rank*.log"};
+    QTest::newRow("empty dir, tagged")
+        << "logs/{run_id}/ev.log"
+        << QStringList{"logs/*/ev.log", "logs/*/ev.*.log", "logs/ev.log", "logs/ev.*.log"};
+    QTest::newRow("numeric dir never empty")
+        << "logs/{local_rank}/r{rank}.log" << QStringList{"logs/*/r*.log"};
+    QTest::newRow("empty name start")
+        << "{role}.log" << QStringList{"*.log", "*.*.log", ".log", ".log.*"};
+    QTest::newRow("no ext") << "out.d/events" << QStringList{"out.d/events", "out.d/events.*"};
+    QTest::newRow("dot file") << "logs/.events" << QStringList{"logs/.events", "logs/.events.*"};
+    QTest::newRow("adjacent placeholders") << "r{rank}{pid}.log" << QStringList{"r*.log"};
+    QTest::newRow("literal specials")
+        << "a{{x}}[1]*.log" << QStringList{"a{x}\\[1\\]\\*.log", "a{x}\\[1\\]\\*.*.log"};
+    QTest::newRow("only a placeholder") << "logs/{run_id}" << QStringList{"logs/*", "logs/*.*"};
+    QTest::newRow("leading empty dir")
+        << "{run_id}/r{rank}.log" << QStringList{"*/r*.log", "/r*.log"};
+}
+
+void TstWorkerIdentity::globs()
+{
+    QFETCH(QString, tmpl);
+    QFETCH(QStringList, expected);
+    QCOMPARE(toQt(LogPath::globs(tmpl.toStdString())), expected);
+}
+
+void TstWorkerIdentity::globsMatchEveryExpansion_data()
+{
+    QTest::addColumn<QString>("tmpl");
+    QTest::addColumn<QStringList>("notMatching"); // paths expand() never gives for tmpl
+    QTest::newRow("default") << "timer_events.log"
+                             << QStringList{"timer_events.log.1", "timer_events.3.json",
+                                            "other.log", "logs/timer_events.log"};
+    QTest::newRow("run dir") << "logs/{run_id}/rank{rank}.log"
+                             << QStringList{"logs/a/b/rank0.log", "logs/rank0.log.bak", "rank0.log",
+                                            "logs/j42/rank0.txt", "logs/.x/rank0.log"};
+    QTest::newRow("all") << "{run_id}/{host}/{role}-{rank}-{local_rank}-{restart}.log"
+                         << QStringList{"j42/node-b/trainer-3-1-2.json", "j42/node-b/x/t-3-1-2.log",
+                                        "j42/node-b/trainer.log"};
+    QTest::newRow("pid no rank") << "ev-{pid}.log"
+                                 << QStringList{"ev-4242.log.3", "ev.log", "x/ev-4242.log"};
+    QTest::newRow("no ext") << "out.d/events" << QStringList{"out.d/events3", "out.d/other.3"};
+    QTest::newRow("dot file") << "logs/.events" << QStringList{"logs/x.events", "logs/events.3"};
+    QTest::newRow("name from text")
+        << "logs/{host}_{role}" << QStringList{"logs/a_b/c", "logs/ab", "logs/.3"};
+    QTest::newRow("empty name start") << "{role}.log" << QStringList{"x.txt", "log", "a/.log"};
+    QTest::newRow("literal specials")
+        << "a{{x}}[1]*.log" << QStringList{"a{x}1x.log", "a{x}[1]x.log", "ax[1]*.log"};
+    QTest::newRow("leading empty dir")
+        << "{run_id}/r{rank}.log" << QStringList{"r0.log", "/a/b/r0.log"};
+}
+
+void TstWorkerIdentity::globsMatchEveryExpansion()
+{
+    QFETCH(QString, tmpl);
+    QFETCH(QStringList, notMatching);
+    const std::vector<std::string> patterns = LogPath::globs(tmpl.toStdString());
+    int checked = 0;
+    for (const WorkerIdentity &w : identities()) {
+        const std::string path = LogPath::expand(tmpl.toStdString(), w);
+        const std::string onDisk = collapseSlashes(path);
+        if (onDisk.empty() || onDisk.back() == '/')
+            continue; // names a directory: the recorder cannot have written it
+        QVERIFY2(anyMatches(patterns, onDisk),
+                 qPrintable(QString::fromStdString(path) + " not matched by " +
+                            toQt(patterns).join(' ')));
+        ++checked;
+    }
+    QVERIFY(checked >= 12);
+    for (const QString &path : notMatching)
+        QVERIFY2(!anyMatches(patterns, path.toStdString()), qPrintable(path));
 }
 
 QTEST_APPLESS_MAIN(TstWorkerIdentity)
