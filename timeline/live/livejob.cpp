@@ -2,6 +2,7 @@
 
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/jobinputs.h"
+#include "timeline/load/workeradmission.h"
 #include "timeline/live/livefile.h"
 #include "recorder/timerconfig.h"
 
@@ -199,31 +200,9 @@ bool LiveJob::addWorkers()
         m_pending.erase(m_pending.begin() + ptrdiff_t(i));
         Worker w;
         w.info = file->parsed().worker.info;
-        if (!file->parsed().rankKnown) {
-            w.info.rank = 0;
-            for (const Worker &o : tl.workers)
-                w.info.rank = std::max(w.info.rank, o.info.rank + 1);
-            tl.problems.push_back(
-                {Severity::Info, file->path(), 0,
-                 "no rank in the log; rank " + std::to_string(w.info.rank) + " assigned"});
-        }
-        if (w.info.anchorWallNs != 0 || w.info.anchorMonoNs != 0)
-            w.raw = sync::ClockMap::offset(w.info.anchorWallNs - w.info.anchorMonoNs);
-        w.corrected = w.raw;
-        const auto key = std::tie(w.info.rank, w.info.restart, file->path());
-        size_t at = 0;
-        while (at < tl.workers.size()) {
-            const auto &o = tl.workers[at].info;
-            if (key < std::tie(o.rank, o.restart, m_files[at]->path()))
-                break;
-            if (o.rank == w.info.rank && o.restart == w.info.restart)
-                tl.problems.push_back({Severity::Warning, file->path(), 0,
-                                       "duplicate rank " + std::to_string(o.rank) + " restart " +
-                                           std::to_string(o.restart) + " (also in " +
-                                           m_files[at]->path() + "); both kept"});
-            ++at;
-        }
-        tl.workers.insert(tl.workers.begin() + ptrdiff_t(at), std::move(w));
+        w.info.sourceFile = file->path();
+        const size_t at =
+            WorkerAdmission::admit(tl, std::move(w), file->parsed().rankKnown, tl.problems);
         m_files.insert(m_files.begin() + ptrdiff_t(at), std::move(file));
         m_states.insert(m_states.begin() + ptrdiff_t(at), WorkerState::Running);
         added = true;

@@ -1,5 +1,7 @@
 #include "timeline/load/clockcorrector.h"
 
+#include "timeline/load/workeradmission.h"
+
 #include "recorder/globpattern.h"
 #include "sync/syncengine.h"
 
@@ -10,13 +12,6 @@
 namespace syncline::load {
 
 namespace {
-
-sync::ClockMap rawMap(const WorkerInfo &info)
-{
-    if (info.anchorWallNs == 0 && info.anchorMonoNs == 0)
-        return sync::ClockMap();
-    return sync::ClockMap::offset(info.anchorWallNs - info.anchorMonoNs);
-}
 
 sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
 {
@@ -157,7 +152,7 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMes
 {
     for (size_t i = 0; i < tl.workers.size(); ++i) {
         Worker &w = tl.workers[i];
-        w.raw = rawMap(w.info);
+        w.raw = WorkerAdmission::rawClock(w.info);
         w.clock = sync::WorkerClockResult();
         w.clock.workerId = int(i);
         keepRawClock(w); // until the engine's result replaces it (and for good without one)

@@ -1,6 +1,6 @@
 #include "timeline/load/timelinebuilder.h"
 
-#include "timeline/load/log/logheader.h"
+#include "timeline/load/workeradmission.h"
 
 #include <algorithm>
 #include <map>
@@ -26,27 +26,9 @@ template <typename T> void shrink(std::vector<T> &v)
     v.shrink_to_fit();
 }
 
-// Ranks for files that carry none: digits of the file name, else the next free rank.
-void assignMissingRanks(std::vector<ParsedFile> &files)
-{
-    int nextFree = 0;
-    for (const ParsedFile &f : files)
-        if (f.usable && f.rankKnown)
-            nextFree = std::max(nextFree, f.worker.info.rank + 1);
-    for (ParsedFile &f : files) {
-        if (!f.usable || f.rankKnown)
-            continue;
-        const std::optional<int> fromName = LogHeader::rankFromFileName(f.path);
-        const int rank = fromName ? *fromName : nextFree++;
-        f.worker.info.rank = rank;
-        f.problems.push_back({Severity::Info, f.path, 0,
-                              "no rank in the trace; rank " + std::to_string(rank) +
-                                  (fromName ? " taken from the file name" : " assigned")});
-    }
-}
-
-// Moves one usable file's worker, args and flows into tl, its name ids remapped to tl.names.
-void appendWorker(Timeline &tl, ParsedFile &f)
+// Moves one usable file's worker, args and flows into tl (WorkerAdmission: rank, order,
+// duplicates, raw clock), its name ids remapped to tl.names. Returns the worker's index.
+size_t addWorker(Timeline &tl, ParsedFile &f)
 {
     const std::vector<uint32_t> remap = tl.names.merge(f.names);
     const auto argBase = uint32_t(tl.args.size());
@@ -57,14 +39,18 @@ void appendWorker(Timeline &tl, ParsedFile &f)
             r.second += argBase;
     }
     std::move(f.args.begin(), f.args.end(), std::back_inserter(tl.args));
-    const auto w = uint32_t(tl.workers.size());
+    const auto w = uint32_t(WorkerAdmission::admit(tl, std::move(f.worker), f.rankKnown,
+                                                   tl.problems));
+    for (FlowPoint &fp : tl.flows)
+        if (fp.worker >= w)
+            ++fp.worker; // workers after the new one moved up
     for (FlowPoint fp : f.flows) {
         fp.worker = w;
         fp.nameId = remap[fp.nameId];
         fp.categoryId = remap[fp.categoryId];
         tl.flows.push_back(fp);
     }
-    tl.workers.push_back(std::move(f.worker));
+    return w;
 }
 
 } // namespace
@@ -184,26 +170,23 @@ BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files)
     BuiltTimeline out;
     out.timeline = std::make_shared<Timeline>();
     Timeline &tl = *out.timeline;
-    assignMissingRanks(files);
+    // Files with a rank first, in (rank, restart, file) order (each then joins at the end);
+    // those without one after them, in input order, so they get the ranks left free.
     std::stable_sort(files.begin(), files.end(), [](const ParsedFile &a, const ParsedFile &b) {
+        if (a.rankKnown != b.rankKnown)
+            return a.rankKnown;
+        if (!a.rankKnown)
+            return false;
         const auto &x = a.worker.info, &y = b.worker.info;
         return std::tie(x.rank, x.restart, a.path) < std::tie(y.rank, y.restart, b.path);
     });
-    std::map<std::pair<int, int>, std::string> seen;
     for (ParsedFile &f : files) {
         for (LoadProblem &p : f.problems)
             tl.problems.push_back(std::move(p));
         if (!f.usable)
             continue;
-        const auto key = std::pair(f.worker.info.rank, f.worker.info.restart);
-        auto [it, fresh] = seen.emplace(key, f.path);
-        if (!fresh)
-            tl.problems.push_back({Severity::Warning, f.path, 0,
-                                   "duplicate rank " + std::to_string(key.first) + " restart " +
-                                       std::to_string(key.second) + " (also in " + it->second +
-                                       "); both kept"});
-        appendWorker(tl, f);
-        out.messages.push_back(std::move(f.messages));
+        const size_t w = addWorker(tl, f);
+        out.messages.insert(out.messages.begin() + ptrdiff_t(w), std::move(f.messages));
     }
     std::sort(tl.flows.begin(), tl.flows.end(), [](const FlowPoint &a, const FlowPoint &b) {
         return std::tie(a.id, a.localNs) < std::tie(b.id, b.localNs);

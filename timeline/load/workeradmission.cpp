@@ -1,0 +1,56 @@
+#include "timeline/load/workeradmission.h"
+
+#include "timeline/load/log/logheader.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+
+namespace syncline::load {
+
+sync::ClockMap WorkerAdmission::rawClock(const WorkerInfo &info)
+{
+    if (info.anchorWallNs == 0 && info.anchorMonoNs == 0)
+        return sync::ClockMap();
+    return sync::ClockMap::offset(info.anchorWallNs - info.anchorMonoNs);
+}
+
+size_t WorkerAdmission::admit(Timeline &tl, Worker w, bool rankKnown,
+                              std::vector<LoadProblem> &problems)
+{
+    using Severity = LoadProblem::Severity;
+    const std::string &path = w.info.sourceFile;
+    if (!rankKnown) {
+        const std::optional<int> fromName = LogHeader::rankFromFileName(path);
+        int next = 0;
+        for (const Worker &o : tl.workers)
+            next = std::max(next, o.info.rank + 1);
+        w.info.rank = fromName ? *fromName : next;
+        problems.push_back({Severity::Info, path, 0,
+                            "no rank in the file; rank " + std::to_string(w.info.rank) +
+                                (fromName ? " taken from the file name" : " assigned")});
+    }
+    w.raw = rawClock(w.info);
+    if (w.corrected.segments().empty())
+        w.corrected = w.raw; // until the clock correction gives it its own
+    for (const Worker &other : tl.workers) {
+        const WorkerInfo &o = other.info;
+        if (o.rank == w.info.rank && o.restart == w.info.restart) {
+            problems.push_back({Severity::Warning, path, 0,
+                                "duplicate rank " + std::to_string(o.rank) + " restart " +
+                                    std::to_string(o.restart) + " (also in " + o.sourceFile +
+                                    "); both kept"});
+            break;
+        }
+    }
+    const auto key = std::tie(w.info.rank, w.info.restart, path);
+    size_t at = 0;
+    while (at < tl.workers.size() && !(key < std::tie(tl.workers[at].info.rank,
+                                                      tl.workers[at].info.restart,
+                                                      tl.workers[at].info.sourceFile)))
+        ++at;
+    tl.workers.insert(tl.workers.begin() + ptrdiff_t(at), std::move(w));
+    return at;
+}
+
+} // namespace syncline::load
