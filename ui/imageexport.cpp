@@ -2,6 +2,9 @@
 
 #include "timelinepainter.h"
 
+#include "timeline/report/legendorder.h"
+#include "timeline/report/stats.h"
+
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -74,30 +77,21 @@ bool ensureGuiApplication(std::string *error)
     return true;
 }
 
-// The names with the most total duration in [start, end), for the legend (at most `limit`).
-std::vector<uint32_t> legendNames(const TimelineScene &scene, int64_t start, int64_t end,
-                                  size_t limit)
+// The legend: LegendOrder (the view's rule) over the image's range, visible names only, at
+// most `limit`.
+std::vector<uint32_t> legendNames(const Timeline &timeline, const TimelineScene &scene,
+                                  int64_t start, int64_t end, size_t limit)
 {
-    std::unordered_map<uint32_t, int64_t> total;
-    for (const TrackModel &m : scene.models()) {
-        const int first = m.firstIndex(start, scene.clockMode());
-        if (first < 0)
-            continue;
-        const int last = m.lastIndex(end, scene.clockMode());
-        for (int i = first; i <= last; ++i) {
-            const int64_t s = std::max(start, m.startTime(i, scene.clockMode()));
-            const int64_t e = std::min(end, m.endTime(i, scene.clockMode()));
-            if (e > s && scene.nameVisible(m.nameId(i)))
-                total[m.nameId(i)] += e - s;
-        }
-    }
-    std::vector<std::pair<int64_t, uint32_t>> order;
-    for (const auto &[id, t] : total)
-        order.emplace_back(-t, id);
-    std::sort(order.begin(), order.end());
+    StatsQuery q;
+    q.useRange = true;
+    q.beginNs = start;
+    q.endNs = end;
+    q.perRank = false;
+    q.mode = scene.clockMode();
     std::vector<uint32_t> out;
-    for (size_t i = 0; i < order.size() && i < limit; ++i)
-        out.push_back(order[i].second);
+    for (uint32_t id : LegendOrder::byTotal(Stats::compute(timeline, q)))
+        if (out.size() < limit && scene.nameVisible(id))
+            out.push_back(id);
     return out;
 }
 
@@ -187,7 +181,7 @@ bool exportImage(const Timeline &timeline, const ImageExportRequest &request, st
     }
     if (end <= start)
         return fail("empty time range (end must be after start)");
-    const std::vector<uint32_t> legend = legendNames(scene, start, end, 12);
+    const std::vector<uint32_t> legend = legendNames(timeline, scene, start, end, 12);
     scene.setRowMetrics(fittedMetrics(scene, request.height - 26 - (legend.empty() ? 0 : 24)));
     if (!request.pngPath.empty()) {
         QImage image(request.width, request.height, QImage::Format_ARGB32_Premultiplied);

@@ -14,6 +14,9 @@
 #include "timeformat.h"
 #include "timelineview.h"
 
+#include "timeline/report/legendorder.h"
+#include "timeline/report/stats.h"
+
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -116,15 +119,11 @@ void MainWindow::connectPanels()
         m_find->focusFind();
     });
     connect(m_stats, &StatsPanel::statsReady, this, [this] {
-        // Legend order: most total time first (the stats table's whole-job or range rows).
-        std::vector<std::pair<int64_t, uint32_t>> order;
+        // Legend order (LegendOrder, shared with the image export): the stats table's rows.
+        std::vector<StatsRow> rows;
         for (int r = 0; r < m_stats->model()->rowCount(); ++r)
-            order.emplace_back(-m_stats->model()->row(r).totalNs, m_stats->model()->row(r).nameId);
-        std::sort(order.begin(), order.end());
-        std::vector<uint32_t> names;
-        for (const auto &o : order)
-            names.push_back(o.second);
-        m_legend->setNames(std::move(names));
+            rows.push_back(m_stats->model()->row(r));
+        m_legend->setNames(LegendOrder::byTotal(rows));
     });
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
     connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this,

@@ -3,6 +3,8 @@
 #include "timeformat.h"
 #include "viewstyle.h"
 
+#include "timeline/report/rankoutliers.h"
+
 #include <QPainter>
 
 #include <algorithm>
@@ -10,39 +12,9 @@
 
 namespace syncline::ui {
 
-namespace {
-
-int64_t lowerMedian(std::vector<int64_t> v)
-{
-    if (v.empty())
-        return 0;
-    const size_t k = (v.size() - 1) / 2;
-    std::nth_element(v.begin(), v.begin() + ptrdiff_t(k), v.end());
-    return v[k];
-}
-
-} // namespace
-
 RankBarChart::RankBarChart(QWidget *parent) : QWidget(parent)
 {
     setMinimumHeight(120);
-}
-
-std::vector<bool> RankBarChart::stragglers(const std::vector<int64_t> &values, int64_t *threshold)
-{
-    std::vector<bool> out(values.size(), false);
-    const int64_t median = lowerMedian(values);
-    std::vector<int64_t> dev;
-    dev.reserve(values.size());
-    for (int64_t v : values)
-        dev.push_back(std::llabs(v - median));
-    const int64_t mad = lowerMedian(dev);
-    const int64_t limit = median + 3 * mad;
-    if (threshold)
-        *threshold = limit;
-    for (size_t i = 0; i < values.size(); ++i)
-        out[i] = values[i] > limit;
-    return out;
 }
 
 void RankBarChart::setData(const QString &title, std::vector<Bar> bars)
@@ -52,7 +24,7 @@ void RankBarChart::setData(const QString &title, std::vector<Bar> bars)
     std::vector<int64_t> values;
     for (const Bar &b : m_bars)
         values.push_back(b.valueNs);
-    m_flags = stragglers(values, &m_threshold);
+    m_flags = RankOutliers::flag(values, &m_threshold);
     update();
 }
 

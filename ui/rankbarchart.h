@@ -1,8 +1,9 @@
 // RankBarChart — one event name's duration per rank as vertical bars (mean duration per rank),
-// stragglers in red: ranks beyond median + 3·MAD (median absolute deviation) of the per-rank
-// values, with the threshold drawn as a dashed line.
-// Example: per-rank means {10, 11, 10, 12, 30} ms → median 11, MAD 1 → threshold 14 → rank 4.
-// Threading: GUI thread only; stragglers() is a pure function.
+// stragglers in red by the viewer's rule, RankOutliers (timeline/report/rankoutliers.h: ranks
+// whose mean is beyond median + 3·MAD of the per-rank means), with the threshold drawn as a
+// dashed line. The title names the rule; `syncline stats` uses the other one (Stragglers: who
+// finishes each step last), and says so.
+// Threading: GUI thread only.
 #pragma once
 
 #include <QString>
@@ -28,9 +29,6 @@ public:
     const std::vector<bool> &stragglerFlags() const { return m_flags; }
     int64_t thresholdNs() const { return m_threshold; }
 
-    // Flags values > median + 3·MAD (none when MAD is 0 and all equal); *threshold gets the
-    // limit (the lower median is used for even counts, all in int64 ns).
-    static std::vector<bool> stragglers(const std::vector<int64_t> &values, int64_t *threshold);
     QSize sizeHint() const override { return QSize(400, 160); }
 
 protected:

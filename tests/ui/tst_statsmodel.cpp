@@ -1,5 +1,6 @@
 // Tests the table models (StatsModel, ClockModel) under QAbstractItemModelTester and a sort
-// proxy, and the straggler rule of RankBarChart (median + 3·MAD).
+// proxy, and the straggler rule the chart uses (RankOutliers, median + 3·MAD).
+#include "timeline/report/rankoutliers.h"
 #include "testjob.h"
 
 #include "ui/clockmodel.h"
@@ -98,7 +99,7 @@ void TstStatsModel::stragglers()
     QFETCH(qlonglong, threshold);
     std::vector<int64_t> v(values.begin(), values.end());
     int64_t got = -1;
-    const std::vector<bool> flags = RankBarChart::stragglers(v, &got);
+    const std::vector<bool> flags = RankOutliers::flag(v, &got);
     QCOMPARE(got, int64_t(threshold));
     QCOMPARE(flags, std::vector<bool>(expected.begin(), expected.end()));
 }

@@ -4,6 +4,8 @@
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
+#include "timeline/report/legendorder.h"
+#include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/stragglers.h"
 
@@ -47,6 +49,8 @@ private slots:
     void explicitModeWins();
     void stragglers();
     void kinetoTotals();
+    void legendOrder();
+    void rankOutliers();
 };
 
 void TestStats::percentile_data()
@@ -195,6 +199,31 @@ void TestStats::explicitModeWins()
     q.mode = ClockMode::Raw;
     QCOMPARE(Stats::compute(*tl, q)[1].totalNs, int64_t(100000));
     QCOMPARE(Stats::compute(*tl)[1].totalNs, int64_t(150000)); // the default: corrected
+}
+
+// The legend's one order: all-rank rows by total, most first, ties by name id; per-rank rows
+// are ignored.
+void TestStats::legendOrder()
+{
+    std::vector<StatsRow> rows(5);
+    rows[0].nameId = 4, rows[0].totalNs = 4000;
+    rows[1].nameId = 2, rows[1].totalNs = 9000;
+    rows[2].nameId = 1, rows[2].totalNs = 4000;
+    rows[3].nameId = 7, rows[3].totalNs = 99000, rows[3].rank = 3; // per rank: not in the legend
+    rows[4].nameId = 5, rows[4].totalNs = 0;
+    QCOMPARE(LegendOrder::byTotal(rows), (std::vector<uint32_t>{2, 1, 4, 5}));
+    QVERIFY(LegendOrder::byTotal({}).empty());
+}
+
+// The viewer's straggler rule (median + 3·MAD of per-rank means), with its worked example.
+void TestStats::rankOutliers()
+{
+    int64_t limit = -1;
+    const auto flags = RankOutliers::flag({10, 11, 10, 12, 30}, &limit);
+    QCOMPARE(limit, int64_t(14));
+    QCOMPARE(flags, (std::vector<bool>{false, false, false, false, true}));
+    QCOMPARE(RankOutliers::lowerMedian({4, 1, 3, 2}), int64_t(2));
+    QCOMPARE(RankOutliers::flag({5, 5, 5}, nullptr), (std::vector<bool>{false, false, false}));
 }
 
 QTEST_APPLESS_MAIN(TestStats)
