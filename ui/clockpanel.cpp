@@ -12,18 +12,18 @@
 namespace syncline::ui {
 
 ClockPanel::ClockPanel(QWidget *parent)
-    : QWidget(parent), m_model(new ClockModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+    : QWidget(parent), m_model(new ClockTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)),
       m_corrected(new QCheckBox(tr("Corrected clocks (uncheck to see raw local clocks)"), this)),
       m_notes(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(ClockModel::SortRole);
+    m_proxy->setSortRole(ClockTableModel::SortRole);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
-    m_table->sortByColumn(ClockModel::Worker, Qt::AscendingOrder);
+    m_table->sortByColumn(ClockTableModel::Worker, Qt::AscendingOrder);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(ClockModel::Flags, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(ClockTableModel::Flags, QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
     m_corrected->setChecked(true);
     m_notes->setWordWrap(true);

@@ -4,7 +4,7 @@
 #include "mainwindow.h"
 #include "statspanel.h"
 #include "timelineview.h"
-#include "workerlistmodel.h"
+#include "workertablemodel.h"
 
 #include <QDockWidget>
 #include <QFileDialog>
@@ -53,21 +53,21 @@ void LiveAttachment::attachDialog(MainWindow *window)
 LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
                                const FollowOptions &follow)
     : QObject(window), m_window(window), m_dir(QString::fromStdString(options.path)),
-      m_controller(new LiveController(options, follow, this)), m_model(new WorkerListModel(this)),
+      m_controller(new LiveController(options, follow, this)), m_model(new WorkerTableModel(this)),
       m_proxy(new QSortFilterProxyModel(this))
 {
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(WorkerListModel::SortRole);
+    m_proxy->setSortRole(WorkerTableModel::SortRole);
     m_table = new QTableView;
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
-    m_table->sortByColumn(WorkerListModel::Rank, Qt::AscendingOrder);
+    m_table->sortByColumn(WorkerTableModel::Rank, Qt::AscendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) {
-        jumpToWorker(m_proxy->data(i, WorkerListModel::WorkerRole).toInt());
+        jumpToWorker(m_proxy->data(i, WorkerTableModel::WorkerRole).toInt());
     });
     m_dock = new QDockWidget(tr("Workers"), window);
     m_dock->setObjectName(QStringLiteral("workersDock"));

@@ -35,7 +35,7 @@ namespace syncline::ui {
 
 class LiveController;
 class MainWindow;
-class WorkerListModel;
+class WorkerTableModel;
 
 class LiveAttachment : public QObject
 {
@@ -55,7 +55,7 @@ public:
     void setFollowing(bool on);
     void jumpToWorker(int liveWorker); // index in the LiveJob's (and the list's) order
     LiveController *controller() const { return m_controller; }
-    WorkerListModel *workerModel() const { return m_model; }
+    WorkerTableModel *workerModel() const { return m_model; }
     QDockWidget *dock() const { return m_dock; }
     QTableView *table() const { return m_table; }
     std::shared_ptr<Timeline> shown() const { return m_shown; } // the live Timeline on screen
@@ -79,7 +79,7 @@ private:
     MainWindow *m_window;
     QString m_dir;
     LiveController *m_controller;
-    WorkerListModel *m_model;
+    WorkerTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QPointer<QDockWidget> m_dock; // children of the window: may be gone before us
     QTableView *m_table;

@@ -15,21 +15,21 @@
 namespace syncline::ui {
 
 StatsPanel::StatsPanel(QWidget *parent)
-    : QWidget(parent), m_model(new StatsModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+    : QWidget(parent), m_model(new StatsTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)), m_chart(new RankBarChart(this)), m_scope(new QComboBox(this)),
       m_filter(new QLineEdit(this)), m_status(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(StatsModel::SortRole);
-    m_proxy->setFilterKeyColumn(StatsModel::Name);
+    m_proxy->setSortRole(StatsTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(StatsTableModel::Name);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
-    m_table->sortByColumn(StatsModel::Total, Qt::DescendingOrder);
+    m_table->sortByColumn(StatsTableModel::Total, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(StatsModel::Name, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(StatsTableModel::Name, QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
     m_scope->addItems({tr("Whole job"), tr("Selected range")});
     m_filter->setPlaceholderText(tr("Filter names…"));
@@ -54,7 +54,7 @@ StatsPanel::StatsPanel(QWidget *parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (current.isValid())
-                    chooseName(current.data(StatsModel::NameIdRole).toUInt());
+                    chooseName(current.data(StatsTableModel::NameIdRole).toUInt());
             });
 }
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "rankbarchart.h"
-#include "statsmodel.h"
+#include "statstablemodel.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -37,7 +37,7 @@ public:
     void setClockMode(ClockMode mode);
     ClockMode clockMode() const { return m_mode; }
     void refresh(); // recompute for the current scope (mode changes etc.)
-    StatsModel *model() const { return m_model; }
+    StatsTableModel *model() const { return m_model; }
     QSortFilterProxyModel *proxy() const { return m_proxy; }
     QTableView *table() const { return m_table; }
     RankBarChart *chart() const { return m_chart; }
@@ -59,7 +59,7 @@ private:
     void finished();
 
     std::shared_ptr<const Timeline> m_timeline;
-    StatsModel *m_model;
+    StatsTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_table;
     RankBarChart *m_chart;

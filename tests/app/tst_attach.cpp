@@ -51,7 +51,7 @@ std::map<int, std::set<std::string>> csvStatuses(const QString &path, std::strin
 
 } // namespace
 
-class TestAttach : public QObject
+class TstAttach : public QObject
 {
     Q_OBJECT
 
@@ -61,7 +61,7 @@ private slots:
     void badArguments();
 };
 
-void TestAttach::headlessFollowsARealJob()
+void TstAttach::headlessFollowsARealJob()
 {
     QTemporaryDir dir;
     const QString d = dir.path();
@@ -110,7 +110,7 @@ void TestAttach::headlessFollowsARealJob()
     QCOMPARE(png.size(), QSize(800, 400));
 }
 
-void TestAttach::badArguments_data()
+void TstAttach::badArguments_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -124,7 +124,7 @@ void TestAttach::badArguments_data()
     QTest::newRow("bad poll") << QStringList{"attach", "/tmp", "--poll=1"} << "--poll=MS";
 }
 
-void TestAttach::badArguments()
+void TstAttach::badArguments()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
@@ -136,5 +136,5 @@ void TestAttach::badArguments()
     QVERIFY2(err.contains(message), qPrintable(err));
 }
 
-QTEST_GUILESS_MAIN(TestAttach)
+QTEST_GUILESS_MAIN(TstAttach)
 #include "tst_attach.moc"

@@ -6,7 +6,7 @@
 #include "ui/livecontroller.h"
 #include "ui/mainwindow.h"
 #include "ui/timelineview.h"
-#include "ui/workerlistmodel.h"
+#include "ui/workertablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QProcess>
@@ -36,7 +36,7 @@ std::unique_ptr<QProcess> startWorker(const QString &dir, int rank)
     return p;
 }
 
-int rowOfRank(const WorkerListModel &m, int rank)
+int rowOfRank(const WorkerTableModel &m, int rank)
 {
     for (int r = 0; r < m.rowCount(); ++r)
         if (m.row(r).rank == rank)
@@ -46,7 +46,7 @@ int rowOfRank(const WorkerListModel &m, int rank)
 
 } // namespace
 
-class TestAttachGui : public QObject
+class TstAttachGui : public QObject
 {
     Q_OBJECT
 
@@ -55,7 +55,7 @@ private slots:
     void missingDirectoryRefused();
 };
 
-void TestAttachGui::followsARunningJob()
+void TstAttachGui::followsARunningJob()
 {
     QTemporaryDir dir;
     const QString d = dir.path();
@@ -83,7 +83,7 @@ void TestAttachGui::followsARunningJob()
     QVERIFY2(live, qPrintable(error));
     QAbstractItemModelTester tester(live->workerModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-    const WorkerListModel &model = *live->workerModel();
+    const WorkerTableModel &model = *live->workerModel();
     QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() == 2 && model.row(0).events > 20 &&
                                  model.row(1).events > 20 && live->refreshCount() > 1,
                              20000);
@@ -146,7 +146,7 @@ void TestAttachGui::followsARunningJob()
     QVERIFY(!live->isFollowing());
 }
 
-void TestAttachGui::missingDirectoryRefused()
+void TstAttachGui::missingDirectoryRefused()
 {
     MainWindow window;
     LiveOptions o;
@@ -156,5 +156,5 @@ void TestAttachGui::missingDirectoryRefused()
     QVERIFY2(error.contains("no such file or directory"), qPrintable(error));
 }
 
-QTEST_MAIN(TestAttachGui)
+QTEST_MAIN(TstAttachGui)
 #include "tst_attachgui.moc"

@@ -52,7 +52,7 @@ std::string slurp(const QString &path)
 
 } // namespace
 
-class TestJobCommands : public QObject
+class TstJobCommands : public QObject
 {
     Q_OBJECT
 
@@ -65,7 +65,7 @@ private slots:
     void windowVerbsWithoutDisplay();
 };
 
-void TestJobCommands::statsJsonOnHorovodTrace()
+void TstJobCommands::statsJsonOnHorovodTrace()
 {
     const Run r =
         syncline({"stats", "--json",
@@ -86,7 +86,7 @@ void TestJobCommands::statsJsonOnHorovodTrace()
     QCOMPARE(forwardTotal, int64_t(3388731000));
 }
 
-void TestJobCommands::statsTextOnKineto()
+void TstJobCommands::statsTextOnKineto()
 {
     const Run r =
         syncline({"stats", QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank")});
@@ -95,7 +95,7 @@ void TestJobCommands::statsTextOnKineto()
     QVERIFY(r.out.find("4811") != std::string::npos);
 }
 
-void TestJobCommands::checkCleanAndBroken()
+void TstJobCommands::checkCleanAndBroken()
 {
     QTemporaryDir dir;
     write(dir.filePath("good.0.log"), std::string(kHeader) +
@@ -123,7 +123,7 @@ void TestJobCommands::checkCleanAndBroken()
     QVERIFY(r.out.find(bad + ":3: end without a begin") != std::string::npos);
 }
 
-void TestJobCommands::exportFiles()
+void TstJobCommands::exportFiles()
 {
     QTemporaryDir dir;
     const QString csv = dir.filePath("e.csv"), chrome = dir.filePath("c.json"),
@@ -151,7 +151,7 @@ void TestJobCommands::exportFiles()
     QVERIFY(rows >= 1 && rows < 4811 + 4676);
 }
 
-void TestJobCommands::errors()
+void TstJobCommands::errors()
 {
     Run r = syncline({"stats", "/no/such/path"});
     QVERIFY(r.exitCode != 0);
@@ -171,7 +171,7 @@ void TestJobCommands::errors()
     QVERIFY(r.err.find("/no/such/dir/x.csv: cannot write") != std::string::npos);
 }
 
-void TestJobCommands::windowVerbsWithoutDisplay()
+void TstJobCommands::windowVerbsWithoutDisplay()
 {
     // Without any display Qt would abort (SIGABRT); the window verbs must say why instead.
     QTemporaryDir dir;
@@ -193,5 +193,5 @@ void TestJobCommands::windowVerbsWithoutDisplay()
     }
 }
 
-QTEST_GUILESS_MAIN(TestJobCommands)
+QTEST_GUILESS_MAIN(TstJobCommands)
 #include "tst_jobcommands.moc"

@@ -54,7 +54,7 @@ int64_t findInstant(const syncline::Timeline &t, size_t w, const std::string &na
 
 } // namespace
 
-class TestSkewMultiProcess : public QObject
+class TstSkewMultiProcess : public QObject
 {
     Q_OBJECT
 private slots:
@@ -67,7 +67,7 @@ private:
                     double refRate);
 };
 
-void TestSkewMultiProcess::marksLineUpAfterCorrection_data()
+void TstSkewMultiProcess::marksLineUpAfterCorrection_data()
 {
     QTest::addColumn<bool>("hosted");
     QTest::newRow("standalone syncline timeserver, 4 workers") << false;
@@ -75,7 +75,7 @@ void TestSkewMultiProcess::marksLineUpAfterCorrection_data()
 }
 
 // Starts the time server (unless rank 0 hosts it) and the workers; waits for all of them.
-void TestSkewMultiProcess::runJob(bool hosted, const std::vector<Skew> &skews, int rounds,
+void TstSkewMultiProcess::runJob(bool hosted, const std::vector<Skew> &skews, int rounds,
                                   const QTemporaryDir &dir)
 {
     const int n = int(skews.size());
@@ -141,7 +141,7 @@ void TestSkewMultiProcess::runJob(bool hosted, const std::vector<Skew> &skews, i
 
 // For every round, every worker's mark against rank 0's: corrected difference minus true
 // difference (in reference ns) within the two segments' guaranteed bounds.
-void TestSkewMultiProcess::checkMarks(const syncline::Timeline &t, const std::vector<Skew> &skews,
+void TstSkewMultiProcess::checkMarks(const syncline::Timeline &t, const std::vector<Skew> &skews,
                                       int rounds, double refRate)
 {
     const int n = int(skews.size());
@@ -186,7 +186,7 @@ void TestSkewMultiProcess::checkMarks(const syncline::Timeline &t, const std::ve
           n, rounds, (long long)maxError, (long long)maxBound, (long long)maxTrueSpread);
 }
 
-void TestSkewMultiProcess::marksLineUpAfterCorrection()
+void TstSkewMultiProcess::marksLineUpAfterCorrection()
 {
     QFETCH(bool, hosted);
     // Rank 0 and 1 without drift so that the raw disagreement is known exactly (350 ms).
@@ -224,5 +224,5 @@ void TestSkewMultiProcess::marksLineUpAfterCorrection()
     checkMarks(t, skews, rounds, hosted ? 1.0 + skews[0].driftPpm * 1e-6 : 1.0);
 }
 
-QTEST_GUILESS_MAIN(TestSkewMultiProcess)
+QTEST_GUILESS_MAIN(TstSkewMultiProcess)
 #include "tst_skewmultiprocess.moc"

@@ -66,7 +66,7 @@ bool askTime(int port, const std::string &token, proto::Packet *reply)
 
 } // namespace
 
-class TestTimeServerCommand : public QObject
+class TstTimeServerCommand : public QObject
 {
     Q_OBJECT
 private slots:
@@ -76,14 +76,14 @@ private slots:
     void badArguments();
 };
 
-void TestTimeServerCommand::servesAndStopsOnSignal_data()
+void TstTimeServerCommand::servesAndStopsOnSignal_data()
 {
     QTest::addColumn<int>("signal");
     QTest::newRow("SIGTERM") << int(SIGTERM);
     QTest::newRow("SIGINT") << int(SIGINT);
 }
 
-void TestTimeServerCommand::servesAndStopsOnSignal()
+void TstTimeServerCommand::servesAndStopsOnSignal()
 {
     QFETCH(int, signal);
     QProcess p;
@@ -113,7 +113,7 @@ void TestTimeServerCommand::servesAndStopsOnSignal()
     QVERIFY2(seen.contains("timeserver stopped: served 1,"), qPrintable(seen));
 }
 
-void TestTimeServerCommand::badArguments_data()
+void TstTimeServerCommand::badArguments_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -126,7 +126,7 @@ void TestTimeServerCommand::badArguments_data()
     QTest::newRow("bad bind") << QStringList{"--port", "0", "--bind", "256.0.0.1"} << "256.0.0.1";
 }
 
-void TestTimeServerCommand::badArguments()
+void TstTimeServerCommand::badArguments()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
@@ -138,5 +138,5 @@ void TestTimeServerCommand::badArguments()
     QVERIFY2(err.contains(message), qPrintable(err));
 }
 
-QTEST_GUILESS_MAIN(TestTimeServerCommand)
+QTEST_GUILESS_MAIN(TstTimeServerCommand)
 #include "tst_timeservercommand.moc"

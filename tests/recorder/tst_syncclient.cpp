@@ -86,7 +86,7 @@ TimeServerOptions loopbackServer(int port = 0, const std::string &token = {})
 
 } // namespace
 
-class TestSyncClient : public QObject
+class TstSyncClient : public QObject
 {
     Q_OBJECT
 private slots:
@@ -99,7 +99,7 @@ private slots:
     void newReferenceIsNotMixed();
 };
 
-void TestSyncClient::noServerNeverBlocks_data()
+void TstSyncClient::noServerNeverBlocks_data()
 {
     QTest::addColumn<QString>("kind");
     QTest::newRow("refused (no socket on the port)") << "refused";
@@ -107,7 +107,7 @@ void TestSyncClient::noServerNeverBlocks_data()
     QTest::newRow("unresolvable host") << "unresolvable";
 }
 
-void TestSyncClient::noServerNeverBlocks()
+void TstSyncClient::noServerNeverBlocks()
 {
     QFETCH(QString, kind);
     int silentFd = -1;
@@ -155,7 +155,7 @@ void TestSyncClient::noServerNeverBlocks()
         ::close(silentFd);
 }
 
-void TestSyncClient::burstsAgainstRealServer()
+void TstSyncClient::burstsAgainstRealServer()
 {
     TimeServer server(loopbackServer(), test::monotonicRawNs);
     std::string error;
@@ -207,7 +207,7 @@ void TestSyncClient::burstsAgainstRealServer()
     qInfo("loopback: min round trip %lld ns, live bound %lld ns", (long long)minRtt, (long long)b);
 }
 
-void TestSyncClient::estimateTracksOffsetAndDrift()
+void TstSyncClient::estimateTracksOffsetAndDrift()
 {
     // The server's clock runs 5 s ahead and 80 ppm fast; the estimate must contain the truth.
     const int64_t base = test::monotonicRawNs();
@@ -238,7 +238,7 @@ void TestSyncClient::estimateTracksOffsetAndDrift()
     client->stop();
 }
 
-void TestSyncClient::wrongTokenGetsNothing()
+void TstSyncClient::wrongTokenGetsNothing()
 {
     TimeServer server(loopbackServer(0, "job-A"), test::monotonicRawNs);
     std::string error;
@@ -263,7 +263,7 @@ void TestSyncClient::wrongTokenGetsNothing()
     QCOMPARE(QString::fromStdString(capture.text()).count("syncline:"), 1); // only job B complains
 }
 
-void TestSyncClient::recoversAfterServerRestart()
+void TstSyncClient::recoversAfterServerRestart()
 {
     auto server = std::make_unique<TimeServer>(loopbackServer(), test::monotonicRawNs);
     std::string error;
@@ -297,7 +297,7 @@ void TestSyncClient::recoversAfterServerRestart()
     QVERIFY(int(numbers.size()) < *numbers.rbegin() - *numbers.begin() + 1);
 }
 
-void TestSyncClient::newReferenceIsNotMixed()
+void TstSyncClient::newReferenceIsNotMixed()
 {
     auto server = std::make_unique<TimeServer>(loopbackServer(), test::monotonicRawNs);
     std::string error;
@@ -329,5 +329,5 @@ void TestSyncClient::newReferenceIsNotMixed()
     QVERIFY2(std::llabs(g - (now + 1'000'000'000)) <= b, qPrintable(QString::number(g - now)));
 }
 
-QTEST_APPLESS_MAIN(TestSyncClient)
+QTEST_APPLESS_MAIN(TstSyncClient)
 #include "tst_syncclient.moc"

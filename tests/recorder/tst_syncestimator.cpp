@@ -5,7 +5,7 @@
 
 using syncline::rec::SyncEstimator;
 
-class TestSyncEstimator : public QObject
+class TstSyncEstimator : public QObject
 {
     Q_OBJECT
 private slots:
@@ -17,7 +17,7 @@ private slots:
     void largeOffsetsKeepNanoseconds();
 };
 
-void TestSyncEstimator::emptyHasNoEstimate()
+void TstSyncEstimator::emptyHasNoEstimate()
 {
     SyncEstimator e;
     int64_t g = -1, b = -1;
@@ -25,7 +25,7 @@ void TestSyncEstimator::emptyHasNoEstimate()
     QCOMPARE(g, int64_t(-1));
 }
 
-void TestSyncEstimator::estimate_data()
+void TstSyncEstimator::estimate_data()
 {
     // bursts: (local, lower, upper) triples; then the query and the exact answer.
     QTest::addColumn<QList<qint64>>("bursts");
@@ -50,7 +50,7 @@ void TestSyncEstimator::estimate_data()
         << qint64(500);
 }
 
-void TestSyncEstimator::estimate()
+void TstSyncEstimator::estimate()
 {
     QFETCH(QList<qint64>, bursts);
     QFETCH(qint64, query);
@@ -65,7 +65,7 @@ void TestSyncEstimator::estimate()
     QCOMPARE(qint64(b), bound);
 }
 
-void TestSyncEstimator::inconsistentBurstIgnored()
+void TstSyncEstimator::inconsistentBurstIgnored()
 {
     SyncEstimator e;
     e.addBurst(0, 100, 50); // lower > upper: impossible, dropped
@@ -74,7 +74,7 @@ void TestSyncEstimator::inconsistentBurstIgnored()
     QCOMPARE(e.burstCount(), 1);
 }
 
-void TestSyncEstimator::windowKeepsRecentBursts()
+void TstSyncEstimator::windowKeepsRecentBursts()
 {
     SyncEstimator e;
     const int64_t s = 1'000'000'000;
@@ -87,7 +87,7 @@ void TestSyncEstimator::windowKeepsRecentBursts()
     QCOMPARE(b, int64_t(10));
 }
 
-void TestSyncEstimator::largeOffsetsKeepNanoseconds()
+void TstSyncEstimator::largeOffsetsKeepNanoseconds()
 {
     // Reference 3 days ahead of local, and local ~1 year of uptime: exact to the ns.
     const int64_t local = 365LL * 86400 * 1'000'000'000;
@@ -101,5 +101,5 @@ void TestSyncEstimator::largeOffsetsKeepNanoseconds()
     QCOMPARE(b, int64_t(9)); // 3 + 0.5 s × (6 + 6) ns/s
 }
 
-QTEST_APPLESS_MAIN(TestSyncEstimator)
+QTEST_APPLESS_MAIN(TstSyncEstimator)
 #include "tst_syncestimator.moc"

@@ -85,7 +85,7 @@ TimeServerCounters countersOnceServed(const TimeServer &server, uint64_t served)
     return server.counters();
 }
 
-class TestTimeServer : public QObject
+class TstTimeServer : public QObject
 {
     Q_OBJECT
 private slots:
@@ -105,7 +105,7 @@ private slots:
     void badBindAddress();
 };
 
-void TestTimeServer::wireFormatIsLittleEndian()
+void TstTimeServer::wireFormatIsLittleEndian()
 {
     proto::Packet p;
     p.kind = proto::Kind::Reply;
@@ -131,7 +131,7 @@ void TestTimeServer::wireFormatIsLittleEndian()
     QCOMPARE(int(b[63]), 0x51);
 }
 
-void TestTimeServer::decodeRoundTrip()
+void TstTimeServer::decodeRoundTrip()
 {
     proto::Packet p;
     p.kind = proto::Kind::Reply;
@@ -157,7 +157,7 @@ void TestTimeServer::decodeRoundTrip()
     QCOMPARE(int(proto::decode(b, 63, &q)), int(proto::DecodeStatus::TooShort));
 }
 
-void TestTimeServer::tokenHash()
+void TstTimeServer::tokenHash()
 {
     QCOMPARE(proto::tokenHash(""), uint64_t(0));
     QCOMPARE(proto::fnv1a64("a"), 0xaf63dc4c8601ec8cull); // FNV-1a 64 reference value
@@ -165,7 +165,7 @@ void TestTimeServer::tokenHash()
     QVERIFY(proto::tokenHash("job-1") != proto::tokenHash("job-2"));
 }
 
-void TestTimeServer::splitHostPort_data()
+void TstTimeServer::splitHostPort_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<bool>("ok");
@@ -183,7 +183,7 @@ void TestTimeServer::splitHostPort_data()
     QTest::newRow("unclosed bracket") << "[::1:80" << false << "" << 0;
 }
 
-void TestTimeServer::splitHostPort()
+void TstTimeServer::splitHostPort()
 {
     QFETCH(QString, text);
     QFETCH(bool, ok);
@@ -201,7 +201,7 @@ void TestTimeServer::splitHostPort()
     }
 }
 
-void TestTimeServer::answersWithOrderedStamps()
+void TstTimeServer::answersWithOrderedStamps()
 {
     auto counter = std::make_shared<std::atomic<int64_t>>(0);
     TimeServerOptions o = loopbackOptions();
@@ -230,7 +230,7 @@ void TestTimeServer::answersWithOrderedStamps()
     QVERIFY(!server.running());
 }
 
-void TestTimeServer::replyNeverLargerThanRequest_data()
+void TstTimeServer::replyNeverLargerThanRequest_data()
 {
     QTest::addColumn<int>("size");
     QTest::addColumn<bool>("answered");
@@ -240,7 +240,7 @@ void TestTimeServer::replyNeverLargerThanRequest_data()
     QTest::newRow("header only") << 8 << false;
 }
 
-void TestTimeServer::replyNeverLargerThanRequest()
+void TstTimeServer::replyNeverLargerThanRequest()
 {
     QFETCH(int, size);
     QFETCH(bool, answered);
@@ -268,7 +268,7 @@ void TestTimeServer::replyNeverLargerThanRequest()
     }
 }
 
-void TestTimeServer::ignoresAndCounts_data()
+void TstTimeServer::ignoresAndCounts_data()
 {
     QTest::addColumn<QByteArray>("datagram");
     QTest::addColumn<QString>("counter");
@@ -295,7 +295,7 @@ void TestTimeServer::ignoresAndCounts_data()
     QTest::newRow("other job's token") << bytes(request(9, proto::tokenHash("other"))) << "token";
 }
 
-void TestTimeServer::ignoresAndCounts()
+void TstTimeServer::ignoresAndCounts()
 {
     QFETCH(QByteArray, datagram);
     QFETCH(QString, counter);
@@ -319,7 +319,7 @@ void TestTimeServer::ignoresAndCounts()
     QCOMPARE(c.tokenMismatch, uint64_t(counter == "token"));
 }
 
-void TestTimeServer::tokenKeepsJobsApart()
+void TstTimeServer::tokenKeepsJobsApart()
 {
     TimeServerOptions o = loopbackOptions();
     o.token = "job-A";
@@ -342,7 +342,7 @@ void TestTimeServer::tokenKeepsJobsApart()
     QCOMPARE(c.served, uint64_t(1));
 }
 
-void TestTimeServer::secondServerOnSamePortFails()
+void TstTimeServer::secondServerOnSamePortFails()
 {
     TimeServerOptions o = loopbackOptions();
     TimeServer first(o, countingClock());
@@ -356,7 +356,7 @@ void TestTimeServer::secondServerOnSamePortFails()
     QVERIFY2(error.find("in use") != std::string::npos, error.c_str());
 }
 
-void TestTimeServer::stopFreesThePort()
+void TstTimeServer::stopFreesThePort()
 {
     TimeServerOptions o = loopbackOptions();
     TimeServer a(o, countingClock());
@@ -373,7 +373,7 @@ void TestTimeServer::stopFreesThePort()
     QCOMPARE(peer.receive(5000).size(), proto::kPacketSize);
 }
 
-void TestTimeServer::badBindAddress()
+void TstTimeServer::badBindAddress()
 {
     TimeServerOptions o;
     o.bindAddress = "256.1.1.1";
@@ -385,5 +385,5 @@ void TestTimeServer::badBindAddress()
     QVERIFY(!s.running());
 }
 
-QTEST_APPLESS_MAIN(TestTimeServer)
+QTEST_APPLESS_MAIN(TstTimeServer)
 #include "tst_timeserver.moc"

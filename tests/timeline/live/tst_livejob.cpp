@@ -92,7 +92,7 @@ LiveOptions options(const std::string &dir)
 
 } // namespace
 
-class TestLiveJob : public QObject
+class TstLiveJob : public QObject
 {
     Q_OBJECT
 
@@ -109,7 +109,7 @@ private slots:
     void missingDirectoryIsFatal();
 };
 
-void TestLiveJob::tornLineKeptUntilComplete()
+void TstLiveJob::tornLineKeptUntilComplete()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString(), log = d + "/w.0.log";
@@ -141,7 +141,7 @@ void TestLiveJob::tornLineKeptUntilComplete()
 
 // A log written in random chunks while LiveJob polls must end up exactly as a full load of the
 // finished file: nesting, out-of-order X intervals, instants, args at B and at E, threads.
-void TestLiveJob::streamedEqualsLoaded()
+void TstLiveJob::streamedEqualsLoaded()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString(), log = d + "/w.3.log";
@@ -213,7 +213,7 @@ void TestLiveJob::streamedEqualsLoaded()
     QCOMPARE(job.state(0), WorkerState::Finished);
 }
 
-void TestLiveJob::openEventsGrowAndTurnOverdue()
+void TstLiveJob::openEventsGrowAndTurnOverdue()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString(), log = d + "/timer_events.0.log";
@@ -246,7 +246,7 @@ void TestLiveJob::openEventsGrowAndTurnOverdue()
 
 // Refreshing the correction must move each worker by exactly the change in its own estimate:
 // no re-anchoring of the display scale when the lowest rank's estimate changes.
-void TestLiveJob::clockRefreshMovesByEstimateChange()
+void TstLiveJob::clockRefreshMovesByEstimateChange()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -315,7 +315,7 @@ void TestLiveJob::clockRefreshMovesByEstimateChange()
              (std::to_string(moved1) + " vs " + std::to_string(change1)).c_str());
 }
 
-void TestLiveJob::newFileBecomesWorker()
+void TstLiveJob::newFileBecomesWorker()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -341,14 +341,14 @@ void TestLiveJob::newFileBecomesWorker()
     QCOMPARE(job.timeline()->workers[2].info.restart, 1);
 }
 
-void TestLiveJob::dirWatcherSeesAppends_data()
+void TstLiveJob::dirWatcherSeesAppends_data()
 {
     QTest::addColumn<int>("mode");
     QTest::newRow("inotify") << int(DirWatcher::Mode::Inotify);
     QTest::newRow("polling") << int(DirWatcher::Mode::Polling);
 }
 
-void TestLiveJob::dirWatcherSeesAppends()
+void TstLiveJob::dirWatcherSeesAppends()
 {
     QFETCH(int, mode);
     QTemporaryDir dir;
@@ -374,7 +374,7 @@ void TestLiveJob::dirWatcherSeesAppends()
 }
 
 // The polling fallback (network file systems): appends and new files are seen without inotify.
-void TestLiveJob::followerPollingMode()
+void TstLiveJob::followerPollingMode()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -398,7 +398,7 @@ void TestLiveJob::followerPollingMode()
     QVERIFY(follower.runUntilIdle(0.2)); // nothing more is written: returns
 }
 
-void TestLiveJob::realWorkers()
+void TstLiveJob::realWorkers()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -477,12 +477,12 @@ void TestLiveJob::realWorkers()
         }
 }
 
-void TestLiveJob::missingDirectoryIsFatal()
+void TstLiveJob::missingDirectoryIsFatal()
 {
     LiveJob job(options("/nonexistent/syncline/job"));
     QVERIFY(job.fatalError().find("no such file or directory") != std::string::npos);
     QCOMPARE(job.poll().newEvents, size_t(0));
 }
 
-QTEST_APPLESS_MAIN(TestLiveJob)
+QTEST_APPLESS_MAIN(TstLiveJob)
 #include "tst_livejob.moc"

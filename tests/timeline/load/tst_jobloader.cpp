@@ -59,7 +59,7 @@ bool checkInvariants(const EventTrack &t)
 
 } // namespace
 
-class TestJobLoader : public QObject
+class TstJobLoader : public QObject
 {
     Q_OBJECT
 
@@ -85,7 +85,7 @@ private slots:
     void cancelStopsLoading();
 };
 
-void TestJobLoader::kinetoTwoRanks()
+void TstJobLoader::kinetoTwoRanks()
 {
     const LoadResult r = loadPaths({testdata::dir() + "/hta_sampled_kineto_2rank"});
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
@@ -128,7 +128,7 @@ void TestJobLoader::kinetoTwoRanks()
     QCOMPARE(total, int64_t(11042000));
 }
 
-void TestJobLoader::horovodUnclosedArray()
+void TstJobLoader::horovodUnclosedArray()
 {
     const LoadResult r = loadPaths({testdata::dir() + "/bluefog_timeline_1agent/ybc1.json"});
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
@@ -162,7 +162,7 @@ void TestJobLoader::horovodUnclosedArray()
     QVERIFY(named); // process_name metadata names the tracks
 }
 
-void TestJobLoader::malformedLinesReported()
+void TstJobLoader::malformedLinesReported()
 {
     QTemporaryDir dir;
     std::string text = testlogs::header(0) + testlogs::begin(2000, 1, "step");
@@ -192,7 +192,7 @@ void TestJobLoader::malformedLinesReported()
     QCOMPARE(countProblems(tl, "… and 3 more: malformed lines (8 in all)"), 1);
 }
 
-void TestJobLoader::tornLastLineSkippedQuietly()
+void TstJobLoader::tornLastLineSkippedQuietly()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/timer_events.0.log";
@@ -204,7 +204,7 @@ void TestJobLoader::tornLastLineSkippedQuietly()
     QCOMPARE(countProblems(*r.timeline, "malformed"), 0);
 }
 
-void TestJobLoader::duplicateRankReported()
+void TstJobLoader::duplicateRankReported()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -218,7 +218,7 @@ void TestJobLoader::duplicateRankReported()
     QCOMPARE(countProblems(*r.timeline, "duplicate rank 3 restart 0"), 1);
 }
 
-void TestJobLoader::outOfOrderRecordsSorted()
+void TstJobLoader::outOfOrderRecordsSorted()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/w.0.log";
@@ -234,7 +234,7 @@ void TestJobLoader::outOfOrderRecordsSorted()
     QCOMPARE(countProblems(*r.timeline, "record out of order"), 1);
 }
 
-void TestJobLoader::endWithoutBeginAndMisnesting()
+void TstJobLoader::endWithoutBeginAndMisnesting()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/w.0.log";
@@ -256,7 +256,7 @@ void TestJobLoader::endWithoutBeginAndMisnesting()
     QCOMPARE(int(t.depth[1]), 1);
 }
 
-void TestJobLoader::openEventsKept()
+void TstJobLoader::openEventsKept()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/w.0.log";
@@ -276,7 +276,7 @@ void TestJobLoader::openEventsKept()
     QCOMPARE(countProblems(*r.timeline, "1 event(s) without an end, kept as open"), 1);
 }
 
-void TestJobLoader::headerMissingRankFromFileName()
+void TstJobLoader::headerMissingRankFromFileName()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/timer_events.17.log";
@@ -290,7 +290,7 @@ void TestJobLoader::headerMissingRankFromFileName()
     QCOMPARE(r.timeline->eventCount(), size_t(1));
 }
 
-void TestJobLoader::intervalsNestWithBeginEnd()
+void TstJobLoader::intervalsNestWithBeginEnd()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/w.0.log";
@@ -313,7 +313,7 @@ void TestJobLoader::intervalsNestWithBeginEnd()
     QCOMPARE(t.lastIndexStartingBefore(1119), 1);
 }
 
-void TestJobLoader::argsStoredApartAndMerged()
+void TstJobLoader::argsStoredApartAndMerged()
 {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/w.0.log";
@@ -331,7 +331,7 @@ void TestJobLoader::argsStoredApartAndMerged()
     QVERIFY(t.flags[0] & EventHasArgs);
 }
 
-void TestJobLoader::overdueFromConfig()
+void TstJobLoader::overdueFromConfig()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -348,7 +348,7 @@ void TestJobLoader::overdueFromConfig()
     QVERIFY(t.flags[1] & EventOverdue); // 1000001 ns > 1 ms
 }
 
-void TestJobLoader::overdueIndependentOfNameOrder()
+void TstJobLoader::overdueIndependentOfNameOrder()
 {
     // Two files that intern the same names in opposite order, parsed by one thread: the
     // overdue flag follows the name, never a name id of a file parsed before.
@@ -381,7 +381,7 @@ void TestJobLoader::overdueIndependentOfNameOrder()
     }
 }
 
-void TestJobLoader::configLogPathTemplate()
+void TstJobLoader::configLogPathTemplate()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -398,7 +398,7 @@ void TestJobLoader::configLogPathTemplate()
     QCOMPARE(r.timeline->workers[1].info.rank, 1);
 }
 
-void TestJobLoader::configLogPathEmptyPlaceholderDir()
+void TstJobLoader::configLogPathEmptyPlaceholderDir()
 {
     // With TORCHELASTIC_RUN_ID unset the recorder writes "logs/{run_id}/rank{rank}.log" as
     // "logs//rank0.log", i.e. logs/rank0.log: the config still finds it.
@@ -417,7 +417,7 @@ void TestJobLoader::configLogPathEmptyPlaceholderDir()
     QCOMPARE(r.timeline->workers[1].info.rank, 1);
 }
 
-void TestJobLoader::syncSamplesCorrectClocks()
+void TstJobLoader::syncSamplesCorrectClocks()
 {
     // Two hosts; the reference clock = host A local + 1 s = host B local − 3 ms. Symmetric 20 µs
     // one-way delay, so the truth sits in the middle of every sample's bound.
@@ -460,7 +460,7 @@ void TestJobLoader::syncSamplesCorrectClocks()
     QCOMPARE(tl.originNs(ClockMode::Corrected), std::min(g0, g1));
 }
 
-void TestJobLoader::noCorrectKeepsRawClockSummary()
+void TstJobLoader::noCorrectKeepsRawClockSummary()
 {
     // --no-correct: corrected = raw, and each worker's clock summary (stats, Clocks panel) is
     // that raw wall-clock mapping: offset = anchor.wall_ns − anchor.mono_ns, method none.
@@ -492,14 +492,14 @@ void TestJobLoader::noCorrectKeepsRawClockSummary()
     }));
 }
 
-void TestJobLoader::missingPathIsFatal()
+void TstJobLoader::missingPathIsFatal()
 {
     const LoadResult r = loadPaths({"/nonexistent/dir"});
     QVERIFY(!r.timeline);
     QCOMPARE(r.fatalError, std::string("/nonexistent/dir: no such file or directory"));
 }
 
-void TestJobLoader::cancelStopsLoading()
+void TstJobLoader::cancelStopsLoading()
 {
     std::atomic<bool> cancel{true};
     LoadOptions o;
@@ -510,5 +510,5 @@ void TestJobLoader::cancelStopsLoading()
     QVERIFY(!r.timeline);
 }
 
-QTEST_APPLESS_MAIN(TestJobLoader)
+QTEST_APPLESS_MAIN(TstJobLoader)
 #include "tst_jobloader.moc"

@@ -7,7 +7,7 @@
 using namespace syncline;
 using namespace syncline::load; // LineScanner is a loading-stage internal
 
-class TestLineScanner : public QObject
+class TstLineScanner : public QObject
 {
     Q_OBJECT
 
@@ -18,7 +18,7 @@ private slots:
     void rejects();
 };
 
-void TestLineScanner::fields()
+void TstLineScanner::fields()
 {
     LineScanner s;
     LogRecord r;
@@ -44,7 +44,7 @@ void TestLineScanner::fields()
     QCOMPARE(r.ts, INT64_MAX);
 }
 
-void TestLineScanner::escapesAndKeyOrder()
+void TstLineScanner::escapesAndKeyOrder()
 {
     LineScanner s;
     LogRecord r;
@@ -56,7 +56,7 @@ void TestLineScanner::escapesAndKeyOrder()
     QCOMPARE(r.ts, int64_t(2));
 }
 
-void TestLineScanner::rejects_data()
+void TstLineScanner::rejects_data()
 {
     QTest::addColumn<QString>("line");
     QTest::addColumn<QString>("reason");
@@ -89,7 +89,7 @@ void TestLineScanner::rejects_data()
                                   << "leading zero in number" << 15;
 }
 
-void TestLineScanner::rejects()
+void TstLineScanner::rejects()
 {
     QFETCH(QString, line);
     QFETCH(QString, reason);
@@ -102,5 +102,5 @@ void TestLineScanner::rejects()
     QCOMPARE(int(s.errorColumn()), column);
 }
 
-QTEST_APPLESS_MAIN(TestLineScanner)
+QTEST_APPLESS_MAIN(TstLineScanner)
 #include "tst_linescanner.moc"

@@ -38,7 +38,7 @@ std::map<std::string, std::pair<int64_t, int64_t>> countsAndTotals(const Timelin
 
 } // namespace
 
-class TestExporters : public QObject
+class TstExporters : public QObject
 {
     Q_OBJECT
 
@@ -49,7 +49,7 @@ private slots:
     void chromeRoundTrip();
 };
 
-void TestExporters::csvRowsAndQuoting()
+void TstExporters::csvRowsAndQuoting()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -75,7 +75,7 @@ void TestExporters::csvRowsAndQuoting()
     QCOMPARE(out.str(), expected);
 }
 
-void TestExporters::csvRange()
+void TstExporters::csvRange()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -93,7 +93,7 @@ void TestExporters::csvRange()
     QVERIFY(out.str().find(",e2,") == std::string::npos);
 }
 
-void TestExporters::statsCsvAndJson()
+void TstExporters::statsCsvAndJson()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -134,7 +134,7 @@ void TestExporters::statsCsvAndJson()
     QCOMPARE(doc["events"][0].size(), size_t(9));
 }
 
-void TestExporters::chromeRoundTrip()
+void TstExporters::chromeRoundTrip()
 {
     auto tl = load({testdata::dir() + "/hta_sampled_kineto_2rank"});
     QVERIFY(tl);
@@ -156,5 +156,5 @@ void TestExporters::chromeRoundTrip()
     QCOMPARE(countsAndTotals(*back), countsAndTotals(*tl));
 }
 
-QTEST_APPLESS_MAIN(TestExporters)
+QTEST_APPLESS_MAIN(TstExporters)
 #include "tst_exporters.moc"

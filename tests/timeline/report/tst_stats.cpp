@@ -37,7 +37,7 @@ std::shared_ptr<Timeline> makeJob(QTemporaryDir &dir)
 
 } // namespace
 
-class TestStats : public QObject
+class TstStats : public QObject
 {
     Q_OBJECT
 
@@ -53,7 +53,7 @@ private slots:
     void rankOutliers();
 };
 
-void TestStats::percentile_data()
+void TstStats::percentile_data()
 {
     QTest::addColumn<std::vector<int64_t>>("values");
     QTest::addColumn<double>("p");
@@ -73,7 +73,7 @@ void TestStats::percentile_data()
     }() << 99.0 << int64_t(99);
 }
 
-void TestStats::percentile()
+void TstStats::percentile()
 {
     QFETCH(std::vector<int64_t>, values);
     QFETCH(double, p);
@@ -81,7 +81,7 @@ void TestStats::percentile()
     QCOMPARE(Stats::percentile(values, p), expected);
 }
 
-void TestStats::perRankAndAll()
+void TstStats::perRankAndAll()
 {
     QTemporaryDir dir;
     auto tl = makeJob(dir);
@@ -108,7 +108,7 @@ void TestStats::perRankAndAll()
     QCOMPARE(rows[2].count, int64_t(1));
 }
 
-void TestStats::rangeQuery()
+void TstStats::rangeQuery()
 {
     QTemporaryDir dir;
     auto tl = makeJob(dir);
@@ -132,7 +132,7 @@ void TestStats::rangeQuery()
     QCOMPARE(Stats::compute(*tl, q).size(), size_t(0));
 }
 
-void TestStats::stragglers()
+void TstStats::stragglers()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
@@ -165,7 +165,7 @@ void TestStats::stragglers()
     QCOMPARE(Stragglers::compute(*tl, ClockMode::Corrected, "eval*").size(), size_t(0));
 }
 
-void TestStats::kinetoTotals()
+void TstStats::kinetoTotals()
 {
     LoadOptions o;
     o.paths = {testdata::dir() + "/hta_sampled_kineto_2rank"};
@@ -183,7 +183,7 @@ void TestStats::kinetoTotals()
 
 // query.mode chooses the clock maps (the Timeline holds no mode; callers pass it by value).
 // Rank 0's corrected map runs at slope 1.5: corrected durations are 1.5× the raw ones.
-void TestStats::explicitModeWins()
+void TstStats::explicitModeWins()
 {
     QTemporaryDir dir;
     auto tl = makeJob(dir);
@@ -203,7 +203,7 @@ void TestStats::explicitModeWins()
 
 // The legend's one order: all-rank rows by total, most first, ties by name id; per-rank rows
 // are ignored.
-void TestStats::legendOrder()
+void TstStats::legendOrder()
 {
     std::vector<StatsRow> rows(5);
     rows[0].nameId = 4, rows[0].totalNs = 4000;
@@ -216,7 +216,7 @@ void TestStats::legendOrder()
 }
 
 // The viewer's straggler rule (median + 3·MAD of per-rank means), with its worked example.
-void TestStats::rankOutliers()
+void TstStats::rankOutliers()
 {
     int64_t limit = -1;
     const auto flags = RankOutliers::flag({10, 11, 10, 12, 30}, &limit);
@@ -226,5 +226,5 @@ void TestStats::rankOutliers()
     QCOMPARE(RankOutliers::flag({5, 5, 5}, nullptr), (std::vector<bool>{false, false, false}));
 }
 
-QTEST_APPLESS_MAIN(TestStats)
+QTEST_APPLESS_MAIN(TstStats)
 #include "tst_stats.moc"

@@ -1,11 +1,11 @@
-// Tests the table models (StatsModel, ClockModel) under QAbstractItemModelTester and a sort
+// Tests the table models (StatsTableModel, ClockTableModel) under QAbstractItemModelTester and a sort
 // proxy, and the straggler rule the chart uses (RankOutliers, median + 3·MAD).
 #include "timeline/report/rankoutliers.h"
 #include "testjob.h"
 
-#include "ui/clockmodel.h"
+#include "ui/clocktablemodel.h"
 #include "ui/rankbarchart.h"
-#include "ui/statsmodel.h"
+#include "ui/statstablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
@@ -14,7 +14,7 @@
 using namespace syncline;
 using namespace syncline::ui;
 
-class TstStatsModel : public QObject
+class TstStatsTableModel : public QObject
 {
     Q_OBJECT
 private slots:
@@ -24,37 +24,37 @@ private slots:
     void stragglers();
 };
 
-void TstStatsModel::statsModelSortsAndFormats()
+void TstStatsTableModel::statsModelSortsAndFormats()
 {
     auto job = testjob::makeSmallJob();
-    StatsModel model;
+    StatsTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSortFilterProxyModel proxy;
     proxy.setSourceModel(&model);
-    proxy.setSortRole(StatsModel::SortRole);
+    proxy.setSortRole(StatsTableModel::SortRole);
     QAbstractItemModelTester proxyTester(&proxy,
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
     const std::vector<StatsRow> rows = Stats::compute(*job);
     model.setRows(job, rows);
     // Names with complete intervals: step, forward, matmul, backward, load (allreduce is open).
     QCOMPARE(model.rowCount(), 5);
-    QCOMPARE(model.columnCount(), int(StatsModel::ColumnCount));
-    proxy.sort(StatsModel::Total, Qt::DescendingOrder);
+    QCOMPARE(model.columnCount(), int(StatsTableModel::ColumnCount));
+    proxy.sort(StatsTableModel::Total, Qt::DescendingOrder);
     // step: 8000 + 10000 (w0) + 8000 (w1) = 26000 ns total, the largest.
-    QCOMPARE(proxy.index(0, StatsModel::Name).data().toString(), QStringLiteral("step"));
-    QCOMPARE(proxy.index(0, StatsModel::Total).data(StatsModel::SortRole).toLongLong(), 26000LL);
-    QCOMPARE(proxy.index(0, StatsModel::Count).data().toString(), QStringLiteral("3"));
-    QCOMPARE(proxy.index(0, StatsModel::Total).data().toString(), QStringLiteral("26.0 µs"));
-    QCOMPARE(proxy.index(0, StatsModel::Max).data(StatsModel::SortRole).toLongLong(), 10000LL);
-    proxy.sort(StatsModel::Name, Qt::AscendingOrder);
-    QCOMPARE(proxy.index(0, StatsModel::Name).data().toString(), QStringLiteral("backward"));
-    QCOMPARE(model.headerData(StatsModel::P95, Qt::Horizontal, Qt::DisplayRole).toString(),
+    QCOMPARE(proxy.index(0, StatsTableModel::Name).data().toString(), QStringLiteral("step"));
+    QCOMPARE(proxy.index(0, StatsTableModel::Total).data(StatsTableModel::SortRole).toLongLong(), 26000LL);
+    QCOMPARE(proxy.index(0, StatsTableModel::Count).data().toString(), QStringLiteral("3"));
+    QCOMPARE(proxy.index(0, StatsTableModel::Total).data().toString(), QStringLiteral("26.0 µs"));
+    QCOMPARE(proxy.index(0, StatsTableModel::Max).data(StatsTableModel::SortRole).toLongLong(), 10000LL);
+    proxy.sort(StatsTableModel::Name, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, StatsTableModel::Name).data().toString(), QStringLiteral("backward"));
+    QCOMPARE(model.headerData(StatsTableModel::P95, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("p95"));
     model.setRows(nullptr, {});
     QCOMPARE(model.rowCount(), 0);
 }
 
-void TstStatsModel::clockModel()
+void TstStatsTableModel::clockModel()
 {
     auto job = testjob::makeSmallJob();
     job->workers[1].clock.method = sync::ClockMethod::SyncSamples;
@@ -62,21 +62,21 @@ void TstStatsModel::clockModel()
     job->workers[1].clock.driftPpm = 1.25;
     job->workers[1].clock.boundNs = 2100;
     job->workers[1].clock.flags = sync::SegStepDetected;
-    ClockModel model;
+    ClockTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTimeline(job);
     QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.index(1, ClockModel::Worker).data().toString(),
+    QCOMPARE(model.index(1, ClockTableModel::Worker).data().toString(),
              QStringLiteral("rank 1 · host-b · restart 0"));
-    QCOMPARE(model.index(1, ClockModel::Method).data().toString(), QStringLiteral("sync"));
-    QCOMPARE(model.index(1, ClockModel::Offset).data(ClockModel::SortRole).toLongLong(), -500LL);
-    QCOMPARE(model.index(1, ClockModel::Drift).data().toString(), QStringLiteral("1.250"));
-    QCOMPARE(model.index(1, ClockModel::Bound).data().toString(), QStringLiteral("±2.10 µs"));
-    QCOMPARE(model.index(1, ClockModel::Flags).data().toString(), QStringLiteral("clock step"));
-    QCOMPARE(model.index(0, ClockModel::Bound).data().toString(), QStringLiteral("none"));
+    QCOMPARE(model.index(1, ClockTableModel::Method).data().toString(), QStringLiteral("sync"));
+    QCOMPARE(model.index(1, ClockTableModel::Offset).data(ClockTableModel::SortRole).toLongLong(), -500LL);
+    QCOMPARE(model.index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("1.250"));
+    QCOMPARE(model.index(1, ClockTableModel::Bound).data().toString(), QStringLiteral("±2.10 µs"));
+    QCOMPARE(model.index(1, ClockTableModel::Flags).data().toString(), QStringLiteral("clock step"));
+    QCOMPARE(model.index(0, ClockTableModel::Bound).data().toString(), QStringLiteral("none"));
 }
 
-void TstStatsModel::stragglers_data()
+void TstStatsTableModel::stragglers_data()
 {
     QTest::addColumn<QList<qlonglong>>("values");
     QTest::addColumn<QList<bool>>("expected");
@@ -92,7 +92,7 @@ void TstStatsModel::stragglers_data()
     QTest::newRow("empty") << QList<qlonglong>{} << QList<bool>{} << 0LL;
 }
 
-void TstStatsModel::stragglers()
+void TstStatsTableModel::stragglers()
 {
     QFETCH(QList<qlonglong>, values);
     QFETCH(QList<bool>, expected);
@@ -104,5 +104,5 @@ void TstStatsModel::stragglers()
     QCOMPARE(flags, std::vector<bool>(expected.begin(), expected.end()));
 }
 
-QTEST_APPLESS_MAIN(TstStatsModel)
-#include "tst_statsmodel.moc"
+QTEST_APPLESS_MAIN(TstStatsTableModel)
+#include "tst_statstablemodel.moc"

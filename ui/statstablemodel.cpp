@@ -1,12 +1,12 @@
-#include "statsmodel.h"
+#include "statstablemodel.h"
 
 #include "timeformat.h"
 
 namespace syncline::ui {
 
-StatsModel::StatsModel(QObject *parent) : QAbstractTableModel(parent) {}
+StatsTableModel::StatsTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void StatsModel::setRows(std::shared_ptr<const Timeline> timeline,
+void StatsTableModel::setRows(std::shared_ptr<const Timeline> timeline,
                          const std::vector<StatsRow> &rows)
 {
     beginResetModel();
@@ -20,17 +20,17 @@ void StatsModel::setRows(std::shared_ptr<const Timeline> timeline,
     endResetModel();
 }
 
-int StatsModel::rowCount(const QModelIndex &parent) const
+int StatsTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
 }
 
-int StatsModel::columnCount(const QModelIndex &parent) const
+int StatsTableModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant StatsModel::data(const QModelIndex &index, int role) const
+QVariant StatsTableModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -60,7 +60,7 @@ QVariant StatsModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant StatsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant StatsTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};

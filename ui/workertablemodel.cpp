@@ -1,4 +1,4 @@
-#include "workerlistmodel.h"
+#include "workertablemodel.h"
 
 #include <QBrush>
 #include <QColor>
@@ -8,9 +8,9 @@
 
 namespace syncline::ui {
 
-WorkerListModel::WorkerListModel(QObject *parent) : QAbstractTableModel(parent) {}
+WorkerTableModel::WorkerTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-QString WorkerListModel::stateText(WorkerState s)
+QString WorkerTableModel::stateText(WorkerState s)
 {
     switch (s) {
     case WorkerState::Running:
@@ -25,7 +25,7 @@ QString WorkerListModel::stateText(WorkerState s)
     return {};
 }
 
-void WorkerListModel::refresh(const Timeline &tl, const std::vector<LiveWorkerStatus> &workers)
+void WorkerTableModel::refresh(const Timeline &tl, const std::vector<LiveWorkerStatus> &workers)
 {
     std::vector<Row> rows;
     rows.reserve(workers.size());
@@ -57,23 +57,23 @@ void WorkerListModel::refresh(const Timeline &tl, const std::vector<LiveWorkerSt
         emit dataChanged(index(0, State), index(rowCount() - 1, LastRecord));
 }
 
-int WorkerListModel::count(WorkerState s) const
+int WorkerTableModel::count(WorkerState s) const
 {
     return int(
         std::count_if(m_rows.begin(), m_rows.end(), [s](const Row &r) { return r.state == s; }));
 }
 
-int WorkerListModel::rowCount(const QModelIndex &parent) const
+int WorkerTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
 }
 
-int WorkerListModel::columnCount(const QModelIndex &parent) const
+int WorkerTableModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant WorkerListModel::data(const QModelIndex &index, int role) const
+QVariant WorkerTableModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount())
         return {};
@@ -120,7 +120,7 @@ QVariant WorkerListModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant WorkerListModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};

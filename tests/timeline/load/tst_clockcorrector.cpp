@@ -135,7 +135,7 @@ int stepGaps(const sync::ClockMap &m)
 
 } // namespace
 
-class TstSimPipeline : public QObject
+class TstClockCorrector : public QObject
 {
     Q_OBJECT
 
@@ -144,7 +144,7 @@ private slots:
     void correctedMatchesTruth();
 };
 
-void TstSimPipeline::correctedMatchesTruth_data()
+void TstClockCorrector::correctedMatchesTruth_data()
 {
     QTest::addColumn<QString>("regime");
     QTest::addColumn<int>("perHost");
@@ -158,7 +158,7 @@ void TstSimPipeline::correctedMatchesTruth_data()
     QTest::newRow("stress") << "stress" << 1 << 300.0 << 1000.0 + 3000.0;
 }
 
-void TstSimPipeline::correctedMatchesTruth()
+void TstClockCorrector::correctedMatchesTruth()
 {
     QFETCH(QString, regime);
     QFETCH(int, perHost);
@@ -318,5 +318,5 @@ void TstSimPipeline::correctedMatchesTruth()
     QVERIFY(spread > 1e6); // offsets up to ±1 s: the raw view is visibly skewed
 }
 
-QTEST_APPLESS_MAIN(TstSimPipeline)
-#include "tst_simpipeline.moc"
+QTEST_APPLESS_MAIN(TstClockCorrector)
+#include "tst_clockcorrector.moc"

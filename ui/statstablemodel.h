@@ -1,4 +1,4 @@
-// StatsModel — the per-name duration table (count, total, mean, p50, p95, p99, max) over
+// StatsTableModel — the per-name duration table (count, total, mean, p50, p95, p99, max) over
 // syncline::Stats rows; sits behind a QSortFilterProxyModel (sorting uses SortRole = raw int64).
 // Invariants: one row per name (the all-ranks StatsRow); times in ns, displayed formatted.
 // Threading: GUI thread; rows are computed elsewhere (StatsPanel, off the GUI thread).
@@ -13,7 +13,7 @@
 
 namespace syncline::ui {
 
-class StatsModel : public QAbstractTableModel
+class StatsTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
@@ -32,7 +32,7 @@ public:
     static constexpr int SortRole = Qt::UserRole;
     static constexpr int NameIdRole = Qt::UserRole + 1;
 
-    explicit StatsModel(QObject *parent = nullptr);
+    explicit StatsTableModel(QObject *parent = nullptr);
     // Keeps rows with rank == nullopt; `timeline` resolves names (may be null to clear).
     void setRows(std::shared_ptr<const Timeline> timeline, const std::vector<StatsRow> &rows);
     const StatsRow &row(int r) const { return m_rows[size_t(r)]; }

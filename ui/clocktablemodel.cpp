@@ -1,4 +1,4 @@
-#include "clockmodel.h"
+#include "clocktablemodel.h"
 
 #include "timeformat.h"
 
@@ -7,26 +7,26 @@
 
 namespace syncline::ui {
 
-ClockModel::ClockModel(QObject *parent) : QAbstractTableModel(parent) {}
+ClockTableModel::ClockTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void ClockModel::setTimeline(std::shared_ptr<const Timeline> timeline)
+void ClockTableModel::setTimeline(std::shared_ptr<const Timeline> timeline)
 {
     beginResetModel();
     m_timeline = std::move(timeline);
     endResetModel();
 }
 
-int ClockModel::rowCount(const QModelIndex &parent) const
+int ClockTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() || !m_timeline ? 0 : int(m_timeline->workers.size());
 }
 
-int ClockModel::columnCount(const QModelIndex &parent) const
+int ClockTableModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QString ClockModel::flagsText(uint32_t f)
+QString ClockTableModel::flagsText(uint32_t f)
 {
     QStringList out;
     if (f & sync::SegExtrapolated)
@@ -42,7 +42,7 @@ QString ClockModel::flagsText(uint32_t f)
     return out.join(QStringLiteral(", "));
 }
 
-QVariant ClockModel::data(const QModelIndex &index, int role) const
+QVariant ClockTableModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -104,7 +104,7 @@ QVariant ClockModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant ClockModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant ClockTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};

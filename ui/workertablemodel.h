@@ -1,4 +1,4 @@
-// WorkerListModel — the "Workers" table of an attached (live) job: one row per worker with its
+// WorkerTableModel — the "Workers" table of an attached (live) job: one row per worker with its
 // rank, restart, host, state (running, silent, finished cleanly, ended without a closing record),
 // event count, seconds since its log last grew, and file. Sits behind a QSortFilterProxyModel
 // (SortRole gives raw numbers); WorkerRole gives the worker index in the Timeline (the row to
@@ -19,7 +19,7 @@
 
 namespace syncline::ui {
 
-class WorkerListModel : public QAbstractTableModel
+class WorkerTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
@@ -49,7 +49,7 @@ public:
         QString file;
     };
 
-    explicit WorkerListModel(QObject *parent = nullptr);
+    explicit WorkerTableModel(QObject *parent = nullptr);
     // Rows from the live Timeline and the workers' status (LiveController::workers()).
     void refresh(const Timeline &timeline, const std::vector<LiveWorkerStatus> &workers);
     const Row &row(int r) const { return m_rows[size_t(r)]; }

@@ -1,4 +1,4 @@
-// ClockModel — one row per worker: the clock correction the sync engine found (offset at the
+// ClockTableModel — one row per worker: the clock correction the sync engine found (offset at the
 // first event, drift in ppm, guaranteed bound, statistical band, method, sample count, flags).
 // Invariants: rows follow Timeline::workers order; numbers are raw values under SortRole.
 // Threading: GUI thread only.
@@ -12,7 +12,7 @@
 
 namespace syncline::ui {
 
-class ClockModel : public QAbstractTableModel
+class ClockTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
@@ -31,7 +31,7 @@ public:
     };
     static constexpr int SortRole = Qt::UserRole;
 
-    explicit ClockModel(QObject *parent = nullptr);
+    explicit ClockTableModel(QObject *parent = nullptr);
     void setTimeline(std::shared_ptr<const Timeline> timeline);
 
     int rowCount(const QModelIndex &parent = {}) const override;
