@@ -5,6 +5,7 @@
 #include "timeline/load/workeradmission.h"
 #include "timeline/live/livefile.h"
 #include "recorder/timerconfig.h"
+#include "recorder/workeridentity.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -24,22 +25,6 @@ namespace {
 
 using Severity = LoadProblem::Severity;
 constexpr size_t kMaxProblems = 10000;
-
-std::string readBootId()
-{
-    std::ifstream in("/proc/sys/kernel/random/boot_id");
-    std::string id;
-    std::getline(in, id);
-    return id;
-}
-
-std::string hostName()
-{
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0)
-        return {};
-    return buf;
-}
 
 // A zombie (exited, not yet reaped) still answers kill(pid, 0).
 bool isZombie(int64_t pid)
@@ -75,7 +60,7 @@ const char *workerStateName(WorkerState s)
 
 LiveJob::LiveJob(LiveOptions options)
     : m_options(std::move(options)), m_timeline(std::make_shared<Timeline>()),
-      m_lastChange(Clock::now()), m_bootId(readBootId()), m_host(hostName())
+      m_lastChange(Clock::now()), m_bootId(rec::machineBootId()), m_host(rec::machineHostName())
 {
     std::error_code ec;
     const auto status = fs::status(m_options.path, ec);
