@@ -2,15 +2,17 @@
 //   With a display: opens the viewer attached (follow mode, Workers dock).
 //   Headless: `--until-idle S [--png FILE] [--svg FILE] [--csv FILE]` reads as the workers write
 //   until no file changed for S seconds, then writes the outputs and prints each worker's state.
-// Options: --poll[=MS] (polling instead of inotify, e.g. on NFS; default interval 250 ms),
+// Own options: --poll[=MS] (polling instead of inotify, e.g. on NFS; default interval 250 ms),
 // --silent-after S (default: the config's silent_after_s), --ended-after S (workers on other
-// machines), --align-on PATTERN, --no-correct, --raw, --width W, --height H.
+// machines). Shared with the other job verbs (JobArgs): --align-on PATTERN, --no-correct, --raw,
+// and with export: --csv/--png/--svg FILE, --width W, --height H.
 #include "command.h"
+#include "jobargs.h"
 #include "viewerapplication.h"
 
-#include "timeline/csvexporter.h"
-#include "timeline/livefollower.h"
-#include "timeline/livejob.h"
+#include "timeline/report/csvexporter.h"
+#include "timeline/live/livefollower.h"
+#include "timeline/live/livejob.h"
 
 #include "ui/imageexport.h"
 #include "ui/liveattachment.h"
@@ -28,12 +30,10 @@ namespace {
 
 struct AttachArgs
 {
+    JobArgs job; // DIR, --align-on, --no-correct, --raw, --csv/--png/--svg, --width/--height
     LiveOptions live;
     LiveFollower::Options follow;
     double untilIdleS = -1;
-    std::string png, svg, csv;
-    int width = 1920, height = 1080;
-    bool raw = false;
 };
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -50,130 +50,90 @@ bool number(const char *s, double min, double &out)
     return end != s && *end == '\0' && out >= min;
 }
 
-// Numeric options: returns 1 when `arg` is one (value stored, i advanced), 0 when it is not,
-// 2 (an exit status) when its value is missing or out of range.
-int numericOption(const std::string &arg, int argc, char **argv, int &i, AttachArgs &a)
+// attach's own options at argv[i], as JobArgs::parse asks: 1 when known (value stored, i
+// advanced), 0 when not, -1 after printing why its value is missing or out of range.
+int attachOption(int argc, char **argv, int &i, AttachArgs &a)
 {
+    const std::string arg = argv[i];
     struct Spec
     {
         const char *name;
         double min;
         const char *what;
+        double *value;
     };
-    static const Spec specs[] = {{"--until-idle", 0.0, "a number of seconds >= 0"},
-                                 {"--silent-after", 0.001, "a number of seconds > 0"},
-                                 {"--ended-after", 0.0, "a number of seconds >= 0"},
-                                 {"--width", 16, "a size in pixels >= 16"},
-                                 {"--height", 16, "a size in pixels >= 16"}};
+    const Spec specs[] = {
+        {"--until-idle", 0.0, "a number of seconds >= 0", &a.untilIdleS},
+        {"--silent-after", 0.001, "a number of seconds > 0", &a.live.silentAfterS},
+        {"--ended-after", 0.0, "a number of seconds >= 0", &a.live.endedAfterS}};
     for (const Spec &spec : specs) {
         if (arg != spec.name)
             continue;
-        double v = 0;
-        if (i + 1 >= argc || !number(argv[i + 1], spec.min, v)) {
+        if (i + 1 >= argc || !number(argv[i + 1], spec.min, *spec.value)) {
             std::fprintf(stderr, "syncline attach: %s needs %s\n", spec.name, spec.what);
-            return 2;
+            return -1;
         }
         ++i;
-        if (arg == "--until-idle")
-            a.untilIdleS = v;
-        else if (arg == "--silent-after")
-            a.live.silentAfterS = v;
-        else if (arg == "--ended-after")
-            a.live.endedAfterS = v;
-        else
-            (arg == "--width" ? a.width : a.height) = int(v);
+        return 1;
+    }
+    if (arg == "--poll") {
+        a.follow.mode = DirWatcher::Mode::Polling;
+        return 1;
+    }
+    if (arg.rfind("--poll=", 0) == 0) {
+        double ms = 0;
+        if (!number(arg.c_str() + 7, 10, ms)) {
+            std::fprintf(stderr, "syncline attach: --poll=MS needs MS >= 10\n");
+            return -1;
+        }
+        a.follow.mode = DirWatcher::Mode::Polling;
+        a.follow.pollIntervalMs = int(ms);
         return 1;
     }
     return 0;
 }
 
-// Flags, string options and the directory: returns -1 to go on, else an exit status.
-int otherOption(const std::string &arg, int argc, char **argv, int &i, AttachArgs &a)
-{
-    double v = 0;
-    if (arg == "--help" || arg == "-h") {
-        std::printf(
-            "usage: syncline attach DIR [--until-idle S [--png F] [--svg F] [--csv F]]\n"
-            "       [--poll[=MS]] [--silent-after S] [--ended-after S]\n"
-            "       [--align-on PATTERN] [--no-correct] [--raw] [--width W] [--height H]\n");
-        return 0;
-    } else if (arg == "--poll") {
-        a.follow.mode = DirWatcher::Mode::Polling;
-    } else if (arg.rfind("--poll=", 0) == 0) {
-        if (!number(arg.c_str() + 7, 10, v)) {
-            std::fprintf(stderr, "syncline attach: --poll=MS needs MS >= 10\n");
-            return 2;
-        }
-        a.follow.mode = DirWatcher::Mode::Polling;
-        a.follow.pollIntervalMs = int(v);
-    } else if ((arg == "--png" || arg == "--svg" || arg == "--csv" || arg == "--align-on") &&
-               i + 1 < argc) {
-        const std::string val = argv[++i];
-        (arg == "--png"   ? a.png
-         : arg == "--svg" ? a.svg
-         : arg == "--csv" ? a.csv
-                          : a.live.alignOn) = val;
-    } else if (arg == "--no-correct") {
-        a.live.correctClocks = false;
-    } else if (arg == "--raw") {
-        a.raw = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-        std::fprintf(stderr, "syncline attach: unknown or incomplete option '%s'\n", arg.c_str());
-        return 2;
-    } else if (a.live.path.empty()) {
-        a.live.path = arg;
-    } else {
-        std::fprintf(stderr, "syncline attach: one directory only ('%s')\n", arg.c_str());
-        return 2;
-    }
-    return -1;
-}
-
 // Returns -1 to go on, else an exit status.
 int parse(int argc, char **argv, AttachArgs &a)
 {
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const int numeric = numericOption(arg, argc, argv, i, a);
-        if (numeric == 2)
-            return 2;
-        if (numeric == 1)
-            continue;
-        const int status = otherOption(arg, argc, argv, i, a);
-        if (status >= 0)
-            return status;
-    }
-    if (a.live.path.empty()) {
-        std::fprintf(stderr, "syncline attach: which directory? (syncline attach DIR)\n");
-        return 2;
-    }
-    if (a.untilIdleS < 0 && !(a.png.empty() && a.svg.empty() && a.csv.empty())) {
+    a.job.outputOptions = true;
+    a.job.oneDirectory = true;
+    const int status =
+        a.job.parse("attach", argc, argv, [&](int &i) { return attachOption(argc, argv, i, a); });
+    if (status >= 0)
+        return status;
+    const TimelineOutputs &out = a.job.outputs;
+    if (a.untilIdleS < 0 && !(out.png.empty() && out.svg.empty() && out.csv.empty())) {
         std::fprintf(stderr, "syncline attach: --png/--svg/--csv need --until-idle S (headless)\n");
         return 2;
     }
+    a.live.path = a.job.paths.front();
+    a.live.alignOn = a.job.alignOn;
+    a.live.correctClocks = a.job.correct;
     return -1;
 }
 
 int writeOutputs(Timeline &tl, const AttachArgs &a)
 {
+    const TimelineOutputs &out = a.job.outputs;
     int status = 0;
-    tl.setMode(a.raw ? ClockMode::Raw : ClockMode::Corrected); // also the export's full range
+    const ClockMode mode = a.job.mode();
     std::string error;
-    if (!a.csv.empty()) {
-        if (CsvExporter::writeFile(tl, a.csv, {}, &error))
-            std::printf("wrote %s\n", a.csv.c_str());
+    if (!out.csv.empty()) {
+        if (CsvExporter::writeFile(tl, mode, out.csv, {}, &error))
+            std::printf("wrote %s\n", out.csv.c_str());
         else
             std::fprintf(stderr, "syncline attach: %s\n", error.c_str()), status = 1;
     }
-    if (!a.png.empty() || !a.svg.empty()) {
+    if (!out.png.empty() || !out.svg.empty()) {
         ui::ImageExportRequest r;
-        r.pngPath = a.png;
-        r.svgPath = a.svg;
-        r.width = a.width;
-        r.height = a.height;
-        r.mode = tl.mode();
+        r.pngPath = out.png;
+        r.svgPath = out.svg;
+        r.width = out.width;
+        r.height = out.height;
+        r.mode = mode;
         if (ui::exportImage(tl, r, &error)) {
-            for (const std::string &p : {a.png, a.svg})
+            for (const std::string &p : {out.png, out.svg})
                 if (!p.empty())
                     std::printf("wrote %s\n", p.c_str());
         } else {

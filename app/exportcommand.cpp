@@ -4,10 +4,10 @@
 #include "command.h"
 #include "jobargs.h"
 
-#include "timeline/chromeexporter.h"
-#include "timeline/csvexporter.h"
-#include "timeline/stats.h"
-#include "timeline/statsexporter.h"
+#include "timeline/report/chromeexporter.h"
+#include "timeline/report/csvexporter.h"
+#include "timeline/report/stats.h"
+#include "timeline/report/statsexporter.h"
 
 #include "ui/imageexport.h"
 
@@ -18,10 +18,10 @@ namespace syncline::app {
 
 namespace {
 
+// export's own outputs; the events CSV and the image are JobArgs' (shared with attach).
 struct Outputs
 {
-    std::string csv, chrome, statsCsv, statsJson, png, svg;
-    int width = 1920, height = 1080;
+    std::string chrome, statsCsv, statsJson;
     bool haveRange = false;
     std::string range;
 };
@@ -45,7 +45,7 @@ bool parseDuration(const std::string &s, int64_t &ns)
     return true;
 }
 
-int write(const Timeline &tl, const Outputs &o)
+int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Outputs &o)
 {
     EventRange range;
     if (o.haveRange) {
@@ -58,7 +58,7 @@ int write(const Timeline &tl, const Outputs &o)
                          o.range.c_str());
             return 2;
         }
-        range = {true, tl.originNs() + a, tl.originNs() + b};
+        range = {true, tl.originNs(mode) + a, tl.originNs(mode) + b};
     }
     std::string error;
     bool ok = true;
@@ -68,28 +68,29 @@ int write(const Timeline &tl, const Outputs &o)
             ok = false;
         }
     };
-    if (!o.csv.empty())
-        check(CsvExporter::writeFile(tl, o.csv, range, &error));
+    if (!t.csv.empty())
+        check(CsvExporter::writeFile(tl, mode, t.csv, range, &error));
     if (!o.chrome.empty())
-        check(ChromeExporter::writeFile(tl, o.chrome, &error));
+        check(ChromeExporter::writeFile(tl, mode, o.chrome, &error));
     if (!o.statsCsv.empty() || !o.statsJson.empty()) {
         StatsQuery q;
         q.useRange = range.use;
         q.beginNs = range.beginNs;
         q.endNs = range.endNs;
+        q.mode = mode;
         const auto rows = Stats::compute(tl, q);
         if (!o.statsCsv.empty())
             check(StatsExporter::writeCsvFile(tl, rows, o.statsCsv, &error));
         if (!o.statsJson.empty())
             check(StatsExporter::writeJsonFile(tl, rows, o.statsJson, &error));
     }
-    if (!o.png.empty() || !o.svg.empty()) {
+    if (!t.png.empty() || !t.svg.empty()) {
         ui::ImageExportRequest req;
-        req.pngPath = o.png;
-        req.svgPath = o.svg;
-        req.width = o.width;
-        req.height = o.height;
-        req.mode = tl.mode();
+        req.pngPath = t.png;
+        req.svgPath = t.svg;
+        req.width = t.width;
+        req.height = t.height;
+        req.mode = mode;
         if (range.use) {
             req.rangeStartNs = range.beginNs;
             req.rangeEndNs = range.endNs;
@@ -102,44 +103,31 @@ int write(const Timeline &tl, const Outputs &o)
 int run(int argc, char **argv)
 {
     JobArgs args;
+    args.outputOptions = true;
     Outputs o;
     const int rc = args.parse("export", argc, argv, [&](int &i) {
         const std::string a = argv[i];
-        std::string *target = a == "--csv"          ? &o.csv
-                              : a == "--chrome"     ? &o.chrome
+        std::string *target = a == "--chrome"       ? &o.chrome
                               : a == "--stats-csv"  ? &o.statsCsv
                               : a == "--stats-json" ? &o.statsJson
-                              : a == "--png"        ? &o.png
-                              : a == "--svg"        ? &o.svg
                               : a == "--range"      ? &o.range
                                                     : nullptr;
-        const bool size = a == "--width" || a == "--height";
-        if (!target && !size)
+        if (!target)
             return 0;
         if (i + 1 >= argc) {
-            std::fprintf(stderr, "syncline export: %s needs a value\n", a.c_str());
+            std::fprintf(stderr, "syncline export: %s needs %s\n", a.c_str(),
+                         a == "--range" ? "START:END" : "a FILE");
             return -1;
         }
-        const std::string v = argv[++i];
-        if (size) {
-            char *end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (*end || n < 16 || n > 32768) {
-                std::fprintf(stderr, "syncline export: %s: expected 16..32768, got '%s'\n",
-                             a.c_str(), v.c_str());
-                return -1;
-            }
-            (a == "--width" ? o.width : o.height) = int(n);
-            return 1;
-        }
-        *target = v;
+        *target = argv[++i];
         o.haveRange = o.haveRange || a == "--range";
         return 1;
     });
     if (rc >= 0)
         return rc;
-    if (o.csv.empty() && o.chrome.empty() && o.statsCsv.empty() && o.statsJson.empty() &&
-        o.png.empty() && o.svg.empty()) {
+    const TimelineOutputs &t = args.outputs;
+    if (t.csv.empty() && o.chrome.empty() && o.statsCsv.empty() && o.statsJson.empty() &&
+        t.png.empty() && t.svg.empty()) {
         std::fprintf(
             stderr,
             "syncline export: nothing to write: give --csv, --chrome, --stats-csv, --stats-json, "
@@ -149,7 +137,7 @@ int run(int argc, char **argv)
     auto tl = args.load("export");
     if (!tl)
         return 1;
-    const int r = write(*tl, o);
+    const int r = write(*tl, args.mode(), t, o);
     printProblemSummary(*tl, "export");
     return r;
 }

@@ -1,28 +1,84 @@
 #include "jobargs.h"
 
+#include "command.h"
+
 #include <cstdio>
+#include <cstdlib>
 
 namespace syncline::app {
+
+namespace {
+
+// The value of the option at argv[i] (i advanced past it), or nullptr after saying that it is
+// missing.
+const char *optionValue(const char *verb, int argc, char **argv, int &i, const char *what)
+{
+    if (i + 1 < argc)
+        return argv[++i];
+    std::fprintf(stderr, "syncline %s: %s needs %s\n", verb, argv[i], what);
+    return nullptr;
+}
+
+// --csv/--png/--svg/--width/--height: 1 when `arg` is one of them (stored, i advanced), 0 when
+// it is not, -1 after printing why its value is bad.
+int outputOption(const char *verb, int argc, char **argv, int &i, TimelineOutputs &o)
+{
+    const std::string arg = argv[i];
+    std::string *file = arg == "--csv"   ? &o.csv
+                        : arg == "--png" ? &o.png
+                        : arg == "--svg" ? &o.svg
+                                         : nullptr;
+    int *size = arg == "--width" ? &o.width : arg == "--height" ? &o.height : nullptr;
+    if (!file && !size)
+        return 0;
+    const char *v =
+        optionValue(verb, argc, argv, i, file ? "a FILE" : "a size in pixels, 16..32768");
+    if (!v)
+        return -1;
+    if (file) {
+        *file = v;
+        return 1;
+    }
+    char *end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end == v || *end || n < 16 || n > 32768) {
+        std::fprintf(stderr, "syncline %s: %s: expected 16..32768, got '%s'\n", verb, arg.c_str(),
+                     v);
+        return -1;
+    }
+    *size = int(n);
+    return 1;
+}
+
+void printUsage(const char *verb)
+{
+    const Command *c = CommandRegistry::instance().find(verb);
+    std::printf("usage: syncline %s\n(more: syncline help %s)\n", c ? c->synopsis.c_str() : verb,
+                verb);
+}
+
+} // namespace
 
 int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<int(int &i)> &extra)
 {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--align-on") {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "syncline %s: --align-on needs a PATTERN\n", verb);
+            const char *v = optionValue(verb, argc, argv, i, "a PATTERN");
+            if (!v)
                 return 2;
-            }
-            alignOn = argv[++i];
+            alignOn = v;
         } else if (arg == "--raw") {
             raw = true;
         } else if (arg == "--no-correct") {
             correct = false;
         } else if (arg == "--help" || arg == "-h") {
-            std::printf("see: syncline help %s\n", verb);
+            printUsage(verb);
             return 0;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            const int r = extra ? extra(i) : 0;
+            int r = outputOptions ? outputOption(verb, argc, argv, i, outputs) : 0;
+            if (r == 0 && extra)
+                r = extra(i);
             if (r < 0)
                 return 2;
             if (r == 0) {
@@ -30,15 +86,21 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
                              verb, arg.c_str(), verb);
                 return 2;
             }
+        } else if (oneDirectory && !paths.empty()) {
+            std::fprintf(stderr, "syncline %s: one directory only ('%s')\n", verb, arg.c_str());
+            return 2;
         } else {
             paths.push_back(arg);
         }
     }
     if (paths.empty()) {
-        std::fprintf(
-            stderr,
-            "syncline %s: no PATH given (a job directory, timer_config.json, logs or traces)\n",
-            verb);
+        if (oneDirectory)
+            std::fprintf(stderr, "syncline %s: which directory? (syncline %s DIR)\n", verb, verb);
+        else
+            std::fprintf(
+                stderr,
+                "syncline %s: no PATH given (a job directory, timer_config.json, logs or traces)\n",
+                verb);
         return 2;
     }
     return -1;
@@ -55,8 +117,6 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
         std::fprintf(stderr, "syncline %s: %s\n", verb, r.fatalError.c_str());
         return nullptr;
     }
-    if (raw)
-        r.timeline->setMode(ClockMode::Raw);
     return r.timeline;
 }
 

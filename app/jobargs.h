@@ -1,10 +1,14 @@
-// JobArgs — the arguments shared by the job verbs (stats, export, check): input paths,
-// --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct, plus each verb's own
-// options, and the one way they load a job and report load problems on stderr.
+// JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach):
+// input paths, --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct,
+// --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
+// and --width/--height PX; plus each verb's own options, and the one way the job verbs load a
+// job and report load problems on stderr.
+// Usage errors name the option and what it expects ("syncline export: --width: expected
+// 16..32768, got 'x'") and give exit status 2.
 // Threading: main thread only.
 #pragma once
 
-#include "timeline/jobloader.h"
+#include "timeline/load/jobloader.h"
 
 #include <functional>
 #include <memory>
@@ -13,19 +17,34 @@
 
 namespace syncline::app {
 
+// The timeline outputs export and attach both write: the events CSV and the image.
+struct TimelineOutputs
+{
+    std::string csv, png, svg;
+    int width = 1920, height = 1080; // image size, px
+};
+
 struct JobArgs
 {
+    // What parse() accepts besides the common options; set before calling it.
+    bool outputOptions = false; // --csv/--png/--svg/--width/--height (into `outputs`)
+    bool oneDirectory = false;  // exactly one PATH, a directory (attach); else one or more
+
     std::vector<std::string> paths;
     std::string alignOn;
     bool raw = false;
     bool correct = true;
+    TimelineOutputs outputs;
 
     // Parses argv[1..]; `extra(i)` handles a verb-specific option at argv[i] (advancing i past
-    // its value) and returns false when it does not know it. Returns -1 to go on, else the exit
-    // status (usage errors print to stderr and give 2).
+    // its value) and returns 1, 0 when it does not know it, or -1 after printing why its value
+    // is bad. Returns -1 to go on, else the exit status (usage errors print to stderr and
+    // give 2; --help prints the verb's usage and gives 0).
     int parse(const char *verb, int argc, char **argv, const std::function<int(int &i)> &extra);
     // Loads the job; on failure prints "syncline VERB: reason" and returns nullptr.
     std::shared_ptr<Timeline> load(const char *verb) const;
+    // The clock mode the outputs use: Raw with --raw, else Corrected.
+    ClockMode mode() const { return raw ? ClockMode::Raw : ClockMode::Corrected; }
 };
 
 // Prints a one-line summary of the load problems to stderr (the `check` verb prints them all).

@@ -1,41 +1,34 @@
 // syncline — entry point. Dispatches `syncline VERB ARGS...` to the registered commands.
-// `syncline PATH...` (first argument not a verb) is the same as `syncline open PATH...` when
-// the viewer is built in.
+// `syncline PATH...` (first argument neither a verb nor an option) and plain `syncline` are
+// `syncline open PATH...`. SYNCLINE_VERSION comes from the build (app/CMakeLists.txt).
 #include "command.h"
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
-#ifndef SYNCLINE_VERSION
-#define SYNCLINE_VERSION "0.0.0"
-#endif
-
 namespace {
 
-void printUsage(FILE *out)
+void printUsage()
 {
-    std::fprintf(out, "usage: syncline VERB [ARGS...]\n       syncline PATH...   (open in the "
-                      "viewer)\n\nverbs:\n");
+    std::printf("usage: syncline VERB [ARGS...]\n"
+                "       syncline PATH...   (open in the viewer)\n\nverbs:\n");
     for (const auto &c : syncline::app::CommandRegistry::instance().commands())
-        std::fprintf(out, "  %s\n", c.synopsis.c_str());
-    std::fprintf(out, "\n  syncline help VERB    more about one verb\n  syncline --version\n");
+        std::printf("  %s\n", c.synopsis.c_str());
+    std::printf("\n  syncline help VERB    more about one verb\n  syncline --version\n");
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    auto &registry = syncline::app::CommandRegistry::instance();
-    if (argc < 2) {
-        if (const auto *open = registry.find("open"))
-            return open->run(argc - 1, argv + 1);
-        printUsage(stderr);
-        return 2;
-    }
+    const auto &registry = syncline::app::CommandRegistry::instance();
+    const auto &open = *registry.find("open"); // app/opencommand.cpp is always compiled in
+    if (argc < 2)
+        return open.run(argc - 1, argv + 1);
     const std::string verb = argv[1];
     if (verb == "--help" || verb == "-h") {
-        printUsage(stdout);
+        printUsage();
         return 0;
     }
     if (verb == "--version") {
@@ -44,7 +37,7 @@ int main(int argc, char **argv)
     }
     if (verb == "help") {
         if (argc < 3 || std::strcmp(argv[2], "help") == 0) {
-            printUsage(stdout);
+            printUsage();
             return 0;
         }
         const auto *c = registry.find(argv[2]);
@@ -57,10 +50,8 @@ int main(int argc, char **argv)
     }
     if (const auto *c = registry.find(verb))
         return c->run(argc - 1, argv + 1);
-    if (verb.rfind("-", 0) != 0) {
-        if (const auto *open = registry.find("open"))
-            return open->run(argc, argv); // argv[0] stands in for the verb
-    }
+    if (verb.rfind("-", 0) != 0)
+        return open.run(argc, argv); // argv[0] stands in for the verb
     std::fprintf(stderr, "syncline: unknown verb '%s' (see syncline --help)\n", verb.c_str());
     return 2;
 }

@@ -4,9 +4,9 @@
 #include "command.h"
 #include "jobargs.h"
 
-#include "timeline/stats.h"
-#include "timeline/statsexporter.h"
-#include "timeline/stragglers.h"
+#include "timeline/report/stats.h"
+#include "timeline/report/statsexporter.h"
+#include "timeline/report/stragglers.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +23,7 @@ std::string ms(int64_t ns)
     return buf;
 }
 
-void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
+void printText(const Timeline &tl, ClockMode mode, const std::vector<StatsRow> &rows)
 {
     std::printf("%-6s %-7s %-16s %10s  %-11s %14s %12s %10s\n", "rank", "restart", "host", "events",
                 "clock", "offset_ns", "drift_ppm", "bound_ns");
@@ -50,7 +50,7 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
     }
     if (all.size() > 30)
         std::printf("(%zu more names; --json for all, per rank)\n", all.size() - 30);
-    const auto stragglers = Stragglers::compute(tl);
+    const auto stragglers = Stragglers::compute(tl, mode);
     if (!stragglers.empty()) {
         std::printf("\n%-40s %9s %6s %12s %10s %12s\n", "straggler (step-like events)", "steps",
                     "ranks", "slowest_rank", "times_last", "mean_lag_ms");
@@ -79,11 +79,13 @@ int run(int argc, char **argv)
     auto tl = args.load("stats");
     if (!tl)
         return 1;
-    const std::vector<StatsRow> rows = Stats::compute(*tl);
+    StatsQuery q;
+    q.mode = args.mode();
+    const std::vector<StatsRow> rows = Stats::compute(*tl, q);
     if (json)
         StatsExporter::writeJson(*tl, rows, std::cout);
     else
-        printText(*tl, rows);
+        printText(*tl, args.mode(), rows);
     std::cout.flush();
     printProblemSummary(*tl, "stats");
     return 0;
