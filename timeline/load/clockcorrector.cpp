@@ -106,7 +106,6 @@ std::optional<int64_t> referenceShift(const Timeline &tl, const sync::SyncEngine
 void keepRawClock(Worker &w)
 {
     w.corrected = w.raw;
-    w.clock.map = w.raw;
     w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
 }
 
@@ -117,6 +116,7 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
     for (const sync::WorkerClockResult &r : res.workers) {
         Worker &w = tl.workers[size_t(r.workerId)];
         w.clock = r;
+        w.clock.map = sync::ClockMap(); // the map lives in w.corrected (shifted), not twice
         if (r.method == sync::ClockMethod::None || !shift) {
             keepRawClock(w);
             tl.clockNotes.push_back(
@@ -126,7 +126,6 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
             continue;
         }
         w.corrected = shifted(r.map, *shift);
-        w.clock.map = w.corrected;
         w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
     }
 }

@@ -63,7 +63,9 @@ public:
     std::string refId; // reference clock id of the samples
     sync::ClockMap corrected;
     sync::ClockMap raw;
-    sync::WorkerClockResult clock; // summary from the engine (offset, drift, bound, method, flags)
+    // Summary from the engine (offset, drift, bound, method, flags). Its `map` stays empty: the
+    // corrected map is `corrected` (one copy).
+    sync::WorkerClockResult clock;
 
     // The one rule for which map a mode uses.
     const sync::ClockMap &map(ClockMode mode) const
