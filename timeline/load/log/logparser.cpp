@@ -77,7 +77,7 @@ void LogParser::seeTime(int64_t ts)
 
 uint32_t LogParser::trackFor(int64_t tid)
 {
-    if (tid == m_lastTid)
+    if (m_hasLastTrack && tid == m_lastTid)
         return m_lastTrack;
     auto [it, inserted] = m_trackIndex.emplace(tid, uint32_t(m_out.worker.tracks.size()));
     if (inserted) {
@@ -94,6 +94,7 @@ uint32_t LogParser::trackFor(int64_t tid)
         m_open.emplace_back();
         m_lastTs.push_back(INT64_MIN);
     }
+    m_hasLastTrack = true;
     m_lastTid = tid;
     m_lastTrack = it->second;
     return it->second;

@@ -81,7 +81,10 @@ private:
     std::unordered_map<int64_t, uint32_t> m_trackIndex;
     std::vector<std::vector<uint32_t>> m_open; // per track: stack of open event indices
     std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
-    int64_t m_lastTid = INT64_MIN;
+    // One-entry cache in front of m_trackIndex. Every int64 is a valid tid (INT64_MIN too), so
+    // "no last track yet" is a flag, not a reserved tid value.
+    bool m_hasLastTrack = false;
+    int64_t m_lastTid = 0;
     uint32_t m_lastTrack = 0;
     SyncSampleSet m_sync;
     bool m_anyTime = false;

@@ -1,0 +1,85 @@
+// LogParser on real log files written into a temporary directory: the reliability cases of
+// issue #15 that concern the syncline log reader itself (docs/log-format.md, "Reliability").
+#include "tests/timeline/testlogs.h"
+
+#include "timeline/load/jobloader.h"
+#include "timeline/load/log/logparser.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <climits>
+
+using namespace syncline;
+using namespace syncline::load;
+
+namespace {
+
+int countProblems(const std::vector<LoadProblem> &problems, const std::string &needle)
+{
+    return int(std::count_if(problems.begin(), problems.end(), [&](const LoadProblem &p) {
+        return p.message.find(needle) != std::string::npos;
+    }));
+}
+
+std::string record(const std::string &type, int64_t ts, const std::string &tid,
+                   const std::string &name)
+{
+    return "{\"t\":\"" + type + "\",\"ts\":" + std::to_string(ts) + ",\"tid\":" + tid +
+           ",\"name\":\"" + name + "\"}\n";
+}
+
+} // namespace
+
+class TstLogParser : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void extremeTidsAreOrdinaryThreads_data();
+    void extremeTidsAreOrdinaryThreads();
+};
+
+void TstLogParser::extremeTidsAreOrdinaryThreads_data()
+{
+    QTest::addColumn<QString>("firstTid");
+    QTest::newRow("INT64_MIN") << QString("-9223372036854775808");
+    QTest::newRow("INT64_MAX") << QString("9223372036854775807");
+    QTest::newRow("zero") << QString("0");
+}
+
+// The first record with a tid used to hit the parser's "no last track" sentinel (INT64_MIN):
+// it was taken as the cached last track and the (empty) track list was indexed.
+void TstLogParser::extremeTidsAreOrdinaryThreads()
+{
+    QFETCH(QString, firstTid);
+    const std::string tid = firstTid.toStdString();
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    testlogs::write(path, testlogs::header(0) + "{\"t\":\"thread\",\"tid\":" + tid +
+                              ",\"name\":\"odd\"}\n" + record("B", 2000, tid, "a") +
+                              record("B", 2100, "7", "b") + record("E", 2200, "7", "b") +
+                              record("E", 2300, tid, "a"));
+    const ParsedFile f = LogParser::parseFile(path);
+    QVERIFY(f.usable);
+    QCOMPARE(f.worker.tracks.size(), size_t(2));
+    const auto odd = std::find_if(f.worker.tracks.begin(), f.worker.tracks.end(),
+                                  [&](const EventTrack &t) { return t.tid == std::stoll(tid); });
+    QVERIFY(odd != f.worker.tracks.end());
+    QCOMPARE(odd->threadName, std::string("odd"));
+    QCOMPARE(odd->count(), size_t(1));
+    QCOMPARE(odd->localStart[0], int64_t(2000));
+    QCOMPARE(odd->localEnd[0], int64_t(2300));
+    QVERIFY(!(odd->flags[0] & EventOpen));
+    QCOMPARE(countProblems(f.problems, ""), 0);
+
+    // The whole loader too (every reader goes through LogParser).
+    LoadOptions o;
+    o.paths = {path};
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+    QCOMPARE(r.timeline->eventCount(), size_t(2));
+}
+
+QTEST_APPLESS_MAIN(TstLogParser)
+#include "tst_logparser.moc"
