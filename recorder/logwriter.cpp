@@ -1,6 +1,7 @@
 // LogWriter — see logwriter.h.
 #include "recorder/logwriter.h"
 
+#include "recorder/filekind.h"
 #include "recorder/filetimerclient.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace syncline::rec {
@@ -46,13 +48,28 @@ bool LogWriter::open(const std::string &headerLine)
     const std::filesystem::path parent = std::filesystem::path(m_path).parent_path();
     if (!parent.empty())
         std::filesystem::create_directories(parent, ec); // open() reports what matters
-    m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (m_fd < 0) {
+    // O_NONBLOCK: open() on a FIFO would wait for a reader forever (ENXIO instead), and the
+    // fstat() check refuses one that has a reader. A character device (/dev/null) is accepted.
+    m_fd = ::open(m_path.c_str(),
+                  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+    std::string why = m_fd < 0 ? std::strerror(errno) : "";
+    struct stat st
+    {
+    };
+    if (m_fd >= 0 ? ::fstat(m_fd, &st) == 0 : ::stat(m_path.c_str(), &st) == 0) {
+        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+            why = FileKind::notRegular(st.st_mode);
+    }
+    if (!why.empty()) {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = -1;
         m_failed = true;
-        reportError("cannot open log file '" + m_path + "': " + std::strerror(errno) +
+        reportError("cannot open log file '" + m_path + "': " + why +
                     "; events will not be recorded (the process goes on)");
         return false;
     }
+    ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) & ~O_NONBLOCK);
     appendText(headerLine);
     writeOut();
     return !m_failed;

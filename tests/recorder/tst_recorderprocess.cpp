@@ -11,8 +11,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
 #include <fstream>
+#include <iterator>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +31,7 @@ private slots:
     void killedChildKeepsFlushedEvents();
     void unwritablePath();
     void fullDisk();
+    void fifoLogPathRefused();
     void forkChildIsDisabled();
     void exitWritesClose();
 };
@@ -112,6 +116,60 @@ void TstRecorderProcess::fullDisk()
     QCOMPARE(client.lastError(), expected);
     QCOMPARE(err, "syncline: " + expected + "\n"); // said once
     QCOMPARE(client.stats().bytes, uint64_t(0));
+}
+
+// A FIFO at the log path (no reader): the constructor must neither block in open() nor write
+// into it; it refuses the path with the one-line "cannot open" message and the process goes on.
+// Run in a child process so a blocked open() is seen as such (the parent then releases it).
+void TstRecorderProcess::fifoLogPathRefused()
+{
+    QTemporaryDir dir;
+    const std::string fifo = dir.filePath("timer_events.log").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+    const std::string errFile = dir.filePath("stderr.txt").toStdString();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int fd = ::open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 2);
+        FileTimerClient client("", fifo);
+        for (int k = 0; k < 1000; ++k) {
+            client.startEvent("still-works");
+            client.endEvent("still-works");
+        }
+        client.flush();
+        client.close();
+        const bool ok = !client.ok() && client.stats().ioError && client.stats().events == 2001;
+        _exit(ok ? 0 : 3);
+    }
+    int status = 0;
+    bool blocked = true;
+    for (int k = 0; k < 500 && blocked; ++k) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            blocked = false;
+        else
+            QTest::qSleep(10);
+    }
+    if (blocked) {
+        // Release a child blocked in open(): a reader appears, then kill it.
+        const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+        QTest::qSleep(100);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        ::close(fd);
+    }
+    QVERIFY2(!blocked, "the recorder's constructor blocked in open() on a FIFO log path");
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 0);
+    std::ifstream in(errFile);
+    const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    QCOMPARE(err, "syncline: cannot open log file '" + fifo +
+                      "': not a regular file (FIFO); events will not be recorded (the process "
+                      "goes on)\n");
+    struct stat st
+    {
+    };
+    QCOMPARE(::stat(fifo.c_str(), &st), 0);
+    QVERIFY(S_ISFIFO(st.st_mode)); // left as it was
 }
 
 void TstRecorderProcess::forkChildIsDisabled()

@@ -1,6 +1,7 @@
 #include "timeline/live/livefile.h"
 
 #include "timeline/load/eventkindlookup.h"
+#include "timeline/load/filereader.h"
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
@@ -75,9 +76,18 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
     if (m_stopped)
         return 0;
     if (m_fd < 0) {
-        m_fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+        std::string why;
+        m_fd = FileReader::openRegular(m_path, &why);
         if (m_fd < 0) {
-            m_error = m_path + ": cannot open: " + std::strerror(errno);
+            struct stat st
+            {
+            };
+            if (::stat(m_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+                m_error = why; // "not a regular file (FIFO); skipped"
+                m_skipped = m_stopped = true;
+            } else {
+                m_error = m_path + ": " + why;
+            }
             return -1;
         }
     }

@@ -63,9 +63,12 @@ public:
     // Reads and parses what was appended, in chunks of chunkBytes through `scratch` (a buffer
     // shared by the files of one job, grown as needed); returns the bytes read (0: nothing new,
     // -1: error, see error()). A file that shrank (truncated or replaced) is reported once and
-    // not read further.
+    // not read further. A path that is not a regular file (a FIFO put in a log's place) is never
+    // opened in a way that blocks (FileReader::openRegular): it is skipped, once, with
+    // skipped() true and error() "not a regular file (FIFO); skipped".
     int64_t ingest(std::vector<char> &scratch, size_t chunkBytes);
     const std::string &error() const { return m_error; }
+    bool skipped() const { return m_skipped; }
 
     // True once a record was parsed (the file has a worker).
     bool hasRecords() const { return m_parser.partial().records > 0; }
@@ -125,6 +128,7 @@ private:
     std::string m_carry; // bytes after the last '\n' (a torn or still-being-written line)
     std::string m_error;
     bool m_stopped = false;
+    bool m_skipped = false;
     Clock::time_point m_lastGrowth;
     load::LogParser m_parser;
 

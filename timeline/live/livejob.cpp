@@ -129,6 +129,15 @@ void LiveJob::rescanInputs()
     JobInputs in = JobInputs::resolve({m_options.path});
     if (!in.configPath.empty() && m_configPath.empty())
         loadConfig(in.configPath);
+    // What the inputs skipped (a FIFO, a dangling link, ...): said once, not on every rescan.
+    for (LoadProblem &p : in.problems) {
+        std::string key = p.toString();
+        if (std::find(m_inputProblemsSeen.begin(), m_inputProblemsSeen.end(), key) !=
+            m_inputProblemsSeen.end())
+            continue;
+        m_inputProblemsSeen.push_back(std::move(key));
+        m_ingestProblems.push_back(std::move(p));
+    }
     if (!in.chromeTraces.empty() && !m_chromeNoted) {
         m_chromeNoted = true;
         m_ingestProblems.push_back({Severity::Info, in.chromeTraces.front(), 0,
@@ -157,7 +166,9 @@ int64_t LiveJob::ingest(bool rescan)
     int64_t total = 0;
     auto read = [&](LiveFile &f) {
         const int64_t n = f.ingest(m_scratch, m_options.readChunkBytes);
-        if (n < 0)
+        if (n < 0 && f.skipped())
+            m_ingestProblems.push_back({Severity::Warning, f.path(), 0, f.error()});
+        else if (n < 0)
             m_ingestProblems.push_back({Severity::Error, f.path(), 0, f.error()});
         else
             total += n;

@@ -116,6 +116,7 @@ private:
     std::string m_bootId;
     std::string m_host;
     bool m_chromeNoted = false;
+    std::vector<std::string> m_inputProblemsSeen; // JobInputs' problems, each reported once
     std::vector<LoadProblem> m_ingestProblems; // found by ingest(), moved in by commit()
     int64_t m_bytesSinceCommit = 0;
     std::vector<char> m_scratch; // read buffer shared by the files (ingest() only)

@@ -1,5 +1,7 @@
 #include "timeline/load/filereader.h"
 
+#include "recorder/filekind.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -9,6 +11,27 @@
 
 namespace syncline::load {
 
+int FileReader::openRegular(const std::string &path, std::string *error)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (error)
+            *error = "cannot open: " + std::string(std::strerror(errno));
+        return -1;
+    }
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (error)
+            *error = rec::FileKind::notRegular(st.st_mode) + "; skipped";
+        ::close(fd);
+        return -1;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK); // plain reads from here on
+    return fd;
+}
+
 FileReader::Mapping::~Mapping()
 {
     if (m_data)
@@ -17,12 +40,9 @@ FileReader::Mapping::~Mapping()
 
 bool FileReader::Mapping::open(const std::string &path, std::string *error)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (error)
-            *error = "cannot open: " + std::string(std::strerror(errno));
+    const int fd = openRegular(path, error);
+    if (fd < 0)
         return false;
-    }
     struct stat st
     {
     };
@@ -45,12 +65,9 @@ bool FileReader::Mapping::open(const std::string &path, std::string *error)
 
 bool FileReader::readAll(const std::string &path, std::string &out, std::string *error)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (error)
-            *error = "cannot open: " + std::string(std::strerror(errno));
+    const int fd = openRegular(path, error);
+    if (fd < 0)
         return false;
-    }
     struct stat st
     {
     };
@@ -82,7 +99,7 @@ bool FileReader::readAll(const std::string &path, std::string &out, std::string 
 std::string FileReader::head(const std::string &path, size_t bytes)
 {
     std::string out(bytes, '\0');
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = openRegular(path, nullptr);
     if (fd < 0)
         return {};
     const ssize_t n = ::read(fd, out.data(), bytes);

@@ -1,5 +1,7 @@
 // FileReader — small file helpers for the loaders: read a whole file, read its first bytes.
-// Errors come back as "path: reason" text. Threading: stateless, any thread.
+// Errors come back as "path: reason" text. Every open goes through openRegular(): O_NONBLOCK
+// (open() on a FIFO would otherwise wait for a writer forever) and an fstat() check, so nothing
+// but a regular file is ever read. Threading: stateless, any thread.
 #pragma once
 
 #include <string>
@@ -26,6 +28,9 @@ public:
         size_t m_size = 0;
     };
 
+    // A read-only fd of `path` when it is a regular file; else -1 and *error = "cannot open:
+    // <reason>" or "not a regular file (FIFO); skipped". Never blocks in open().
+    static int openRegular(const std::string &path, std::string *error);
     static bool readAll(const std::string &path, std::string &out, std::string *error);
     static std::string head(const std::string &path, size_t bytes);
 };

@@ -1,13 +1,18 @@
 #include "timeline/load/jobinputs.h"
 
 #include "timeline/load/filereader.h"
+#include "recorder/filekind.h"
 #include "recorder/globpattern.h"
 #include "recorder/logpath.h"
 #include "recorder/timerconfig.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <glob.h>
+#include <optional>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -21,6 +26,28 @@ bool endsWith(const std::string &s, const std::string &suffix)
 {
     return s.size() >= suffix.size() &&
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Why `path` cannot be read as a log or trace without opening it (stat() never blocks, even on
+// a FIFO); nullopt for a regular file (symbolic links followed).
+std::optional<std::string> whyNotRegular(const std::string &path)
+{
+    struct stat st
+    {
+    };
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        struct stat link
+        {
+        };
+        if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+            return std::string(err == ELOOP ? "symbolic link loop" : "dangling symbolic link") +
+                   " (" + std::strerror(err) + "); skipped";
+        return std::string("cannot read: ") + std::strerror(err) + "; skipped";
+    }
+    if (!S_ISREG(st.st_mode))
+        return rec::FileKind::notRegular(st.st_mode) + "; skipped";
+    return std::nullopt;
 }
 
 void globInto(const std::string &pattern, std::vector<std::string> &out)
@@ -74,6 +101,11 @@ void JobInputs::addFile(const std::string &path, bool named)
     if (std::find(m_seen.begin(), m_seen.end(), key) != m_seen.end())
         return;
     m_seen.push_back(key);
+    // A FIFO would block the open() below it (and every later reader) until a writer appears.
+    if (const auto why = whyNotRegular(path)) {
+        problems.push_back({Severity::Warning, path, 0, *why});
+        return;
+    }
     if (endsWith(path, ".json")) {
         if (looksLikeChromeTrace(path))
             chromeTraces.push_back(path);
@@ -108,11 +140,21 @@ void JobInputs::addConfig(const std::string &path)
 
 void JobInputs::addDirectory(const std::string &dir)
 {
+    // The names that can be inputs (*.log, *.json), whatever they are: addFile() reports those
+    // that are not regular files (a FIFO, a dangling or looping link) and the rest still loads.
+    // Only the listing's own error is fatal; an entry's stat error must not be taken for one.
     std::vector<std::string> entries;
     std::error_code ec;
-    for (const auto &e : fs::directory_iterator(dir, ec))
-        if (e.is_regular_file(ec))
-            entries.push_back(e.path().string());
+    fs::directory_iterator it(dir, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string p = it->path().string();
+        std::error_code entryEc;
+        if (!endsWith(p, ".log") && !endsWith(p, ".json"))
+            continue;
+        if (it->is_directory(entryEc))
+            continue; // a sub-directory named like an input is not one
+        entries.push_back(p);
+    }
     if (ec) {
         fatalError = dir + ": cannot list directory: " + ec.message();
         return;

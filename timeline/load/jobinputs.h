@@ -6,7 +6,9 @@
 // config's directory) and every other *.json that looks like a Chrome trace. A .json file is a
 // Chrome trace when it starts with '[' or mentions "traceEvents" near its start, a config
 // otherwise. Any other file is a syncline log. Files are deduplicated by real path, in a stable
-// order.
+// order. What is not a regular file (a FIFO, socket or device; a dangling or looping symbolic
+// link) is never opened: it is skipped with a Warning naming it ("not a regular file (FIFO);
+// skipped"), and the rest loads. Only a directory that cannot be listed at all is fatal.
 // Threading: stateless apart from the result; any thread.
 #pragma once
 

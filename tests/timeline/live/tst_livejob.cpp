@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <functional>
 #include <random>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -107,6 +108,7 @@ private slots:
     void followerPollingMode();
     void realWorkers();
     void missingDirectoryIsFatal();
+    void fifoInDirectorySkipped();
 };
 
 void TstLiveJob::tornLineKeptUntilComplete()
@@ -482,6 +484,45 @@ void TstLiveJob::missingDirectoryIsFatal()
     LiveJob job(options("/nonexistent/syncline/job"));
     QVERIFY(job.fatalError().find("no such file or directory") != std::string::npos);
     QCOMPARE(job.poll().newEvents, size_t(0));
+}
+
+// A FIFO named like a log (issue #15): LiveJob must not block in open() on it (attach would then
+// ignore SIGINT/SIGTERM); it is skipped with a Warning naming it, and the real log is followed.
+void TstLiveJob::fifoInDirectorySkipped()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/timer_events.0.log", testlogs::header(0) + testlogs::begin(2000, 1, "a"));
+    const std::string fifo = d + "/timer_events.1.log";
+    QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+    LiveJob job(options(d));
+    std::atomic<bool> done{false};
+    std::thread poller([&] {
+        job.poll();
+        job.poll();
+        done = true;
+    });
+    for (int k = 0; k < 500 && !done; ++k)
+        QTest::qSleep(10);
+    const bool blocked = !done;
+    while (!done) { // release a poll blocked in open(): a writer comes and goes
+        const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+        if (fd >= 0)
+            ::close(fd);
+        QTest::qSleep(10);
+    }
+    poller.join();
+    QVERIFY2(!blocked, "LiveJob blocked in open() on a FIFO");
+    QCOMPARE(job.workerCount(), size_t(1));
+    const auto &problems = job.timeline()->problems;
+    const auto it = std::find_if(problems.begin(), problems.end(), [&](const LoadProblem &p) {
+        return p.file == fifo && p.message == "not a regular file (FIFO); skipped";
+    });
+    QVERIFY(it != problems.end());
+    QCOMPARE(it->severity, LoadProblem::Severity::Warning);
+    QCOMPARE(std::count_if(problems.begin(), problems.end(),
+                           [&](const LoadProblem &p) { return p.file == fifo; }),
+             ptrdiff_t(1)); // reported once, not on every rescan
 }
 
 QTEST_APPLESS_MAIN(TstLiveJob)

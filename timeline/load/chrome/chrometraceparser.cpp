@@ -2,10 +2,15 @@
 #include "timeline/load/chrome/chrometraceparser.h"
 
 #include "timeline/load/chrome/chrometracestate.h"
+#include "timeline/load/filereader.h"
 
 #include <simdjson.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace syncline::load {
 
@@ -91,14 +96,50 @@ std::string ChromeTraceParser::closeTruncated(std::string_view text)
     return out;
 }
 
+namespace {
+
+// The whole file into simdjson's padded buffer, opened like every loader input
+// (FileReader::openRegular: never blocks on a FIFO, refuses what is not a regular file).
+bool readPadded(const std::string &path, simdjson::padded_string &text, std::string *error)
+{
+    const int fd = FileReader::openRegular(path, error);
+    if (fd < 0)
+        return false;
+    struct stat st
+    {
+    };
+    ::fstat(fd, &st);
+    const size_t size = st.st_size > 0 ? size_t(st.st_size) : 0;
+    simdjson::padded_string buffer(size);
+    size_t got = 0;
+    while (got < size) {
+        const ssize_t n = ::read(fd, buffer.data() + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *error = "read error: " + std::string(std::strerror(errno));
+            ::close(fd);
+            return false;
+        }
+        if (n == 0)
+            break; // shrank meanwhile: read what is there
+        got += size_t(n);
+    }
+    ::close(fd);
+    text = got == size ? std::move(buffer) : simdjson::padded_string(buffer.data(), got);
+    return true;
+}
+
+} // namespace
+
 ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atomic<bool> *cancel)
 {
     simdjson::padded_string text;
-    if (auto err = simdjson::padded_string::load(path).get(text)) {
+    std::string error;
+    if (!readPadded(path, text, &error)) {
         ParsedFile out;
         out.path = path;
-        out.problems.push_back({Severity::Error, path, 0,
-                                std::string("cannot read: ") + simdjson::error_message(err)});
+        out.problems.push_back({Severity::Error, path, 0, error});
         return out;
     }
     od::parser parser;
