@@ -1,6 +1,7 @@
 // `syncline timeserver` — runs the job's reference clock as a standalone process (recorder's
 // TimeServer on CLOCK_MONOTONIC_RAW) until SIGINT or SIGTERM, printing its counters every
-// --stats-interval seconds and once at exit.
+// --stats-interval seconds (0.1..86400) and once at exit. SIGPIPE is ignored: when stdout's
+// reader goes away the stats output stops (one line on stderr) and the clock keeps serving.
 #include "command.h"
 
 #include "recorder/clock.h"
@@ -19,20 +20,35 @@ namespace syncline::app {
 
 namespace {
 
+constexpr double kMinStatsIntervalS = 0.1;
+constexpr double kMaxStatsIntervalS = 86400.0; // one day
+
 struct Args
 {
     rec::TimeServerOptions server;
     double statsInterval = 60.0;
 };
 
+// False once stdout is unwritable (EPIPE: its reader went away; ENOSPC ...): said once on
+// stderr, and nothing more is printed — the server goes on.
+bool g_statsOutput = true;
+
 void printCounters(const char *when, const rec::TimeServerCounters &c)
 {
-    std::printf("timeserver %s: served %llu, malformed %llu, foreign %llu, wrong version %llu, "
+    if (!g_statsOutput)
+        return;
+    const int n = std::printf("timeserver %s: served %llu, malformed %llu, foreign %llu, wrong version %llu, "
                 "token mismatch %llu, send errors %llu\n",
                 when, (unsigned long long)c.served, (unsigned long long)c.malformed,
                 (unsigned long long)c.foreign, (unsigned long long)c.wrongVersion,
                 (unsigned long long)c.tokenMismatch, (unsigned long long)c.sendErrors);
-    std::fflush(stdout);
+    if (n < 0 || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        g_statsOutput = false;
+        std::fprintf(stderr,
+                     "syncline timeserver: writing to stdout failed: %s; stats output stopped "
+                     "(the server goes on)\n",
+                     std::strerror(errno));
+    }
 }
 
 // Parses the arguments; returns -1 to go on, otherwise the exit status.
@@ -74,10 +90,13 @@ int parseArgs(int argc, char **argv, Args *a)
             if (!(v = value("--stats-interval")))
                 return 2;
             a->statsInterval = std::strtod(v, &end);
-            if (*end || !(a->statsInterval > 0)) {
+            // NaN fails both comparisons; inf and 1e300 would overflow the timespec (and make
+            // sigtimedwait() fail at once, forever), 1e-10 would flood stdout.
+            if (end == v || *end ||
+                !(a->statsInterval >= kMinStatsIntervalS && a->statsInterval <= kMaxStatsIntervalS)) {
                 std::fprintf(stderr,
-                             "syncline timeserver: --stats-interval: expected seconds > 0, got "
-                             "'%s'\n",
+                             "syncline timeserver: --stats-interval: expected seconds in "
+                             "0.1..86400, got '%s'\n",
                              v);
                 return 2;
             }
@@ -104,6 +123,7 @@ int runTimeServer(int argc, char **argv)
     sigaddset(&stopSignals, SIGINT);
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, not the server's death
 
     const rec::Clock clock; // CLOCK_MONOTONIC_RAW, never transformed: this is the reference
     rec::TimeServer server(args.server, [&clock] { return clock.now(); });
@@ -116,7 +136,7 @@ int runTimeServer(int argc, char **argv)
                 "SIGINT/SIGTERM to stop\n",
                 args.server.bindAddress.c_str(), server.port(),
                 (unsigned long long)server.bootHash(), args.server.token.empty() ? "none" : "set");
-    std::fflush(stdout);
+    std::fflush(stdout); // a failure shows at the first stats line
     timespec every;
     every.tv_sec = time_t(args.statsInterval);
     every.tv_nsec = long((args.statsInterval - double(every.tv_sec)) * 1e9);
@@ -126,6 +146,11 @@ int runTimeServer(int argc, char **argv)
             break;
         if (sig < 0 && errno == EAGAIN)
             printCounters("stats", server.counters());
+        else if (sig < 0 && errno != EINTR) {
+            std::fprintf(stderr, "syncline timeserver: waiting for signals failed: %s\n",
+                         std::strerror(errno));
+            break;
+        }
     }
     server.stop();
     printCounters("stopped", server.counters());
@@ -144,7 +169,7 @@ Command makeTimeServerCommand()
         "  --bind ADDR          address to listen on (default 0.0.0.0; '::' for IPv6)\n"
         "  --token T            answer only workers configured with this job token\n"
         "                       (default: env SYNCLINE_TIME_TOKEN, else no token)\n"
-        "  --stats-interval S   print the counters every S seconds (default 60)\n\n"
+        "  --stats-interval S   print the counters every S seconds, 0.1..86400 (default 60)\n\n"
         "Workers find it through timer_config.json `sync.server` or env SYNCLINE_TIME_SERVER.\n"
         "Run it on a machine that outlives the job: its clock is the job's global time.";
     c.run = runTimeServer;

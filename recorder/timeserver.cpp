@@ -200,8 +200,8 @@ void TimeServer::handleDatagram(const unsigned char *data, size_t size, const vo
     unsigned char out[syncproto::kPacketSize];
     p.t3 = m_now();
     syncproto::encode(p, out);
-    const ssize_t sent =
-        ::sendto(m_socket, out, sizeof out, 0, static_cast<const sockaddr *>(addr), addrLen);
+    const ssize_t sent = ::sendto(m_socket, out, sizeof out, MSG_NOSIGNAL,
+                                  static_cast<const sockaddr *>(addr), addrLen);
     if (sent == static_cast<ssize_t>(sizeof out))
         m_served.fetch_add(1, std::memory_order_relaxed);
     else
