@@ -1,10 +1,13 @@
 # Thin wrapper over CMake + Ninja. `make demo` and `make test` are the README's two commands:
 # each installs what is missing (scripts/setup.sh), builds, then runs.
-BUILD ?= build
-PY    ?= /usr/bin/python3
-JOBS  ?= $(shell nproc)
+# Packaging (docs/install.md): `make install [PREFIX=DIR]`, `make deb` (BUILD/syncline_*.deb),
+# `make wheel` (BUILD/dist/*.whl), `make test-install` (scripts/test-install.sh on a temp prefix).
+BUILD  ?= build
+PY     ?= /usr/bin/python3
+JOBS   ?= $(shell nproc)
+PREFIX ?= /usr/local
 
-.PHONY: all setup configure build test demo bench clean format
+.PHONY: all setup configure build test demo bench clean format install deb wheel test-install
 all: build
 
 setup:
@@ -26,6 +29,19 @@ demo: build
 
 bench: build
 	bash scripts/run-benchmarks.sh $(BUILD)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+deb: build
+	cd $(BUILD) && cpack -G DEB
+
+# The module from the configured tree (only its target is built), packed by setuptools.
+wheel: configure
+	SYNCLINE_CMAKE_BUILD_DIR=$(BUILD) $(PY) -m build --wheel --no-isolation --outdir $(BUILD)/dist .
+
+test-install: build
+	bash scripts/test-install.sh $(BUILD)
 
 format:
 	find recorder sync sim timeline ui app python bench examples tests -name '*.h' -o -name '*.cpp' | xargs clang-format -i

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages syncline needs, only those missing.
 # Idempotent: when everything is present it only runs dpkg queries (a second or two).
+# The last line is for packaging and its tests (make deb, make wheel, scripts/test-install.sh):
+# dpkg-shlibdeps and file for CPack's Depends, setuptools/wheel/build/venv for the wheel,
+# desktop-file-validate for the desktop entry.
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -9,6 +12,7 @@ PKGS=(
   pybind11-dev python3-dev python3-pytest
   libbenchmark-dev libgtest-dev
   xvfb xauth imagemagick fonts-dejavu-core
+  dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
 )
 missing=()
 for p in "${PKGS[@]}"; do
