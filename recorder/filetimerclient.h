@@ -115,6 +115,8 @@ public:
     int64_t globalTimeNs(int64_t *boundNs = nullptr) const;
 
     int64_t rank() const { return m_identity.rank; }
+    // The file written: the expanded template, or its first free incarnation name when that
+    // file existed (logs are never truncated; see LogPath::incarnation).
     std::string logPath() const { return m_logPath; }
     std::string configPath() const { return m_configPath; }
     const TimerConfig &config() const { return m_config; }

@@ -189,6 +189,25 @@ std::vector<std::string> LogPath::globs(const std::string &tmpl)
         shape.insert(shape.begin() + std::ptrdiff_t(at), {'.', kStar});
         add(shape);
     }
+    // A later incarnation's file (incarnation()): `.r*` where the tags go, for every pattern.
+    // (`*` does not always cover it: "w_{rank}_x.log" gives "w_*_x.log", its file "w_3_x.r1.log".)
+    const size_t plain = out.size();
+    for (size_t i = 0; i < plain; ++i) {
+        std::string p = out[i];
+        p.insert(rankTagPosition(p, [](char c, char want) { return c == want; }), ".r*");
+        if (std::find(out.begin(), out.end(), p) == out.end())
+            out.push_back(p);
+    }
+    return out;
+}
+
+std::string LogPath::incarnation(const std::string &path, int restart, int n)
+{
+    std::string tag = ".r" + std::to_string(restart);
+    if (n > 0)
+        tag += "." + std::to_string(n);
+    std::string out = path;
+    out.insert(rankTagPosition(out, [](char c, char want) { return c == want; }), tag);
     return out;
 }
 

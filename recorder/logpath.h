@@ -9,12 +9,19 @@
 // Example: "run/{run_id}/rank{rank}-r{restart}.log" with rank 3, restart 1, run id "j42" →
 // "run/j42/rank3-r1.log".
 //
+// A log is never truncated: when the expanded path exists (an earlier incarnation's log: an
+// elastic restart, a rerun in the same directory), the writer takes incarnation(path, restart, 0),
+// then incarnation(path, restart, 1), ... until a name is free (LogWriter::open, O_EXCL). The tag
+// `.r<restart>` (then `.r<restart>.<n>`) goes where the rank tag goes:
+// `timer_events.3.log` restart 1 → `timer_events.3.r1.log`, then `timer_events.3.r1.1.log`.
+//
 // globs(): each placeholder becomes `*`; the numeric ones ({rank} {local_rank} {restart} {pid})
 // are never empty, the text ones ({host} {run_id} {role}) may be, and a path component that is
 // then empty disappears as the file system sees it ("logs//rank0.log" is logs/rank0.log), so
 // every combination of empty text placeholders gets its pattern; without {rank}, each pattern
-// also gets its `.<rank>` variant. Example: "logs/{run_id}/ev.log" →
+// also gets its `.<rank>` variant, and every pattern its `.r*` (incarnation) variant. Example: "logs/{run_id}/ev.log" →
 //   logs/*/ev.log   logs/*/ev.*.log   logs/ev.log   logs/ev.*.log
+// followed by the same four with `.r*` before `.log` (logs/*/ev.r*.log, logs/*/ev.*.r*.log, ...).
 // The patterns use glob(3) / fnmatch(3) syntax (GlobPattern's too), literal `*?[]\` escaped;
 // they match the expanded path with runs of '/' written as one, assuming no placeholder value
 // contains '/' or starts with '.' (glob's `*` matches neither).
@@ -41,6 +48,9 @@ public:
     // A pattern is absolute exactly when the path it matches is (a relative template whose
     // leading component is one empty placeholder expands to "/…"). Throws like expand().
     static std::vector<std::string> globs(const std::string &tmpl);
+    // The n-th alternative name of an expanded `path` whose file exists (see above): n == 0
+    // tags `.r<restart>`, n >= 1 `.r<restart>.<n>`.
+    static std::string incarnation(const std::string &path, int restart, int n);
 };
 
 } // namespace syncline::rec

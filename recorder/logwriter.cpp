@@ -3,6 +3,7 @@
 
 #include "recorder/filekind.h"
 #include "recorder/filetimerclient.h"
+#include "recorder/logpath.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -42,28 +43,53 @@ LogWriter::~LogWriter()
     close();
 }
 
-bool LogWriter::open(const std::string &headerLine)
+namespace {
+constexpr int kMaxIncarnations = 10000; // names tried after the configured one
+} // namespace
+
+bool LogWriter::open(const std::string &headerLine, int restart)
 {
     std::error_code ec;
     const std::filesystem::path parent = std::filesystem::path(m_path).parent_path();
     if (!parent.empty())
         std::filesystem::create_directories(parent, ec); // open() reports what matters
-    // O_NONBLOCK: open() on a FIFO would wait for a reader forever (ENXIO instead), and the
-    // fstat() check refuses one that has a reader. A character device (/dev/null) is accepted.
-    m_fd = ::open(m_path.c_str(),
-                  O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
-    std::string why = m_fd < 0 ? std::strerror(errno) : "";
-    struct stat st
-    {
-    };
-    if (m_fd >= 0 ? ::fstat(m_fd, &st) == 0 : ::stat(m_path.c_str(), &st) == 0) {
-        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+    const std::string configured = m_path;
+    std::string why;
+    // O_EXCL: never truncate, never share. O_NONBLOCK: an open() that reaches a FIFO (it cannot
+    // with O_EXCL, but the character-device case opens an existing path) must not wait.
+    constexpr int kFlags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK;
+    for (int n = -1; n < kMaxIncarnations && m_fd < 0 && why.empty(); ++n) {
+        const std::string candidate =
+            n < 0 ? configured : LogPath::incarnation(configured, restart, n);
+        m_fd = ::open(candidate.c_str(), kFlags | O_CREAT | O_EXCL, 0644);
+        if (m_fd >= 0) {
+            m_path = candidate;
+            break;
+        }
+        if (errno != EEXIST) {
+            m_path = candidate;
+            why = std::strerror(errno);
+            break;
+        }
+        struct stat st
+        {
+        };
+        const bool exists = ::stat(candidate.c_str(), &st) == 0;
+        if (n < 0 && exists && S_ISCHR(st.st_mode)) { // /dev/null, /dev/full: written as is
+            m_fd = ::open(candidate.c_str(), kFlags);
+            if (m_fd < 0)
+                why = std::strerror(errno);
+            break;
+        }
+        if (n < 0 && exists && !S_ISREG(st.st_mode)) {
             why = FileKind::notRegular(st.st_mode);
+            break;
+        }
+        // An earlier incarnation's log (or a dangling link): try the next name.
     }
-    if (!why.empty()) {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = -1;
+    if (m_fd < 0 && why.empty())
+        why = "no free name after " + std::to_string(kMaxIncarnations) + " incarnations";
+    if (m_fd < 0) {
         m_failed = true;
         reportError("cannot open log file '" + m_path + "': " + why +
                     "; events will not be recorded (the process goes on)");
@@ -72,6 +98,9 @@ bool LogWriter::open(const std::string &headerLine)
     ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) & ~O_NONBLOCK);
     appendText(headerLine);
     writeOut();
+    if (m_path != configured)
+        appendNote("info", configured + " exists (an earlier incarnation's log, kept); this one "
+                               "writes " + m_path);
     return !m_failed;
 }
 

@@ -87,6 +87,8 @@ private slots:
     void expand_data();
     void expand();
     void invalidTemplate();
+    void incarnation_data();
+    void incarnation();
     void globs_data();
     void globs();
     void globsMatchEveryExpansion_data();
@@ -247,29 +249,70 @@ void TstWorkerIdentity::invalidTemplate()
     }
 }
 
+void TstWorkerIdentity::incarnation_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("restart");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("rank tag") << "logs/timer_events.3.log" << 1 << 0 << "logs/timer_events.3.r1.log";
+    QTest::newRow("taken too") << "logs/timer_events.3.log" << 1 << 2
+                               << "logs/timer_events.3.r1.2.log";
+    QTest::newRow("world of one") << "timer_events.log" << 0 << 0 << "timer_events.r0.log";
+    QTest::newRow("no ext") << "out.d/events" << 4 << 0 << "out.d/events.r4";
+    QTest::newRow("dot file") << "logs/.events" << 1 << 1 << "logs/.events.r1.1";
+}
+
+void TstWorkerIdentity::incarnation()
+{
+    QFETCH(QString, path);
+    QFETCH(int, restart);
+    QFETCH(int, n);
+    QFETCH(QString, expected);
+    QCOMPARE(QString::fromStdString(LogPath::incarnation(path.toStdString(), restart, n)),
+             expected);
+}
+
 void TstWorkerIdentity::globs_data()
 {
+    // Each list ends with the `.r*` variants: the names a later incarnation takes when the
+    // expanded file exists (LogPath::incarnation, e.g. timer_events.3.r1.log).
     QTest::addColumn<QString>("tmpl");
     QTest::addColumn<QStringList>("expected");
     QTest::newRow("default") << "timer_events.log"
-                             << QStringList{"timer_events.log", "timer_events.*.log"};
+                             << QStringList{"timer_events.log", "timer_events.*.log",
+                                            "timer_events.r*.log", "timer_events.*.r*.log"};
     QTest::newRow("rank given") << "logs/{run_id}/rank{rank}.log"
-                                << QStringList{"logs/*/rank*.log", "logs/rank*.log"};
+                                << QStringList{"logs/*/rank*.log", "logs/rank*.log",
+                                               "logs/*/rank*.r*.log", "logs/rank*.r*.log"};
     QTest::newRow("empty dir, tagged")
         << "logs/{run_id}/ev.log"
-        << QStringList{"logs/*/ev.log", "logs/*/ev.*.log", "logs/ev.log", "logs/ev.*.log"};
+        << QStringList{"logs/*/ev.log",     "logs/*/ev.*.log",     "logs/ev.log",
+                       "logs/ev.*.log",     "logs/*/ev.r*.log",    "logs/*/ev.*.r*.log",
+                       "logs/ev.r*.log",    "logs/ev.*.r*.log"};
     QTest::newRow("numeric dir never empty")
-        << "logs/{local_rank}/r{rank}.log" << QStringList{"logs/*/r*.log"};
+        << "logs/{local_rank}/r{rank}.log" << QStringList{"logs/*/r*.log", "logs/*/r*.r*.log"};
     QTest::newRow("empty name start")
-        << "{role}.log" << QStringList{"*.log", "*.*.log", ".log", ".log.*"};
-    QTest::newRow("no ext") << "out.d/events" << QStringList{"out.d/events", "out.d/events.*"};
-    QTest::newRow("dot file") << "logs/.events" << QStringList{"logs/.events", "logs/.events.*"};
-    QTest::newRow("adjacent placeholders") << "r{rank}{pid}.log" << QStringList{"r*.log"};
+        << "{role}.log"
+        << QStringList{"*.log", "*.*.log", ".log", ".log.*", "*.r*.log", "*.*.r*.log", ".log.r*",
+                       ".log.r*.*"};
+    QTest::newRow("no ext") << "out.d/events"
+                            << QStringList{"out.d/events", "out.d/events.*", "out.d/events.r*",
+                                           "out.d/events.r*.*"};
+    QTest::newRow("dot file") << "logs/.events"
+                              << QStringList{"logs/.events", "logs/.events.*", "logs/.events.r*",
+                                             "logs/.events.r*.*"};
+    QTest::newRow("adjacent placeholders")
+        << "r{rank}{pid}.log" << QStringList{"r*.log", "r*.r*.log"};
     QTest::newRow("literal specials")
-        << "a{{x}}[1]*.log" << QStringList{"a{x}\\[1\\]\\*.log", "a{x}\\[1\\]\\*.*.log"};
-    QTest::newRow("only a placeholder") << "logs/{run_id}" << QStringList{"logs/*", "logs/*.*"};
+        << "a{{x}}[1]*.log"
+        << QStringList{"a{x}\\[1\\]\\*.log", "a{x}\\[1\\]\\*.*.log",
+                       "a{x}\\[1\\]\\*.r*.log", "a{x}\\[1\\]\\*.*.r*.log"};
+    QTest::newRow("only a placeholder")
+        << "logs/{run_id}" << QStringList{"logs/*", "logs/*.*", "logs/*.r*", "logs/*.r*.*"};
     QTest::newRow("leading empty dir")
-        << "{run_id}/r{rank}.log" << QStringList{"*/r*.log", "/r*.log"};
+        << "{run_id}/r{rank}.log"
+        << QStringList{"*/r*.log", "/r*.log", "*/r*.r*.log", "/r*.r*.log"};
 }
 
 void TstWorkerIdentity::globs()
@@ -319,6 +362,13 @@ void TstWorkerIdentity::globsMatchEveryExpansion()
         QVERIFY2(anyMatches(patterns, onDisk),
                  qPrintable(QString::fromStdString(path) + " not matched by " +
                             toQt(patterns).join(' ')));
+        // The names a later incarnation takes when that file exists (never truncated).
+        for (int n = 0; n < 3; ++n) {
+            const std::string again = collapseSlashes(LogPath::incarnation(path, 2, n));
+            QVERIFY2(anyMatches(patterns, again),
+                     qPrintable(QString::fromStdString(again) + " not matched by " +
+                                toQt(patterns).join(' ')));
+        }
         ++checked;
     }
     QVERIFY(checked >= 12);

@@ -13,6 +13,10 @@
 #include <chrono>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -75,6 +79,37 @@ std::string goodLog(const std::string &path, int rank)
     return path;
 }
 
+// Runs the real recording worker (tests/timeline/live/liveworker.cpp) to its end as rank 3 of 4
+// with the given TORCHELASTIC_RESTART_COUNT, in `dir` with its timer_config.json; returns its
+// exit status.
+int runWorker(const std::string &dir, int restart)
+{
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::setenv("RANK", "3", 1);
+        ::setenv("WORLD_SIZE", "4", 1);
+        ::setenv("TORCHELASTIC_RESTART_COUNT", std::to_string(restart).c_str(), 1);
+        const std::string config = dir + "/timer_config.json", log = dir + "/timer_events.log";
+        ::execl(SYNCLINE_BINARY_DIR "/tests/live_worker", "live_worker", "--config", config.c_str(),
+                "--log", log.c_str(), "--steps", "20", "--step-ms", "2", nullptr);
+        ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Events (B, X, I records) in a log, counted from its text.
+size_t eventRecords(const std::string &path)
+{
+    std::ifstream in(path);
+    size_t n = 0;
+    for (std::string line; std::getline(in, line);)
+        for (const char *t : {"{\"t\":\"B\"", "{\"t\":\"X\"", "{\"t\":\"I\""})
+            n += line.rfind(t, 0) == 0 ? 1 : 0;
+    return n;
+}
+
 } // namespace
 
 class TstJobInputs : public QObject
@@ -87,6 +122,7 @@ private slots:
     void fifoNamedDirectlySkipped();
     void badSymlinkLastInDirectory_data();
     void badSymlinkLastInDirectory();
+    void restartsNeverOverwriteALog();
 };
 
 void TstJobInputs::fifoInJobDirectorySkipped()
@@ -196,6 +232,50 @@ void TstJobInputs::badSymlinkLastInDirectory()
     QVERIFY(p);
     QCOMPARE(p->severity, LoadProblem::Severity::Warning);
     QCOMPARE(QString::fromStdString(p->message), expected);
+}
+
+// Issue #15: with the default log_path (no {restart}) an elastic restart opened the crashed
+// attempt's file with O_TRUNC. Now every incarnation gets its own file, the loader finds them all
+// (directory scan and the config's log_path globs) and keeps them as distinct workers.
+void TstJobInputs::restartsNeverOverwriteALog()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/timer_config.json", R"({"log_path": "timer_events.log"})");
+    QCOMPARE(runWorker(d, 0), 0);
+    QCOMPARE(runWorker(d, 1), 0);
+    QCOMPARE(runWorker(d, 1), 0); // the same rank and restart count again
+    const std::vector<std::string> files = {d + "/timer_events.3.log", d + "/timer_events.3.r1.log",
+                                            d + "/timer_events.3.r1.1.log"};
+    std::map<std::string, size_t> events;
+    for (const std::string &f : files) {
+        QVERIFY2(QFileInfo::exists(QString::fromStdString(f)), f.c_str());
+        events[f] = eventRecords(f);
+        QVERIFY2(events[f] >= 60, f.c_str()); // 20 steps of step/compute/comm, plus loads
+    }
+    std::vector<std::string> sorted = files;
+    std::sort(sorted.begin(), sorted.end());
+    QCOMPARE(load::JobInputs::expandLogTemplate("timer_events.log", d), sorted);
+    for (const std::string &input : {d, d + "/timer_config.json"}) {
+        LoadOptions o;
+        o.paths = {input};
+        const LoadResult r = JobLoader::load(o);
+        QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+        const Timeline &tl = *r.timeline;
+        QCOMPARE(tl.workers.size(), size_t(3));
+        for (const Worker &w : tl.workers) {
+            QCOMPARE(w.info.rank, 3);
+            QVERIFY2(events.count(w.info.sourceFile), w.info.sourceFile.c_str());
+            QCOMPARE(w.eventCount(), events[w.info.sourceFile]);
+            QVERIFY(w.info.closedCleanly);
+        }
+        QCOMPARE(tl.workers[0].info.restart, 0);
+        QCOMPARE(tl.workers[1].info.restart, 1);
+        QCOMPARE(tl.workers[2].info.restart, 1);
+        QVERIFY(findProblem(tl.problems, tl.workers[2].info.sourceFile, "duplicate rank 3 restart 1"));
+        // The later incarnations say where they write.
+        QVERIFY(findProblem(tl.problems, files[1], "timer_events.3.log exists"));
+    }
 }
 
 QTEST_APPLESS_MAIN(TstJobInputs)

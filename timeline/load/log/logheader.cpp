@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <stdexcept>
 
 namespace syncline::load {
@@ -65,6 +66,10 @@ std::optional<int> LogHeader::rankFromFileName(const std::string &path)
     std::string base = path.substr(path.find_last_of('/') + 1);
     base =
         base.substr(0, base.find('.') == std::string::npos ? base.size() : base.find_last_of('.'));
+    // A later incarnation's tag (rec::LogPath::incarnation: `.r<restart>` or `.r<restart>.<n>`)
+    // is not the rank: timer_events.3.r1.2.log is rank 3.
+    static const std::regex kIncarnationTag(R"(\.r[0-9]+(\.[0-9]+)?$)");
+    base = std::regex_replace(base, kIncarnationTag, "");
     const size_t last = base.find_last_of("0123456789");
     if (last == std::string::npos)
         return std::nullopt;
