@@ -38,6 +38,7 @@ class TstLogParser : public QObject
 private slots:
     void extremeTidsAreOrdinaryThreads_data();
     void extremeTidsAreOrdinaryThreads();
+    void headerlessWithoutRankGetsNextFreeRank();
 };
 
 void TstLogParser::extremeTidsAreOrdinaryThreads_data()
@@ -79,6 +80,43 @@ void TstLogParser::extremeTidsAreOrdinaryThreads()
     const LoadResult r = JobLoader::load(o);
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
     QCOMPARE(r.timeline->eventCount(), size_t(2));
+}
+
+// A log whose header is gone and whose name has no digits used to be dropped whole ("rank
+// unknown"); like a Chrome trace without a rank it now takes the next free rank.
+void TstLogParser::headerlessWithoutRankGetsNextFreeRank()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/w.0.log", testlogs::header(0) + testlogs::begin(2000, 1, "a") +
+                                        testlogs::end(2100, 1, "a"));
+    testlogs::write(d + "/w.1.log", testlogs::header(1) + testlogs::begin(2000, 1, "a") +
+                                        testlogs::end(2100, 1, "a"));
+    const std::string orphan = d + "/events.log";
+    testlogs::write(orphan, testlogs::begin(5000, 4, "lost-header") +
+                                testlogs::end(5100, 4, "lost-header") +
+                                testlogs::complete(5200, 50, 4, "x"));
+    const ParsedFile f = LogParser::parseFile(orphan);
+    QVERIFY(f.usable);
+    QVERIFY(!f.rankKnown);
+
+    LoadOptions o;
+    o.paths = {d};
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(3));
+    QCOMPARE(tl.workers[2].info.sourceFile, orphan);
+    QCOMPARE(tl.workers[2].info.rank, 2);
+    QCOMPARE(tl.workers[2].eventCount(), size_t(2));
+    const auto info = std::find_if(tl.problems.begin(), tl.problems.end(), [&](const LoadProblem &p) {
+        return p.file == orphan && p.message == "no rank in the file; rank 2 assigned";
+    });
+    QVERIFY(info != tl.problems.end());
+    QCOMPARE(info->severity, LoadProblem::Severity::Info);
+    QVERIFY(std::none_of(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
+        return p.severity == LoadProblem::Severity::Error;
+    }));
 }
 
 QTEST_APPLESS_MAIN(TstLogParser)

@@ -287,9 +287,13 @@ void LogParser::rankFromFileName()
     m_sawHeader = true; // report once
     const std::optional<int> rank = LogHeader::rankFromFileName(m_out.path);
     if (!rank) {
+        // Still a worker: WorkerAdmission gives it the next free rank (with an Info problem),
+        // as it does for a Chrome trace without one.
         m_out.rankKnown = false;
-        m_problems.add("header", 1, "no header record and no rank in the file name; rank unknown",
-                       Severity::Error);
+        m_problems.add("header", 1,
+                       "first line is not a header and the file name has no rank; the worker "
+                       "gets the next free rank",
+                       Severity::Warning);
         return;
     }
     m_out.worker.info.rank = *rank;
@@ -340,7 +344,7 @@ ParsedFile LogParser::finish(std::string_view tail)
                                 ? ""
                                 : " (no close record: crashed, hung or still running)"),
                        Severity::Info);
-    m_out.usable = m_sawRecord && m_out.rankKnown;
+    m_out.usable = m_sawRecord; // a file without a rank is numbered by WorkerAdmission
     m_out.problems = m_problems.take();
     return std::move(m_out);
 }

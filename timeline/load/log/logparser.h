@@ -1,5 +1,6 @@
 // LogParser — reads one syncline v1 log (docs/log-format.md) into a ParsedFile, following the
-// format's reading rules: header first (else the rank comes from the file name), blank lines
+// format's reading rules: header first (else the rank comes from the file name, else the loader
+// gives the worker the next free rank: rankKnown false, still usable), blank lines
 // skipped, a torn last line skipped silently, every other bad line reported with file:line and
 // reason; per thread, E matched to the innermost open B of the same name (an E without an open
 // event, or with another name, is reported and dropped); B without E kept as open, ending at the
