@@ -66,6 +66,7 @@ class TstJobLoader : public QObject
 private slots:
     void kinetoTwoRanks();
     void horovodUnclosedArray();
+    void chromeMetadataOddTypes();
     void malformedLinesReported();
     void tornLastLineSkippedQuietly();
     void duplicateRankReported();
@@ -126,6 +127,33 @@ void TstJobLoader::kinetoTwoRanks()
             }
     QCOMPARE(n, int64_t(231));
     QCOMPARE(total, int64_t(11042000));
+}
+
+// Metadata of unexpected types costs a warning, never the trace (issue 15, item 10): a
+// non-string process name, a string rank (digits: taken), an object rank (ignored: the next
+// free rank).
+void TstJobLoader::chromeMetadataOddTypes()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    auto trace = [](const std::string &rank) {
+        return std::string(R"({"distributedInfo":{"rank":)") + rank +
+               R"(},"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":5}},)"
+               R"({"ph":"X","name":"step","pid":1,"tid":1,"ts":10,"dur":5},)"
+               R"({"ph":"X","name":"step","pid":1,"tid":1,"ts":20,"dur":5}]})";
+    };
+    testlogs::write(d + "/a.json", trace("\"3\""));
+    testlogs::write(d + "/b.json", trace(R"({"x":1})"));
+    const LoadResult r = loadPaths({d});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    QCOMPARE(tl.workers[0].info.rank, 3); // "3" taken
+    QCOMPARE(tl.workers[1].info.rank, 4); // the next free rank
+    QCOMPARE(tl.eventCount(), size_t(4));
+    QCOMPARE(countProblems(tl, "args.name is not a string"), 2);
+    QCOMPARE(countProblems(tl, "distributedInfo.rank is a string (\"3\"); taken as rank 3"), 1);
+    QCOMPARE(countProblems(tl, "distributedInfo.rank is not an integer; ignored"), 1);
 }
 
 void TstJobLoader::horovodUnclosedArray()

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace syncline::load {
@@ -139,7 +140,15 @@ void ChromeTraceState::handleMetadata(const Event &ev)
         return;
     auto args = nlohmann::json::parse(ev.argsRaw.empty() ? std::string_view("{}") : ev.argsRaw,
                                       nullptr, false);
-    std::string label = args.is_object() ? args.value("name", std::string()) : std::string();
+    std::string label;
+    if (args.is_object() && args.contains("name")) {
+        if (args["name"].is_string())
+            label = args["name"].get<std::string>();
+        else // e.g. "args":{"name":5}: the label is dropped, the trace is not
+            problems.add("bad metadata", 0,
+                         std::string(ev.name) + " whose args.name is not a string (" +
+                             args["name"].dump().substr(0, 40) + "); label ignored");
+    }
     if (ev.name == "process_name")
         m_processNames[std::string(ev.pidTok)] = label;
     else
@@ -181,6 +190,34 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
     m_out.addArgs(t, index, ev.argsRaw);
 }
 
+// distributedInfo.rank: an integer in int's range; a string of digits is taken (with a
+// warning); anything else is ignored with a warning and the loader numbers the worker.
+void ChromeTraceState::readRank(simdjson::ondemand::value v)
+{
+    int64_t r = 0;
+    std::string_view text;
+    if (v.get_int64().get(r) == simdjson::SUCCESS) {
+    } else if (v.get_string().get(text) == simdjson::SUCCESS && !text.empty() &&
+               text.size() <= 9 &&
+               std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        r = std::stoll(std::string(text));
+        problems.add("bad metadata", 0,
+                     "distributedInfo.rank is a string (\"" + std::string(text) +
+                         "\"); taken as rank " + std::to_string(r));
+    } else {
+        problems.add("bad metadata", 0,
+                     "distributedInfo.rank is not an integer; ignored (rank from the file name "
+                     "or the next free one)");
+        return;
+    }
+    if (r < 0 || r > std::numeric_limits<int>::max()) {
+        problems.add("bad metadata", 0,
+                     "distributedInfo.rank " + std::to_string(r) + " is out of range; ignored");
+        return;
+    }
+    rank = int(r);
+}
+
 void ChromeTraceState::parse(od::document &doc)
 {
     auto events = [this](od::array arr) {
@@ -200,7 +237,7 @@ void ChromeTraceState::parse(od::document &doc)
         } else if (k == "distributedInfo") {
             for (auto f : field.value().get_object())
                 if (f.unescaped_key().value() == "rank")
-                    rank = int(f.value().get_int64().value());
+                    readRank(f.value());
         }
     }
     if (!found)

@@ -65,6 +65,7 @@ private:
     static Event readEvent(simdjson::ondemand::value el);
     void handleEvent(simdjson::ondemand::value el);
     void handleMetadata(const Event &ev);
+    void readRank(simdjson::ondemand::value v);
     void addFlow(uint32_t track, int64_t ts, const Event &ev);
     void addSlice(uint32_t track, int64_t ts, const Event &ev);
     uint32_t trackFor(std::string_view pidTok, std::string_view tidTok);
