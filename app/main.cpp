@@ -3,8 +3,10 @@
 // `syncline open PATH...`. SYNCLINE_VERSION comes from the build (app/CMakeLists.txt).
 #include "command.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string>
 
 namespace {
@@ -18,9 +20,37 @@ void printUsage()
     std::printf("\n  syncline help VERB    more about one verb\n  syncline --version\n");
 }
 
+// Whatever a verb printed must have reached stdout: `syncline stats --json > /dev/full` (disk
+// full, a closed pipe) fails with a message and status 1 instead of exiting 0.
+// Not for `timeserver`: its stats lines are best-effort by design (a failed write stops them,
+// not the server; docs/timeserver.md), and it says so on stderr itself.
+int finish(int status, const char *verb)
+{
+    if (std::strcmp(verb, "timeserver") == 0)
+        return status;
+    errno = 0;
+    std::cout.flush();
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+        const int err = errno;
+        std::fprintf(stderr, "syncline%s%s: cannot write to standard output: %s\n",
+                     *verb ? " " : "", verb, err ? std::strerror(err) : "write error (disk full, or the reader went away)");
+        return status == 0 ? 1 : status;
+    }
+    return status;
+}
+
+int run(int argc, char **argv);
+
 } // namespace
 
 int main(int argc, char **argv)
+{
+    return finish(run(argc, argv), argc >= 2 && argv[1][0] != '-' ? argv[1] : "");
+}
+
+namespace {
+
+int run(int argc, char **argv)
 {
     const auto &registry = syncline::app::CommandRegistry::instance();
     const auto &open = *registry.find("open"); // app/opencommand.cpp is always compiled in
@@ -55,3 +85,5 @@ int main(int argc, char **argv)
     std::fprintf(stderr, "syncline: unknown verb '%s' (see syncline --help)\n", verb.c_str());
     return 2;
 }
+
+} // namespace

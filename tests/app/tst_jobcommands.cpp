@@ -63,6 +63,7 @@ private slots:
     void exportFiles();
     void errors();
     void windowVerbsWithoutDisplay();
+    void stdoutWriteErrorFails();
 };
 
 void TstJobCommands::statsJsonOnHorovodTrace()
@@ -191,6 +192,27 @@ void TstJobCommands::windowVerbsWithoutDisplay()
         const QString err = QString::fromLocal8Bit(p.readAllStandardError());
         QVERIFY2(err.contains("no display") && err.contains("--png"), qPrintable(err));
     }
+}
+
+// Output that never reached stdout is a failure (issue 15, item 15): with stdout on /dev/full
+// (a disk that is full), `stats --json` and `--version` exit 1 and say why on stderr.
+void TstJobCommands::stdoutWriteErrorFails()
+{
+    for (const QStringList &args :
+         {QStringList{"stats", "--json", QString::fromStdString(testdata::dir() +
+                                                                 "/hta_sampled_kineto_2rank")},
+          QStringList{"--version"}}) {
+        QProcess p;
+        p.setStandardOutputFile(QStringLiteral("/dev/full"));
+        p.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline"), args);
+        QVERIFY(p.waitForFinished(50000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        const std::string err = p.readAllStandardError().toStdString();
+        QVERIFY2(err.find("cannot write to standard output") != std::string::npos, err.c_str());
+    }
+    // The same commands on a working stdout still succeed.
+    QCOMPARE(syncline({"--version"}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TstJobCommands)

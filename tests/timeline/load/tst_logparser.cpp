@@ -39,6 +39,8 @@ private slots:
     void extremeTidsAreOrdinaryThreads_data();
     void extremeTidsAreOrdinaryThreads();
     void headerlessWithoutRankGetsNextFreeRank();
+    void unknownVersionLoadsNothing_data();
+    void unknownVersionLoadsNothing();
 };
 
 void TstLogParser::extremeTidsAreOrdinaryThreads_data()
@@ -117,6 +119,41 @@ void TstLogParser::headerlessWithoutRankGetsNextFreeRank()
     QVERIFY(std::none_of(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
         return p.severity == LoadProblem::Severity::Error;
     }));
+}
+
+void TstLogParser::unknownVersionLoadsNothing_data()
+{
+    QTest::addColumn<QString>("version");
+    QTest::addColumn<bool>("loads");
+    QTest::newRow("1") << "1" << true;
+    QTest::newRow("2") << "2" << false;
+    QTest::newRow("1.9") << "1.9" << false;
+    QTest::newRow("string") << "\"1\"" << false;
+}
+
+// A header naming a format version this reader does not know (issue 15, item 15): its records
+// may mean something else, so none of them load, and the Error says why; version 1 loads.
+void TstLogParser::unknownVersionLoadsNothing()
+{
+    QFETCH(QString, version);
+    QFETCH(bool, loads);
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    std::string head = testlogs::header(0);
+    const std::string v1 = "\"version\":1";
+    head.replace(head.find(v1), v1.size(), "\"version\":" + version.toStdString());
+    testlogs::write(path, head + testlogs::begin(2000, 1, "a") + testlogs::end(2100, 1, "a"));
+    const ParsedFile f = LogParser::parseFile(path);
+    QCOMPARE(f.usable, loads);
+    QCOMPARE(countProblems(f.problems, "unsupported log format version " +
+                                           version.toStdString() +
+                                           " (this reader knows version 1); none of the file's "
+                                           "records loaded"),
+             loads ? 0 : 1);
+    if (!loads)
+        QVERIFY(f.worker.tracks.empty() ||
+                std::all_of(f.worker.tracks.begin(), f.worker.tracks.end(),
+                            [](const EventTrack &t) { return t.count() == 0; }));
 }
 
 QTEST_APPLESS_MAIN(TstLogParser)

@@ -41,16 +41,23 @@ void readFields(const nlohmann::json &h, WorkerInfo &info)
 } // namespace
 
 bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, ProblemLog &problems,
-                     std::optional<int64_t> *startNs)
+                     bool *unsupported, std::optional<int64_t> *startNs)
 {
     try {
         const auto h = nlohmann::json::parse(line);
         if (h.value("format", std::string()) != "syncline")
             problems.add("header", lineNo, "header: \"format\" is not \"syncline\"");
-        const int version = h.value("version", 0);
-        if (version != 1)
-            throw std::runtime_error("unsupported log format version " + std::to_string(version) +
-                                     " (this reader knows version 1)");
+        if (!h.contains("version"))
+            throw std::runtime_error("no \"version\" (this reader knows version 1)");
+        const auto &v = h["version"];
+        if (!v.is_number_integer() || v.get<int64_t>() != 1) {
+            *unsupported = true;
+            problems.add("header", lineNo,
+                         "unsupported log format version " + v.dump().substr(0, 40) +
+                             " (this reader knows version 1); none of the file's records loaded",
+                         Severity::Error);
+            return false;
+        }
         readFields(h, info);
         if (h.contains("start_ns") && h["start_ns"].is_number_integer())
             *startNs = h["start_ns"].get<int64_t>();

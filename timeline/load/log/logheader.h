@@ -23,9 +23,12 @@ class LogHeader
 {
 public:
     // Fills `info` from the header `line` (line number lineNo, for problems). A "format" other
-    // than "syncline" is a warning; unreadable JSON or a version other than 1 is an error, and
-    // the result is false (info may then be partly filled). *startNs gets start_ns when present.
+    // than "syncline" is a warning; unreadable JSON or a missing version is an error, and the
+    // result is false (info may then be partly filled). A "version" that is present but not the
+    // integer 1 (2, 1.9, "1") is an error that sets *unsupported: the file's records may mean
+    // something else, so the caller loads none of them. *startNs gets start_ns when present.
     static bool read(std::string_view line, int64_t lineNo, WorkerInfo &info, ProblemLog &problems,
+                     bool *unsupported,
                      std::optional<int64_t> *startNs);
     // The last run of digits (at most 9) in the file's base name without its extension:
     // "/job/timer_events.12.log" → 12, "rank3-b.json" → 3; nullopt when there is none.

@@ -49,8 +49,8 @@ void LogParser::handleLine(std::string_view line, bool last)
 {
     if (!line.empty() && line.back() == '\r')
         line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos)
-        return; // blank lines are skipped
+    if (m_refused || line.find_first_not_of(" \t") == std::string_view::npos)
+        return; // blank lines are skipped; so is everything after an unsupported version
     if (!m_scanner.scan(line, m_record)) {
         if (last)
             return; // torn last line (possibly still being written): skipped silently
@@ -272,7 +272,7 @@ void LogParser::handleHeader(std::string_view line)
 {
     m_sawHeader = true;
     std::optional<int64_t> startNs;
-    if (!LogHeader::read(line, m_line, m_out.worker.info, m_problems, &startNs)) {
+    if (!LogHeader::read(line, m_line, m_out.worker.info, m_problems, &m_refused, &startNs)) {
         rankFromFileName();
         return;
     }
@@ -344,7 +344,7 @@ ParsedFile LogParser::finish(std::string_view tail)
                                 ? ""
                                 : " (no close record: crashed, hung or still running)"),
                        Severity::Info);
-    m_out.usable = m_sawRecord; // a file without a rank is numbered by WorkerAdmission
+    m_out.usable = m_sawRecord && !m_refused; // no rank: numbered by WorkerAdmission
     m_out.problems = m_problems.take();
     return std::move(m_out);
 }

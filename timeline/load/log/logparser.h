@@ -79,6 +79,7 @@ private:
     int64_t m_line = 0;
     bool m_sawRecord = false;
     bool m_sawHeader = false;
+    bool m_refused = false; // the header names a format version this reader does not know
     std::unordered_map<int64_t, uint32_t> m_trackIndex;
     std::vector<std::vector<uint32_t>> m_open; // per track: stack of open event indices
     std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
