@@ -166,7 +166,7 @@ int runHeadless(const AttachArgs &a)
     for (size_t i = 0; i < job.workerCount(); ++i) {
         const Worker &w = tl.workers[i];
         std::printf("rank %d restart %d: %s, %zu events, last record %.1f s ago (%s)\n",
-                    w.info.rank, w.info.restart, LiveJob::stateName(job.state(i)), w.eventCount(),
+                    w.info.rank, w.info.restart, workerStateName(job.state(i)), w.eventCount(),
                     job.silentForS(i), job.sourceFile(i).c_str());
     }
     if (job.workerCount() == 0) {

@@ -83,7 +83,6 @@ public:
 
     // Every worker's state, quiet time and file, in the Timeline's worker order.
     std::vector<LiveWorkerStatus> status() const;
-    static const char *stateName(WorkerState state) { return workerStateName(state); }
 
 private:
     void rescanInputs();
