@@ -74,9 +74,16 @@ def test_demo_headless(demo):
 
     workers = json.loads((out / "stats.json").read_text())["workers"]
     assert len(workers) == 8 and {w["clock"]["method"] for w in workers} == {"sync"}
+    # The drift must be right to 5 ppm, or to what the engine's own guaranteed bound allows over
+    # the run when sync was poor (a loaded 2-core machine: exchanges of milliseconds): an offset
+    # known to ±bound at both ends of a span T pins the drift to ±2·bound/T.
+    import syncline
+    tl = syncline.load_timeline(str(out / "job"))
+    span_ns = max(1, tl.end_ns - tl.begin_ns)
     for w in workers:
         expected_drift = -40.0 if w["rank"] >= 4 else 0.0
-        assert abs(w["clock"]["drift_ppm"] - expected_drift) < 5, w
+        tolerance = max(5.0, 2e6 * w["clock"]["bound_ns"] / span_ns)
+        assert abs(w["clock"]["drift_ppm"] - expected_drift) < tolerance, (w, tolerance)
 
     # The raw-vs-corrected table: host-b's raw clocks are > 3.2 ms off; corrected within bounds.
     table = re.findall(r"^\s*(\d) (host-[ab])\s+(-?[\d.]+) ms\s+(-?[\d.]+) ms\s+(-?[\d.]+) µs"
