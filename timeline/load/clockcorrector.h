@@ -32,12 +32,12 @@ public:
         bool correct = true;
     };
 
-    static void apply(Timeline &timeline, const std::vector<std::vector<ParsedMessage>> &messages,
+    static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
                       EventKindLookup &kinds, const Options &options);
     // Live refresh (LiveJob): when `fixedShift` is set, that E is used instead of being
     // recomputed, so a worker's corrected times move by exactly the change in its own estimate.
     // The E used is stored in *shiftOut when given (untouched when no worker was corrected).
-    static void apply(Timeline &timeline, const std::vector<std::vector<ParsedMessage>> &messages,
+    static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
                       EventKindLookup &kinds, const Options &options,
                       const std::optional<int64_t> &fixedShift, int64_t *shiftOut);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);

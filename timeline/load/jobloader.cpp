@@ -9,6 +9,8 @@
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -31,6 +33,64 @@ bool cancelled(const LoadOptions &o)
     return o.cancel && o.cancel->load(std::memory_order_relaxed);
 }
 
+// The stages' shares of the whole load (measured on the realistic shape, docs/scale.md): the
+// overall fraction is the stage's start plus its share times the progress within it, so one
+// bar (and one ETA) covers parse, merge, correct and index.
+struct Stage
+{
+    const char *name;
+    double begin, share;
+};
+constexpr Stage kParse{"parsing", 0.0, 0.80};
+constexpr Stage kMerge{"merging", 0.80, 0.03};
+constexpr Stage kCorrect{"correcting clocks", 0.83, 0.15};
+constexpr Stage kIndex{"indexing", 0.98, 0.02};
+
+std::string formatBytes(int64_t b)
+{
+    char buf[32];
+    if (b >= (int64_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GB", double(b) / double(int64_t(1) << 30));
+    else
+        std::snprintf(buf, sizeof buf, "%.0f MB", double(b) / double(1 << 20));
+    return buf;
+}
+
+// Reports progress as "<stage>: <detail> · NN% · ETA Ns" (the ETA from the elapsed time and the
+// overall fraction, once a stage has made some headway).
+class Progress
+{
+public:
+    explicit Progress(const LoadOptions &o) : m_o(o), m_t0(std::chrono::steady_clock::now()) {}
+    void report(const Stage &s, double within, const std::string &detail = {})
+    {
+        if (!m_o.progress)
+            return;
+        const double f = std::clamp(s.begin + s.share * std::clamp(within, 0.0, 1.0), 0.0, 1.0);
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+        std::string what = s.name;
+        if (!detail.empty())
+            what += ": " + detail;
+        char tail[64];
+        if (f >= 0.02 && f < 1.0 && elapsed > 0.5)
+            std::snprintf(tail, sizeof tail, " · %d%% · ETA %.0f s", int(f * 100),
+                          elapsed * (1.0 - f) / f);
+        else
+            std::snprintf(tail, sizeof tail, " · %d%%", int(f * 100));
+        m_o.progress(f, what + tail);
+    }
+    void done()
+    {
+        if (m_o.progress)
+            m_o.progress(1.0, "done");
+    }
+
+private:
+    const LoadOptions &m_o;
+    std::chrono::steady_clock::time_point m_t0;
+};
+
 std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
 {
     if (path.empty())
@@ -43,7 +103,8 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
 }
 
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
-                                 const std::shared_ptr<const rec::TimerConfig> &config)
+                                 const std::shared_ptr<const rec::TimerConfig> &config,
+                                 Progress &progress)
 {
     std::vector<ParsedFile> files(tasks.size());
     int64_t total = 0;
@@ -52,6 +113,8 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
     std::atomic<size_t> next{0};
     std::mutex progressMutex;
     int64_t done = 0;
+    size_t filesDone = 0;
+    progress.report(kParse, 0.0, "0 of " + std::to_string(tasks.size()) + " files");
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
             if (cancelled(o))
@@ -65,7 +128,10 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             if (o.progress) {
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
-                o.progress(total > 0 ? double(done) / double(total) : 1.0, "parsed " + t.path);
+                ++filesDone;
+                progress.report(kParse, total > 0 ? double(done) / double(total) : 1.0,
+                                std::to_string(filesDone) + " of " + std::to_string(tasks.size()) +
+                                    " files, " + formatBytes(done) + " of " + formatBytes(total));
             }
         }
     };
@@ -101,11 +167,13 @@ LoadResult JobLoader::load(const LoadOptions &o)
                      [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
 
     const auto config = loadConfig(inputs.configPath);
-    std::vector<ParsedFile> files = parseAll(tasks, o, config);
+    Progress progress(o);
+    std::vector<ParsedFile> files = parseAll(tasks, o, config, progress);
     if (cancelled(o)) {
         result.cancelled = true;
         return result;
     }
+    progress.report(kMerge, 0.0, std::to_string(files.size()) + " files");
     const bool anyUsable =
         std::any_of(files.begin(), files.end(), [](const ParsedFile &f) { return f.usable; });
     BuiltTimeline built = TimelineBuilder::merge(std::move(files));
@@ -120,11 +188,21 @@ LoadResult JobLoader::load(const LoadOptions &o)
             }
         return result;
     }
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
     EventKindLookup kinds(config);
+    progress.report(kCorrect, 0.0, std::to_string(tl.workers.size()) + " workers");
     ClockCorrector::apply(tl, built.messages, kinds, {o.alignOn, o.correctClocks});
+    std::vector<MessageLog>().swap(built.messages); // only the correction needs them
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
+    progress.report(kIndex, 0.0, "names and categories");
     kinds.describe(tl); // categories and colours per name, for the viewer
-    if (o.progress)
-        o.progress(1.0, "done");
+    progress.done();
     result.timeline = std::move(built.timeline);
     return result;
 }

@@ -7,8 +7,7 @@ void ParsedFile::addArgs(EventTrack &t, uint32_t event, std::string_view json)
 {
     if (json.find_first_not_of("{} \t\n") == std::string_view::npos)
         return; // {} carries nothing
-    t.argRefs.emplace_back(event, uint32_t(args.size()));
-    args.emplace_back(json);
+    t.argRefs.emplace_back(event, args.intern(json));
     t.flags[event] |= EventHasArgs;
 }
 

@@ -5,6 +5,8 @@
 // Threading: built by one thread, then moved to the builder.
 #pragma once
 
+#include "timeline/load/messagelog.h"
+#include "timeline/model/argstore.h"
 #include "timeline/model/loadproblem.h"
 #include "timeline/model/stringtable.h"
 #include "timeline/model/timeline.h"
@@ -17,14 +19,6 @@
 
 namespace syncline::load {
 
-struct ParsedMessage
-{
-    int64_t localNs = 0;
-    bool send = true;
-    int64_t peer = 0; // the other rank
-    std::string id;
-};
-
 struct ParsedFile
 {
     std::string path;
@@ -32,8 +26,8 @@ struct ParsedFile
     bool rankKnown = true;
     Worker worker;
     StringTable names;
-    std::vector<std::string> args;
-    std::vector<ParsedMessage> messages;
+    ArgStore args; // interned; argRefs' second members are its ids
+    MessageLog messages;
     std::vector<FlowPoint> flows; // `worker` unset; `track` indexes worker.tracks
     std::vector<LoadProblem> problems;
     int64_t bytes = 0;

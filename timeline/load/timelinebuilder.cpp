@@ -31,14 +31,14 @@ template <typename T> void shrink(std::vector<T> &v)
 size_t addWorker(Timeline &tl, ParsedFile &f)
 {
     const std::vector<uint32_t> remap = tl.names.merge(f.names);
-    const auto argBase = uint32_t(tl.args.size());
+    const std::vector<uint32_t> argRemap = tl.args.merge(f.args);
     for (EventTrack &t : f.worker.tracks) {
         for (uint32_t &id : t.nameId)
             id = remap[id];
         for (auto &r : t.argRefs)
-            r.second += argBase;
+            r.second = argRemap[r.second];
     }
-    std::move(f.args.begin(), f.args.end(), std::back_inserter(tl.args));
+    f.args = ArgStore(); // the file's own copy is no longer needed
     const auto w = uint32_t(WorkerAdmission::admit(tl, std::move(f.worker), f.rankKnown,
                                                    tl.problems));
     for (FlowPoint &fp : tl.flows)
@@ -163,6 +163,7 @@ void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
         shrink(t.depth);
         shrink(t.argRefs);
     }
+    file.messages.shrink();
 }
 
 BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files)

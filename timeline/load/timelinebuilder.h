@@ -28,7 +28,7 @@ namespace syncline::load {
 struct BuiltTimeline
 {
     std::shared_ptr<Timeline> timeline;
-    std::vector<std::vector<ParsedMessage>> messages; // per worker index
+    std::vector<MessageLog> messages; // per worker index
 };
 
 class TimelineBuilder
