@@ -277,6 +277,8 @@ struct LoaderReport
 {
     double seconds = 0;
     int64_t events = 0, baseKb = 0, peakKb = 0, afterKb = 0, problems = 0;
+    int64_t stageRssKb[4] = {}, stageHwmKb[4] = {}; // at the start of merge, correct, index, end
+    double stageSeconds[4] = {};
     Breakdown structure;
 };
 
@@ -315,6 +317,19 @@ LoaderReport loaderInChild(const std::string &dir, int threads)
         syncline::LoadOptions o;
         o.paths = {dir};
         o.threads = threads;
+        // Resident and peak at each stage's start (what the progress line names first).
+        int stage = -1;
+        const auto st0 = Clock::now();
+        o.progress = [&](double, const std::string &what) {
+            static const char *names[] = {"merging", "correcting", "indexing", "done"};
+            for (int k = 0; k < 4; ++k)
+                if (k > stage && what.rfind(names[k], 0) == 0) {
+                    stage = k;
+                    r.stageRssKb[k] = statusKb("VmRSS:");
+                    r.stageHwmKb[k] = statusKb("VmHWM:");
+                    r.stageSeconds[k] = std::chrono::duration<double>(Clock::now() - st0).count();
+                }
+        };
         const auto t0 = Clock::now();
         syncline::LoadResult res = syncline::JobLoader::load(o);
         r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -440,6 +455,14 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
     std::printf("  memory: resident after load %.1f B/event (goal <= 40), peak %.1f B/event "
                 "(peak/resident %.2f, goal <= 1.30)\n",
                 after, peak, peak / std::max(after, 1e-9));
+    static const char *stageNames[] = {"parsed", "merged", "corrected", "indexed"};
+    std::printf("  by stage (end of):");
+    for (int k = 0; k < 4; ++k)
+        std::printf(" %s %.2f s, resident %.1f / peak %.1f B/event;", stageNames[k],
+                    load.stageSeconds[k],
+                    double(load.stageRssKb[k] - load.baseKb) * 1024.0 / double(ev),
+                    double(load.stageHwmKb[k] - load.baseKb) * 1024.0 / double(ev));
+    std::printf("\n");
     const Breakdown &b = load.structure;
     auto per = [ev](int64_t x) { return double(x) / double(ev); };
     std::printf("  structures (capacities) %.1f B/event: times %.1f, name ids %.1f, nesting %.1f, "

@@ -53,6 +53,7 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
 void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
                  std::vector<sync::MessagePair> &out)
 {
+    // (the flows below are appended after the msg pairs, then everything is sorted)
     // Pairs by id: for each id, the last send and the last receive (in worker, then file
     // order) make a pair when they lie on different workers. One sort of 16-byte keys by the id's
     // hash (ids compared only where hashes are equal) instead of a map node per message.
@@ -80,6 +81,7 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         return std::tie(a.worker, a.index) < std::tie(b.worker, b.index);
     });
     const size_t first = out.size();
+    out.reserve(first + total / 2); // at most one pair per send
     for (size_t g = 0; g < keys.size();) {
         size_t end = g + 1;
         while (end < keys.size() && keys[end].hash == keys[g].hash && id(keys[end]) == id(keys[g]))
@@ -92,12 +94,6 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
                            int(recv->worker), messages[recv->worker][recv->index].localNs});
         g = end;
     }
-    // A deterministic order that does not depend on the ids' hashes.
-    std::sort(out.begin() + ptrdiff_t(first), out.end(),
-              [](const sync::MessagePair &a, const sync::MessagePair &b) {
-                  return std::tie(a.sendWorker, a.sendLocal, a.recvWorker, a.recvLocal) <
-                         std::tie(b.sendWorker, b.sendLocal, b.recvWorker, b.recvLocal);
-              });
     std::vector<Key>().swap(keys);
     // Chrome flow arrows whose start and finish lie on different workers.
     for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
@@ -182,7 +178,28 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages
     apply(tl, messages, kinds, options, std::nullopt, nullptr);
 }
 
+std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
+                                                            const std::vector<MessageLog> &messages)
+{
+    std::vector<sync::MessagePair> out;
+    addMessages(tl, messages, out);
+    // A deterministic order that does not depend on the ids' hashes.
+    std::sort(out.begin(), out.end(), [](const sync::MessagePair &a, const sync::MessagePair &b) {
+        return std::tie(a.sendWorker, a.sendLocal, a.recvWorker, a.recvLocal) <
+               std::tie(b.sendWorker, b.sendLocal, b.recvWorker, b.recvLocal);
+    });
+    return out;
+}
+
 void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages,
+                           EventKindLookup &kinds, const Options &options,
+                           const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
+{
+    apply(tl, options.correct ? pairMessages(tl, messages) : std::vector<sync::MessagePair>(),
+          kinds, options, fixedShift, shiftOut);
+}
+
+void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messagePairs,
                            EventKindLookup &kinds, const Options &options,
                            const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
 {
@@ -204,7 +221,7 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages
     sync::SyncEngineInput in;
     addWorkers(tl, in.workers);
     addCollectives(tl, kinds, options.alignOn, in.collectives);
-    addMessages(tl, messages, in.messages);
+    in.messages = std::move(messagePairs);
     const sync::SyncEngineResult res = sync::runSyncEngine(in);
     tl.causality = res.causality;
     tl.clockNotes.insert(tl.clockNotes.end(), res.notes.begin(), res.notes.end());

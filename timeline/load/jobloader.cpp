@@ -14,6 +14,9 @@
 #include <filesystem>
 #include <mutex>
 #include <thread>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace syncline {
 
@@ -27,6 +30,16 @@ struct Task
     bool chrome = false;
     int64_t bytes = 0;
 };
+
+// Hands the free pages of every malloc arena back to the system. The parser threads' arenas
+// keep what their files' growing vectors left behind; without this, that garbage stays resident
+// next to the timeline for as long as the process runs.
+void releaseFreeMemory()
+{
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
+}
 
 bool cancelled(const LoadOptions &o)
 {
@@ -104,7 +117,7 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
 
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config,
-                                 Progress &progress)
+                                 Progress &progress, ArgStore &args)
 {
     std::vector<ParsedFile> files(tasks.size());
     int64_t total = 0;
@@ -125,6 +138,12 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
+            {
+                // Each file's args texts join the one store as the file finishes: per file, the
+                // store would hold every step's text again (~8 B/event on the realistic shape).
+                std::lock_guard lock(progressMutex);
+                TimelineBuilder::moveArgsTo(files[i], args);
+            }
             if (o.progress) {
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
@@ -168,15 +187,17 @@ LoadResult JobLoader::load(const LoadOptions &o)
 
     const auto config = loadConfig(inputs.configPath);
     Progress progress(o);
-    std::vector<ParsedFile> files = parseAll(tasks, o, config, progress);
+    ArgStore args;
+    std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args);
     if (cancelled(o)) {
         result.cancelled = true;
         return result;
     }
+    releaseFreeMemory();
     progress.report(kMerge, 0.0, std::to_string(files.size()) + " files");
     const bool anyUsable =
         std::any_of(files.begin(), files.end(), [](const ParsedFile &f) { return f.usable; });
-    BuiltTimeline built = TimelineBuilder::merge(std::move(files));
+    BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
     Timeline &tl = *built.timeline;
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!anyUsable) {
@@ -194,8 +215,16 @@ LoadResult JobLoader::load(const LoadOptions &o)
     }
     EventKindLookup kinds(config);
     progress.report(kCorrect, 0.0, std::to_string(tl.workers.size()) + " workers");
-    ClockCorrector::apply(tl, built.messages, kinds, {o.alignOn, o.correctClocks});
-    std::vector<MessageLog>().swap(built.messages); // only the correction needs them
+    // The message records are only needed for their pairs: matched, then freed before the
+    // engine runs (they are the biggest transient of a load).
+    std::vector<sync::MessagePair> pairs;
+    if (o.correctClocks)
+        pairs = ClockCorrector::pairMessages(tl, built.messages);
+    std::vector<MessageLog>().swap(built.messages);
+    releaseFreeMemory();
+    ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks},
+                          std::nullopt, nullptr);
+    releaseFreeMemory();
     if (cancelled(o)) {
         result.cancelled = true;
         return result;

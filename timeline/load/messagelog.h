@@ -1,6 +1,6 @@
 // MessageLog — the `msg` records of one log (docs/log-format.md), kept only in the form the
-// clock correction needs: 24 bytes a record (local ns, peer rank, the id's place in one arena,
-// direction) plus the id's bytes, with no heap object per record. 100 M-event jobs carry
+// clock correction needs: 16 bytes a record (local ns, the id's place in one arena, direction)
+// plus the id's bytes, with no heap object per record. 100 M-event jobs carry
 // ~20 M of these; as one std::string per record they took ~56 bytes each before the engine even
 // started matching them.
 //
@@ -23,20 +23,19 @@ public:
     struct Record
     {
         int64_t localNs = 0;
-        int64_t peer = 0; // the other rank
         uint64_t idOffset : 40;
         uint64_t idLength : 23;
         uint64_t send : 1;
     };
-    static_assert(sizeof(Record) == 24);
+    static_assert(sizeof(Record) == 16);
 
-    void add(int64_t localNs, bool send, int64_t peer, std::string_view id)
+    // `peer` (the other rank) is not kept: pairs are found by id, and nothing reads it.
+    void add(int64_t localNs, bool send, int64_t /*peer*/, std::string_view id)
     {
         constexpr size_t kMaxId = (size_t(1) << 23) - 1;
         id = id.substr(0, kMaxId);
         Record r;
         r.localNs = localNs;
-        r.peer = peer;
         r.idOffset = m_ids.size();
         r.idLength = id.size();
         r.send = send ? 1 : 0;

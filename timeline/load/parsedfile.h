@@ -27,6 +27,10 @@ struct ParsedFile
     Worker worker;
     StringTable names;
     ArgStore args; // interned; argRefs' second members are its ids
+    // Set when the argRefs' ids already refer to the timeline's store (JobLoader moves each
+    // file's texts there as the file finishes, so 64 files do not each hold every step's text);
+    // `args` is then empty.
+    bool argsInTimelineStore = false;
     MessageLog messages;
     std::vector<FlowPoint> flows; // `worker` unset; `track` indexes worker.tracks
     std::vector<LoadProblem> problems;
@@ -48,6 +52,12 @@ struct ParsedFile
     // so far): stored in `args`, referenced from t.argRefs, flagged EventHasArgs. An object
     // holding nothing ("{}", blanks) is not stored.
     void addArgs(EventTrack &t, uint32_t event, std::string_view json);
+
+private:
+    // The last text interned and its id: consecutive events mostly share their args ({"step":N}
+    // on every event of a step), so most events skip the hash lookup.
+    std::string m_lastArgs;
+    uint32_t m_lastArgsId = UINT32_MAX;
 };
 
 } // namespace syncline::load
