@@ -116,16 +116,21 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
     o.paths = paths;
     o.alignOn = alignOn;
     o.correctClocks = correct;
-    // Progress on a terminal only: redrawn in place at most ~10 times a second, erased at the end.
+    // Progress on a terminal only, redrawn in place, erased at the end.
     const bool show = !quiet && ::isatty(STDERR_FILENO) == 1;
+    // Redrawn at most ~10 times a second within a stage; a new stage is always drawn.
     std::chrono::steady_clock::time_point last{};
+    std::string lastStage;
     bool drawn = false;
     if (show)
         o.progress = [&](double fraction, const std::string &what) {
             const auto now = std::chrono::steady_clock::now();
-            if (fraction < 1.0 && drawn && now - last < std::chrono::milliseconds(100))
+            const std::string stage = what.substr(0, what.find_first_of(":·"));
+            if (fraction < 1.0 && drawn && stage == lastStage &&
+                now - last < std::chrono::milliseconds(100))
                 return;
             last = now;
+            lastStage = stage;
             drawn = true;
             std::fprintf(stderr, "\r\033[Ksyncline %s: %s", verb, what.c_str());
             std::fflush(stderr);

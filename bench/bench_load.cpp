@@ -260,13 +260,12 @@ int64_t statusKb(const char *key)
     return 0;
 }
 
-
 // Bytes held by the timeline's structures (capacities), by part, as a cross-check of the RSS
 // figure and to say where memory goes (docs/scale.md).
 struct Breakdown
 {
-    int64_t times = 0, names = 0, nesting = 0, flags = 0, argRefs = 0, argStore = 0,
-            samples = 0, other = 0;
+    int64_t times = 0, names = 0, nesting = 0, flags = 0, argRefs = 0, argStore = 0, samples = 0,
+            other = 0;
     int64_t total() const
     {
         return times + names + nesting + flags + argRefs + argStore + samples + other;
@@ -384,8 +383,8 @@ std::vector<std::string> logsIn(const std::string &dir)
 // message records, 8 processes per host, sync bursts, heartbeats.
 void generateRealistic(const std::string &dir, const Options &o)
 {
-    syncline::sim::SimConfig cfg = syncline::sim::configFor(
-        syncline::sim::Regime::Datacenter, o.seed, o.workers, o.durationS);
+    syncline::sim::SimConfig cfg =
+        syncline::sim::configFor(syncline::sim::Regime::Datacenter, o.seed, o.workers, o.durationS);
     cfg.workersPerHost = 8;
     cfg.iterationMs = 2;
     const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
@@ -441,8 +440,7 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
                     files.size());
     }
     const double loadRate = mb / load.seconds;
-    std::printf("  loader / pread              = %.2f   (goal >= 0.70)\n",
-                loadRate / (mb / tRead));
+    std::printf("  loader / pread              = %.2f   (goal >= 0.70)\n", loadRate / (mb / tRead));
     if (baselines) {
         std::printf("  loader / (a) simdjson raw   = %.2f   (goal >= 0.50)\n",
                     loadRate / (mb / tRaw));

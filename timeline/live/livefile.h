@@ -94,8 +94,8 @@ public:
 private:
     struct OpenEvent
     {
-        uint32_t src; // index in the parser's track
-        uint32_t dst; // index in the timeline's track
+        uint32_t src;         // index in the parser's track
+        uint32_t dst;         // index in the timeline's track
         int64_t srcArgs = -1; // position in the parser track's argRefs (-1: none)
         int64_t dstArgs = -1; // args id in the timeline (-1: none)
     };

@@ -70,8 +70,8 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
     keys.reserve(total);
     for (size_t w = 0; w < messages.size(); ++w)
         for (size_t i = 0; i < messages[w].size(); ++i)
-            keys.push_back({std::hash<std::string_view>()(messages[w].id(i)), uint32_t(w),
-                            uint32_t(i)});
+            keys.push_back(
+                {std::hash<std::string_view>()(messages[w].id(i)), uint32_t(w), uint32_t(i)});
     auto id = [&](const Key &k) { return messages[k.worker].id(k.index); };
     std::sort(keys.begin(), keys.end(), [&](const Key &a, const Key &b) {
         if (a.hash != b.hash)

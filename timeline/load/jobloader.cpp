@@ -1,11 +1,11 @@
 #include "timeline/load/jobloader.h"
 
+#include "recorder/timerconfig.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/eventkindlookup.h"
 #include "timeline/load/jobinputs.h"
 #include "timeline/load/log/logparser.h"
-#include "recorder/timerconfig.h"
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
@@ -222,8 +222,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
         pairs = ClockCorrector::pairMessages(tl, built.messages);
     std::vector<MessageLog>().swap(built.messages);
     releaseFreeMemory();
-    ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks},
-                          std::nullopt, nullptr);
+    ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks}, std::nullopt,
+                          nullptr);
     releaseFreeMemory();
     if (cancelled(o)) {
         result.cancelled = true;

@@ -36,8 +36,8 @@ size_t addWorker(Timeline &tl, ParsedFile &f)
     for (EventTrack &t : f.worker.tracks)
         for (uint32_t &id : t.nameId)
             id = remap[id];
-    const auto w = uint32_t(WorkerAdmission::admit(tl, std::move(f.worker), f.rankKnown,
-                                                   tl.problems));
+    const auto w =
+        uint32_t(WorkerAdmission::admit(tl, std::move(f.worker), f.rankKnown, tl.problems));
     for (FlowPoint &fp : tl.flows)
         if (fp.worker >= w)
             ++fp.worker; // workers after the new one moved up

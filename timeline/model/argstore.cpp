@@ -39,7 +39,8 @@ std::string_view ArgStore::store(std::string_view text)
         return {};
     if (m_chunkSize - m_chunkUsed < text.size()) {
         // Chunks double from 4 KiB to 64 KiB, so a file with a few distinct texts stays small.
-        const size_t n = std::max(text.size(), std::min(kChunk, std::max<size_t>(4096, m_chunkSize * 2)));
+        const size_t n =
+            std::max(text.size(), std::min(kChunk, std::max<size_t>(4096, m_chunkSize * 2)));
         m_chunks.push_back(std::make_unique<char[]>(n));
         m_chunkUsed = 0;
         m_chunkSize = n;
@@ -106,9 +107,8 @@ std::vector<uint32_t> ArgStore::merge(const ArgStore &other)
 
 size_t ArgStore::bytes() const
 {
-    return m_arenaBytes + m_texts.capacity() * sizeof(std::string_view) +
-           m_hashes.capacity() * 4 + m_index.capacity() * 4 +
-           m_chunks.capacity() * sizeof(void *);
+    return m_arenaBytes + m_texts.capacity() * sizeof(std::string_view) + m_hashes.capacity() * 4 +
+           m_index.capacity() * 4 + m_chunks.capacity() * sizeof(void *);
 }
 
 } // namespace syncline
