@@ -1,11 +1,11 @@
 #include "timeline/load/jobloader.h"
 
-#include "recorder/timerconfig.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/eventkindlookup.h"
 #include "timeline/load/jobinputs.h"
 #include "timeline/load/log/logparser.h"
+#include "recorder/timerconfig.h"
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
