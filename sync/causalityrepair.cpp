@@ -172,8 +172,8 @@ private:
         const double depth = std::ceil(m_down[ds].value(peak) + take) + 1.0;
         const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
         if (take > 0.0)
-            m_down[ds] = m_down[ds].maxWith(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
-                                                .clippedAfter(std::min(next, peak + 1e6), peak));
+            m_down[ds].maxWithInPlace(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
+                                          .clippedAfter(std::min(next, peak + 1e6), peak));
         return need - take;
     }
 
@@ -195,7 +195,7 @@ private:
             if (room > 2.0 * height)
                 decay = std::max(decay, height / room);
         }
-        m_up[dd] = m_up[dd].maxWith(PiecewiseLinear::tent(rampStart, peak, height, decay));
+        m_up[dd].maxWithInPlace(PiecewiseLinear::tent(rampStart, peak, height, decay));
     }
 
     const DomainGrouper &m_groups;
