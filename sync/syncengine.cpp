@@ -7,6 +7,7 @@
 #include "clockmodelbuilder.h"
 #include "collectivealigner.h"
 #include "domaingrouper.h"
+#include "modelcombiner.h"
 
 #include <algorithm>
 #include <atomic>
@@ -83,26 +84,26 @@ DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &member
     out.refs = perRef.size();
     if (most == 0)
         return out;
-    std::vector<BurstBound> bursts;
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (size_t i : members) {
         const WorkerClockInput &w = in.workers[i];
         first = std::min({first, w.firstLocalNs, w.lastLocalNs});
         last = std::max({last, w.firstLocalNs, w.lastLocalNs});
+    }
+    // One model per process (each has its own sync path and burst times), combined below.
+    std::vector<ClockModel> models;
+    for (size_t i : members) {
+        const WorkerClockInput &w = in.workers[i];
         if (w.refId != out.ref || w.samples.empty())
             continue;
         BurstReducer reducer;
-        // Tagged by member, so the step detector compares each process with its own history.
-        const auto b = reducer.reduce(w.samples, w.workerId);
-        bursts.insert(bursts.end(), b.begin(), b.end());
+        const std::vector<BurstBound> bursts = reducer.reduce(w.samples, w.workerId);
         out.sampleCount += int(w.samples.size()) - reducer.skipped();
+        if (!bursts.empty())
+            models.push_back(ClockModelBuilder().build(bursts, first, last));
     }
-    std::sort(bursts.begin(), bursts.end(),
-              [](const BurstBound &a, const BurstBound &b) { return a.tMid() < b.tMid(); });
-    if (bursts.empty())
-        return out;
-    out.model = ClockModelBuilder().build(bursts, first, last);
-    out.fitted = true;
+    out.model = ModelCombiner::combine(models);
+    out.fitted = !out.model.segments.empty();
     return out;
 }
 
