@@ -72,7 +72,10 @@ struct RowResult
     double engineS = 0;
 };
 
-const char *mark(bool ok) { return ok ? "pass" : "FAIL"; }
+const char *mark(bool ok)
+{
+    return ok ? "pass" : "FAIL";
+}
 
 } // namespace
 
@@ -151,7 +154,8 @@ int main(int argc, char **argv)
                 maps.push_back(w.map);
             if (collOnly) {
                 r.ours.add(sim::AccuracyEvaluator::evaluateRelative(job, maps, 0));
-                r.spreadNs = std::max(r.spreadNs, sim::AccuracyEvaluator::collectiveEndSpreadNs(job));
+                r.spreadNs =
+                    std::max(r.spreadNs, sim::AccuracyEvaluator::collectiveEndSpreadNs(job));
             } else {
                 const sim::AccuracyStats st = sim::AccuracyEvaluator::evaluate(job, maps);
                 r.ours.add(st);
@@ -169,8 +173,8 @@ int main(int argc, char **argv)
                 r.simSteps += int(cl.steps().size());
             r.vout += res.causality.violationsAfter;
         }
-        const double best = collOnly ? 2.0 * r.spreadNs
-                                     : 1.2 * std::min({r.line.p99, r.rtt.p99, r.mid.p99});
+        const double best =
+            collOnly ? 2.0 * r.spreadNs : 1.2 * std::min({r.line.p99, r.rtt.p99, r.mid.p99});
         const bool g1 = r.ours.p99 <= best;
         bool g2 = true;
         const char *g2s = "-   ";

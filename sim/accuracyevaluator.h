@@ -46,9 +46,10 @@ public:
     static std::vector<sync::ClockMap> boundMidpointPiecewise(const SimJob &job);
     // Truth = the local reading of job.workers[refWorker]'s host clock at the true time; one
     // least-squares offset and rate over all stamps is removed before scoring. Coverage is
-    // relative to the same truth, without the removal (the bounds are relative to that clock).
-    static AccuracyStats evaluateRelative(const SimJob &job, const std::vector<sync::ClockMap> &maps,
-                                          int refWorker);
+    // relative to the same truth, without the removal (the bounds are relative to that clock),
+    // with 1 ns for the rounding of the true times (the reference worker's own bound is 0).
+    static AccuracyStats evaluateRelative(const SimJob &job,
+                                          const std::vector<sync::ClockMap> &maps, int refWorker);
     // Largest spread (max − min true end) of the ends of one collective instance over the ranks.
     static double collectiveEndSpreadNs(const SimJob &job);
     // Step gaps (maximal runs of SegStepDetected segments) in the maps of hosts whose true clock

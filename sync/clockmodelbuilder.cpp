@@ -280,7 +280,8 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
     std::vector<size_t> cuts = StepDetector().detect(kept, &ambiguous);
     if (!ambiguous.empty()) {
         for (size_t &c : cuts)
-            c -= size_t(std::lower_bound(ambiguous.begin(), ambiguous.end(), c) - ambiguous.begin());
+            c -=
+                size_t(std::lower_bound(ambiguous.begin(), ambiguous.end(), c) - ambiguous.begin());
         for (size_t i = ambiguous.size(); i-- > 0;)
             kept.erase(kept.begin() + long(ambiguous[i]));
         std::vector<size_t> valid;

@@ -88,8 +88,8 @@ ClockModel ModelCombiner::combine(const std::vector<ClockModel> &models)
         }
         segs[i].boundNs = int64_t(std::ceil(bound)) + 1; // +1: rounding of the knots
         if (!last) {
-            segs[i].slope = double(segs[i + 1].globalStart - segs[i].globalStart) /
-                            double(ts[i + 1] - ts[i]);
+            segs[i].slope =
+                double(segs[i + 1].globalStart - segs[i].globalStart) / double(ts[i + 1] - ts[i]);
         } else {
             double slope = 0.0;
             for (const ClockMap &m : maps)

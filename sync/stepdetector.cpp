@@ -102,11 +102,10 @@ std::vector<size_t> StepDetector::detect(std::span<const BurstBound> bursts,
     std::vector<size_t> cuts;
     for (const Interval &iv : merged) {
         // First pooled burst after the step's earliest possible time...
-        size_t k = size_t(std::upper_bound(bursts.begin(), bursts.end(), iv.after,
-                                           [](int64_t t, const BurstBound &b) {
-                                               return t < b.tMid();
-                                           }) -
-                          bursts.begin());
+        size_t k =
+            size_t(std::upper_bound(bursts.begin(), bursts.end(), iv.after,
+                                    [](int64_t t, const BurstBound &b) { return t < b.tMid(); }) -
+                   bursts.begin());
         if (k == 0 || k >= bursts.size() || (!cuts.empty() && k <= cuts.back()))
             continue;
         cuts.push_back(k);

@@ -163,7 +163,10 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
 
     // Instances the aligner found not to correspond must not constrain the repair either.
     std::optional<SyncEngineInput> trustedOnly;
-    if (input.options.alignOnCollectives && !input.collectives.empty()) {
+    const bool anyUnfitted =
+        std::any_of(res.workers.begin(), res.workers.end(),
+                    [](const WorkerClockResult &w) { return w.method == ClockMethod::None; });
+    if (input.options.alignOnCollectives && !input.collectives.empty() && anyUnfitted) {
         CollectiveAligner aligner;
         const std::vector<bool> ok = aligner.align(input, groups, res.workers, res.notes);
         if (std::find(ok.begin(), ok.end(), false) != ok.end()) {
