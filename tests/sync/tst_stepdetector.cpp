@@ -67,6 +67,7 @@ private slots:
     void tentsInPlace();
     void windowCandidates();
     void windowPrefersLongForStraightLine();
+    void windowShortForCurvedDenseRun();
     void windowParabolaForSparseCurvedRun();
     void robustLine_data();
     void robustLine();
@@ -176,6 +177,28 @@ void TstStepDetector::windowPrefersLongForStraightLine()
     QCOMPARE(c.window, 48);
     QVERIFY(!c.quadratic); // 1 s apart: not sparse
     QVERIFY(c.disagreementNs < 1.0);
+}
+
+// A dense run on a bent clock (θ'' = 2.6e-9/s, a 0.5 ppm thermal swing of 20 minutes; exact
+// intervals ±1.6 µs): every window's envelope line is the same Chebyshev compromise of its arc,
+// biased to one side by k·W²/16, so neighbouring windows agree at their joints whatever W — the
+// joint RMS alone picked the longest (48 bursts: 190 ns of bias). The burst midpoints see the
+// bias: short windows win (up to 8 bursts, 5 ns of bias; scores within 1 ns are ties).
+void TstStepDetector::windowShortForCurvedDenseRun()
+{
+    std::vector<BurstBound> b;
+    for (int k = 0; k < 200; ++k) {
+        BurstBound x;
+        x.tUpper = x.tLower = int64_t(k) * 1'000'000'000;
+        const double ts = k - 100.0;
+        const int64_t th = int64_t(std::llround(1.3 * ts * ts)) + 7 * k;
+        x.upper = th + 1600;
+        x.lower = th - 1600;
+        b.push_back(x);
+    }
+    const WindowSelector::Choice c = WindowSelector(64).select(b);
+    QVERIFY(!c.quadratic);
+    QVERIFY2(c.window <= 8, qPrintable(QString::number(c.window))); // bias k·W²/16 <= 5 ns
 }
 
 void TstStepDetector::windowParabolaForSparseCurvedRun()
