@@ -1,11 +1,11 @@
 #include "timeline/load/jobloader.h"
 
+#include "recorder/timerconfig.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/eventkindlookup.h"
 #include "timeline/load/jobinputs.h"
 #include "timeline/load/log/logparser.h"
-#include "recorder/timerconfig.h"
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
@@ -47,18 +47,19 @@ bool cancelled(const LoadOptions &o)
 }
 
 // The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md:
-// with a msg pair per step the correction takes about as long as parsing; without messages it
-// is short, and the bar then jumps ahead rather than sitting at 100 %): the overall fraction is
-// the stage's start plus its share times the progress within it, so one bar (and one ETA)
-// covers parse, merge, correct and index.
+// with a msg pair per step the correction takes about half as long as parsing; without
+// messages it is shorter, and the bar then jumps ahead rather than sitting at 100 %): the
+// overall fraction is
+// the stage's start plus its share times the progress within it, so one bar (and one
+// ETA) covers parse, merge, correct and index.
 struct Stage
 {
     const char *name;
     double begin, share;
 };
-constexpr Stage kParse{"parsing", 0.0, 0.50};
-constexpr Stage kMerge{"merging", 0.50, 0.02};
-constexpr Stage kCorrect{"correcting clocks", 0.52, 0.46};
+constexpr Stage kParse{"parsing", 0.0, 0.65};
+constexpr Stage kMerge{"merging", 0.65, 0.01};
+constexpr Stage kCorrect{"correcting clocks", 0.66, 0.32};
 constexpr Stage kIndex{"indexing", 0.98, 0.02};
 
 std::string formatBytes(int64_t b)
