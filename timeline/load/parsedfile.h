@@ -54,10 +54,12 @@ struct ParsedFile
     void addArgs(EventTrack &t, uint32_t event, std::string_view json);
 
 private:
-    // The last text interned and its id: consecutive events mostly share their args ({"step":N}
-    // on every event of a step), so most events skip the hash lookup.
-    std::string m_lastArgs;
-    uint32_t m_lastArgsId = UINT32_MAX;
+    // The last few texts interned and their ids: nearby events mostly share their args
+    // ({"step":N} on every event of a step, threads interleaved), so most skip the hash lookup.
+    static constexpr size_t kRecentArgs = 4;
+    std::string m_recentArgs[kRecentArgs];
+    uint32_t m_recentArgsId[kRecentArgs] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    size_t m_recentNext = 0;
 };
 
 } // namespace syncline::load

@@ -120,7 +120,8 @@ int64_t TimelineBuilder::nestFrom(EventTrack &t, size_t from)
 int64_t TimelineBuilder::sortAndNest(EventTrack &t)
 {
     sortTrack(t);
-    std::sort(t.argRefs.begin(), t.argRefs.end());
+    if (!std::is_sorted(t.argRefs.begin(), t.argRefs.end())) // mostly in order already
+        std::sort(t.argRefs.begin(), t.argRefs.end());
     return nest(t);
 }
 
