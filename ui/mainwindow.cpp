@@ -126,8 +126,11 @@ void MainWindow::connectPanels()
         m_legend->setNames(LegendOrder::byTotal(rows));
     });
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
-    connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this,
-            [this](qint64 s, qint64 e) { m_stats->setSelectedRange(s, e); });
+    connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this, [this](qint64 s, qint64 e) {
+        m_stats->setSelectedRange(s, e);
+        updateStatus();
+    });
+    connect(m_view->zoomControl(), &ZoomControl::rangeChanged, this, &MainWindow::updateStatus);
 }
 
 void MainWindow::buildDocks()
@@ -231,6 +234,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_findControl->setScene(m_scene, true);
     updateProblems(true);
     updateInfo();
+    updateStatus();
     const QString title = sources.isEmpty() ? QString() : QFileInfo(sources.front()).fileName();
     setWindowTitle(title.isEmpty() ? QStringLiteral("syncline")
                                    : title + QStringLiteral(" — syncline"));
@@ -304,19 +308,33 @@ void MainWindow::onEventSelected(const EventRef &ref)
 
 void MainWindow::onCursorTime(qint64 t, bool inside)
 {
-    if (!inside || !m_scene) {
+    m_cursorTime = t;
+    m_cursorInside = inside;
+    updateStatus();
+}
+
+// The status bar: cursor time (when the mouse is over the events), the view span and the
+// selection — refreshed on every range, selection or cursor change, whatever caused it (wheel,
+// W/S/A/D, F, Home, Esc, the overview, a find step).
+void MainWindow::updateStatus()
+{
+    if (!m_scene) {
         m_cursorLabel->clear();
         return;
     }
-    QString text = tr("cursor %1").arg(formatDuration(t - m_scene->originNs(), 7));
-    int64_t wall = 0;
-    if (m_scene->wallClock(t, &wall))
-        text += QStringLiteral("   ") + formatWallClock(wall, 1000);
+    QStringList parts;
+    if (m_cursorInside) {
+        QString text = tr("cursor %1").arg(formatDuration(m_cursorTime - m_scene->originNs(), 7));
+        int64_t wall = 0;
+        if (m_scene->wallClock(m_cursorTime, &wall))
+            text += QStringLiteral("   ") + formatWallClock(wall, 1000);
+        parts << text;
+    }
     const ZoomControl *z = m_view->zoomControl();
-    text += tr("   view %1").arg(formatDuration(z->rangeDuration()));
+    parts << tr("view %1").arg(formatDuration(z->rangeDuration()));
     if (z->hasSelection())
-        text += tr("   selection %1").arg(formatDuration(z->selectionEnd() - z->selectionStart()));
-    m_cursorLabel->setText(text);
+        parts << tr("selection %1").arg(formatDuration(z->selectionEnd() - z->selectionStart()));
+    m_cursorLabel->setText(parts.join(QStringLiteral("   ")));
 }
 
 QString MainWindow::statusText() const

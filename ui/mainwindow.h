@@ -95,6 +95,7 @@ private:
     void sceneChanged();
     void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
     void updateInfo();
+    void updateStatus();
 
     TimelineView *m_view;
     OverviewStrip *m_overview;
@@ -119,6 +120,8 @@ private:
     QStringList m_sources;
     size_t m_shownProblems = 0;
     FindController *m_findControl = nullptr;
+    qint64 m_cursorTime = 0;
+    bool m_cursorInside = false;
 };
 
 } // namespace syncline::ui

@@ -26,6 +26,12 @@ TimelineView::TimelineView(QWidget *parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setFrameShape(QFrame::NoFrame);
     connect(m_zoom, &ZoomControl::rangeChanged, viewport(), qOverload<>(&QWidget::update));
+    // The cursor stays at its pixel while the range moves under it (wheel, keys): its time
+    // changes, so it is reported again.
+    connect(m_zoom, &ZoomControl::rangeChanged, this, [this] {
+        if (m_scene && m_cursorX >= 0)
+            emit cursorTimeChanged(timeAtX(m_cursorX), true);
+    });
     connect(m_zoom, &ZoomControl::selectionChanged, viewport(), qOverload<>(&QWidget::update));
 }
 
@@ -319,14 +325,24 @@ void TimelineView::zoomToEvent(const EventRef &ref)
     revealEvent(ref);
 }
 
+// Reveal: the event must be drawn on its own — at least kRevealPx wide (so never inside a fold,
+// which only takes events under kFoldPx) — and inside the view with a margin; zooms in only
+// when needed and keeps the zoom otherwise.
 void TimelineView::revealEvent(const EventRef &ref)
 {
     const TrackModel &m = m_scene->model(ref.model);
     const int64_t s = m.startTime(ref.index, m_scene->clockMode());
-    const int64_t e = m.endTime(ref.index, m_scene->clockMode());
-    if (e < m_zoom->rangeStart() || s > m_zoom->rangeEnd()) {
-        const int64_t w = m_zoom->rangeDuration();
-        m_zoom->setRange(s - w / 3, s - w / 3 + w);
+    const int64_t e = std::max(m.endTime(ref.index, m_scene->clockMode()), s + 1);
+    const double width = eventArea().width();
+    int64_t w = m_zoom->rangeDuration();
+    const bool instant = m.flags(ref.index) & EventInstant;
+    if (!instant && double(e - s) * width / double(w) < kRevealPx)
+        w = std::max<int64_t>(int64_t(double(e - s) * width / kRevealPx), 10);
+    const int64_t margin = w / 10;
+    if (w != m_zoom->rangeDuration() || s < m_zoom->rangeStart() + margin ||
+        std::min(e, s + w - 2 * margin) > m_zoom->rangeEnd() - margin) {
+        const int64_t start = e - s < w - 2 * margin ? s + (e - s) / 2 - w / 2 : s - margin;
+        m_zoom->setRange(start, start + w);
     }
     if (m_scene->isCollapsed(int(m.worker()))) {
         m_scene->setCollapsed(int(m.worker()), false);

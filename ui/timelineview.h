@@ -26,6 +26,7 @@ class TimelineView : public QAbstractScrollArea
 public:
     static constexpr int kGutterWidth = 230;
     static constexpr int kRulerHeight = 26;
+    static constexpr double kRevealPx = 40; // revealEvent zooms in until the event is this wide
 
     explicit TimelineView(QWidget *parent = nullptr);
 
@@ -46,7 +47,9 @@ public:
     void sceneChanged();
     void selectEvent(const EventRef &ref, bool reveal);
     void zoomToEvent(const EventRef &ref);
-    void revealEvent(const EventRef &ref); // scroll vertically and pan so it is visible
+    // Scroll vertically, pan and (when it is narrower than kRevealPx) zoom so it is visible,
+    // drawn on its own; expands its collapsed group.
+    void revealEvent(const EventRef &ref);
 
 signals:
     void eventSelected(syncline::ui::EventRef ref);

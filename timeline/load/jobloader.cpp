@@ -42,6 +42,8 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
     }
 }
 
+constexpr double kParsedShare = 0.8;
+
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config)
 {
@@ -65,7 +67,10 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             if (o.progress) {
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
-                o.progress(total > 0 ? double(done) / double(total) : 1.0, "parsed " + t.path);
+                // Parsing is the first kParsedShare of the load; merging and the clock
+                // correction report their own stages after it (so 100 % means done).
+                o.progress(kParsedShare * (total > 0 ? double(done) / double(total) : 1.0),
+                           "parsed " + t.path);
             }
         }
     };
@@ -108,6 +113,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
     }
     const bool anyUsable =
         std::any_of(files.begin(), files.end(), [](const ParsedFile &f) { return f.usable; });
+    if (o.progress)
+        o.progress(kParsedShare, "merging");
     BuiltTimeline built = TimelineBuilder::merge(std::move(files));
     Timeline &tl = *built.timeline;
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
@@ -121,6 +128,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
         return result;
     }
     EventKindLookup kinds(config);
+    if (o.progress)
+        o.progress(kParsedShare + 0.05, "correcting clocks");
     ClockCorrector::apply(tl, built.messages, kinds, {o.alignOn, o.correctClocks});
     kinds.describe(tl); // categories and colours per name, for the viewer
     if (o.progress)

@@ -6,7 +6,9 @@
 // Never throws for bad data: problems end up in Timeline::problems; fatalError is set only when
 // nothing can be loaded (no such path, no input files, every file unusable).
 // Threading: load() blocks the calling thread; `progress` is called from pool threads, one call
-// at a time (serialised by a mutex), with fraction in [0, 1] by bytes; `cancel` is polled
+// at a time (serialised by a mutex), with fraction in [0, 1]: parsing fills [0, 0.8] by bytes
+// ("parsed FILE"), then the stages on the calling thread: 0.8 "merging", 0.85 "correcting
+// clocks" and 1.0 "done" only when the timeline is ready; `cancel` is polled
 // between files and inside big files — when it becomes true, load() returns cancelled = true
 // and no timeline.
 #pragma once
