@@ -31,6 +31,13 @@ void OverviewStrip::sceneChanged()
     update();
 }
 
+void OverviewStrip::setLeftMargin(int px)
+{
+    m_leftMargin = px;
+    m_image = QImage();
+    update();
+}
+
 int64_t OverviewStrip::timeAtX(double x) const
 {
     if (!m_scene)
@@ -95,9 +102,8 @@ bool OverviewStrip::matchStartsIn(int first, int last, int64_t t0, int64_t t1) c
         for (int d = 0; d < m.depthCount(); ++d) {
             const std::vector<uint32_t> &row = m.depthRow(d);
             const std::vector<uint32_t> &pos = m_scene->matchPositions(mi, d);
-            const auto it = std::lower_bound(pos.begin(), pos.end(), l0, [&](uint32_t p, int64_t v) {
-                return st[row[p]] < v;
-            });
+            const auto it = std::lower_bound(pos.begin(), pos.end(), l0,
+                                             [&](uint32_t p, int64_t v) { return st[row[p]] < v; });
             if (it != pos.end() && st[row[*it]] < l1)
                 return true;
         }

@@ -27,6 +27,7 @@ public:
     void sceneChanged();
     QSize sizeHint() const override { return QSize(600, 44); }
     int64_t timeAtX(double x) const;
+    void setLeftMargin(int px); // follows the view's label column
 
 protected:
     void paintEvent(QPaintEvent *event) override;

@@ -27,6 +27,7 @@ public:
     explicit RankBarChart(QWidget *parent = nullptr);
     void setData(const QString &title, std::vector<Bar> bars);
     const std::vector<bool> &stragglerFlags() const { return m_flags; }
+    const std::vector<Bar> &bars() const { return m_bars; }
     int64_t thresholdNs() const { return m_threshold; }
 
     QSize sizeHint() const override { return QSize(400, 160); }

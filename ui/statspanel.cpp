@@ -147,6 +147,11 @@ void StatsPanel::finished()
     emit statsReady();
 }
 
+QString StatsPanel::statusText() const
+{
+    return m_status->text();
+}
+
 bool StatsPanel::rangeScoped() const
 {
     return m_scope->currentIndex() == 1 && m_rangeEnd > m_rangeStart;

@@ -44,6 +44,8 @@ public:
     QSortFilterProxyModel *proxy() const { return m_proxy; }
     QTableView *table() const { return m_table; }
     RankBarChart *chart() const { return m_chart; }
+    QComboBox *scopeBox() const { return m_scope; } // 0 Whole job, 1 Selected range
+    QString statusText() const;
     void chooseName(uint32_t nameId);
     uint64_t completedJobs() const { return m_completed; }
 

@@ -50,6 +50,17 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
     return ticks;
 }
 
+QRectF TimelinePainter::selectionLabelRect(const QRectF &selection, double textWidth,
+                                           const QRectF &area)
+{
+    // Never narrower than the text (a narrow range's label would be clipped on both sides),
+    // centred on the range, and kept inside the ruler.
+    const double w = std::min(std::max(selection.width(), textWidth + 8), area.width());
+    double x = selection.center().x() - w / 2;
+    x = std::clamp(x, area.left(), area.right() - w);
+    return QRectF(x, selection.top(), w, selection.height());
+}
+
 QColor TimelinePainter::textColourOn(const QColor &fill)
 {
     const double lum = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
@@ -267,7 +278,8 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
         p.fillRect(sel, style.selectionRange);
         const QString text = formatDuration(options.selectionEnd - options.selectionStart);
         p.setPen(style.selection);
-        p.drawText(sel, Qt::AlignCenter, text);
+        p.drawText(selectionLabelRect(sel, fm.horizontalAdvance(text), area), Qt::AlignCenter,
+                   text);
     }
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));

@@ -20,6 +20,14 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
             m_indexed += uint64_t(m_models.back().count());
         }
     }
+    // Each name's total time: the most time-consuming names get distinct colours first.
+    m_nameWeight.assign(t.names.size(), 0);
+    for (const Worker &w : t.workers)
+        for (const EventTrack &tr : w.tracks)
+            for (size_t i = 0; i < tr.count(); ++i)
+                if (tr.nameId[i] < m_nameWeight.size())
+                    m_nameWeight[tr.nameId[i]] +=
+                        std::max<int64_t>(0, tr.localEnd[i] - tr.localStart[i]);
     addNames();
     m_collapsed.assign(t.workers.size(), false);
     m_visible.assign(t.workers.size(), true);
@@ -46,7 +54,7 @@ void TimelineScene::addNames()
             m_matchingNames += hit;
         }
     }
-    m_colours.extend(names, m_timeline->kinds);
+    m_colours.extend(names, m_timeline->kinds, m_nameWeight);
 }
 
 void TimelineScene::setColourByCategory(bool on)
@@ -57,7 +65,7 @@ void TimelineScene::setColourByCategory(bool on)
     std::vector<std::string_view> names;
     for (size_t i = 0; i < m_timeline->names.size(); ++i)
         names.push_back(m_timeline->names.name(uint32_t(i)));
-    m_colours.assign(names, m_timeline->kinds);
+    m_colours.assign(names, m_timeline->kinds, m_nameWeight);
     ++m_revision;
 }
 
@@ -288,8 +296,8 @@ void TimelineScene::extendMatches(size_t model, size_t from)
     const std::vector<uint32_t> &names = tm.track().nameId;
     for (int d = 0; d < tm.depthCount(); ++d) {
         const std::vector<uint32_t> &row = tm.depthRow(d);
-        const size_t tail = size_t(
-            std::lower_bound(row.begin(), row.end(), uint32_t(from)) - row.begin());
+        const size_t tail =
+            size_t(std::lower_bound(row.begin(), row.end(), uint32_t(from)) - row.begin());
         std::vector<uint32_t> &pos = rows[size_t(d)];
         pos.erase(std::lower_bound(pos.begin(), pos.end(), uint32_t(tail)), pos.end());
         for (size_t p = tail; p < row.size(); ++p) {
@@ -332,8 +340,8 @@ std::pair<int, int> TimelineScene::modelsOf(int worker) const
     if (worker < 0 || size_t(worker) >= m_firstModel.size())
         return {0, 0};
     const size_t first = m_firstModel[size_t(worker)];
-    const size_t last =
-        size_t(worker) + 1 < m_firstModel.size() ? m_firstModel[size_t(worker) + 1] : m_models.size();
+    const size_t last = size_t(worker) + 1 < m_firstModel.size() ? m_firstModel[size_t(worker) + 1]
+                                                                 : m_models.size();
     return {int(first), int(last)};
 }
 
@@ -350,7 +358,9 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
     const int64_t t0 = from.valid() ? m_models[size_t(from.model)].startTime(from.index, m_mode)
                                     : (forward ? std::numeric_limits<int64_t>::min()
                                                : std::numeric_limits<int64_t>::max());
-    auto key = [&](int m, int i) { return std::tuple(m_models[size_t(m)].startTime(i, m_mode), m, i); };
+    auto key = [&](int m, int i) {
+        return std::tuple(m_models[size_t(m)].startTime(i, m_mode), m, i);
+    };
     const auto fromKey =
         from.valid() ? key(from.model, from.index) : std::tuple(t0, forward ? -1 : INT32_MAX, -1);
     EventRef best;

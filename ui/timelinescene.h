@@ -132,13 +132,14 @@ private:
     RowMetrics m_metrics;
     ColourScheme m_colours;
     std::vector<QString> m_displayNames;
+    std::vector<int64_t> m_nameWeight; // per name: total ns at construction (colour priority)
     std::vector<bool> m_collapsed;
     std::vector<bool> m_visible;
     std::vector<uint8_t> m_nameVisible;
     std::vector<uint8_t> m_match;
     int m_matchingNames = 0;
     std::vector<std::vector<std::vector<uint32_t>>> m_matchPos; // [model][depth] → positions
-    std::vector<size_t> m_firstModel;                    // per worker: its first model
+    std::vector<size_t> m_firstModel;                           // per worker: its first model
     std::vector<std::string> m_workerFile;               // per worker: identity (source file)
     std::vector<std::pair<int64_t, int64_t>> m_modelKey; // per model: (pid, tid)
     QString m_nameFilter;

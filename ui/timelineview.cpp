@@ -53,6 +53,36 @@ void TimelineView::setWallClock(bool on)
     viewport()->update();
 }
 
+void TimelineView::setGutterWidth(int px)
+{
+    px = std::clamp(px, kMinGutterWidth, std::max(kMinGutterWidth, viewport()->width() / 2));
+    if (px == m_gutterWidth)
+        return;
+    m_gutterWidth = px;
+    updateScrollBars();
+    viewport()->update();
+    emit gutterWidthChanged(px);
+}
+
+void TimelineView::fitRowsToHeight()
+{
+    if (!m_scene)
+        return;
+    const RowMetrics def;
+    m_scene->setRowMetrics(def);
+    const double total = m_scene->layout().totalHeight();
+    const double avail = eventArea().height() - 4;
+    if (total > avail && total > 0) {
+        const double k = std::max(avail / total, 0.55);
+        RowMetrics m;
+        m.headerHeight = std::floor(def.headerHeight * k);
+        m.rowHeight = std::floor(def.rowHeight * k);
+        m.trackGap = std::max(1.0, std::floor(def.trackGap * k));
+        m_scene->setRowMetrics(m);
+    }
+    sceneChanged();
+}
+
 void TimelineView::setViewStyle(const ViewStyle &style)
 {
     m_style = style;
@@ -62,7 +92,7 @@ void TimelineView::setViewStyle(const ViewStyle &style)
 QRect TimelineView::eventArea() const
 {
     const QRect vp = viewport()->rect();
-    return QRect(kGutterWidth, kRulerHeight, std::max(1, vp.width() - kGutterWidth),
+    return QRect(m_gutterWidth, kRulerHeight, std::max(1, vp.width() - m_gutterWidth),
                  std::max(1, vp.height() - kRulerHeight));
 }
 
@@ -133,7 +163,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     FrameRects rects;
     rects.events = area;
     rects.ruler = QRectF(area.left(), 0, area.width(), kRulerHeight);
-    rects.gutter = QRectF(0, kRulerHeight, kGutterWidth, area.height());
+    rects.gutter = QRectF(0, kRulerHeight, m_gutterWidth, area.height());
     FrameOptions options;
     options.wallClock = m_wallClock;
     options.cursorX = m_cursorX;
@@ -141,10 +171,10 @@ void TimelineView::paintEvent(QPaintEvent *)
     options.selectionEnd = m_zoom->selectionEnd();
     const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
     TimelinePainter::paintFrame(p, rects, *m_scene, g, m_style, options);
-    p.fillRect(QRect(0, 0, kGutterWidth, kRulerHeight), m_style.ruler);
+    p.fillRect(QRect(0, 0, m_gutterWidth, kRulerHeight), m_style.ruler);
     p.setPen(m_style.mutedText);
     p.setFont(m_style.smallFont);
-    p.drawText(QRect(6, 0, kGutterWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(6, 0, m_gutterWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                m_scene->clockMode() == ClockMode::Raw ? tr("raw clocks") : tr("corrected clocks"));
 }
 
@@ -163,7 +193,7 @@ void TimelineView::wheelEvent(QWheelEvent *event)
 {
     const QPointF pos = event->position();
     const QPoint delta = event->angleDelta();
-    if (event->modifiers() & Qt::ShiftModifier || pos.x() < kGutterWidth) {
+    if (event->modifiers() & Qt::ShiftModifier || pos.x() < m_gutterWidth) {
         verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
         return;
     }
@@ -172,7 +202,7 @@ void TimelineView::wheelEvent(QWheelEvent *event)
         return;
     }
     const double factor = std::pow(1.0016, delta.y()); // 120 units ≈ 1.21×
-    m_zoom->zoomAt(factor, timeAtX(pos.x() - kGutterWidth));
+    m_zoom->zoomAt(factor, timeAtX(pos.x() - m_gutterWidth));
     event->accept();
 }
 
@@ -183,13 +213,17 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     const QPoint pos = event->position().toPoint();
     m_pressPos = pos;
     m_moved = false;
-    if (pos.y() < kRulerHeight && pos.x() >= kGutterWidth) {
+    if (pos.y() < kRulerHeight && pos.x() >= m_gutterWidth) {
         m_drag = Drag::RulerSelect;
-        m_pressTime = timeAtX(pos.x() - kGutterWidth);
+        m_pressTime = timeAtX(pos.x() - m_gutterWidth);
         m_zoom->clearSelection();
         return;
     }
-    if (pos.x() < kGutterWidth) {
+    if (std::abs(pos.x() - m_gutterWidth) <= 3) {
+        m_drag = Drag::Gutter;
+        return;
+    }
+    if (pos.x() < m_gutterWidth) {
         const int row =
             m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
         if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
@@ -210,6 +244,13 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
     const QPoint pos = event->position().toPoint();
     if ((pos - m_pressPos).manhattanLength() > 3)
         m_moved = true;
+    if (m_drag == Drag::Gutter) {
+        setGutterWidth(pos.x());
+        return;
+    }
+    if (m_drag == Drag::None)
+        viewport()->setCursor(std::abs(pos.x() - m_gutterWidth) <= 3 ? Qt::SplitHCursor
+                                                                     : Qt::ArrowCursor);
     const QRect area = eventArea();
     if (m_drag == Drag::Pan && m_moved) {
         const double nsPerPx = double(m_zoom->rangeDuration()) / area.width();
@@ -219,7 +260,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
     } else if (m_drag == Drag::RulerSelect) {
         m_zoom->setSelection(
-            m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - kGutterWidth));
+            m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - m_gutterWidth));
     }
     const bool inside = pos.x() >= area.left() && m_scene;
     m_cursorX = inside ? pos.x() - area.left() : -1;
@@ -348,14 +389,19 @@ void TimelineView::revealEvent(const EventRef &ref)
         m_scene->setCollapsed(int(m.worker()), false);
         sceneChanged();
     }
-    const int row = m_scene->layout().rowOf(ref.model, m.depth(ref.index));
-    if (row >= 0) {
-        const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
-        const int top = verticalScrollBar()->value();
-        const int h = eventArea().height();
-        if (r.y < top || r.y + r.height > top + h)
-            verticalScrollBar()->setValue(int(r.y) - h / 3);
-    }
+    revealRow(m_scene->layout().rowOf(ref.model, m.depth(ref.index)));
+}
+
+void TimelineView::revealRow(int row)
+{
+    if (!m_scene || row < 0 || size_t(row) >= m_scene->layout().rows().size())
+        return;
+    sceneChanged(); // the layout may have changed (expanded group)
+    const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
+    const int top = verticalScrollBar()->value();
+    const int h = eventArea().height();
+    if (r.y < top || r.y + r.height > top + h)
+        verticalScrollBar()->setValue(int(r.y) - h / 3);
 }
 
 } // namespace syncline::ui

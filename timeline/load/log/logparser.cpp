@@ -231,9 +231,9 @@ void LogParser::handleEnd(const LogRecord &r)
     auto &stack = m_open[ti];
     seeTime(r.ts);
     if (stack.empty()) {
-        m_problems.add("ends without a begin", m_line,
-                       "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
-                           std::to_string(r.tid) + " has no open event; dropped");
+        m_problems.addAt("ends without a begin", m_line, r.tid, r.ts,
+                         "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " has no open event; dropped");
         return;
     }
     uint32_t e = stack.back();
@@ -246,11 +246,12 @@ void LogParser::handleEnd(const LogRecord &r)
         while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != r.name)
             --k;
         if (k == 0) {
-            m_problems.add("misnested ends", m_line,
-                           "misnesting: E \"" + std::string(r.name) + "\" on tid " +
-                               std::to_string(r.tid) + " but the innermost open event is \"" +
-                               std::string(openName) + "\" and no open event has that name; "
-                                                      "E dropped");
+            m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
+                             "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                                 std::to_string(r.tid) + " but the innermost open event is \"" +
+                                 std::string(openName) +
+                                 "\" and no open event has that name; "
+                                 "E dropped");
             return;
         }
         checkOrder(ti, r.ts);
@@ -262,10 +263,10 @@ void LogParser::handleEnd(const LogRecord &r)
             closed += (closed.empty() ? "\"" : ", \"") +
                       std::string(m_out.names.name(t.nameId[inner])) + "\"";
         }
-        m_problems.add("lost ends", m_line,
-                       "misnesting: E \"" + std::string(r.name) + "\" on tid " +
-                           std::to_string(r.tid) + " while " + closed +
-                           " still open inside it (its E lost?); closed at this end");
+        m_problems.addAt("lost ends", m_line, r.tid, r.ts,
+                         "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " while " + closed +
+                             " still open inside it (its E lost?); closed at this end");
         stack.resize(k);
         e = stack.back();
     } else {
