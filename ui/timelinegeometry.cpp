@@ -184,11 +184,12 @@ void RowBuilder::flushFold()
     m_out.eventsFolded += m_foldCount;
     if (m_tally.empty())
         return; // nothing visible in it (name filter)
-    const auto best = std::max_element(m_tally.begin(), m_tally.end(),
-                                       [](const auto &a, const auto &b) { return a.second < b.second; });
+    const auto best =
+        std::max_element(m_tally.begin(), m_tally.end(),
+                         [](const auto &a, const auto &b) { return a.second < b.second; });
     m_out.folds.push_back(
-        {clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width),
-         m_foldCount, best->first});
+        {clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width), m_foldCount,
+         best->first});
     m_tally.clear();
 }
 
@@ -391,33 +392,32 @@ bool dominantName(const TimelineScene &scene, int model, int depth, size_t p, si
     };
     if (q - p <= kExactFold)
         return exact(p, q);
-        // Larger ones: samples at (k + ½) / kFoldSamples of the window's span, each the event of
-    // the row containing that time; most hits wins, the first on a tie.
-    const int64_t a = t.localStart[row[p]];
-    const int64_t b = std::max(t.localEnd[row[q - 1]], a + 1);
-    std::pair<uint32_t, int> hits[kFoldSamples];
+    // Larger ones: the complete 64-event buckets inside the window, each its dominant name and
+    // that name's time (TrackModel::bucketNames, computed once at indexing); the name with the
+    // most time wins, the first on a tie. The edges' partial buckets are left out (a window
+    // this large holds at least one complete bucket). Buckets whose dominant name the filter
+    // hides are skipped.
+    const std::vector<TrackModel::BucketName> &buckets = m.bucketNames(depth);
+    const size_t bs = TrackModel::bucketSize();
+    const size_t k0 = (p + bs - 1) / bs, k1 = std::min(q / bs, buckets.size());
+    std::pair<uint32_t, double> hits[8];
     int distinct = 0;
-    size_t from = p;
-    for (int k = 0; k < kFoldSamples; ++k) {
-        const int64_t s = a + int64_t(double(b - a) * (k + 0.5) / kFoldSamples);
-        // The last event starting at or before s: a galloping search forward from the previous
-        // sample's event over the bucket starts (cache-friendly, the samples ascend).
-        const size_t pos = m.rowSeekStart(depth, from, s + 1) - 1; // >= p: row[p] starts at a
-        from = pos;
-        if (t.localEnd[row[pos]] < s)
-            continue; // s falls in a gap
-        const uint32_t name = t.nameId[row[pos]];
+    for (size_t k = k0; k < k1; ++k) {
+        const uint32_t name = buckets[k].nameId;
         if (!scene.nameVisible(name))
             continue;
         int j = 0;
         while (j < distinct && hits[j].first != name)
             ++j;
-        if (j == distinct)
+        if (j == distinct) {
+            if (distinct == 8)
+                continue; // more than 8 names: the first 8 seen compete
             hits[distinct++] = {name, 0};
-        ++hits[j].second;
+        }
+        hits[j].second += double(buckets[k].ns);
     }
     if (distinct == 0)
-        return exact(p, p + kExactFold); // every sample in a gap: the first events decide
+        return exact(p, p + kExactFold); // nothing visible in the buckets: the first events
     int best = 0;
     for (int j = 1; j < distinct; ++j)
         if (hits[j].second > hits[best].second)
@@ -486,7 +486,8 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
             continue;
         // Distance in px from the cursor to the event's [start, end] span (0 inside it).
         const double x0 = double(m.startTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs;
-        const double x1 = std::max(double(m.endTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs, x0 + 1.0);
+        const double x1 = std::max(
+            double(m.endTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs, x0 + 1.0);
         const double dist = pos.x() < x0 ? x0 - pos.x() : pos.x() > x1 ? pos.x() - x1 : 0.0;
         if (dist < bestDist) {
             bestDist = dist;

@@ -24,6 +24,7 @@ private slots:
     void searchDimsAndFilterHides();
     void foldsTakeTheColourOfWhatTheyHold();
     void foldsFollowTheNameFilter();
+    void largeFoldsReadBucketSummaries();
     void findMarksMatchesInsideFolds();
     void collapsedGroupSummarisesAllThreads();
     void cacheKeysOnRequestAndRevision();
@@ -271,6 +272,46 @@ void TstTimelineGeometry::foldsTakeTheColourOfWhatTheyHold()
     QCOMPARE(name, small->names.find("matmul"));
 }
 
+// Windows of more than kExactFold events take their colour from the 64-event bucket summaries:
+// 9600 allreduce then 3200 matmul of 10 ns at 640 ns/px → 192-event windows; window 50 starts
+// exactly at event 9600, so allreduce over [0, 150] px and matmul over [150, 200].
+void TstTimelineGeometry::largeFoldsReadBucketSummaries()
+{
+    auto job = twoNameRow(9600, 3200);
+    TimelineScene scene(job);
+    const uint32_t a = job->names.find("allreduce"), b = job->names.find("matmul");
+    const TimelineGeometry g = computeGeometry(scene, request(0, 128000, 200));
+    const auto segs = segmentsAt(g, scene.layout().rows()[1].y + 1);
+    QCOMPARE(segs.size(), size_t(2));
+    QCOMPARE(segs[0].second.colourIndex, scene.colours().colourIndex(a));
+    QCOMPARE(segs[0].first.right(), 150.0);
+    QCOMPARE(segs[1].second.colourIndex, scene.colours().colourIndex(b));
+    QCOMPARE(segs[1].first.x(), 150.0);
+    QCOMPARE(g.folds.size(), size_t(1));
+    QCOMPARE(g.folds[0].nameId, a);
+    // Buckets weigh their time, not their count: 128 × a of 10 ns, then 64 × b of 100 ns →
+    // buckets a (640 ns), a (640 ns), b (6400 ns) → b.
+    auto t = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "h");
+    EventTrack tr;
+    int64_t at = 0;
+    for (int i = 0; i < 192; ++i) {
+        const int64_t d = i < 128 ? 10 : 100;
+        testjob::addEvent(*t, tr, i < 128 ? "allreduce" : "matmul", at, at + d, -1);
+        at += d;
+    }
+    w.tracks.push_back(std::move(tr));
+    t->workers.push_back(std::move(w));
+    t->updateRange();
+    TimelineScene weighted(t);
+    QCOMPARE(weighted.model(0).bucketNames(0).size(), size_t(3));
+    uint32_t name = 0;
+    QVERIFY(dominantName(weighted, 0, 0, 0, 192, &name));
+    QCOMPARE(name, t->names.find("matmul"));
+    QVERIFY(dominantName(weighted, 0, 0, 0, 128, &name)); // exact: 128 × 10 ns of allreduce
+    QCOMPARE(name, t->names.find("allreduce"));
+}
+
 void TstTimelineGeometry::foldsFollowTheNameFilter()
 {
     auto job = twoNameRow(1500, 500);
@@ -279,8 +320,7 @@ void TstTimelineGeometry::foldsFollowTheNameFilter()
     const TimelineGeometry g = computeGeometry(scene, request(0, 20000, 200));
     const auto segs = segmentsAt(g, scene.layout().rows()[1].y + 1);
     QCOMPARE(segs.size(), size_t(1)); // only matmul's part is painted
-    QCOMPARE(segs[0].second.colourIndex,
-             scene.colours().colourIndex(job->names.find("matmul")));
+    QCOMPARE(segs[0].second.colourIndex, scene.colours().colourIndex(job->names.find("matmul")));
     QCOMPARE(segs[0].first.x(), 150.0);
     QCOMPARE(g.folds.size(), size_t(1));
     QCOMPARE(g.folds[0].nameId, job->names.find("matmul"));
@@ -334,9 +374,10 @@ void TstTimelineGeometry::collapsedGroupSummarisesAllThreads()
         const char *name;
         double x0, x1;
     };
-    const Expect expected[] = {{"load", 50, 100},     {"forward", 100, 150}, {"matmul", 150, 250},
-                               {"forward", 250, 400}, {"step", 400, 500},    {"backward", 500, 800},
-                               {"step", 800, 900},    {"forward", 1000, 1200}, {"step", 1200, 2000}};
+    const Expect expected[] = {
+        {"load", 50, 100},     {"forward", 100, 150},   {"matmul", 150, 250},
+        {"forward", 250, 400}, {"step", 400, 500},      {"backward", 500, 800},
+        {"step", 800, 900},    {"forward", 1000, 1200}, {"step", 1200, 2000}};
     QCOMPARE(segs.size(), std::size(expected));
     for (size_t i = 0; i < segs.size(); ++i) {
         const uint32_t id = job->names.find(expected[i].name);
@@ -344,9 +385,9 @@ void TstTimelineGeometry::collapsedGroupSummarisesAllThreads()
         QCOMPARE(segs[i].first.x(), expected[i].x0);
         QCOMPARE(segs[i].first.right(), expected[i].x1);
     }
-    QCOMPARE(innermostAt(scene, 0, 2000), (EventRef{0, 2}));  // matmul
-    QCOMPARE(innermostAt(scene, 0, 700), (EventRef{1, 0}));   // load, on the loader thread
-    QVERIFY(!innermostAt(scene, 0, 9500).valid());             // between the steps
+    QCOMPARE(innermostAt(scene, 0, 2000), (EventRef{0, 2})); // matmul
+    QCOMPARE(innermostAt(scene, 0, 700), (EventRef{1, 0}));  // load, on the loader thread
+    QVERIFY(!innermostAt(scene, 0, 9500).valid());           // between the steps
 }
 
 void TstTimelineGeometry::cacheKeysOnRequestAndRevision()
