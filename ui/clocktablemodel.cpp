@@ -40,8 +40,10 @@ double ClockTableModel::relativeDriftPpm(int row) const
 {
     if (!m_timeline || row < 0 || size_t(row) >= m_timeline->workers.size())
         return 0;
-    return m_timeline->workers[size_t(row)].clock.driftPpm -
-           m_timeline->workers.front().clock.driftPpm;
+    // The corrected map's slope undoes the clock's rate: a clock 40 ppm fast gets drift −40.
+    // Shown as the clock's own rate against the reference's (+ = runs faster), like the offset.
+    return -(m_timeline->workers[size_t(row)].clock.driftPpm -
+             m_timeline->workers.front().clock.driftPpm);
 }
 
 int ClockTableModel::rowCount(const QModelIndex &parent) const

@@ -4,8 +4,9 @@
 // Offset vs ref: how far this worker's clock reads ahead (+) of the reference worker's (the first
 // row, lowest rank) at the job's start — the difference of the corrections the engine applied
 // (corrected − raw, raw being the header's wall-clock anchoring): "+3.20 ms" for a host whose
-// wall clock is 3.2 ms ahead; 0 for workers on the reference's host. Drift vs ref: the
-// difference of the corrected maps' mean drifts, in ppm. (Not global − local, which on
+// wall clock is 3.2 ms ahead; 0 for workers on the reference's host. Drift vs ref: how much
+// faster (+) this worker's clock runs than the reference's, in ppm (the negated difference of
+// the corrected maps' mean drifts, which undo the rates): "+40.0 ppm" for a clock 40 ppm fast. (Not global − local, which on
 // monotonic clocks is an epoch minus an uptime and says nothing.)
 // Invariants: rows follow Timeline::workers order; numbers are raw values under SortRole.
 // Threading: GUI thread only.

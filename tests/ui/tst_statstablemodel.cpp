@@ -70,11 +70,12 @@ void TstStatsTableModel::clockModel()
              QStringLiteral("rank 1 · host-b · restart 0"));
     QCOMPARE(model.index(1, ClockTableModel::Method).data().toString(), QStringLiteral("sync"));
     // Relative to the reference (row 0): worker 1's corrected map moves it back 500 ns, i.e.
-    // its clock reads 500 ns ahead of rank 0's; drift 1.25 ppm more than rank 0's (0).
+    // its clock reads 500 ns ahead of rank 0's; its corrected drift 1.25 ppm means its clock runs
+    // 1.25 ppm slower than rank 0's.
     QCOMPARE(model.index(1, ClockTableModel::Offset).data(ClockTableModel::SortRole).toLongLong(), 500LL);
     QCOMPARE(model.index(1, ClockTableModel::Offset).data().toString(), QStringLiteral("+500 ns"));
     QCOMPARE(model.index(0, ClockTableModel::Offset).data().toString(), QStringLiteral("reference"));
-    QCOMPARE(model.index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("+1.250 ppm"));
+    QCOMPARE(model.index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("-1.250 ppm"));
     QCOMPARE(model.index(1, ClockTableModel::Bound).data().toString(), QStringLiteral("±2.10 µs"));
     QCOMPARE(model.index(1, ClockTableModel::Flags).data().toString(), QStringLiteral("clock step"));
     QCOMPARE(model.index(0, ClockTableModel::Bound).data().toString(), QStringLiteral("none"));

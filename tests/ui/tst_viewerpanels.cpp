@@ -248,7 +248,7 @@ void TstViewerPanels::clocksPanelShowsRelativeOffsets()
     const ClockTableModel *m = w.clockPanel()->model();
     QCOMPARE(m->index(0, ClockTableModel::Offset).data().toString(), QStringLiteral("reference"));
     QCOMPARE(m->index(1, ClockTableModel::Offset).data().toString(), QStringLiteral("+3.20 ms"));
-    QCOMPARE(m->index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("+2.500 ppm"));
+    QCOMPARE(m->index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("-2.500 ppm"));
     QCOMPARE(m->headerData(ClockTableModel::Offset, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("Offset vs ref"));
 }
