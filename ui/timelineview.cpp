@@ -380,8 +380,9 @@ void TimelineView::revealEvent(const EventRef &ref)
     if (!instant && double(e - s) * width / double(w) < kRevealPx)
         w = std::max<int64_t>(int64_t(double(e - s) * width / kRevealPx), 10);
     const int64_t margin = w / 10;
-    if (w != m_zoom->rangeDuration() || s < m_zoom->rangeStart() + margin ||
-        std::min(e, s + w - 2 * margin) > m_zoom->rangeEnd() - margin) {
+    const bool visible =
+        s >= m_zoom->rangeStart() && std::min(e, s + w) <= m_zoom->rangeEnd(); // at this zoom
+    if (w != m_zoom->rangeDuration() || !visible) {
         const int64_t start = e - s < w - 2 * margin ? s + (e - s) / 2 - w / 2 : s - margin;
         m_zoom->setRange(start, start + w);
     }
