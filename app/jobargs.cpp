@@ -97,7 +97,7 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
             paths.push_back(arg);
         }
     }
-    if (paths.empty()) {
+    if (paths.empty() && !pathsOptional) {
         if (oneDirectory)
             std::fprintf(stderr, "syncline %s: which directory? (syncline %s DIR)\n", verb, verb);
         else

@@ -1,4 +1,5 @@
-// JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach):
+// JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach,
+// open):
 // input paths, --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct,
 // --quiet (no progress on stderr), --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
 // and --width/--height PX; plus each verb's own options, and the one way the job verbs load a
@@ -29,6 +30,7 @@ struct JobArgs
     // What parse() accepts besides the common options; set before calling it.
     bool outputOptions = false; // --csv/--png/--svg/--width/--height (into `outputs`)
     bool oneDirectory = false;  // exactly one PATH, a directory (attach); else one or more
+    bool pathsOptional = false; // no PATH is fine (open: the empty viewer)
 
     std::vector<std::string> paths;
     std::string alignOn;

@@ -235,21 +235,47 @@ void LogParser::handleEnd(const LogRecord &r)
     auto &stack = m_open[ti];
     seeTime(r.ts);
     if (stack.empty()) {
-        m_problems.add("ends without a begin", m_line,
-                       "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
-                           std::to_string(r.tid) + " has no open event; dropped");
+        m_problems.addAt("ends without a begin", m_line, r.tid, r.ts,
+                         "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " has no open event; dropped");
         return;
     }
-    const uint32_t e = stack.back();
+    uint32_t e = stack.back();
     const std::string_view openName = m_out.names.name(t.nameId[e]);
     if (r.hasName && r.name != openName) {
-        m_problems.add("misnested ends", m_line,
-                       "misnesting: E \"" + std::string(r.name) + "\" on tid " +
-                           std::to_string(r.tid) + " but the innermost open event is \"" +
-                           std::string(openName) + "\"; E dropped");
-        return;
+        // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
+        // name, the end closes it and every event still open inside it, at this time — so the
+        // rest of the thread keeps its depth. Otherwise the E is dropped.
+        size_t k = stack.size() - 1;
+        while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != r.name)
+            --k;
+        if (k == 0) {
+            m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
+                             "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                                 std::to_string(r.tid) + " but the innermost open event is \"" +
+                                 std::string(openName) +
+                                 "\" and no open event has that name; "
+                                 "E dropped");
+            return;
+        }
+        checkOrder(ti, r.ts);
+        std::string closed;
+        for (size_t j = stack.size() - 1; j >= k; --j) {
+            const uint32_t inner = stack[j];
+            t.localEnd[inner] = std::max(r.ts, t.localStart[inner]);
+            t.flags[inner] &= uint16_t(~EventOpen);
+            closed += (closed.empty() ? "\"" : ", \"") +
+                      std::string(m_out.names.name(t.nameId[inner])) + "\"";
+        }
+        m_problems.addAt("lost ends", m_line, r.tid, r.ts,
+                         "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " while " + closed +
+                             " still open inside it (its E lost?); closed at this end");
+        stack.resize(k);
+        e = stack.back();
+    } else {
+        checkOrder(ti, r.ts);
     }
-    checkOrder(ti, r.ts);
     stack.pop_back();
     t.localEnd[e] = std::max(r.ts, t.localStart[e]);
     t.flags[e] &= uint16_t(~EventOpen);
