@@ -24,6 +24,8 @@ profiler are written on that thread's track; those of each other thread on a tra
 ``profiler thread <id>`` (``record_interval_on``). Writing happens at exit, in chunks, with ``flush()`` between them, so a
 long profile does not overflow the recorder's buffer.
 """
+import time
+
 import torch
 
 _TIE_NAME = "syncline.profiler_tie"
@@ -91,6 +93,7 @@ class ProfilerRecorder:
         self.profiler = None
         self.tie = None
         self.written = 0
+        self.write_ns = 0  # time spent converting and writing the ops at exit (not torch's own)
         self._marks = []  # (phase, k, a, b)
 
     def _mark(self, phase):
@@ -121,6 +124,7 @@ class ProfilerRecorder:
 
     def _write(self):
         events = list(self.profiler.events())
+        t0 = time.perf_counter_ns()
         by_name = {e.name: e for e in events if e.name.startswith(_TIE_NAME)}
         start, end, home = [], [], None
         for name, a, b in self._marks:
@@ -147,6 +151,7 @@ class ProfilerRecorder:
             threads.setdefault(e.thread, []).append(e)
         for tid, evs in threads.items():
             self._write_events(evs, None if tid == home else f"profiler thread {tid}")
+        self.write_ns = time.perf_counter_ns() - t0
 
     def _write_events(self, events, track):
         """Writes one thread's events. The profiler's µs stamps are rounded, so a child can end
