@@ -290,8 +290,7 @@ void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int
 }
 
 void FileTimerClient::recordIntervalOnTrack(std::string_view track, std::string_view name,
-                                            int64_t startNs, int64_t endNs,
-                                            const EventArgs &args)
+                                            int64_t startNs, int64_t endNs, const EventArgs &args)
 {
     if (!enabled())
         return;

@@ -77,7 +77,7 @@ struct TimerCallbacks
 // The recorder's counters (also what its LogWriter keeps); all zero in a fork child.
 struct RecorderStats
 {
-    uint64_t events = 0;     // records accepted from the API (B, E, I, X, thread)
+    uint64_t events = 0;     // records accepted from the API (B, E, I, X, msg, thread)
     uint64_t written = 0;    // B/E/I/X/thread records formatted for the file
     uint64_t dropped = 0;    // events lost to the overflow policy
     uint64_t bufferFull = 0; // times a thread found its buffer full
