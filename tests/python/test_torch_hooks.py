@@ -1,8 +1,9 @@
 """syncline.torch in REAL torchrun jobs (Debian's python3-torch: CPU, gloo): a 3-process DDP job
 (tests/python/torch_worker.py) launched with `python3 -m syncline.torchrun` (torchrun's defaults,
 which Debian's torchrun on Python 3.11 cannot parse by itself), synchronised against a real
-`syncline timeserver`, rank 2 on an emulated second host whose clock is 7.3 ms ahead; and the
-same job with no syncline at all, for the losses. Then, in this process, the module hooks'
+`syncline timeserver`, rank 2 on an emulated second host whose clock is 7.3 ms ahead; each rank
+also trains an identical model with no syncline hook at all on the same batches (the reference
+losses). Then, in this process, the module hooks'
 edge cases (an exception inside forward, instrumenting twice), the optimizer, the data loader,
 the profiler clock tie and the CUDA conversion with host-side stamps.
 Skipped only when torch is not installed."""
@@ -64,18 +65,16 @@ def results(out):
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory, bin_dir):
-    """The instrumented job (with the time server) and the plain one; returns their dirs."""
+    """The job (with the time server); returns its dir, the reference losses' dir, its output."""
     out = tmp_path_factory.mktemp("torchjob")
     (out / "timer_config.json").write_text(json.dumps(CONFIG))
     server = TimeServer(bin_dir)
     try:
         r = torchrun(out, "--host-b-from", "2", "--offset-ns", str(HOST_B_OFFSET_NS),
-                     env_extra={"SYNCLINE_TIME_SERVER": server.address})
+                     "--with-plain", env_extra={"SYNCLINE_TIME_SERVER": server.address})
     finally:
         server.stop()
-    plain = tmp_path_factory.mktemp("torchjob-plain")
-    torchrun(plain, "--plain")
-    return out, plain, r.stdout + r.stderr
+    return out, out, r.stdout + r.stderr
 
 
 @pytest.fixture(scope="module")
@@ -212,12 +211,17 @@ def test_profiler_ops_nest_inside_the_forward_of_the_same_rank(timeline, job):
     for rank in range(WORLD):
         evs = [e for e in timeline if e.rank == rank]
         forwards = [e for e in evs if e.name == "forward"]
+        plain = [e for e in evs if e.name == "plain_step"]  # the uninstrumented reference model
         ops = [e for e in evs if e.name == "aten::linear"]  # a forward-only op
-        assert len(ops) == 4 * 3, (rank, len(ops))  # 4 Linear layers x 3 profiled steps
+        # 4 Linear layers x 3 profiled steps, in each model
+        assert len(ops) == 2 * 4 * 3, (rank, len(ops))
+        inside = 0
         for op in ops:
-            home = [f for f in forwards if f.thread == op.thread and f.start_ns <= op.start_ns
-                    and op.end_ns <= f.end_ns]
+            home = [f for f in forwards + plain if f.thread == op.thread
+                    and f.start_ns <= op.start_ns and op.end_ns <= f.end_ns]
             assert len(home) == 1 and op.depth > home[0].depth, (rank, op.to_dict())
+            inside += home[0].name == "forward"
+        assert inside == 4 * 3, rank
         # the matching forward: the one of a profiled step
         steps = {e.args["step"]: e for e in evs if e.name == "step"}
         profiled = [steps[s] for s in range(PROFILE_FROM, PROFILE_FROM + 3)]
@@ -251,11 +255,11 @@ def test_backward_forward_optimizer_and_loader_events(timeline):
 
 
 def test_hooks_do_not_change_the_losses(job):
-    out, plain, _ = job
-    a, b = results(out), results(plain)
+    out, _, _ = job
+    a = results(out)
     for rank in range(WORLD):
         assert len(a[rank]["losses"]) == STEPS
-        assert a[rank]["losses"] == b[rank]["losses"], rank  # float.hex: bit for bit
+        assert a[rank]["losses"] == a[rank]["plain_losses"], rank  # float.hex: bit for bit
     assert a[0]["losses"] != a[1]["losses"]  # the ranks saw different data
 
 

@@ -7,7 +7,9 @@ every 5 steps, a broadcast and an all_gather) and passes a tensor around the rin
 It writes its loss sequence (float.hex, so equality is bit for bit) to OUT/results/losses.<rank>.json
 (with its torchelastic identity and pid).
 
---plain: no syncline at all (the reference for "hooks do not change training").
+--plain: no syncline at all. --with-plain: beside the instrumented model, each rank also trains
+an identical model under its own DDP with no hook at all, on the same batches, and writes its
+losses too (the reference for "hooks do not change training", without a second job).
 Otherwise: a FileTimerClient writing OUT/timer_events.log (rank inserted by the recorder), with
 instrument(depth), instrument_optimizer, register_ddp_hook, record_collectives, timed_loader, and
 a ProfilerRecorder around steps [--profile-from, --profile-from + 3). --host-b-from R emulates a
@@ -28,6 +30,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--plain", action="store_true")
+    ap.add_argument("--with-plain", action="store_true")
     ap.add_argument("--steps", type=int, default=16)
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--profile-from", type=int, default=6)
@@ -51,13 +54,18 @@ def main():
     dist.init_process_group("gloo")
     # 2.2 MB of parameters: after the first step DDP splits them into several buckets (its
     # first bucket holds 1 MB, the others bucket_cap_mb).
-    model = torch.nn.Sequential(
-        torch.nn.Linear(16, 512), torch.nn.ReLU(),
-        torch.nn.Linear(512, 512), torch.nn.ReLU(),
-        torch.nn.Linear(512, 512), torch.nn.ReLU(),
-        torch.nn.Linear(512, 1))
-    ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.25)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.05, momentum=0.9)
+    def make():
+        torch.manual_seed(1234)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(16, 512), torch.nn.ReLU(),
+            torch.nn.Linear(512, 512), torch.nn.ReLU(),
+            torch.nn.Linear(512, 512), torch.nn.ReLU(),
+            torch.nn.Linear(512, 1))
+        ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.25)
+        return ddp, torch.optim.SGD(ddp.parameters(), lr=0.05, momentum=0.9)
+
+    ddp, opt = make()
+    plain_ddp, plain_opt = make() if a.with_plain else (None, None)
     gen = torch.Generator().manual_seed(100 + rank)
     xs = torch.randn(a.steps * 8, 16, generator=gen)
     ys = xs.sum(dim=1, keepdim=True).sin()
@@ -77,7 +85,7 @@ def main():
         st.record_collectives(client)
         loader = st.timed_loader(loader, client)
 
-    losses = []
+    losses, plain_losses = [], []
     nxt, prv = (rank + 1) % world, (rank - 1) % world
     for step, (x, y) in enumerate(loader):
         if client is not None:
@@ -89,6 +97,16 @@ def main():
         loss.backward()
         opt.step()
         losses.append(float(loss.item()).hex())
+        if plain_ddp is not None:
+            if client is not None:
+                client.start_event("plain_step")  # the reference model's step, not instrumented
+            plain_opt.zero_grad()
+            plain_loss = torch.nn.functional.mse_loss(plain_ddp(x), y)
+            plain_loss.backward()
+            plain_opt.step()
+            plain_losses.append(float(plain_loss.item()).hex())
+            if client is not None:
+                client.end_event("plain_step")
         # user collectives (their results do not feed back into training)
         t = loss.detach().clone()
         dist.all_reduce(t)
@@ -114,7 +132,7 @@ def main():
             client.end_event("step")
     (out / "results").mkdir(exist_ok=True)
     (out / "results" / f"losses.{rank}.json").write_text(json.dumps({
-        "losses": losses, "run_id": os.environ.get("TORCHELASTIC_RUN_ID", ""),
+        "losses": losses, "plain_losses": plain_losses, "run_id": os.environ.get("TORCHELASTIC_RUN_ID", ""),
         "restart": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
         "pid": os.getpid(), "log": client.log_path if client is not None else None}))
     dist.barrier()

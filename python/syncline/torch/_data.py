@@ -39,6 +39,8 @@ class TimedLoader:
         return len(self.iterable)
 
     def __getattr__(self, attr):
+        if attr == "iterable":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(attr)
         return getattr(self.iterable, attr)
 
 

@@ -157,26 +157,33 @@ class ProfilerRecorder:
         """Writes one thread's events. The profiler's µs stamps are rounded, so a child can end
         up to a µs or two after its parent: such an end is clamped to the parent's. An event
         that outlasts its parent by more (an asynchronous op the profiler put on this thread,
-        e.g. ``gloo:send``) goes to the track ``profiler async`` instead of misnesting."""
+        e.g. ``gloo:send``) goes to the track ``profiler async`` (``profiler async 2``, ... when
+        it overlaps one there too; ``<track> async`` for another thread's) instead of
+        misnesting."""
         client, tie = self.client, self.tie
         spans = []
         for e in events:
             s = tie.to_client(e.time_range.start * 1000)
             spans.append((s, max(s, tie.to_client(e.time_range.end * 1000)), e.name))
         spans.sort(key=lambda x: (x[0], -x[1]))
-        stack = []  # ends of the enclosing events written on this track
+        lanes = [(track, [])]  # (track name or None = this thread, ends of its open events)
         n = 0
         for s, t, name in spans:
-            while stack and stack[-1] <= s:
-                stack.pop()
-            on = track
-            if stack and t > stack[-1]:
-                if t - stack[-1] <= _RESOLUTION_SLACK_NS:
-                    t = stack[-1]
-                else:
-                    on = "profiler async"
-            if on is track:
+            for i, (on, stack) in enumerate(lanes):
+                while stack and stack[-1] <= s:
+                    stack.pop()
+                if stack and t > stack[-1]:
+                    if i == 0 and t - stack[-1] <= _RESOLUTION_SLACK_NS:
+                        t = stack[-1]
+                    else:
+                        continue
                 stack.append(t)
+                break
+            else:
+                k = len(lanes)
+                base = "profiler async" if track is None else f"{track} async"
+                on = base if k == 1 else f"{base} {k}"
+                lanes.append((on, [t]))
             if on is None:
                 client.record_interval(name, s, t)
             else:
