@@ -12,9 +12,11 @@ interleave the configurations, so that machine noise falls on all of them alike:
                 is part of this figure; writing its ops into the log at exit is reported apart)
 
 The step-time ratio against the baseline is the median over rounds of (config / baseline) of the
-rounds' median step times. Then µs per hook call: the same forward/backward through a chain of
+rounds' median step times, in wall-clock time and in the main thread's CPU time (torch runs on
+that one thread: its CPU time is the step's work, without the time a loaded machine's other
+processes took the CPU away). Then µs per hook call: the same forward/backward through a chain of
 64 tiny modules (Linear(4, 4)) with and without instrument(depth=1): (instrumented − plain) / 64
-per step = the cost of one module's forward event + backward interval.
+per step (CPU time) = the cost of one module's forward event + backward interval.
 
   PYTHONPATH=build/python /usr/bin/python3 bench/bench_torch.py [--rounds 24] [--steps 8]
 """
@@ -46,18 +48,21 @@ def make_model(width, layers):
 
 
 def run_steps(model, opt, loader, steps, client=None):
-    """Median step time (ns) over `steps` steps."""
-    times = []
+    """Median step time (ns) over `steps` steps: (wall clock, this thread's CPU time). With torch
+    on one thread the step's work is this thread's, and its CPU time does not count the time
+    other processes of a loaded machine took the CPU from it."""
+    wall, cpu = [], []
     it = iter(loader)
     for _ in range(steps):
-        t0 = time.perf_counter_ns()
+        t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
         x, y = next(it)
         opt.zero_grad()
         loss = torch.nn.functional.mse_loss(model(x), y)
         loss.backward()
         opt.step()
-        times.append(time.perf_counter_ns() - t0)
-    return statistics.median(times)
+        cpu.append(time.thread_time_ns() - c0)
+        wall.append(time.perf_counter_ns() - t0)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def endless(loader):
@@ -129,11 +134,14 @@ def main():
 
     print(f"bench_torch: MLP {a.layers}x Linear({a.width}) batch 64, SGD, 1 thread; "
           f"{a.rounds} rounds x {a.steps} steps, interleaved")
-    print(f"{'config':<14}{'step ms (median)':>18}{'ratio':>10}")
+    print(f"{'config':<14}{'wall ms':>10}{'ratio':>9}{'CPU ms':>10}{'ratio':>9}   (medians)")
     base = per["baseline"]
     for n, _ in configs:
-        ratio = statistics.median(x / b for x, b in zip(per[n], base))
-        print(f"{n:<14}{statistics.median(per[n]) / 1e6:>18.3f}{ratio:>10.4f}")
+        cols = []
+        for k in (0, 1):
+            ratio = statistics.median(x[k] / b[k] for x, b in zip(per[n], base))
+            cols.append(f"{statistics.median(x[k] for x in per[n]) / 1e6:>10.3f}{ratio:>9.4f}")
+        print(f"{n:<14}{''.join(cols)}")
     print(f"profiler ops written at exit: {statistics.median(ops):.0f} per {a.steps} steps; "
           f"syncline's conversion and writing {statistics.median(w / o for w, o in zip(write_ns, ops)) / 1e3:.2f} "
           f"µs per op, the whole exit (torch's stop and parse included) "
@@ -144,9 +152,9 @@ def main():
     x = torch.randn(2, 4)
 
     def chain_step():
-        t0 = time.perf_counter_ns()
+        t0 = time.thread_time_ns()
         chain(x).sum().backward()
-        return time.perf_counter_ns() - t0
+        return time.thread_time_ns() - t0
 
     def median_of(n):
         return statistics.median(chain_step() for _ in range(n))
@@ -159,7 +167,7 @@ def main():
         inst.remove()
         chain.zero_grad()
     per_hook = (statistics.median(hooked) - statistics.median(plain)) / 64
-    print(f"per instrumented module and step (forward event + backward interval): "
+    print(f"per instrumented module and step (forward event + backward interval, CPU time): "
           f"{per_hook / 1e3:.2f} µs  (chain of 64 Linear(4,4): {statistics.median(plain) / 1e3:.0f} "
           f"µs plain, {statistics.median(hooked) / 1e3:.0f} µs instrumented)")
     client.close()
