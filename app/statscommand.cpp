@@ -94,7 +94,7 @@ int run(int argc, char **argv)
 } // namespace
 
 SYNCLINE_REGISTER_COMMAND((Command{
-    "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct]",
+    "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct] [--quiet]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
     "workers' clock corrections and the stragglers of step-like events.\n"
@@ -104,7 +104,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"
-    "  --no-correct        skip the skew correction (corrected = raw)",
+    "  --no-correct        skip the skew correction (corrected = raw)\n"
+    "  --quiet, -q         no load progress on stderr (shown only when stderr is a terminal)",
     run}));
 
 } // namespace syncline::app

@@ -76,6 +76,7 @@ private slots:
     void headerMissingRankFromFileName();
     void intervalsNestWithBeginEnd();
     void argsStoredApartAndMerged();
+    void argsSharedAcrossEventsAndFiles();
     void overdueFromConfig();
     void overdueIndependentOfNameOrder();
     void configLogPathTemplate();
@@ -359,6 +360,50 @@ void TstJobLoader::argsStoredApartAndMerged()
     QVERIFY(t.flags[0] & EventHasArgs);
 }
 
+// Args are interned (issue 14): events and files with the same text share one id, each text is
+// kept byte for byte, and an E that merges more args in gives that event a new text without
+// touching the events that shared the old one.
+void TstJobLoader::argsSharedAcrossEventsAndFiles()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    const std::string odd = R"({ "s" : "a \"q\" \u00e9", "f": 1.50, "n": null, "a": [true, {}] })";
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string log = testlogs::header(rank);
+        for (int step = 0; step < 3; ++step) {
+            const int64_t t = 1000 * (step + 1);
+            const std::string a = "{\"step\":" + std::to_string(step) + "}";
+            log += testlogs::begin(t, 1, "step", a) + testlogs::begin(t + 10, 1, "fwd", a) +
+                   testlogs::end(t + 100, 1, "fwd");
+            if (step == 1)
+                log += R"({"t":"E","ts":)" + std::to_string(t + 200) +
+                       R"(,"tid":1,"name":"step","args":{"loss":0.25}})" + "\n";
+            else
+                log += testlogs::end(t + 200, 1, "step");
+        }
+        log += testlogs::begin(9000, 1, "odd", odd) + testlogs::end(9100, 1, "odd");
+        testlogs::write(d + "/timer_events." + std::to_string(rank) + ".log", log);
+    }
+    const LoadResult r = loadPaths({d});
+    QVERIFY(r.timeline);
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    // 3 step texts + the merged step-1 text + the odd one, once for both workers.
+    QCOMPARE(tl.args.size(), size_t(5));
+    for (const Worker &w : tl.workers) {
+        const EventTrack &t = w.tracks[0];
+        QCOMPARE(t.count(), size_t(7));
+        QCOMPARE(t.argRefs.size(), size_t(7));
+        auto text = [&](uint32_t i) { return tl.args[size_t(t.argsId(i))]; };
+        QCOMPARE(text(0), std::string(R"({"step":0})"));
+        QCOMPARE(t.argsId(0), t.argsId(1)); // step 0 and its fwd share one id
+        QCOMPARE(text(2), std::string(R"({"step":1,"loss":0.25})"));
+        QCOMPARE(text(3), std::string(R"({"step":1})")); // fwd of step 1 keeps the old text
+        QCOMPARE(text(6), odd);
+        QCOMPARE(t.argsId(0), tl.workers[0].tracks[0].argsId(0)); // shared across files
+    }
+}
+
 void TstJobLoader::overdueFromConfig()
 {
     QTemporaryDir dir;
@@ -477,11 +522,13 @@ void TstJobLoader::syncSamplesCorrectClocks()
     const Timeline &tl = *r.timeline;
     QCOMPARE(tl.workers[0].clock.method, sync::ClockMethod::SyncSamples);
     QCOMPARE(tl.workers[1].clock.method, sync::ClockMethod::SyncSamples);
-    const int64_t g0 = tl.startNs(0, 0, 0, ClockMode::Corrected), g1 = tl.startNs(1, 0, 0, ClockMode::Corrected);
+    const int64_t g0 = tl.startNs(0, 0, 0, ClockMode::Corrected),
+                  g1 = tl.startNs(1, 0, 0, ClockMode::Corrected);
     QVERIFY2(std::llabs(g0 - g1) <= 2000, std::to_string(g0 - g1).c_str()); // same instant
     // Raw mode shows the wall-clock anchors' view: 777 ns apart in anchors, 1.003 s in offsets.
     Timeline copy = tl;
-    QCOMPARE(copy.startNs(1, 0, 0, ClockMode::Raw) - copy.startNs(0, 0, 0, ClockMode::Raw), int64_t(777 + offA - offB));
+    QCOMPARE(copy.startNs(1, 0, 0, ClockMode::Raw) - copy.startNs(0, 0, 0, ClockMode::Raw),
+             int64_t(777 + offA - offB));
     // Rank 0 sits at the same place in both modes (the shared wall-clock epoch).
     QVERIFY2(std::llabs(copy.startNs(0, 0, 0, ClockMode::Raw) - g0) <= 1,
              std::to_string(copy.startNs(0, 0, 0, ClockMode::Raw) - g0).c_str());
@@ -514,7 +561,8 @@ void TstJobLoader::noCorrectKeepsRawClockSummary()
         QVERIFY(w.clock.map.segments().empty()); // the summary does not duplicate `corrected`
         QCOMPARE(w.corrected.toGlobal(5000), w.raw.toGlobal(5000));
     }
-    QCOMPARE(tl.startNs(1, 0, 0, ClockMode::Corrected) - tl.startNs(0, 0, 0, ClockMode::Corrected), int64_t(777 - 1));
+    QCOMPARE(tl.startNs(1, 0, 0, ClockMode::Corrected) - tl.startNs(0, 0, 0, ClockMode::Corrected),
+             int64_t(777 - 1));
     QVERIFY(std::any_of(tl.clockNotes.begin(), tl.clockNotes.end(), [](const std::string &n) {
         return n.find("clock correction disabled") != std::string::npos;
     }));
