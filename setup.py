@@ -1,8 +1,9 @@
 """setup.py — the setuptools half of `pip install .` and `python3 -m build --wheel` (pyproject.toml
 names setuptools as the backend). setuptools compiles nothing itself: build_ext configures this
 repository with CMake (-DSYNCLINE_PYTHON_ONLY=ON: recorder, sync, timeline and python/, no Qt),
-builds the one target syncline_python, and puts the module it made in the wheel, without its
-debug info. The version is read from CMakeLists.txt's project(), the same PROJECT_VERSION that
+builds the one target syncline_python, and puts the extension it made (syncline/_core.<abi>.so)
+in the wheel, without its debug info, beside the pure-Python package python/syncline/
+(syncline/__init__.py, syncline.torch, syncline.torchrun). The version is read from CMakeLists.txt's project(), the same PROJECT_VERSION that
 the module's __version__ and `syncline --version` print, so the three always agree.
 
 Environment:
@@ -36,7 +37,7 @@ def project_version():
 
 
 class CMakeBuild(build_ext):
-    """Builds the `syncline` extension with CMake instead of setuptools' compiler driver."""
+    """Builds the `syncline._core` extension with CMake instead of setuptools' compiler driver."""
 
     def build_extension(self, ext):
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
@@ -55,10 +56,10 @@ class CMakeBuild(build_ext):
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         self.spawn(["cmake", "--build", str(build_dir), "--target", "syncline_python", "-j", jobs])
 
-        built = build_dir / "python" / f"syncline{suffix}"
+        built = build_dir / "python" / "syncline" / f"_core{suffix}"
         if not built.is_file():
-            found = ", ".join(p.name for p in (build_dir / "python").glob("syncline*.so")) or "nothing"
-            sys.exit(f"setup.py: {build_dir} made {found}, not syncline{suffix} for {sys.executable}: "
+            found = ", ".join(p.name for p in (build_dir / "python" / "syncline").glob("_core*.so")) or "nothing"
+            sys.exit(f"setup.py: {build_dir} made {found}, not syncline/_core{suffix} for {sys.executable}: "
                      "that tree was configured for another Python (-DPython_EXECUTABLE)")
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -71,7 +72,7 @@ class CMakeBuild(build_ext):
 BUILD_BASE.mkdir(exist_ok=True)
 setup(
     version=project_version(),
-    ext_modules=[Extension("syncline", sources=[])],
+    ext_modules=[Extension("syncline._core", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     options={"build": {"build_base": str(BUILD_BASE)}, "egg_info": {"egg_base": str(BUILD_BASE)}},
     zip_safe=False,

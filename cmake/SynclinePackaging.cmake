@@ -4,7 +4,8 @@
 # libc, …), plus what no ELF file names: the one Python the module is built for (its ABI tag is
 # in the file name, cpython-3XY). Qt's xcb and offscreen platform plugins come with libqt6gui6.
 # The preinst refuses to unpack over a syncline that `cmake --install --prefix /usr` left there
-# (cmake/debian/preinst); the install rules refuse the reverse (SynclineInstallCheck.cmake).
+# (cmake/debian/preinst); the install rules refuse the reverse (SynclineInstallCheck.cmake). The
+# prerm removes the byte-code caches Python wrote beside the package's modules.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME syncline)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -31,6 +32,10 @@ set(CPACK_STRIP_FILES ON)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/debian/preinst ${PROJECT_BINARY_DIR}/package/debian/preinst
   @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
   WORLD_READ WORLD_EXECUTE)
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/package/debian/preinst)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/debian/prerm ${PROJECT_BINARY_DIR}/package/debian/prerm
+  @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+  WORLD_READ WORLD_EXECUTE)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/package/debian/preinst
+  ${PROJECT_BINARY_DIR}/package/debian/prerm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 include(CPack)

@@ -176,6 +176,29 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
             "name"_a, "start_ns"_a, "end_ns"_a,
             "Records an interval measured elsewhere, in this client's clock (now_ns()).")
         .def(
+            "record_interval_on",
+            [](pyb::object o, std::string_view track, std::string_view name, int64_t startNs,
+               int64_t endNs, pyb::kwargs kw) {
+                rec::EventArgs args = argsOf(kw);
+                self(o).recorder().recordIntervalOnTrack(track, name, startNs, endNs, args);
+            },
+            "track"_a, "name"_a, "start_ns"_a, "end_ns"_a,
+            "record_interval on a named track of its own (not the calling thread's): for "
+            "intervals that overlap this thread's events without nesting in them (GPU work, "
+            "asynchronous communication). Callable from any thread.")
+        .def(
+            "message",
+            [](pyb::object o, std::string_view dir, int64_t peer, std::string_view id) {
+                if (dir != "send" && dir != "recv")
+                    throw pyb::value_error("message(): dir must be \"send\" or \"recv\", not \"" +
+                                           std::string(dir) + "\"");
+                self(o).recorder().message(dir == "send", peer, id);
+            },
+            "dir"_a, "peer"_a, "id"_a,
+            "Records one side of a message between ranks (a `msg` record, stamped now): dir "
+            "\"send\" or \"recv\", peer the other rank, id matching the send to its receive. "
+            "The clock correction uses send/recv pairs as causality constraints.")
+        .def(
             "set_thread_name",
             [](pyb::object o, std::string_view name) { self(o).recorder().setThreadName(name); },
             "name"_a, "Names the calling thread's track in the log.")

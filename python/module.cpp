@@ -1,12 +1,13 @@
-// The `syncline` Python module: bindings over the recorder (FileTimerClient) and the timeline
-// layer (Timeline, load_timeline). It holds no logic of its own (DESIGN.md §2).
+// `syncline._core`: the extension module of the `syncline` package (python/syncline/__init__.py
+// re-exports it), bindings over the recorder (FileTimerClient) and the timeline layer (Timeline,
+// load_timeline). It holds no logic of its own (DESIGN.md §2).
 #include "clientbindings.h"
 #include "pyerrors.h"
 #include "pytimeline.h"
 
 #include <pybind11/pybind11.h>
 
-PYBIND11_MODULE(syncline, m)
+PYBIND11_MODULE(_core, m)
 {
     m.doc() = "syncline: nested event recording for distributed training, and the corrected "
               "global timeline of a job.";

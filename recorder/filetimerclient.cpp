@@ -289,6 +289,63 @@ void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int
     pushOrDrop(b, r);
 }
 
+void FileTimerClient::recordIntervalOnTrack(std::string_view track, std::string_view name,
+                                            int64_t startNs, int64_t endNs, const EventArgs &args)
+{
+    if (!enabled())
+        return;
+    if (track.empty())
+        throw TimerError("recordIntervalOnTrack: empty track name");
+    if (name.empty())
+        throw TimerError("recordIntervalOnTrack: empty event name");
+    if (endNs < startNs)
+        throw TimerError("recordIntervalOnTrack(\"" + std::string(name) + "\"): end " +
+                         std::to_string(endNs) + " is before start " + std::to_string(startNs));
+    Record r;
+    r.type = RecordType::Complete;
+    r.nameId = NameIdCache::id(name);
+    r.ts = startNs;
+    r.dur = endNs - startNs;
+    r.args = formattedArgs(args);
+    std::lock_guard<std::mutex> lock(m_trackMutex);
+    ThreadBuffer *b = nullptr;
+    for (auto &t : m_tracks)
+        if (t.first == track)
+            b = t.second.get();
+    if (!b) {
+        // A tid no thread has: Linux thread ids are positive.
+        auto buffer = std::make_shared<ThreadBuffer>(-int64_t(m_tracks.size()) - 1,
+                                                     size_t(m_config.bufferEvents),
+                                                     m_config.overflow == OverflowPolicy::Grow);
+        Record t;
+        t.type = RecordType::ThreadName;
+        t.nameId = NameIdCache::id(track);
+        buffer->pushOther(t);
+        b = buffer.get();
+        m_tracks.emplace_back(std::string(track), buffer);
+        m_writer->addBuffer(std::move(buffer));
+    }
+    pushOrDrop(b, r);
+}
+
+void FileTimerClient::message(bool send, int64_t peer, std::string_view id)
+{
+    if (!enabled())
+        return;
+    if (id.empty())
+        throw TimerError("message: empty id");
+    Record r;
+    r.type = RecordType::Message;
+    r.ts = m_clock.now();
+    ThreadBuffer *b = threadBuffer();
+    r.nameId = send ? 0 : 1;
+    r.dur = peer;
+    std::string *text = new std::string;
+    RecordFormatter::appendEscaped(*text, id);
+    r.args = text;
+    pushOrDrop(b, r);
+}
+
 void FileTimerClient::setThreadName(std::string_view name)
 {
     if (!enabled())

@@ -49,9 +49,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace syncline::rec {
 
@@ -74,7 +77,7 @@ struct TimerCallbacks
 // The recorder's counters (also what its LogWriter keeps); all zero in a fork child.
 struct RecorderStats
 {
-    uint64_t events = 0;     // records accepted from the API (B, E, I, X, thread)
+    uint64_t events = 0;     // records accepted from the API (B, E, I, X, msg, thread)
     uint64_t written = 0;    // B/E/I/X/thread records formatted for the file
     uint64_t dropped = 0;    // events lost to the overflow policy
     uint64_t bufferFull = 0; // times a thread found its buffer full
@@ -103,6 +106,19 @@ public:
     // A complete interval measured elsewhere, in this client's clock (nowNs()) ns.
     void recordInterval(std::string_view name, int64_t startNs, int64_t endNs,
                         const EventArgs &args = {});
+    // The same on a named track of its own instead of the calling thread's: for intervals that
+    // overlap the caller's events without nesting in them (GPU work, asynchronous communication,
+    // backward passes seen through hooks). Each track name gets one track, written with a tid
+    // no thread has (-1, -2, ... in order of first use) and a `thread` record naming it.
+    // Callable from any thread (one mutex per client orders the producers of these tracks).
+    // An empty track name throws TimerError.
+    void recordIntervalOnTrack(std::string_view track, std::string_view name, int64_t startNs,
+                               int64_t endNs, const EventArgs &args = {});
+    // One side of a message between ranks (a `msg` record, docs/log-format.md), stamped now on
+    // the calling thread: send = true for the sending side; peer = the other rank; id matches the
+    // send to its receive (unique in the job). The clock correction uses pairs as causality
+    // constraints. An empty id throws TimerError.
+    void message(bool send, int64_t peer, std::string_view id);
     void setThreadName(std::string_view name);
     // Blocks until everything recorded before the call is written.
     void flush();
@@ -147,6 +163,10 @@ private:
     std::atomic<bool> m_closed{false};
     std::atomic<int> m_threadCount{0};
     std::unique_ptr<LogWriter> m_writer;
+    // Named tracks of recordIntervalOnTrack (their buffers are also the writer's), under
+    // m_trackMutex.
+    std::mutex m_trackMutex;
+    std::vector<std::pair<std::string, std::shared_ptr<ThreadBuffer>>> m_tracks;
     // Time sync (config `sync`), only when a server is configured: rank 0 may host the time
     // server; every rank runs a SyncClient whose exchanges become `sync` records.
     std::unique_ptr<ClientTimeSync> m_timeSync;

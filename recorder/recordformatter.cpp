@@ -171,6 +171,17 @@ void RecordFormatter::append(std::string &out, const Record &r, int64_t tid)
         out += escapedName(r.nameId);
         out += "}\n";
         return;
+    case RecordType::Message:
+        out += "{\"t\":\"msg\",\"ts\":";
+        appendInt(out, r.ts);
+        out += ",\"tid\":";
+        appendInt(out, tid);
+        out += r.nameId == 0 ? ",\"dir\":\"send\",\"peer\":" : ",\"dir\":\"recv\",\"peer\":";
+        appendInt(out, r.dur);
+        out += ",\"id\":";
+        out += r.args ? *r.args : std::string("\"\"");
+        out += "}\n";
+        return;
     }
     appendInt(out, r.ts);
     if (r.type == RecordType::Complete) {

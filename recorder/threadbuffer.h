@@ -34,7 +34,8 @@ enum class RecordType : uint8_t
     End,
     Instant,
     Complete,
-    ThreadName
+    ThreadName,
+    Message // a `msg` record: nameId 0 = send, 1 = recv; dur = peer rank; args = the id, as JSON text
 };
 
 // One buffered record: 32 bytes. `args` (a JSON object's text) is owned by the record.

@@ -150,6 +150,18 @@ check_installed() {
     [ -s "$w/py-$ex/timer_events.log" ] || fail "$ex.py wrote no log"
   done
   step "[$tag] python3 (${pyenv[*]}) from $T: syncline $info; the 4 installed Python examples ran"
+  # The package's pure-Python modules are installed beside the extension; syncline.torch
+  # imports where PyTorch is installed (the core never needs it).
+  local core
+  core=$(cd "$T" && "${pyenv[@]}" "$PY" -c "import sys, syncline, syncline._core as c; print(c.__file__, 'torch' in sys.modules)")
+  [[ "$core" == "$PYDIR/syncline/_core."*".so False" ]] || fail "syncline._core: $core"
+  if "$PY" -c "import torch" 2>/dev/null; then
+    (cd "$T" && "${pyenv[@]}" "$PY" -c "import syncline.torch, syncline.torchrun") || fail "import syncline.torch"
+    (cd "$T" && "${pyenv[@]}" "$PY" -m syncline.torchrun --help >/dev/null) || fail "python3 -m syncline.torchrun --help"
+    step "[$tag] syncline.torch imports; python3 -m syncline.torchrun --help runs"
+  else
+    step "[$tag] syncline.torch: not imported (no PyTorch on this machine)"
+  fi
 
   local desktop="$P/share/applications/syncline.desktop"
   if command -v desktop-file-validate >/dev/null; then
@@ -263,7 +275,7 @@ if [ "$MODE" = prefix ]; then
   info=$(cd "$T" && env -u PYTHONPATH "$T/venv/bin/python" -c \
     "import syncline; print(syncline.__version__, syncline.__file__)")
   [ "${info%% *}" = "$VERSION" ] && [[ "${info#* }" == "$T/venv/"* ]] || fail "venv import: $info"
-  check_no_build_paths "${info#* }"
+  check_no_build_paths "${info#* }" "$(dirname "${info#* }")"/_core.*.so
   (cd "$T" && SYNCLINE_WORKDIR="$T/venv-simple" env -u PYTHONPATH "$T/venv/bin/python" \
     "$Q/share/doc/syncline/examples/python/simple.py" >/dev/null) || fail "simple.py in the venv"
   step "$(basename "$wheel") → fresh venv, from $T with no PYTHONPATH: syncline $info; simple.py ran"
@@ -290,7 +302,9 @@ else
     /usr/share/icons/hicolor/scalable/apps/syncline.svg /usr/share/doc/syncline/README.md; do
     grep -qx "$f" "$T/deb-files.txt" || fail "the package lacks $f"
   done
-  grep -q "^/usr/$PYDIR_REL/syncline\.cpython-.*\.so$" "$T/deb-files.txt" || fail "the package lacks the module"
+  for f in "syncline/_core\.cpython-.*\.so" syncline/__init__\.py syncline/torchrun\.py syncline/torch/__init__\.py; do
+    grep -q "^/usr/$PYDIR_REL/$f$" "$T/deb-files.txt" || fail "the package lacks $f"
+  done
   if dpkg-query -W -f='${Status}' syncline 2>/dev/null | grep -q "install ok installed"; then
     step "removing the syncline package installed before this test"
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq syncline >/dev/null

@@ -77,7 +77,7 @@ class Tools:
         if not self.syncline.exists():
             sys.exit(f"demo: {self.syncline} not found: build first (make, or cmake --build "
                      f"{self.build})")
-        if not list(self.pymodule.glob("syncline*.so")):
+        if not list(self.pymodule.glob("syncline/_core*.so")):
             sys.exit(f"demo: the Python module is not built in {self.pymodule} "
                      f"(cmake --build {self.build} --target syncline_python)")
 

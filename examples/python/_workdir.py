@@ -17,7 +17,7 @@ def enter_workdir():
         root = pathlib.Path(__file__).resolve().parents[2]
         for build in ("build", "build-python"):
             candidate = root / build / "python"
-            if any(candidate.glob("syncline*.so")):
+            if any(candidate.glob("syncline/_core*.so")):
                 sys.path.insert(0, str(candidate))
                 break
         else:

@@ -41,6 +41,7 @@ private slots:
     void macros();
     void testClockSkew();
     void timeSyncWithHostedServer();
+    void messagesAndNamedTracks();
 };
 
 void TstFileTimerClient::roundTrip()
@@ -482,6 +483,66 @@ void TstFileTimerClient::timeSyncWithHostedServer()
     QCOMPARE(log.ofType("note")[0]["msg"].get<std::string>(),
              "time server started on port " + std::to_string(port));
     QCOMPARE(log.records.back()["t"].get<std::string>(), std::string("close"));
+}
+
+// msg records (message()) and intervals on named tracks (recordIntervalOnTrack): what they write,
+// from several threads at once, and the misuse they refuse.
+void TstFileTimerClient::messagesAndNamedTracks()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("events.log").toStdString();
+    FileTimerClient client("", logPath);
+    const int64_t t0 = client.nowNs();
+    client.message(true, 3, "world:0>3:0:0");
+    client.message(false, 2, "a \"quoted\" id");
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.message(true, 1, ""));
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.recordIntervalOnTrack("", "x", 1, 2));
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.recordIntervalOnTrack("gpu", "", 1, 2));
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.recordIntervalOnTrack("gpu", "x", 5, 2));
+    constexpr int kThreads = 4, kPerThread = 500;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < kPerThread; ++i)
+                client.recordIntervalOnTrack(t % 2 ? "odd" : "even", "kernel", t0 + i, t0 + i + 1,
+                                             {{"t", int64_t(t)}});
+        });
+    for (auto &th : threads)
+        th.join();
+    client.recordIntervalOnTrack("gpu", "copy", t0, t0 + 10);
+    client.close();
+
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
+    const auto msgs = log.ofType("msg");
+    QCOMPARE(msgs.size(), size_t(2));
+    QCOMPARE(msgs[0]["dir"].get<std::string>(), std::string("send"));
+    QCOMPARE(msgs[0]["peer"].get<int64_t>(), int64_t(3));
+    QCOMPARE(msgs[0]["id"].get<std::string>(), std::string("world:0>3:0:0"));
+    QCOMPARE(msgs[0]["tid"].get<int64_t>(), int64_t(gettid()));
+    QVERIFY(msgs[0]["ts"].get<int64_t>() >= t0);
+    QCOMPARE(msgs[1]["dir"].get<std::string>(), std::string("recv"));
+    QCOMPARE(msgs[1]["peer"].get<int64_t>(), int64_t(2));
+    QCOMPARE(msgs[1]["id"].get<std::string>(), std::string("a \"quoted\" id"));
+    std::map<std::string, int64_t> trackTid;
+    for (const json &t : log.ofType("thread"))
+        trackTid[t["name"].get<std::string>()] = t["tid"].get<int64_t>();
+    QCOMPARE(trackTid.size(), size_t(4)); // main, even, odd, gpu
+    // -1, -2, ... in order of first use (the threads race for even and odd)
+    QCOMPARE(std::set<int64_t>({trackTid["even"], trackTid["odd"]}), std::set<int64_t>({-1, -2}));
+    QCOMPARE(trackTid["gpu"], int64_t(-3));
+    std::map<int64_t, int> perTid;
+    for (const json &x : log.ofType("X")) {
+        const int64_t tid = x["tid"].get<int64_t>();
+        ++perTid[tid];
+        if (x["name"] == "kernel")
+            QCOMPARE(x["args"]["t"].get<int64_t>() % 2 ? trackTid["odd"] : trackTid["even"], tid);
+    }
+    QCOMPARE(perTid[trackTid["even"]], 2 * kPerThread);
+    QCOMPARE(perTid[trackTid["odd"]], 2 * kPerThread);
+    QCOMPARE(perTid[-3], 1);
+    QCOMPARE(log.ofType("close")[0]["events"].get<int64_t>(),
+             int64_t(2 + kThreads * kPerThread + 1 + 4)); // msgs, X, thread records
 }
 
 QTEST_APPLESS_MAIN(TstFileTimerClient)
