@@ -3,7 +3,8 @@
 # Idempotent: when everything is present it only runs dpkg queries (a second or two).
 # The last line is for packaging and its tests (make deb, make wheel, scripts/test-install.sh):
 # dpkg-shlibdeps and file for CPack's Depends, setuptools/wheel/build/venv for the wheel,
-# desktop-file-validate for the desktop entry.
+# desktop-file-validate for the desktop entry. clang and its runtime libraries (libclang-rt-14-dev:
+# libFuzzer, only recommended by clang) are for `make fuzz` (scripts/fuzz.sh).
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -13,6 +14,7 @@ PKGS=(
   libbenchmark-dev libgtest-dev
   xvfb xauth imagemagick fonts-dejavu-core
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do
