@@ -10,6 +10,7 @@
 #include "recorder/nametable.h"
 #include "recorder/recordformatter.h"
 #include "recorder/threadbuffer.h"
+#include "recorder/timerange.h"
 
 #include <cstdlib>
 #include <sys/syscall.h>
@@ -276,6 +277,10 @@ void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int
         return;
     if (name.empty())
         throw TimerError("recordInterval: empty event name");
+    if (!logTimeInRange(startNs) || !logTimeInRange(endNs))
+        throw TimerError("recordInterval(\"" + std::string(name) + "\"): start " +
+                         std::to_string(startNs) + " or end " + std::to_string(endNs) +
+                         " is outside the log's time range (|t| <= 2^62 ns)");
     if (endNs < startNs)
         throw TimerError("recordInterval(\"" + std::string(name) + "\"): end " +
                          std::to_string(endNs) + " is before start " + std::to_string(startNs));

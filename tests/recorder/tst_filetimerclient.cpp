@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <climits>
+
 #include <fstream>
 #include <set>
 #include <signal.h>
@@ -292,6 +294,18 @@ void TstFileTimerClient::misnesting()
     QCOMPARE(otherError, std::string("endEvent(\"inner\"): no event is open on this thread"));
     QVERIFY_THROWS_EXCEPTION(TimerError, client.startEvent(""));
     QVERIFY_THROWS_EXCEPTION(TimerError, client.recordInterval("x", 10, 5));
+    // Times past the log's range (recorder/timerange.h) are misuse too: INT64_MIN..INT64_MAX was
+    // written as "dur":-1 (the subtraction wrapped), and no reader could use it (issue 15).
+    try {
+        client.recordInterval("x", INT64_MIN, INT64_MAX);
+        QFAIL("no TimerError");
+    } catch (const TimerError &e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("recordInterval(\"x\"): start -9223372036854775808 or end "
+                             "9223372036854775807 is outside the log's time range (|t| <= 2^62 "
+                             "ns)"));
+    }
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.recordInterval("x", 0, (int64_t(1) << 62) + 1));
     client.endEvent("inner");
     client.endEvent("outer");
     client.close();
