@@ -42,9 +42,10 @@ void event(TextWriter &w, const Timeline &tl, const EventTrack &t, size_t i, int
         w.micros(map.toGlobal(t.localEnd[i]) - gs);
     }
     const int64_t args = (f & EventHasArgs) ? t.argsId(uint32_t(i)) : -1;
-    if (args >= 0)
+    if (args >= 0) {
         w << ",\"args\":";
-    w.utf8Text(tl.args[size_t(args)]);
+        w.utf8Text(tl.args[size_t(args)]);
+    }
     w << '}';
 }
 
