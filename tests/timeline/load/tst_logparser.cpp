@@ -43,6 +43,7 @@ private slots:
     void unknownVersionLoadsNothing();
     void extremeTimesAreReportedNotWrapped();
     void headerIntsOutOfRangeAreReported();
+    void hugeNameIsCutInProblems();
 };
 
 void TstLogParser::extremeTidsAreOrdinaryThreads_data()
@@ -230,6 +231,27 @@ void TstLogParser::headerIntsOutOfRangeAreReported()
     QCOMPARE(f.worker.info.anchorWallNs, int64_t(0));
     QCOMPARE(f.worker.tracks.size(), size_t(1));
     QCOMPARE(f.worker.tracks[0].count(), size_t(1));
+}
+
+// A 16 MB event name quoted twice in a misnesting warning made a 32 MB problem line (issue 15,
+// item 16): problems are cut at ProblemLog::kMaxMessageBytes and say how long they were.
+void TstLogParser::hugeNameIsCutInProblems()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    const std::string huge(16 << 20, 'n');
+    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, huge) +
+                              testlogs::end(2100, 1, huge + "x") + testlogs::end(2200, 1, huge));
+    const ParsedFile f = LogParser::parseFile(path);
+    QVERIFY(f.usable);
+    QCOMPARE(countProblems(f.problems, "misnesting: E \"nnnn"), 1);
+    for (const LoadProblem &p : f.problems)
+        QVERIFY2(p.message.size() < ProblemLog::kMaxMessageBytes + 100,
+                 p.message.substr(0, 80).c_str());
+    QCOMPARE(countProblems(f.problems, "bytes in all)"), 1);
+    QCOMPARE(f.worker.tracks.size(), size_t(1));
+    QCOMPARE(f.worker.tracks[0].count(), size_t(1));
+    QVERIFY(!(f.worker.tracks[0].flags[0] & EventOpen)); // the matching E still closed it
 }
 
 QTEST_APPLESS_MAIN(TstLogParser)
