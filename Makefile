@@ -11,7 +11,7 @@ JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 3600
 
-.PHONY: all setup configure build test demo bench clean format install deb wheel test-install sanitize fuzz
+.PHONY: all setup configure build test demo bench bench-scale clean format install deb wheel test-install sanitize fuzz
 all: build
 
 setup:
@@ -33,6 +33,11 @@ demo: build
 
 bench: build
 	bash scripts/run-benchmarks.sh $(BUILD)
+
+# The 1,024-worker x 100k-event scale benchmark (docs/scale.md; ~24 GB of disk, many minutes;
+# not in CI). WORKERS=128 make bench-scale for a smaller run.
+bench-scale: build
+	bash scripts/bench-scale.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
