@@ -1,13 +1,17 @@
 # Thin wrapper over CMake + Ninja. `make demo` and `make test` are the README's two commands:
 # each installs what is missing (scripts/setup.sh), builds, then runs.
+# Reliability (docs/reliability.md): `make sanitize` (the whole suite under ASan+UBSan in
+# build-asan, the recorder and live tests under TSan in build-tsan), `make fuzz [FUZZ_SECONDS=N]`
+# (each libFuzzer harness N seconds, default an hour, in build-fuzz; CI runs 60 s each).
 # Packaging (docs/install.md): `make install [PREFIX=DIR]`, `make deb` (BUILD/syncline_*.deb),
 # `make wheel` (BUILD/dist/*.whl), `make test-install` (scripts/test-install.sh on a temp prefix).
 BUILD  ?= build
 PY     ?= /usr/bin/python3
 JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 3600
 
-.PHONY: all setup configure build test demo bench bench-scale clean format install deb wheel test-install
+.PHONY: all setup configure build test demo bench bench-scale clean format install deb wheel test-install sanitize fuzz
 all: build
 
 setup:
@@ -45,6 +49,12 @@ deb: build
 wheel: configure
 	SYNCLINE_CMAKE_BUILD_DIR=$(BUILD) $(PY) -m build --wheel --no-isolation --outdir $(BUILD)/dist .
 
+sanitize: setup
+	JOBS=$(JOBS) bash scripts/sanitize.sh all
+
+fuzz: setup
+	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
 test-install: build
 	bash scripts/test-install.sh $(BUILD)
 
@@ -52,4 +62,4 @@ format:
 	find recorder sync sim timeline ui app python bench examples tests -name '*.h' -o -name '*.cpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

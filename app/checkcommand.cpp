@@ -1,9 +1,12 @@
 // `syncline check PATH... [--align-on PATTERN]` — loads the job and prints every problem found
 // (bad lines with file:line, misnesting, duplicates, dropped events, clock notes). Exit status:
 // 0 when nothing is wrong, 1 when any warning or error was found, 2 for usage errors or when
-// nothing could be loaded.
+// nothing could be loaded. Text from the files (names, hosts, paths) is printed through
+// utf8::terminalSafe: control characters and invalid bytes as \xNN.
 #include "command.h"
 #include "jobargs.h"
+
+#include "timeline/model/utf8.h"
 
 #include <cstdio>
 
@@ -35,19 +38,20 @@ int run(int argc, char **argv)
         return 2;
     int warnings = 0, errors = 0;
     for (const LoadProblem &p : tl->problems) {
-        std::printf("%s: %s\n", severityName(p.severity), p.toString().c_str());
+        std::printf("%s: %s\n", severityName(p.severity), utf8::terminalSafe(p.toString()).c_str());
         warnings += p.severity == LoadProblem::Severity::Warning;
         errors += p.severity == LoadProblem::Severity::Error;
     }
     for (const Worker &w : tl->workers) {
         if (w.info.droppedEvents > 0) {
             std::printf("warning: %s: rank %d dropped %lld event(s) (buffer overflow)\n",
-                        w.info.sourceFile.c_str(), w.info.rank, (long long)w.info.droppedEvents);
+                        utf8::terminalSafe(w.info.sourceFile).c_str(), w.info.rank,
+                        (long long)w.info.droppedEvents);
             ++warnings;
         }
     }
     for (const std::string &note : tl->clockNotes)
-        std::printf("clock: %s\n", note.c_str());
+        std::printf("clock: %s\n", utf8::terminalSafe(note).c_str());
     const auto &c = tl->causality;
     if (c.violationsAfter > 0) {
         std::printf("warning: %lld causality violation(s) remain after correction\n",

@@ -1,9 +1,12 @@
 // `syncline stats PATH... [--json] [--align-on PATTERN] [--raw]` — per-name duration statistics
 // per rank and over all ranks, the workers' clocks and the stragglers of step-like events.
 // --json prints the StatsExporter JSON document (docs/cli.md) and nothing else on stdout.
+// Names and hosts in the text output go through utf8::terminalSafe (control characters and
+// invalid bytes as \xNN: a log cannot drive the terminal).
 #include "command.h"
 #include "jobargs.h"
 
+#include "timeline/model/utf8.h"
 #include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
@@ -29,7 +32,7 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
                 "clock", "offset_ns", "drift_ppm", "bound_ns");
     for (const Worker &w : tl.workers)
         std::printf("%-6d %-7d %-16s %10zu  %-11s %14lld %12.3f %10lld\n", w.info.rank,
-                    w.info.restart, w.info.host.c_str(), w.eventCount(),
+                    w.info.restart, utf8::terminalSafe(w.info.host).c_str(), w.eventCount(),
                     sync::methodName(w.clock.method), (long long)w.clock.offsetNs, w.clock.driftPpm,
                     (long long)w.clock.boundNs);
     std::vector<const StatsRow *> all;
@@ -41,7 +44,7 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
                 "count", "total_ms", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms");
     for (size_t i = 0; i < all.size() && i < 30; ++i) {
         const StatsRow &r = *all[i];
-        std::string name(tl.names.name(r.nameId));
+        std::string name = utf8::terminalSafe(tl.names.name(r.nameId));
         if (name.size() > 40)
             name = name.substr(0, 37) + "...";
         std::printf("%-40s %9lld %12s %10s %10s %10s %10s %10s\n", name.c_str(), (long long)r.count,
@@ -62,7 +65,7 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
             for (const auto &[rank, mean] : s.slow)
                 slow += (slow.empty() ? "" : ", ") + std::to_string(rank) + " (" + ms(mean) + ")";
             std::printf("%-40.40s %6d %12s %12s  %s\n",
-                        std::string(tl.names.name(s.nameId)).c_str(), s.ranks,
+                        utf8::terminalSafe(tl.names.name(s.nameId)).c_str(), s.ranks,
                         ms(s.medianNs).c_str(), ms(s.thresholdNs).c_str(), slow.c_str());
         }
     }
@@ -102,7 +105,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct] [--quiet]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
-    "workers' clock corrections and the stragglers (per-rank mean beyond the rule in docs/cli.md).\n"
+    "workers' clock corrections and the stragglers (per-rank mean beyond the rule in "
+    "docs/cli.md).\n"
     "  --json              print {\"workers\": [...], \"events\": [...]} (docs/cli.md), per rank "
     "and\n"
     "                      over all ranks (\"rank\": null)\n"

@@ -15,6 +15,7 @@ function(syncline_add_qtest name)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  math(EXPR T_TIMEOUT "${T_TIMEOUT} * ${SYNCLINE_TEST_TIMEOUT_FACTOR}") # cmake/SynclineSanitize.cmake
   set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
     LABELS "${T_LABELS}"
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")

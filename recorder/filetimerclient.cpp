@@ -10,6 +10,7 @@
 #include "recorder/nametable.h"
 #include "recorder/recordformatter.h"
 #include "recorder/threadbuffer.h"
+#include "recorder/timerange.h"
 
 #include <cstdlib>
 #include <sys/syscall.h>
@@ -49,7 +50,7 @@ std::string *formattedArgs(const EventArgs &args)
 // An I/X/thread record: queued, or dropped and counted (its args freed) when the buffer is full.
 void pushOrDrop(ThreadBuffer *b, const Record &r)
 {
-    if (!b->pushOther(r)) {
+    if (r.nameId == NameTable::kFull || !b->pushOther(r)) {
         delete r.args;
         b->countDrop();
     }
@@ -158,7 +159,10 @@ ThreadBuffer *FileTimerClient::createThreadBuffer(std::string_view name)
     Record r;
     r.type = RecordType::ThreadName;
     r.nameId = NameIdCache::id(threadName);
-    buffer->pushOther(r);
+    if (r.nameId != NameTable::kFull)
+        buffer->pushOther(r);
+    else
+        buffer->countDrop();
     m_writer->addBuffer(std::move(buffer));
     return t_lastBuffer;
 }
@@ -179,7 +183,7 @@ void FileTimerClient::pushBegin(std::string_view name, std::string *args)
     r.nameId = NameIdCache::id(name);
     r.args = args;
     r.ts = m_clock.now();
-    const bool written = b->pushBegin(r);
+    const bool written = r.nameId != NameTable::kFull && b->pushBegin(r);
     if (!written) {
         delete args;
         b->countDrop();
@@ -219,7 +223,10 @@ void FileTimerClient::pushEnd(std::string_view name, std::string *args)
                              : "endEvent(\"" + n +
                                    "\"): the innermost open event of this "
                                    "thread is \"" +
-                                   NameTable::instance().name(stack.back().nameId) + "\"");
+                                   (stack.back().nameId == NameTable::kFull
+                                        ? std::string("(a name past the name table's limit)")
+                                        : NameTable::instance().name(stack.back().nameId)) +
+                                   "\"");
     }
     const bool written = stack.back().written;
     stack.pop_back();
@@ -276,6 +283,10 @@ void FileTimerClient::recordInterval(std::string_view name, int64_t startNs, int
         return;
     if (name.empty())
         throw TimerError("recordInterval: empty event name");
+    if (!logTimeInRange(startNs) || !logTimeInRange(endNs))
+        throw TimerError("recordInterval(\"" + std::string(name) + "\"): start " +
+                         std::to_string(startNs) + " or end " + std::to_string(endNs) +
+                         " is outside the log's time range (|t| <= 2^62 ns)");
     if (endNs < startNs)
         throw TimerError("recordInterval(\"" + std::string(name) + "\"): end " +
                          std::to_string(endNs) + " is before start " + std::to_string(startNs));

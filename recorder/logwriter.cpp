@@ -99,8 +99,10 @@ bool LogWriter::open(const std::string &headerLine, int restart)
     appendText(headerLine);
     writeOut();
     if (m_path != configured)
-        appendNote("info", configured + " exists (an earlier incarnation's log, kept); this one "
-                               "writes " + m_path);
+        appendNote("info", configured +
+                               " exists (an earlier incarnation's log, kept); this one "
+                               "writes " +
+                               m_path);
     return !m_failed;
 }
 
@@ -221,6 +223,7 @@ void LogWriter::run()
         }
         const int64_t now = steadyNs();
         if (now >= nextHeartbeat) {
+            checkStillLinked();
             const RecorderStats s = stats();
             std::string hb;
             RecordFormatter::appendHeartbeat(hb, m_clock.now(), s.written, s.dropped, s.bufferFull,
@@ -260,7 +263,10 @@ size_t LogWriter::drainAll(const std::vector<std::shared_ptr<ThreadBuffer>> &buf
                     ++count;
                 },
                 kDrainBatch);
-            m_written.fetch_add(count, std::memory_order_relaxed);
+            if (!m_failed) { // after an I/O failure records are discarded, not written
+                m_written.fetch_add(count, std::memory_order_relaxed);
+                m_outRecords += count;
+            }
             total += n;
             if (wasEmpty && !m_out.empty())
                 m_pendingSince = steadyNs();
@@ -290,9 +296,25 @@ void LogWriter::appendText(const std::string &text)
     m_out += text;
 }
 
+void LogWriter::checkStillLinked()
+{
+    struct stat st
+    {
+    };
+    if (m_failed || m_fd < 0 || ::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink > 0)
+        return;
+    writeOut(); // what is queued goes to the unlinked inode's last readers, if any
+    m_failed = true;
+    reportError("log file '" + m_path +
+                "' was deleted while being written; further events are discarded (the process "
+                "goes on)");
+}
+
 void LogWriter::writeOut()
 {
     m_pendingSince = -1;
+    const uint64_t records = m_outRecords;
+    m_outRecords = 0;
     if (m_out.empty())
         return;
     if (m_failed || m_fd < 0) {
@@ -307,6 +329,8 @@ void LogWriter::writeOut()
         if (w <= 0) {
             const int err = w < 0 ? errno : ENOSPC;
             m_failed = true;
+            // This batch's records did not all reach the file: `written` counts none of them.
+            m_written.fetch_sub(records, std::memory_order_relaxed);
             reportError("writing log file '" + m_path + "' failed: " + std::strerror(err) +
                         "; further events are discarded (the process goes on)");
             break;
@@ -347,6 +371,7 @@ void LogWriter::finish()
         m_side.clear();
     }
     drainAll(buffers);
+    checkStillLinked();
     const RecorderStats s = stats();
     std::string line;
     RecordFormatter::appendClose(line, m_clock.now(), s.written, s.dropped, openEvents());

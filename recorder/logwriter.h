@@ -6,7 +6,9 @@
 // flushInterval old); an `hb` record every heartbeat_interval_ms; a `close` record on close().
 // Recording threads never wait for it. I/O failures (cannot open, ENOSPC, EIO…) print one
 // message to stderr, set error() (and stats().ioError), and from then on text is discarded while
-// the buffers keep being drained; the process goes on.
+// the buffers keep being drained; the process goes on. So does a log deleted while being
+// written (st_nlink == 0 at a heartbeat or at close). stats().written counts only records that
+// reached the file: a batch whose write failed, and everything after, is not counted.
 // Side records (sync, note) from other threads go through a small mutex-protected queue — not
 // the hot path.
 // Threading: all public functions are thread-safe except start()/close()/abandon(), which the
@@ -67,6 +69,9 @@ private:
     void retire(const std::shared_ptr<ThreadBuffer> &b);
     void appendText(const std::string &text);
     void writeOut();
+    // The log was unlinked (st_nlink == 0, checked at every heartbeat and at close): reported
+    // like a write failure, and from then on events are discarded, not counted as written.
+    void checkStillLinked();
     void reportError(const std::string &msg);
     void finish();
     int64_t openEvents();
@@ -95,6 +100,7 @@ private:
     std::string m_out;
     int64_t m_pendingSince = -1;
     bool m_failed = false;
+    uint64_t m_outRecords = 0; // records formatted into m_out since the last writeOut()
     uint64_t m_retiredDropped = 0, m_retiredFull = 0, m_retiredRecorded = 0;
     int64_t m_retiredOpen = 0;
     std::atomic<uint64_t> m_written{0}, m_bytes{0};

@@ -26,6 +26,8 @@ uint32_t NameIdCache::lookup(std::string_view name, Entry &e)
         id = it->second;
     } else {
         id = NameTable::instance().intern(name);
+        if (id == NameTable::kFull)
+            return id; // not cached: the thread's map stays bounded too
         t_names.emplace(std::string(name), id);
     }
     const std::string &text = NameTable::instance().name(id);

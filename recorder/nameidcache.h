@@ -6,7 +6,8 @@
 // caller passes the same string literal every time: one compare and one memcmp); then a
 // per-thread hash map on the text; then NameTable::intern(), which takes a mutex only the first
 // time the process sees a name.
-// Invariant: id(s) == NameTable::instance().intern(s) for every s.
+// Invariant: id(s) == NameTable::instance().intern(s) for every s (NameTable::kFull for a new
+// name once the table is full; such names are not cached).
 // Threading: all state is thread-local; id() is safe from any thread and never blocks after a
 // thread's first use of a name.
 #pragma once

@@ -1,7 +1,7 @@
 // NameTable — see nametable.h.
 #include "recorder/nametable.h"
 
-#include <stdexcept>
+#include <cstdio>
 
 namespace syncline::rec {
 
@@ -18,8 +18,16 @@ uint32_t NameTable::intern(std::string_view name)
     if (auto it = m_ids.find(key); it != m_ids.end())
         return it->second;
     const uint32_t id = m_size.load(std::memory_order_relaxed);
-    if ((id >> kChunkBits) >= kMaxChunks)
-        throw std::length_error("syncline: too many distinct names");
+    if (id >= kMaxNames) {
+        if (!m_fullReported) {
+            m_fullReported = true;
+            std::fprintf(stderr,
+                         "syncline: more than %u distinct event/thread names in this process; "
+                         "records with a new name are dropped (counted as dropped)\n",
+                         kMaxNames);
+        }
+        return kFull;
+    }
     std::string *chunk = m_chunks[id >> kChunkBits].load(std::memory_order_relaxed);
     if (!chunk) {
         chunk = new std::string[kChunkMask + 1];

@@ -148,7 +148,8 @@ ExchangeResult exchange(State &st, int fd, SyncExchange *x, uint64_t *serverBoot
         syncproto::Packet rep;
         if (syncproto::decode(in, size_t(n), &rep) != syncproto::DecodeStatus::Ok ||
             rep.kind != syncproto::Kind::Reply || rep.tokenHash != st.tokenHash ||
-            rep.requestId != req.requestId || rep.t1 != req.t1) {
+            rep.requestId != req.requestId || rep.t1 != req.t1 ||
+            !syncproto::replyTimesUsable(req.t1, rep.t2, rep.t3, t4)) {
             std::lock_guard<std::mutex> lock(st.mutex);
             ++st.counters.badReplies; // a late reply to an earlier request, or garbage
             continue;

@@ -1,5 +1,7 @@
 #include "syncprotocol.h"
 
+#include "timerange.h"
+
 namespace syncline::rec::syncproto {
 
 namespace {
@@ -103,6 +105,12 @@ DecodeStatus decode(const unsigned char *data, size_t size, Packet *packet)
     packet->bootHash = get64(data + 48);
     packet->serverInstance = get64(data + 56);
     return DecodeStatus::Ok;
+}
+
+bool replyTimesUsable(int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+{
+    return logTimeInRange(t1) && logTimeInRange(t2) && logTimeInRange(t3) && logTimeInRange(t4) &&
+           t1 <= t4 && t2 <= t3;
 }
 
 bool splitHostPort(const std::string &text, int defaultPort, bool allowZero, std::string *host,

@@ -76,6 +76,12 @@ void encode(const Packet &packet, unsigned char *out);
 // Decodes the first kPacketSize bytes of data; size is the datagram length.
 DecodeStatus decode(const unsigned char *data, size_t size, Packet *packet);
 
+// Whether a reply's times can be used with the client's own t1 (send) and t4 (receive):
+// t1 <= t4, t2 <= t3 (the server cannot answer before it received) and every time within
+// the log's range (timerange.h: ±2^62 ns, so t2 − t1 and t3 − t4 fit in int64). A hostile or broken server's reply that fails this is counted as bad,
+// never computed with (t2 − t1 on arbitrary int64s overflows).
+bool replyTimesUsable(int64_t t1, int64_t t2, int64_t t3, int64_t t4);
+
 // Splits "host:port", "[v6addr]:port" or "host" (port = defaultPort). Returns false with a
 // message naming the text when the port is not a number in 1..65535 (0 allowed when allowZero).
 bool splitHostPort(const std::string &text, int defaultPort, bool allowZero, std::string *host,

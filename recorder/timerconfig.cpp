@@ -258,6 +258,10 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
         const size_t at = e.byte > 0 ? e.byte - 1 : 0;
         throw ConfigError(source + ":" + parseErrorWhere(text, at) + ": invalid JSON (" + e.what() +
                           ")");
+    } catch (const json::exception &e) {
+        // out_of_range: a number past double's range (1e999); found by fuzz_timerconfig, it
+        // escaped as a non-ConfigError exception out of the FileTimerClient constructor.
+        throw ConfigError(source + ": invalid JSON (" + e.what() + ")");
     }
     const Checker c(source);
     if (!doc.is_object())

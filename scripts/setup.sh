@@ -4,7 +4,9 @@
 # The last line is for packaging and its tests (make deb, make wheel, scripts/test-install.sh):
 # dpkg-shlibdeps and file for CPack's Depends, setuptools/wheel/build/venv for the wheel,
 # desktop-file-validate for the desktop entry. python3-torch (CPU, gloo, torchrun) is for
-# syncline.torch, its tests and the demo job; the core module does not need it.
+# syncline.torch, its tests and the demo job; the core module does not need it. clang and its
+# runtime libraries (libclang-rt-14-dev: libFuzzer, only recommended by clang) are for `make fuzz`
+# (scripts/fuzz.sh).
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -15,6 +17,7 @@ PKGS=(
   xvfb xauth imagemagick fonts-dejavu-core
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
   python3-torch
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -64,6 +65,7 @@ private slots:
     void errors();
     void windowVerbsWithoutDisplay();
     void stdoutWriteErrorFails();
+    void hostileTextIsEscapedAndExportsStayUtf8();
 };
 
 void TstJobCommands::statsJsonOnHorovodTrace()
@@ -177,8 +179,8 @@ void TstJobCommands::windowVerbsWithoutDisplay()
     // Without any display Qt would abort (SIGABRT); the window verbs must say why instead.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    for (const QStringList &args : {QStringList{"open", dir.path()}, QStringList{"attach", dir.path()},
-                                    QStringList{dir.path()}}) {
+    for (const QStringList &args : {QStringList{"open", dir.path()},
+                                    QStringList{"attach", dir.path()}, QStringList{dir.path()}}) {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.remove("DISPLAY");
@@ -199,8 +201,8 @@ void TstJobCommands::windowVerbsWithoutDisplay()
 void TstJobCommands::stdoutWriteErrorFails()
 {
     for (const QStringList &args :
-         {QStringList{"stats", "--json", QString::fromStdString(testdata::dir() +
-                                                                 "/hta_sampled_kineto_2rank")},
+         {QStringList{"stats", "--json",
+                      QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank")},
           QStringList{"--version"}}) {
         QProcess p;
         p.setStandardOutputFile(QStringLiteral("/dev/full"));
@@ -213,6 +215,73 @@ void TstJobCommands::stdoutWriteErrorFails()
     }
     // The same commands on a working stdout still succeed.
     QCOMPARE(syncline({"--version"}).exitCode, 0);
+}
+
+// Text from a log is the writer's, not ours (issue 15, items 12 and 14): control characters in a
+// name or host used to reach the terminal raw from `stats` and `check` (set the title, clear the
+// screen), and invalid UTF-8 in args made `export --chrome` write invalid JSON. Now the verbs
+// print such bytes as \xNN, the loader replaces invalid UTF-8 by U+FFFD (a warning with the
+// line says so) and every export is valid UTF-8.
+void TstJobCommands::hostileTextIsEscapedAndExportsStayUtf8()
+{
+    QTemporaryDir dir;
+    std::string head = kHeader;
+    head.replace(head.find("\"host\":\"h\""), 10, R"("host":"evil\u001b]0;pwned\u0007")");
+    const std::string path = dir.filePath("hostile.0.log").toStdString();
+    write(
+        dir.filePath("hostile.0.log"),
+        head +
+            R"({"t":"B","ts":10,"tid":1,"name":"\u001b[2Jclear"})"
+            "\n" +
+            "{\"t\":\"B\",\"ts\":11,\"tid\":1,\"name\":\"bad\xff\",\"args\":{\"k\":\"v\xfe\"}}\n" +
+            R"({"t":"E","ts":12,"tid":1,"name":"\u009b31mfake"})"
+            "\n" + // misnested: named
+            "{\"t\":\"E\",\"ts\":13,\"tid\":1,\"name\":\"bad\xff\"}\n" +
+            R"({"t":"E","ts":20,"tid":1,"name":"\u001b[2Jclear"})"
+            "\n");
+    const auto noControls = [](const std::string &text) {
+        return std::none_of(text.begin(), text.end(), [](char c) {
+            const auto u = static_cast<unsigned char>(c);
+            return (u < 0x20 && u != '\n') || u == 0x7f;
+        });
+    };
+    const Run stats = syncline({"stats", dir.path()});
+    QCOMPARE(stats.exitCode, 0);
+    QVERIFY2(noControls(stats.out), stats.out.c_str());
+    QVERIFY2(stats.out.find("evil\\x1b]0;pwned\\x07") != std::string::npos, stats.out.c_str());
+    QVERIFY(stats.out.find("\\x1b[2Jclear") != std::string::npos);
+    QVERIFY(stats.out.find("bad\xef\xbf\xbd") != std::string::npos); // U+FFFD, valid UTF-8
+
+    const Run check = syncline({"check", dir.path()});
+    QCOMPARE(check.exitCode, 1);
+    QVERIFY2(noControls(check.out), check.out.c_str());
+    QVERIFY2(check.out.find("warning: " + path +
+                            ":3: invalid UTF-8 in name: 1 byte(s) replaced by U+FFFD") !=
+                 std::string::npos,
+             check.out.c_str());
+    QVERIFY(check.out.find(path + ":3: invalid UTF-8 in args: 1 byte(s) replaced by U+FFFD") !=
+            std::string::npos);
+    QVERIFY2(check.out.find("misnesting: E \"\\xc2\\x9b31mfake\"") != std::string::npos,
+             check.out.c_str());
+
+    const QString chrome = dir.filePath("c.json"), csv = dir.filePath("e.csv");
+    const Run exported = syncline({"export", dir.path(), "--chrome", chrome, "--csv", csv});
+    QCOMPARE(exported.exitCode, 0);
+    nlohmann::json trace;
+    try {
+        trace = nlohmann::json::parse(slurp(chrome)); // throws on invalid UTF-8
+    } catch (const std::exception &e) {
+        QFAIL(e.what());
+    }
+    bool sawArgs = false;
+    for (const auto &ev : trace["traceEvents"])
+        if (ev.contains("args") && ev["args"].contains("k")) {
+            QCOMPARE(ev["args"]["k"].get<std::string>(), std::string("v\xef\xbf\xbd"));
+            sawArgs = true;
+        }
+    QVERIFY(sawArgs);
+    // The CSV as a JSON string: nlohmann refuses to dump invalid UTF-8.
+    QVERIFY(!nlohmann::json(slurp(csv)).dump().empty());
 }
 
 QTEST_GUILESS_MAIN(TstJobCommands)

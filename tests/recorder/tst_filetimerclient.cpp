@@ -7,11 +7,14 @@
 #include "../common/stderrcapture.h"
 #include "logreader.h"
 #include "recorder/filetimerclient.h"
+#include "recorder/nametable.h"
 #include "recorder/timermacros.h"
 #include "recordertest.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <climits>
 
 #include <fstream>
 #include <set>
@@ -42,6 +45,7 @@ private slots:
     void testClockSkew();
     void timeSyncWithHostedServer();
     void messagesAndNamedTracks();
+    void nameTableFullDropsSoftly();
 };
 
 void TstFileTimerClient::roundTrip()
@@ -293,6 +297,18 @@ void TstFileTimerClient::misnesting()
     QCOMPARE(otherError, std::string("endEvent(\"inner\"): no event is open on this thread"));
     QVERIFY_THROWS_EXCEPTION(TimerError, client.startEvent(""));
     QVERIFY_THROWS_EXCEPTION(TimerError, client.recordInterval("x", 10, 5));
+    // Times past the log's range (recorder/timerange.h) are misuse too: INT64_MIN..INT64_MAX was
+    // written as "dur":-1 (the subtraction wrapped), and no reader could use it (issue 15).
+    try {
+        client.recordInterval("x", INT64_MIN, INT64_MAX);
+        QFAIL("no TimerError");
+    } catch (const TimerError &e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("recordInterval(\"x\"): start -9223372036854775808 or end "
+                             "9223372036854775807 is outside the log's time range (|t| <= 2^62 "
+                             "ns)"));
+    }
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.recordInterval("x", 0, (int64_t(1) << 62) + 1));
     client.endEvent("inner");
     client.endEvent("outer");
     client.close();
@@ -543,6 +559,51 @@ void TstFileTimerClient::messagesAndNamedTracks()
     QCOMPARE(perTid[-3], 1);
     QCOMPARE(log.ofType("close")[0]["events"].get<int64_t>(),
              int64_t(2 + kThreads * kPerThread + 1 + 4)); // msgs, X, thread records
+}
+
+// More distinct names than the process-wide name table holds (issue 15, item 4): the 16,777,217th
+// name threw std::length_error out of startEvent/instant and aborted the host process. Now the
+// table stops at NameTable::kMaxNames; a record with a new name is dropped and counted, names
+// already known keep working, a begin/end pair with a new name drops both, and stderr says so
+// once. In a child process: the table is process-wide and never shrinks.
+void TstFileTimerClient::nameTableFullDropsSoftly()
+{
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(
+        dir, R"({"overflow": "grow", "buffer_events": 65536, "flush_interval_ms": 10})");
+    const std::string logPath = dir.filePath("names.log").toStdString();
+    const int rc = test::inChild([&] {
+        test::StderrCapture capture;
+        FileTimerClient client(cfg, logPath);
+        client.instant("known");
+        for (uint32_t i = 0; i < NameTable::kMaxNames; ++i)
+            client.instant("n" + std::to_string(i)); // the last ones find the table full
+        client.flush();
+        const uint64_t dropped = client.stats().dropped;
+        if (dropped == 0)
+            return false;
+        client.instant("brand-new-1");
+        client.startEvent("brand-new-2"); // dropped, so is its end: no TimerError
+        client.endEvent("brand-new-2");
+        client.recordInterval("brand-new-3", 1, 2);
+        client.instant("known"); // an interned name still records
+        client.flush();
+        const RecorderStats s = client.stats();
+        client.close();
+        const std::string err = capture.text();
+        const std::string line = "syncline: more than 1048576 distinct event/thread names in this "
+                                 "process; records with a new name are dropped (counted as "
+                                 "dropped)\n";
+        return s.dropped == dropped + 3 && err == line;
+    });
+    QCOMPARE(rc, 0);
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY(log.problems.empty());
+    QCOMPARE(log.ofType("B").size(), size_t(0));
+    const auto instants = log.ofType("I");
+    QVERIFY(instants.size() < size_t(NameTable::kMaxNames) + 2);
+    QCOMPARE(instants.back()["name"].get<std::string>(), std::string("known"));
+    QVERIFY(log.ofType("X").empty());
 }
 
 QTEST_APPLESS_MAIN(TstFileTimerClient)

@@ -31,6 +31,7 @@ private slots:
     void killedChildKeepsFlushedEvents();
     void unwritablePath();
     void fullDisk();
+    void logDeletedWhileWritten();
     void fifoLogPathRefused();
     void forkChildIsDisabled();
     void exitWritesClose();
@@ -116,6 +117,40 @@ void TstRecorderProcess::fullDisk()
     QCOMPARE(client.lastError(), expected);
     QCOMPARE(err, "syncline: " + expected + "\n"); // said once
     QCOMPARE(client.stats().bytes, uint64_t(0));
+    QCOMPARE(client.stats().written, uint64_t(0)); // nothing reached the file (was 3)
+}
+
+// A log deleted while being written (issue 15, item 11): writes went on into the unlinked inode
+// with ok() true, and stats said written=182503 for a file nobody can read. The writer checks
+// st_nlink at every heartbeat: the deletion is reported like a write failure, once, and from
+// then on events are discarded, not counted as written.
+void TstRecorderProcess::logDeletedWhileWritten()
+{
+    QTemporaryDir dir;
+    const std::string cfg = writeConfig(dir, R"({"heartbeat_interval_ms": 10})");
+    const std::string logPath = dir.filePath("deleted.log").toStdString();
+    test::StderrCapture capture;
+    FileTimerClient client(cfg, logPath);
+    client.startEvent("a");
+    client.endEvent("a");
+    client.flush();
+    QVERIFY(client.ok());
+    const uint64_t before = client.stats().written; // B, E and the thread record
+    QVERIFY(before >= 2);
+    QCOMPARE(::unlink(logPath.c_str()), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(client.stats().ioError, 10000);
+    QVERIFY(!client.ok());
+    const std::string expected = "log file '" + logPath +
+                                 "' was deleted while being written; further events are discarded "
+                                 "(the process goes on)";
+    QCOMPARE(client.lastError(), expected);
+    for (int i = 0; i < 100; ++i)
+        client.instant("after");
+    client.flush();
+    QCOMPARE(client.stats().written, before);
+    QCOMPARE(client.stats().events, before + 100);
+    client.close();
+    QCOMPARE(capture.text(), "syncline: " + expected + "\n"); // said once
 }
 
 // A FIFO at the log path (no reader): the constructor must neither block in open() nor write

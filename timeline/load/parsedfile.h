@@ -12,12 +12,20 @@
 #include "timeline/model/timeline.h"
 #include "timeline/model/worker.h"
 
+#include "recorder/timerange.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace syncline::load {
+
+// The range of times (ns) a loader accepts from a file (recorder/timerange.h, one rule for the
+// writer and the readers): a record outside it is reported with its line and dropped.
+constexpr int64_t kMaxTimeNs = rec::kMaxLogTimeNs;
+using rec::logEndInRange;
+using rec::logTimeInRange;
 
 struct ParsedFile
 {

@@ -14,6 +14,16 @@ void ProblemLog::add(const char *kind, int64_t line, std::string message,
     p.severity = severity;
     p.file = m_file;
     p.line = line;
+    if (message.size() > kMaxMessageBytes) {
+        // A huge name embedded in the text (a 100 MB event name made a 100 MB warning): keep the
+        // head, cut on a UTF-8 boundary, say how long it was.
+        size_t cut = kMaxMessageBytes;
+        while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80)
+            --cut;
+        const size_t total = message.size();
+        message.resize(cut);
+        message += "… (message cut, " + std::to_string(total) + " bytes in all)";
+    }
     p.message = std::move(message);
     m_problems.push_back(std::move(p));
 }

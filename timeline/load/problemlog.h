@@ -16,6 +16,8 @@ class ProblemLog
 {
 public:
     static constexpr int kShownPerKind = 5;
+    // A longer message (a huge name quoted in it) is cut to this many bytes, saying so.
+    static constexpr size_t kMaxMessageBytes = 4096;
 
     explicit ProblemLog(std::string file = {}) : m_file(std::move(file)) {}
     void setFile(std::string file) { m_file = std::move(file); }

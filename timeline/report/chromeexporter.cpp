@@ -42,8 +42,10 @@ void event(TextWriter &w, const Timeline &tl, const EventTrack &t, size_t i, int
         w.micros(map.toGlobal(t.localEnd[i]) - gs);
     }
     const int64_t args = (f & EventHasArgs) ? t.argsId(uint32_t(i)) : -1;
-    if (args >= 0)
-        w << ",\"args\":" << tl.args[size_t(args)];
+    if (args >= 0) {
+        w << ",\"args\":";
+        w.utf8Text(tl.args[size_t(args)]);
+    }
     w << '}';
 }
 
@@ -54,8 +56,8 @@ int64_t ChromeExporter::write(const Timeline &tl, ClockMode mode, std::ostream &
     TextWriter w(out);
     w << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"syncline_origin_ns\":";
     w.num(tl.originNs(mode)) << ",\"clock_mode\":\""
-                         << (mode == ClockMode::Corrected ? "corrected" : "raw")
-                         << "\"},\n\"traceEvents\":[\n";
+                             << (mode == ClockMode::Corrected ? "corrected" : "raw")
+                             << "\"},\n\"traceEvents\":[\n";
     w << "{\"ph\":\"M\",\"name\":\"syncline\",\"pid\":0,\"tid\":0,\"args\":{}}";
     int64_t n = 0;
     for (size_t wi = 0; wi < tl.workers.size(); ++wi) {

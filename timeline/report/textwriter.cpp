@@ -1,5 +1,7 @@
 #include "timeline/report/textwriter.h"
 
+#include "timeline/model/utf8.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -42,18 +44,7 @@ TextWriter &TextWriter::micros(int64_t ns)
 
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i], 0 when invalid.
-size_t utf8Length(std::string_view s, size_t i)
-{
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || i + n > s.size())
-        return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
+using utf8::sequenceLength;
 
 } // namespace
 
@@ -71,7 +62,7 @@ TextWriter &TextWriter::jsonString(std::string_view s)
             m_buf += tmp;
         } else if (c < 0x80) {
             m_buf += char(c);
-        } else if (const size_t n = utf8Length(s, i)) {
+        } else if (const size_t n = sequenceLength(s, i)) {
             m_buf.append(s.substr(i, n));
             i += n - 1;
         } else {
@@ -83,8 +74,17 @@ TextWriter &TextWriter::jsonString(std::string_view s)
     return *this;
 }
 
+TextWriter &TextWriter::utf8Text(std::string_view s)
+{
+    if (utf8::isValid(s))
+        return *this << s;
+    return *this << utf8::replaceInvalid(s);
+}
+
 TextWriter &TextWriter::csvField(std::string_view s)
 {
+    if (!utf8::isValid(s))
+        return csvField(utf8::replaceInvalid(s));
     if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
         m_buf.append(s);
         return *this;

@@ -32,9 +32,13 @@ public:
     TextWriter &num(double v);
     // ns → µs with exactly three decimals: 1234567 → "1234.567", -5 → "-0.005".
     TextWriter &micros(int64_t ns);
-    // A JSON string literal with quotes; bytes ≥ 0x80 pass through, invalid UTF-8 is replaced.
+    // A JSON string literal with quotes; valid UTF-8 passes through, each invalid byte becomes
+    // \ufffd (timeline/model/utf8.h).
     TextWriter &jsonString(std::string_view s);
-    // RFC 4180 field: quoted (with "" doubling) when it holds a comma, quote, CR or LF.
+    // Text copied as is (e.g. an args object's JSON), each invalid UTF-8 byte replaced by U+FFFD.
+    TextWriter &utf8Text(std::string_view s);
+    // RFC 4180 field: quoted (with "" doubling) when it holds a comma, quote, CR or LF; invalid
+    // UTF-8 replaced by U+FFFD.
     TextWriter &csvField(std::string_view s);
     void flush();
     bool ok() const { return bool(m_out); }

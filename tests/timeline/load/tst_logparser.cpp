@@ -41,6 +41,9 @@ private slots:
     void headerlessWithoutRankGetsNextFreeRank();
     void unknownVersionLoadsNothing_data();
     void unknownVersionLoadsNothing();
+    void extremeTimesAreReportedNotWrapped();
+    void headerIntsOutOfRangeAreReported();
+    void hugeNameIsCutInProblems();
 };
 
 void TstLogParser::extremeTidsAreOrdinaryThreads_data()
@@ -111,9 +114,10 @@ void TstLogParser::headerlessWithoutRankGetsNextFreeRank()
     QCOMPARE(tl.workers[2].info.sourceFile, orphan);
     QCOMPARE(tl.workers[2].info.rank, 2);
     QCOMPARE(tl.workers[2].eventCount(), size_t(2));
-    const auto info = std::find_if(tl.problems.begin(), tl.problems.end(), [&](const LoadProblem &p) {
-        return p.file == orphan && p.message == "no rank in the file; rank 2 assigned";
-    });
+    const auto info =
+        std::find_if(tl.problems.begin(), tl.problems.end(), [&](const LoadProblem &p) {
+            return p.file == orphan && p.message == "no rank in the file; rank 2 assigned";
+        });
     QVERIFY(info != tl.problems.end());
     QCOMPARE(info->severity, LoadProblem::Severity::Info);
     QVERIFY(std::none_of(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
@@ -145,8 +149,7 @@ void TstLogParser::unknownVersionLoadsNothing()
     testlogs::write(path, head + testlogs::begin(2000, 1, "a") + testlogs::end(2100, 1, "a"));
     const ParsedFile f = LogParser::parseFile(path);
     QCOMPARE(f.usable, loads);
-    QCOMPARE(countProblems(f.problems, "unsupported log format version " +
-                                           version.toStdString() +
+    QCOMPARE(countProblems(f.problems, "unsupported log format version " + version.toStdString() +
                                            " (this reader knows version 1); none of the file's "
                                            "records loaded"),
              loads ? 0 : 1);
@@ -154,6 +157,101 @@ void TstLogParser::unknownVersionLoadsNothing()
         QVERIFY(f.worker.tracks.empty() ||
                 std::all_of(f.worker.tracks.begin(), f.worker.tracks.end(),
                             [](const EventTrack &t) { return t.count() == 0; }));
+}
+
+// Times past int64 arithmetic (issue 15, item 13): an X whose ts + dur overflows used to wrap
+// into a negative duration and drag the job's origin to -9.2e18 for every event. Every time a
+// record carries must lie within ±2^62 ns (parsedfile.h, kMaxTimeNs); a record outside is
+// reported with its line and dropped, and the rest of the file loads unchanged.
+void TstLogParser::extremeTimesAreReportedNotWrapped()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, "a") +
+                              testlogs::complete(INT64_MAX - 10, 100, 1, "wraps") +      // line 3
+                              testlogs::complete(4000, INT64_MAX, 1, "long") +           // line 4
+                              testlogs::begin(INT64_MIN, 1, "early") +                   // line 5
+                              testlogs::complete((int64_t(1) << 62) - 5, 5, 1, "edge") + // kept
+                              "{\"t\":\"sync\",\"burst\":0,\"seq\":0,\"ref\":\"s\",\"t1\":10,"
+                              "\"t2\":-9223372036854775808,\"t3\":5,\"t4\":20}\n" + // line 7
+                              testlogs::end(3000, 1, "a"));
+    const ParsedFile f = LogParser::parseFile(path);
+    QVERIFY(f.usable);
+    QCOMPARE(countProblems(f.problems, "outside the readable range"), 3); // lines 3, 5, 7
+    QCOMPARE(countProblems(f.problems, "past the readable range"), 1);    // line 4
+    for (const LoadProblem &p : f.problems)
+        if (p.message.find("readable range") != std::string::npos)
+            QVERIFY2(p.line == 3 || p.line == 4 || p.line == 5 || p.line == 7,
+                     p.toString().c_str());
+    QCOMPARE(f.worker.tracks.size(), size_t(1));
+    const EventTrack &t = f.worker.tracks[0];
+    QCOMPARE(t.count(), size_t(2)); // "a" and "edge"
+    for (size_t i = 0; i < t.count(); ++i)
+        QVERIFY(t.localEnd[i] >= t.localStart[i]);
+    QVERIFY(f.worker.samples.empty());
+    QCOMPARE(f.worker.info.firstLocalNs, int64_t(1000)); // the header's start_ns, not -9.2e18
+
+    // The whole loader: two events, none with a negative duration.
+    LoadOptions o;
+    o.paths = {path};
+    const LoadResult r = JobLoader::load(o);
+    QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+    QCOMPARE(r.timeline->eventCount(), size_t(2));
+}
+
+// Header integers outside their type (issue 15, item 13): "rank": 1e10 was cast from a double
+// (undefined behaviour; -2147483648 here), 10000000000 wrapped. Each is now a warning naming the
+// key and the range, and the documented default is used.
+void TstLogParser::headerIntsOutOfRangeAreReported()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    std::string head = testlogs::header(0);
+    const auto set = [&](const std::string &from, const std::string &to) {
+        head.replace(head.find(from), from.size(), to);
+    };
+    set("\"rank\":0", "\"rank\":1e10");
+    set("\"world_size\":2", "\"world_size\":10000000000");
+    set("\"restart\":0", "\"restart\":-1");
+    set("\"wall_ns\":1700000000000000000", "\"wall_ns\":1e300");
+    testlogs::write(path, head + testlogs::begin(2000, 1, "a") + testlogs::end(2100, 1, "a"));
+    const ParsedFile f = LogParser::parseFile(path);
+    QVERIFY(f.usable);
+    QCOMPARE(countProblems(f.problems, "header: \"rank\" is 10000000000.0, expected an integer in "
+                                       "0..2147483647; 0 used"),
+             1);
+    QCOMPARE(countProblems(f.problems, "header: \"world_size\" is 10000000000, expected an "
+                                       "integer in 1..2147483647; 1 used"),
+             1);
+    QCOMPARE(countProblems(f.problems, "header: \"restart\" is -1"), 1);
+    QCOMPARE(countProblems(f.problems, "header: \"wall_ns\" is 1e+300"), 1);
+    QCOMPARE(f.worker.info.rank, 0);
+    QCOMPARE(f.worker.info.worldSize, 1);
+    QCOMPARE(f.worker.info.restart, 0);
+    QCOMPARE(f.worker.info.anchorWallNs, int64_t(0));
+    QCOMPARE(f.worker.tracks.size(), size_t(1));
+    QCOMPARE(f.worker.tracks[0].count(), size_t(1));
+}
+
+// A 16 MB event name quoted twice in a misnesting warning made a 32 MB problem line (issue 15,
+// item 16): problems are cut at ProblemLog::kMaxMessageBytes and say how long they were.
+void TstLogParser::hugeNameIsCutInProblems()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    const std::string huge(16 << 20, 'n');
+    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, huge) +
+                              testlogs::end(2100, 1, huge + "x") + testlogs::end(2200, 1, huge));
+    const ParsedFile f = LogParser::parseFile(path);
+    QVERIFY(f.usable);
+    QCOMPARE(countProblems(f.problems, "misnesting: E \"nnnn"), 1);
+    for (const LoadProblem &p : f.problems)
+        QVERIFY2(p.message.size() < ProblemLog::kMaxMessageBytes + 100,
+                 p.message.substr(0, 80).c_str());
+    QCOMPARE(countProblems(f.problems, "bytes in all)"), 1);
+    QCOMPARE(f.worker.tracks.size(), size_t(1));
+    QCOMPARE(f.worker.tracks[0].count(), size_t(1));
+    QVERIFY(!(f.worker.tracks[0].flags[0] & EventOpen)); // the matching E still closed it
 }
 
 QTEST_APPLESS_MAIN(TstLogParser)

@@ -50,7 +50,7 @@ bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
         frac *= 10;
     if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
         const double d = std::strtod(std::string(text).c_str(), nullptr) * 1000.0;
-        if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
+        if (!std::isfinite(d) || std::fabs(d) > double(kMaxTimeNs))
             return false;
         ns = int64_t(std::llround(d));
         return true;
@@ -58,6 +58,8 @@ bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
     if (i != text.size())
         return false;
     const int64_t v = whole * 1000 + frac + (roundUp ? 1 : 0);
+    if (v > kMaxTimeNs)
+        return false; // past the timeline's range (parsedfile.h)
     ns = neg ? -v : v;
     return true;
 }

@@ -24,7 +24,8 @@ class ChromeTraceParser
 {
 public:
     static ParsedFile parseFile(const std::string &path, const std::atomic<bool> *cancel = nullptr);
-    // "1682725898236567.25" (µs) → 1682725898236567250 ns; false when not a plain number.
+    // "1682725898236567.25" (µs) → 1682725898236567250 ns; false when not a plain number or
+    // past ±kMaxTimeNs (parsedfile.h).
     static bool microsToNs(std::string_view text, int64_t &ns);
     // The shortest prefix of `text` ending after a complete value plus the brackets that close
     // it, e.g. `[{"a":1},{"b":` → `[{"a":1}]`. Empty when nothing can be salvaged.

@@ -181,7 +181,12 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
             problems.add("bad durations", 0,
                          "event \"" + std::string(ev.name) +
                              "\" has a non-numeric dur; taken as 0");
-        end = ts + std::max<int64_t>(dur, 0);
+        if (!logEndInRange(ts, std::max<int64_t>(dur, 0), &end)) {
+            problems.add("times out of range", 0,
+                         "event \"" + std::string(ev.name) +
+                             "\" ends past the readable range (ts + dur > 2^62 ns); skipped");
+            return;
+        }
         flags = 0;
         seeTime(end);
     }
@@ -197,8 +202,7 @@ void ChromeTraceState::readRank(simdjson::ondemand::value v)
     int64_t r = 0;
     std::string_view text;
     if (v.get_int64().get(r) == simdjson::SUCCESS) {
-    } else if (v.get_string().get(text) == simdjson::SUCCESS && !text.empty() &&
-               text.size() <= 9 &&
+    } else if (v.get_string().get(text) == simdjson::SUCCESS && !text.empty() && text.size() <= 9 &&
                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         r = std::stoll(std::string(text));
         problems.add("bad metadata", 0,

@@ -1,10 +1,14 @@
 // LogHeader — see logheader.h.
 #include "timeline/load/log/logheader.h"
 
+#include "timeline/load/parsedfile.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <regex>
 #include <stdexcept>
 
@@ -14,27 +18,63 @@ using Severity = LoadProblem::Severity;
 
 namespace {
 
-void readFields(const nlohmann::json &h, WorkerInfo &info)
+// An integer header field in [lo, hi]: absent → def; anything else (a float such as 1e10, a
+// string, an integer out of range) → def and a warning naming the key and the range. Casting
+// the JSON value straight to int (nlohmann's value<int>) would wrap, or be undefined for a float.
+int64_t intField(const nlohmann::json &obj, const char *key, int64_t def, int64_t lo, int64_t hi,
+                 int64_t lineNo, ProblemLog &problems, const char *instead = nullptr)
 {
-    info.rank = h.value("rank", 0);
-    info.localRank = h.value("local_rank", 0);
-    info.worldSize = h.value("world_size", 1);
-    info.groupRank = h.value("group_rank", 0);
-    info.restart = h.value("restart", 0);
+    const auto it = obj.find(key);
+    if (it == obj.end())
+        return def;
+    bool ok = false;
+    int64_t v = 0;
+    if (it->is_number_unsigned()) {
+        const uint64_t u = it->get<uint64_t>();
+        ok = hi >= 0 && u <= uint64_t(hi);
+        v = ok ? int64_t(u) : 0;
+    } else if (it->is_number_integer()) {
+        v = it->get<int64_t>();
+        ok = v >= lo && v <= hi;
+    }
+    if (ok)
+        return v;
+    problems.add("header", lineNo,
+                 std::string("header: \"") + key + "\" is " + it->dump().substr(0, 40) +
+                     ", expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                     "; " + (instead ? std::string(instead) : std::to_string(def) + " used"));
+    return def;
+}
+
+void readFields(const nlohmann::json &h, WorkerInfo &info, int64_t lineNo, ProblemLog &problems)
+{
+    constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+    const auto intOf = [&](const nlohmann::json &o, const char *key, int64_t def, int64_t lo,
+                           int64_t hi) { return intField(o, key, def, lo, hi, lineNo, problems); };
+    info.rank = int(intOf(h, "rank", 0, 0, kIntMax));
+    info.localRank = int(intOf(h, "local_rank", 0, 0, kIntMax));
+    info.worldSize = int(intOf(h, "world_size", 1, 1, kIntMax));
+    info.groupRank = int(intOf(h, "group_rank", 0, 0, kIntMax));
+    info.restart = int(intOf(h, "restart", 0, 0, kIntMax));
     info.role = h.value("role", std::string());
     info.runId = h.value("run_id", std::string());
     info.host = h.value("host", std::string());
     info.bootId = h.value("boot_id", std::string());
     info.clockSource = h.value("clock", std::string());
-    info.pid = h.value("pid", int64_t(0));
+    info.pid = intOf(h, "pid", 0, 0, std::numeric_limits<int64_t>::max());
     if (h.contains("anchor") && h["anchor"].is_object()) {
-        info.anchorMonoNs = h["anchor"].value("mono_ns", int64_t(0));
-        info.anchorWallNs = h["anchor"].value("wall_ns", int64_t(0));
+        info.anchorMonoNs = intOf(h["anchor"], "mono_ns", 0, -kMaxTimeNs, kMaxTimeNs);
+        info.anchorWallNs = intOf(h["anchor"], "wall_ns", 0, -kMaxTimeNs, kMaxTimeNs);
     }
     if (h.contains("skew") && h["skew"].is_object()) {
         info.hasSkew = true;
-        info.skewOffsetNs = h["skew"].value("offset_ns", int64_t(0));
-        info.skewDriftPpm = h["skew"].value("drift_ppm", 0.0);
+        info.skewOffsetNs = intOf(h["skew"], "offset_ns", 0, -kMaxTimeNs, kMaxTimeNs);
+        const auto drift = h["skew"].find("drift_ppm");
+        info.skewDriftPpm = drift != h["skew"].end() && drift->is_number() &&
+                                    std::isfinite(drift->get<double>()) &&
+                                    std::fabs(drift->get<double>()) <= 1e6
+                                ? drift->get<double>()
+                                : 0.0;
     }
 }
 
@@ -58,9 +98,13 @@ bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, Pr
                          Severity::Error);
             return false;
         }
-        readFields(h, info);
-        if (h.contains("start_ns") && h["start_ns"].is_number_integer())
-            *startNs = h["start_ns"].get<int64_t>();
+        readFields(h, info, lineNo, problems);
+        if (h.contains("start_ns")) {
+            const int64_t v = intField(h, "start_ns", INT64_MIN, -kMaxTimeNs, kMaxTimeNs, lineNo,
+                                       problems, "ignored");
+            if (v != INT64_MIN)
+                *startNs = v;
+        }
         return true;
     } catch (const std::exception &e) {
         problems.add("header", lineNo, std::string("bad header: ") + e.what(), Severity::Error);

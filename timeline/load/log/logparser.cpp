@@ -2,6 +2,7 @@
 
 #include "timeline/load/filereader.h"
 #include "timeline/load/log/logheader.h"
+#include "timeline/model/utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -131,6 +132,12 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     }
     if (first)
         rankFromFileName();
+    if (r.hasTs && !logTimeInRange(r.ts)) {
+        m_problems.add("times out of range", m_line,
+                       "ts " + std::to_string(r.ts) +
+                           " is outside the readable range (|ts| <= 2^62 ns); record dropped");
+        return;
+    }
     switch (r.type) {
     case RecordType::Begin:
     case RecordType::Complete:
@@ -143,7 +150,8 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         return;
     case RecordType::Thread:
         if (need(r.hasTid, "tid"))
-            m_out.worker.tracks[trackFor(r.tid)].threadName = std::string(r.name);
+            m_out.worker.tracks[trackFor(r.tid)].threadName =
+                std::string(validText(r.name, 0, "name"));
         return;
     case RecordType::Sync:
         handleSync(r);
@@ -183,28 +191,35 @@ void LogParser::handleEvent(const LogRecord &r)
         return;
     if (r.type == RecordType::Complete && !need(r.hasDur, "dur"))
         return;
-    const uint32_t ti = trackFor(r.tid);
-    EventTrack &t = m_out.worker.tracks[ti];
     int64_t end = r.ts;
     uint16_t flags = EventOpen;
     if (r.type == RecordType::Complete) {
         flags = EventInterval;
+        if (!logEndInRange(r.ts, std::max<int64_t>(r.dur, 0), &end)) {
+            m_problems.add("times out of range", m_line,
+                           "X record whose end (ts + dur = " + std::to_string(r.ts) + " + " +
+                               std::to_string(r.dur) +
+                               ") is past the readable range (2^62 ns); record dropped");
+            return;
+        }
         if (r.dur < 0)
             m_problems.add("negative durations", m_line,
                            "X record with negative dur; clamped to 0");
-        end = r.ts + std::max<int64_t>(r.dur, 0);
     } else if (r.type == RecordType::Instant) {
         flags = EventInstant;
-    } else {
-        checkOrder(ti, r.ts);
     }
+    const uint32_t ti = trackFor(r.tid);
+    EventTrack &t = m_out.worker.tracks[ti];
+    if (r.type == RecordType::Begin)
+        checkOrder(ti, r.ts);
     seeTime(r.ts);
     seeTime(end);
-    const uint32_t e = m_out.addEvent(t, r.ts, end, m_out.names.intern(r.name), flags);
+    const uint32_t e =
+        m_out.addEvent(t, r.ts, end, m_out.names.intern(validText(r.name, 0, "name")), flags);
     if (r.type == RecordType::Begin)
         m_open[ti].push_back(e);
     if (r.hasArgs)
-        m_out.addArgs(t, e, r.args);
+        m_out.addArgs(t, e, validText(r.args, 1, "args"));
 }
 
 void LogParser::handleSync(const LogRecord &r)
@@ -212,6 +227,13 @@ void LogParser::handleSync(const LogRecord &r)
     if (!need(r.hasT1, "t1") || !need(r.hasT2, "t2") || !need(r.hasT3, "t3") ||
         !need(r.hasT4, "t4"))
         return;
+    if (!logTimeInRange(r.t1) || !logTimeInRange(r.t2) || !logTimeInRange(r.t3) ||
+        !logTimeInRange(r.t4)) {
+        m_problems.add("times out of range", m_line,
+                       "sync sample with a time outside the readable range (|t| <= 2^62 ns) "
+                       "ignored");
+        return;
+    }
     if (r.t4 < r.t1 || r.t3 < r.t2) {
         m_problems.add("inconsistent sync samples", m_line,
                        "sync sample with t4 < t1 or t3 < t2 ignored");
@@ -220,6 +242,18 @@ void LogParser::handleSync(const LogRecord &r)
     m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)});
     seeTime(r.t1);
     seeTime(r.t4);
+}
+
+std::string_view LogParser::validText(std::string_view text, int slot, const char *what)
+{
+    if (utf8::isValid(text)) [[likely]]
+        return text;
+    size_t replaced = 0;
+    m_fixed[slot] = utf8::replaceInvalid(text, &replaced);
+    m_problems.add("invalid UTF-8", m_line,
+                   std::string("invalid UTF-8 in ") + what + ": " + std::to_string(replaced) +
+                       " byte(s) replaced by U+FFFD");
+    return m_fixed[slot];
 }
 
 void LogParser::missingKey(const char *what)
@@ -242,16 +276,17 @@ void LogParser::handleEnd(const LogRecord &r)
     }
     uint32_t e = stack.back();
     const std::string_view openName = m_out.names.name(t.nameId[e]);
-    if (r.hasName && r.name != openName) {
+    const std::string_view name = r.hasName ? validText(r.name, 0, "name") : std::string_view();
+    if (r.hasName && name != openName) {
         // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
         // name, the end closes it and every event still open inside it, at this time — so the
         // rest of the thread keeps its depth. Otherwise the E is dropped.
         size_t k = stack.size() - 1;
-        while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != r.name)
+        while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != name)
             --k;
         if (k == 0) {
             m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
-                             "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                             "misnesting: E \"" + std::string(name) + "\" on tid " +
                                  std::to_string(r.tid) + " but the innermost open event is \"" +
                                  std::string(openName) +
                                  "\" and no open event has that name; "
@@ -268,7 +303,7 @@ void LogParser::handleEnd(const LogRecord &r)
                       std::string(m_out.names.name(t.nameId[inner])) + "\"";
         }
         m_problems.addAt("lost ends", m_line, r.tid, r.ts,
-                         "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                         "misnesting: E \"" + std::string(name) + "\" on tid " +
                              std::to_string(r.tid) + " while " + closed +
                              " still open inside it (its E lost?); closed at this end");
         stack.resize(k);
@@ -285,7 +320,7 @@ void LogParser::handleEnd(const LogRecord &r)
             auto it = std::find_if(t.argRefs.rbegin(), t.argRefs.rend(),
                                    [e](auto &p) { return p.first == e; });
             // Texts are interned (shared by other events): the merged text gets its own id.
-            std::string_view more = r.args.substr(1);
+            std::string_view more = validText(r.args, 1, "args").substr(1);
             more.remove_prefix(std::min(more.find_first_not_of(" \t"), more.size()));
             if (more.front() != '}') {
                 const std::string_view old = m_out.args.text(it->second);
@@ -295,7 +330,7 @@ void LogParser::handleEnd(const LogRecord &r)
                 it->second = m_out.args.intern(text);
             }
         } else {
-            m_out.addArgs(t, e, r.args);
+            m_out.addArgs(t, e, validText(r.args, 1, "args"));
         }
     }
 }

@@ -5,15 +5,16 @@
 // reason; per thread, E matched to the innermost open B of the same name (an E without an open
 // event, or with another name, is reported and dropped); B without E kept as open, ending at the
 // worker's last local time seen.
+// Names and args are kept valid UTF-8: an invalid byte becomes U+FFFD, reported with the line.
 // Incremental: feed() consumes whole lines and returns the bytes consumed (a live reader feeds
 // the rest again later); finish() treats what is left as the torn last line.
 // Threading: one parser per file, used by one thread.
 #pragma once
 
 #include "timeline/load/log/linescanner.h"
+#include "timeline/load/log/syncsampleset.h"
 #include "timeline/load/parsedfile.h"
 #include "timeline/load/problemlog.h"
-#include "timeline/load/log/syncsampleset.h"
 
 #include <atomic>
 #include <string>
@@ -66,6 +67,9 @@ private:
         return false;
     }
     void missingKey(const char *what);
+    // `text` when it is valid UTF-8; else a copy (in m_fixed[slot], valid until the next call
+    // with that slot) with each invalid byte replaced by U+FFFD, and a problem for the line.
+    std::string_view validText(std::string_view text, int slot, const char *what);
     uint32_t trackFor(int64_t tid);
     void seeTime(int64_t ts);
     void checkOrder(uint32_t track, int64_t ts);
@@ -88,6 +92,7 @@ private:
     bool m_hasLastTrack = false;
     int64_t m_lastTid = 0;
     uint32_t m_lastTrack = 0;
+    std::string m_fixed[2]; // validText() scratch: 0 name, 1 args
     SyncSampleSet m_sync;
     bool m_anyTime = false;
     size_t m_reserveHint = 0; // events to reserve for the first track
