@@ -1,5 +1,6 @@
 // WorkerTableModel — the "Workers" table of an attached (live) job: one row per worker with its
-// rank, restart, host, state (running, silent, finished cleanly, ended without a closing record),
+// rank, restart, world size (tells apart two incarnations of one rank and restart count after a
+// membership change), host, state (running, silent, finished cleanly, ended without a closing record),
 // event count, seconds since its log last grew, and file. Sits behind a QSortFilterProxyModel
 // (SortRole gives raw numbers); WorkerRole gives the worker index in the Timeline (the row to
 // jump to).
@@ -27,6 +28,7 @@ public:
     {
         Rank,
         Restart,
+        World,
         Host,
         State,
         Events,
@@ -42,6 +44,7 @@ public:
     {
         int rank = 0;
         int restart = 0;
+        int worldSize = 1;
         QString host;
         WorkerState state = WorkerState::Running;
         qulonglong events = 0;
