@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace syncline::load {
 
@@ -23,9 +24,31 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
     return sync::ClockMap(std::move(segs));
 }
 
+// The generation of each worker: the k-th instance of a collective is one instance only among
+// the workers of one group incarnation — an elastic restart (restart count) or a membership
+// change (world size) starts the count again, so the engine must not pair rank 0's k-th
+// all_reduce of restart 0 with rank 3's k-th of restart 1. Generation = (run id, restart, world
+// size) of syncline logs; when they all share one (no restarts), every worker is generation 0,
+// Chrome traces included, as before.
+std::vector<int64_t> generations(const Timeline &tl)
+{
+    std::map<std::tuple<std::string, int, int>, int64_t> ids;
+    std::vector<int64_t> out(tl.workers.size(), 0);
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        const WorkerInfo &i = tl.workers[w].info;
+        if (i.kind == SourceKind::SynclineLog)
+            out[w] = ids.try_emplace({i.runId, i.restart, i.worldSize}, int64_t(ids.size()))
+                         .first->second;
+    }
+    if (ids.size() <= 1)
+        std::fill(out.begin(), out.end(), 0);
+    return out;
+}
+
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
+    const std::vector<int64_t> generation = generations(tl);
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
         if (isColl[id] < 0)
@@ -44,7 +67,7 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
                          [](auto &a, auto &b) { return a.localBegin < b.localBegin; });
         std::map<uint32_t, int64_t> next;
         for (auto &c : mine) {
-            c.sequence = next[c.nameId]++;
+            c.sequence = (generation[w] << 40) | next[c.nameId]++; // k < 2^40 per generation
             out.push_back(c);
         }
     }
