@@ -151,9 +151,11 @@ def run_job(tools, o, jobdir):
     r = subprocess.run(cmd, cwd=str(jobdir), env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=900)
     for line in r.stdout.splitlines():
-        # torchrun's per-worker prefix "[trainer3]:"; the workers' own lines and the agent's.
-        if re.match(r"^(\[\w+\]:)?rank \d+|.*(failed \(exitcode|Sending process)", line):
-            say("  " + line)
+        # The workers' own lines ("rank N ...": torchrun's tee may run two together) and the
+        # agent's about the failure and the restart.
+        for part in re.split(r"(?<=\S)(?=rank \d+[ :])", line):
+            if re.match(r"^(\[\w+\]:)?rank \d+|.*(failed \(exitcode|Sending process)", part):
+                say("  " + part)
     for line in server.stop():
         say(f"demo: {line}")
     if r.returncode != 0:

@@ -22,7 +22,9 @@ one torchrun agent stands for several hosts. Without --hosts nothing is emulated
 
 Failure (--crash-rank R --crash-step S): in the first incarnation (restart count 0) rank R dies
 at step S with os._exit(13) — a hard crash (no clean-up: its log ends without a close record).
-torchrun --max_restarts >= 1 then stops the other workers (SIGTERM: they close their logs) and
+torchrun --max_restarts >= 1 then stops the other workers (SIGTERM: they close their logs; a
+worker whose collective fails first because its peer is gone records "training_failed" and
+closes its log too) and
 restarts the whole group with TORCHELASTIC_RESTART_COUNT=1; the new incarnations resume from the
 last checkpoint (--checkpoint DIR) and write new files (timer_events.<rank>.r1.log).
 Rank --straggler computes --straggler-ms longer in every forward.
@@ -117,6 +119,11 @@ def make_model(torch, o):
 
 
 def main():
+    # torchelastic stops the group with SIGTERM, often while the main thread waits inside a gloo
+    # collective (C++: a Python handler would not run until it returns). So SIGTERM is blocked in
+    # every thread — set first, before torch or the recorder start any: threads inherit the
+    # mask — and one thread waits for it, closes the log and exits (stop_on_sigterm below).
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     o = parse_args()
     host = emulate_host(o)
     import torch
@@ -130,13 +137,27 @@ def main():
     client.set_thread_name("trainer")
     rank, restart = client.rank, int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
 
-    def on_sigterm(signum, frame):  # torchelastic stopping the group: leave a complete log
+    def stop_on_sigterm():
+        signum = signal.sigwait({signal.SIGTERM})
         client.instant("stopped_by_agent", signal=signum)
         client.close()
         os._exit(143)
 
-    signal.signal(signal.SIGTERM, on_sigterm)
+    threading.Thread(target=stop_on_sigterm, daemon=True).start()
+    try:
+        rc = train(o, client, rank, restart, host, torch, dist, DDP)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # the log is closed
+        return rc
+    except RuntimeError as e:  # a peer died (gloo: connection closed): leave a complete log
+        client.instant("training_failed", error=str(e)[:200])
+        client.close()
+        print(f"rank {rank}: restart {restart} failed: {str(e)[:120]}", flush=True)
+        # At once: the interpreter's teardown can wait on gloo's threads, with SIGTERM blocked
+        # (the agent would wait 30 s before its SIGKILL).
+        os._exit(1)
 
+
+def train(o, client, rank, restart, host, torch, dist, DDP):
     with client.event("init_process_group", backend="gloo"):
         dist.init_process_group("gloo")
     torch.manual_seed(o.seed)  # the same initial weights on every rank (DDP broadcasts anyway)
