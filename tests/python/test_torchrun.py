@@ -92,7 +92,7 @@ def test_headers_carry_torchelastic_identity(workdir):
         assert (h["role"], h["restart"], h["run_id"]) == ("trainer", 0, "idrun-42")
         assert h["pid"] == w["pid"] and h["host"] == socket.gethostname()
     import syncline
-    tl = syncline.load_timeline(str(workdir / "logs"))
+    tl = syncline.load_timeline(str(workdir / "logs" / "idrun-42"))
     assert sorted((x.rank, x.run_id, x.role, x.world_size) for x in tl.workers) == [
         (0, "idrun-42", "trainer", 2), (1, "idrun-42", "trainer", 2)]
 
