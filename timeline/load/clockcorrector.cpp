@@ -1,6 +1,7 @@
 #include "timeline/load/clockcorrector.h"
 
 #include "timeline/load/workeradmission.h"
+#include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
 #include "sync/syncengine.h"
@@ -8,7 +9,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <tuple>
 
 namespace syncline::load {
 
@@ -24,31 +24,12 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
     return sync::ClockMap(std::move(segs));
 }
 
-// The generation of each worker: the k-th instance of a collective is one instance only among
-// the workers of one group incarnation — an elastic restart (restart count) or a membership
-// change (world size) starts the count again, so the engine must not pair rank 0's k-th
-// all_reduce of restart 0 with rank 3's k-th of restart 1. Generation = (run id, restart, world
-// size) of syncline logs; when they all share one (no restarts), every worker is generation 0,
-// Chrome traces included, as before.
-std::vector<int64_t> generations(const Timeline &tl)
-{
-    std::map<std::tuple<std::string, int, int>, int64_t> ids;
-    std::vector<int64_t> out(tl.workers.size(), 0);
-    for (size_t w = 0; w < tl.workers.size(); ++w) {
-        const WorkerInfo &i = tl.workers[w].info;
-        if (i.kind == SourceKind::SynclineLog)
-            out[w] = ids.try_emplace({i.runId, i.restart, i.worldSize}, int64_t(ids.size()))
-                         .first->second;
-    }
-    if (ids.size() <= 1)
-        std::fill(out.begin(), out.end(), 0);
-    return out;
-}
-
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
-    const std::vector<int64_t> generation = generations(tl);
+    // The k-th instance pairs only within one generation (an elastic restart or membership
+    // change counts again from 0): the generation goes in the sequence's high bits.
+    const std::vector<int64_t> generation = Generation::number(tl);
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
         if (isColl[id] < 0)

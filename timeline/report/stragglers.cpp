@@ -1,6 +1,7 @@
 #include "timeline/report/stragglers.h"
 
 #include "recorder/globpattern.h"
+#include "timeline/model/generation.h"
 
 #include <algorithm>
 #include <map>
@@ -15,15 +16,15 @@ struct Instances
     std::map<int, std::vector<std::pair<int64_t, int64_t>>> byRank; // (start, end)
 };
 
-StragglerRow analyse(uint32_t name, const Instances &in)
+// Adds one generation's instances of a name to `row` and `last` (rank → times last, lag sum).
+void analyse(const Instances &in, StragglerRow &row,
+             std::map<int, std::pair<int64_t, int64_t>> &last)
 {
-    StragglerRow row;
-    row.nameId = name;
-    row.ranks = int(in.byRank.size());
-    row.instances = int64_t(in.byRank.begin()->second.size());
-    std::map<int, std::pair<int64_t, int64_t>> last; // rank → (times last, lag sum)
+    row.ranks = std::max(row.ranks, int(in.byRank.size()));
+    const auto n = int64_t(in.byRank.begin()->second.size());
+    row.instances += n;
     std::vector<std::pair<int64_t, int>> ends;
-    for (int64_t k = 0; k < row.instances; ++k) {
+    for (int64_t k = 0; k < n; ++k) {
         ends.clear();
         for (const auto &[rank, v] : in.byRank)
             ends.emplace_back(v[size_t(k)].second, rank);
@@ -35,16 +36,9 @@ StragglerRow analyse(uint32_t name, const Instances &in)
         ++l.first;
         l.second += ends.back().first - median;
     }
-    for (const auto &[rank, l] : last)
-        if (l.first > row.timesLast) {
-            row.timesLast = l.first;
-            row.slowestRank = rank;
-            row.meanLagNs = l.second / l.first;
-        }
     for (const auto &[rank, v] : in.byRank)
         for (const auto &[s, e] : v)
             row.totalNs += e - s;
-    return row;
 }
 
 } // namespace
@@ -52,7 +46,10 @@ StragglerRow analyse(uint32_t name, const Instances &in)
 std::vector<StragglerRow> Stragglers::compute(const Timeline &tl, ClockMode mode,
                                               const std::string &pattern)
 {
-    std::map<uint32_t, Instances> byName;
+    // Per name, per generation (an elastic restart or membership change counts steps from 0
+    // again: a name is step-like within a generation, the rows sum over generations).
+    const std::vector<int64_t> generation = Generation::number(tl);
+    std::map<uint32_t, std::map<int64_t, Instances>> byName;
     for (size_t w = 0; w < tl.workers.size(); ++w) {
         const int rank = tl.workers[w].info.rank;
         const sync::ClockMap &map = tl.map(w, mode);
@@ -60,24 +57,38 @@ std::vector<StragglerRow> Stragglers::compute(const Timeline &tl, ClockMode mode
             for (size_t i = 0; i < t.count(); ++i) {
                 if (t.flags[i] & (EventOpen | EventInstant))
                     continue;
-                byName[t.nameId[i]].byRank[rank].emplace_back(map.toGlobal(t.localStart[i]),
-                                                              map.toGlobal(t.localEnd[i]));
+                byName[t.nameId[i]][generation[w]].byRank[rank].emplace_back(
+                    map.toGlobal(t.localStart[i]), map.toGlobal(t.localEnd[i]));
             }
     }
     std::vector<StragglerRow> rows;
-    for (auto &[name, in] : byName) {
-        if (in.byRank.size() < 2)
-            continue;
+    for (auto &[name, generations] : byName) {
         if (!pattern.empty() && !rec::GlobPattern::match(pattern, tl.names.name(name)))
             continue;
-        const size_t n = in.byRank.begin()->second.size();
-        bool same = n >= 2;
-        for (auto &[rank, v] : in.byRank) {
-            same = same && v.size() == n;
-            std::sort(v.begin(), v.end()); // start order across the worker's tracks
+        StragglerRow row;
+        row.nameId = name;
+        std::map<int, std::pair<int64_t, int64_t>> last; // rank → (times last, lag sum)
+        for (auto &[g, in] : generations) {
+            if (in.byRank.size() < 2)
+                continue;
+            const size_t n = in.byRank.begin()->second.size();
+            bool same = n >= 2;
+            for (auto &[rank, v] : in.byRank) {
+                same = same && v.size() == n;
+                std::sort(v.begin(), v.end()); // start order across the worker's tracks
+            }
+            if (same)
+                analyse(in, row, last);
         }
-        if (same)
-            rows.push_back(analyse(name, in));
+        if (row.instances == 0)
+            continue;
+        for (const auto &[rank, l] : last)
+            if (l.first > row.timesLast) {
+                row.timesLast = l.first;
+                row.slowestRank = rank;
+                row.meanLagNs = l.second / l.first;
+            }
+        rows.push_back(row);
     }
     std::sort(rows.begin(), rows.end(), [](const StragglerRow &a, const StragglerRow &b) {
         return a.totalNs > b.totalNs || (a.totalNs == b.totalNs && a.nameId < b.nameId);

@@ -7,6 +7,8 @@
 // lower median). Per name the summary gives the rank most often last (ties: lower rank), how
 // often, and its mean lag over the instances where it was last.
 // Example: 3 ranks, step ends {100, 130, 110} → rank 1 last, lag 130 − 110 = 20.
+// Elastic jobs: instances are counted per Generation (run id, restart, world size) — the rule
+// applies within each, and a name's row sums the generations where it holds.
 // Threading: read-only over the Timeline.
 #pragma once
 
