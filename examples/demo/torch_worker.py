@@ -137,24 +137,36 @@ def main():
     client.set_thread_name("trainer")
     rank, restart = client.rank, int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
 
+    # Whoever ends the process first (the agent's SIGTERM, or a failed collective) closes the
+    # log and exits; the other waits on the lock forever, so it never exits half way through a
+    # close.
+    ending = threading.Lock()
+
+    def close_and_exit(code, name, **args):
+        ending.acquire()
+        client.instant(name, **args)
+        client.close()
+        os._exit(code)
+
     def stop_on_sigterm():
         signum = signal.sigwait({signal.SIGTERM})
-        client.instant("stopped_by_agent", signal=signum)
-        client.close()
-        os._exit(143)
+        close_and_exit(143, "stopped_by_agent", signal=signum)
 
     threading.Thread(target=stop_on_sigterm, daemon=True).start()
     try:
-        rc = train(o, client, rank, restart, host, torch, dist, DDP)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # the log is closed
-        return rc
+        mean_loss = train(o, client, rank, restart, host, torch, dist, DDP)
     except RuntimeError as e:  # a peer died (gloo: connection closed): leave a complete log
-        client.instant("training_failed", error=str(e)[:200])
-        client.close()
         print(f"rank {rank}: restart {restart} failed: {str(e)[:120]}", flush=True)
-        # At once: the interpreter's teardown can wait on gloo's threads, with SIGTERM blocked
-        # (the agent would wait 30 s before its SIGKILL).
-        os._exit(1)
+        # At once (os._exit): the interpreter's teardown can wait on gloo's threads, with
+        # SIGTERM blocked (the agent would wait 30 s before its SIGKILL).
+        close_and_exit(1, "training_failed", error=str(e)[:200])
+    with ending:  # not while the SIGTERM thread is closing
+        client.close()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    s = client.stats
+    print(f"rank {rank}: restart {restart} done, mean loss {mean_loss:.4f}, {s['written']} events, "
+          f"{s['dropped']} dropped -> {client.log_path}", flush=True)
+    return 0
 
 
 def train(o, client, rank, restart, host, torch, dist, DDP):
@@ -213,10 +225,7 @@ def train(o, client, rank, restart, host, torch, dist, DDP):
     with client.event("barrier"):
         dist.barrier()
     dist.destroy_process_group()
-    client.close()
-    s = client.stats
-    print(f"rank {rank}: restart {restart} done, mean loss {mean_loss:.4f}, {s['written']} events, "
-          f"{s['dropped']} dropped -> {client.log_path}", flush=True)
+    return mean_loss
 
 
 if __name__ == "__main__":
