@@ -33,33 +33,35 @@ size_t WorkerAdmission::admit(Timeline &tl, Worker w, bool rankKnown,
     w.raw = rawClock(w.info);
     if (w.corrected.segments().empty())
         w.corrected = w.raw; // until the clock correction gives it its own
-    bool reported = false;
+    // Every worker of the same rank and restart count: both get labels that tell them apart.
+    // One problem: a duplicate (same world size) outranks a membership change (another one).
+    const WorkerInfo *duplicate = nullptr, *membership = nullptr;
     for (Worker &other : tl.workers) {
         WorkerInfo &o = other.info;
         if (o.rank != w.info.rank || o.restart != w.info.restart)
             continue;
         o.sharesRankRestart = w.info.sharesRankRestart = true;
-        if (o.worldSize == w.info.worldSize)
+        if (o.worldSize == w.info.worldSize) {
             o.labelPid = w.info.labelPid = true;
-        if (reported)
-            continue;
-        reported = true;
-        const std::string which =
-            "rank " + std::to_string(o.rank) + " restart " + std::to_string(o.restart);
-        const bool membership = o.kind == SourceKind::SynclineLog &&
-                                w.info.kind == SourceKind::SynclineLog &&
-                                o.worldSize != w.info.worldSize;
-        if (membership)
-            problems.push_back({Severity::Info, path, 0,
-                                which + " with world size " + std::to_string(w.info.worldSize) +
-                                    " (also in " + o.sourceFile + ", world size " +
-                                    std::to_string(o.worldSize) +
-                                    "): a membership change; both kept"});
-        else
-            problems.push_back(
-                {Severity::Warning, path, 0,
-                 "duplicate " + which + " (also in " + o.sourceFile + "); both kept"});
+            duplicate = duplicate ? duplicate : &o;
+        } else if (o.kind == SourceKind::SynclineLog && w.info.kind == SourceKind::SynclineLog) {
+            membership = membership ? membership : &o;
+        } else {
+            duplicate = duplicate ? duplicate : &o; // a trace's world size is not known
+        }
     }
+    const std::string which =
+        "rank " + std::to_string(w.info.rank) + " restart " + std::to_string(w.info.restart);
+    if (duplicate)
+        problems.push_back(
+            {Severity::Warning, path, 0,
+             "duplicate " + which + " (also in " + duplicate->sourceFile + "); both kept"});
+    else if (membership)
+        problems.push_back({Severity::Info, path, 0,
+                            which + " with world size " + std::to_string(w.info.worldSize) +
+                                " (also in " + membership->sourceFile + ", world size " +
+                                std::to_string(membership->worldSize) +
+                                "): a membership change; both kept"});
     const auto key = std::tie(w.info.rank, w.info.restart, path);
     size_t at = 0;
     while (at < tl.workers.size() &&
