@@ -4,12 +4,24 @@
 //    alone, the least any fit must do).
 //  * BM_MapBatch: ClockMap::toGlobal on 10 M sorted stamps through a fitted map (one segment per
 //    burst); goal ≥ 50 M events/s. Baseline in the same run: BM_PlainOffset (out = x + offset).
+//  * BM_DenseCorrectionVsLoad: a simulated datacenter job with dense messages (16 workers, 42 s,
+//    2 ms training steps: ~1,000 message records per second per worker, 8 processes per host) is
+//    written as real logs; each iteration loads them with JobLoader without clock correction
+//    (the load time) and runs the engine on the same job's input (the correction cost), in the
+//    same process one after the other. Counter `ratio` = engine / load; goal ≤ 0.25.
+#include "sim/joblogwriter.h"
 #include "sim/simulator.h"
 #include "sim/syncpath.h"
 #include "sync/burstreducer.h"
 #include "sync/syncengine.h"
 
+#include "timeline/load/jobloader.h"
+
 #include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <filesystem>
+#include <unistd.h>
 
 #include <vector>
 
@@ -112,6 +124,62 @@ void BM_PlainOffset(benchmark::State &state)
     state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(f.in.size()));
 }
 BENCHMARK(BM_PlainOffset)->Unit(benchmark::kMillisecond);
+
+struct DenseJob
+{
+    sim::SimJob job;
+    std::string dir;
+    size_t messages = 0;
+    DenseJob()
+    {
+        sim::SimConfig cfg = sim::configFor(sim::Regime::Datacenter, 5, 16, 42.0);
+        cfg.workersPerHost = 8;
+        cfg.iterationMs = 2.0;
+        job = sim::Simulator::run(cfg);
+        messages = job.messages.size();
+        dir = (std::filesystem::temp_directory_path() /
+               ("bench_sync_dense." + std::to_string(::getpid())))
+                  .string();
+        std::filesystem::remove_all(dir);
+        const std::string err = sim::JobLogWriter::write(job, dir);
+        if (!err.empty())
+            std::fprintf(stderr, "bench_sync_speed: %s\n", err.c_str());
+    }
+    ~DenseJob() { std::filesystem::remove_all(dir); }
+};
+
+DenseJob &denseJob()
+{
+    static DenseJob d;
+    return d;
+}
+
+void BM_DenseCorrectionVsLoad(benchmark::State &state)
+{
+    DenseJob &d = denseJob();
+    const sync::SyncEngineInput in = d.job.engineInput();
+    double loadS = 0, engineS = 0;
+    for (auto _ : state) {
+        syncline::LoadOptions o;
+        o.paths = {d.dir};
+        o.correctClocks = false;
+        const auto t0 = std::chrono::steady_clock::now();
+        syncline::LoadResult res = syncline::JobLoader::load(o);
+        const auto t1 = std::chrono::steady_clock::now();
+        sync::SyncEngineResult r = sync::runSyncEngine(in);
+        const auto t2 = std::chrono::steady_clock::now();
+        benchmark::DoNotOptimize(res.timeline.get());
+        benchmark::DoNotOptimize(r.workers.data());
+        loadS += std::chrono::duration<double>(t1 - t0).count();
+        engineS += std::chrono::duration<double>(t2 - t1).count();
+    }
+    const double n = double(state.iterations());
+    state.counters["load_ms"] = 1e3 * loadS / n;
+    state.counters["engine_ms"] = 1e3 * engineS / n;
+    state.counters["ratio"] = engineS / std::max(loadS, 1e-9);
+    state.counters["msg_records_per_s_worker"] = 2.0 * double(d.messages) / 16.0 / 42.0;
+}
+BENCHMARK(BM_DenseCorrectionVsLoad)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 } // namespace
 

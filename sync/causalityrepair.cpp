@@ -8,6 +8,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <thread>
+#include <tuple>
 
 namespace syncline::sync {
 
@@ -73,18 +75,9 @@ class Adjustment
 public:
     Adjustment(const DomainGrouper &groups, std::vector<WorkerClockResult> &results,
                const std::vector<Constraint> &cons)
-        : m_groups(groups), m_results(results), m_up(size_t(groups.domainCount())),
-          m_down(size_t(groups.domainCount())), m_events(size_t(groups.domainCount()))
+        : m_groups(groups), m_results(results), m_cons(cons), m_up(size_t(groups.domainCount())),
+          m_down(size_t(groups.domainCount()))
     {
-        // Constrained event times per domain, to start each ramp after the previous one.
-        for (const Constraint &c : cons) {
-            m_events[dom(c.src)].push_back(c.srcLocal);
-            m_events[dom(c.dst)].push_back(c.dstLocal);
-        }
-        for (auto &e : m_events) {
-            std::sort(e.begin(), e.end());
-            e.erase(std::unique(e.begin(), e.end()), e.end());
-        }
     }
 
     double global(int w, int64_t local) const
@@ -94,6 +87,14 @@ public:
     bool violated(const Constraint &c) const
     {
         return global(c.dst, c.dstLocal) < global(c.src, c.srcLocal) + double(c.latency) - 0.5;
+    }
+
+    // enforce() would act on c: it lacks kRoundingNs of clearance (and spans two domains).
+    bool needsRepair(const Constraint &c) const
+    {
+        return dom(c.src) != dom(c.dst) && global(c.src, c.srcLocal) + double(c.latency) +
+                                                   kRoundingNs - global(c.dst, c.dstLocal) >
+                                               0.0;
     }
 
     // Makes c hold with kRoundingNs of clearance; false when it already held (or lies inside
@@ -116,8 +117,10 @@ public:
     }
 
     // Constrained events moved by at least half a ns, and the largest move.
-    void countMoves(CausalityReport &rep) const
+    void countMoves(CausalityReport &rep)
     {
+        if (m_events.empty())
+            return; // nothing was adjusted
         for (size_t d = 0; d < m_events.size(); ++d) {
             for (int64_t t : m_events[d]) {
                 const double a = std::fabs(adjAt(d, double(t)));
@@ -129,6 +132,8 @@ public:
         }
     }
 
+    bool adjusted() const { return !m_events.empty(); }
+
     void applyToMaps()
     {
         for (size_t w = 0; w < m_results.size(); ++w)
@@ -138,6 +143,23 @@ public:
 
 private:
     size_t dom(int w) const { return size_t(m_groups.domainOf(size_t(w))); }
+    // Constrained event times per domain, to start each ramp after the previous one; built when
+    // the first adjustment is made (most dense-message jobs need none).
+    const std::vector<int64_t> &events(size_t d)
+    {
+        if (m_events.empty()) {
+            m_events.resize(size_t(m_groups.domainCount()));
+            for (const Constraint &c : m_cons) {
+                m_events[dom(c.src)].push_back(c.srcLocal);
+                m_events[dom(c.dst)].push_back(c.dstLocal);
+            }
+            for (auto &e : m_events) {
+                std::sort(e.begin(), e.end());
+                e.erase(std::unique(e.begin(), e.end()), e.end());
+            }
+        }
+        return m_events[d];
+    }
     double adjAt(size_t d, double t) const { return m_up[d].value(t) - m_down[d].value(t); }
     const ClockMap &map(int w) const { return m_results[size_t(w)].map; }
     bool inGap(int w, int64_t local) const
@@ -163,7 +185,7 @@ private:
         const double take = std::max(0.0, std::min(need, room));
         // Descend only inside the gap (after the previous constrained event), never
         // steeper than slope 1/2, and return before the next constrained event.
-        const auto &ev = m_events[ds];
+        const auto &ev = events(ds);
         auto it = std::upper_bound(ev.begin(), ev.end(), c.srcLocal);
         const double peak = double(c.srcLocal);
         const double next = it == ev.end() ? peak + 1e6 : double(*it);
@@ -172,8 +194,8 @@ private:
         const double depth = std::ceil(m_down[ds].value(peak) + take) + 1.0;
         const double rampStart = std::min(std::max(gapStart, prev), peak - 2.0 * depth);
         if (take > 0.0)
-            m_down[ds] = m_down[ds].maxWith(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
-                                                .clippedAfter(std::min(next, peak + 1e6), peak));
+            m_down[ds].maxWithInPlace(PiecewiseLinear::tent(rampStart, peak, depth, 1.0)
+                                          .clippedAfter(std::min(next, peak + 1e6), peak));
         return need - take;
     }
 
@@ -182,7 +204,7 @@ private:
     void raiseReceive(const Constraint &c, double rest, double decay)
     {
         const size_t dd = dom(c.dst);
-        const auto &ev = m_events[dd];
+        const auto &ev = events(dd);
         auto it = std::lower_bound(ev.begin(), ev.end(), c.dstLocal);
         const double prev = it == ev.begin() ? double(c.dstLocal) - 1e6 : double(*(it - 1));
         const double peak = double(c.dstLocal);
@@ -195,11 +217,12 @@ private:
             if (room > 2.0 * height)
                 decay = std::max(decay, height / room);
         }
-        m_up[dd] = m_up[dd].maxWith(PiecewiseLinear::tent(rampStart, peak, height, decay));
+        m_up[dd].maxWithInPlace(PiecewiseLinear::tent(rampStart, peak, height, decay));
     }
 
     const DomainGrouper &m_groups;
     std::vector<WorkerClockResult> &m_results;
+    const std::vector<Constraint> &m_cons;
     std::vector<PiecewiseLinear> m_up, m_down;
     std::vector<std::vector<int64_t>> m_events;
 };
@@ -218,33 +241,72 @@ CausalityRepair::constraints(const SyncEngineInput &input,
             out.push_back({s, m.sendLocal, d, m.recvLocal, m_minLatencyNs});
     }
     // Collectives: every rank's end >= the latest begin of that instance (in corrected time).
-    std::map<std::pair<uint32_t, int64_t>, std::vector<const CollectiveInstance *>> inst;
-    for (const CollectiveInstance &c : input.collectives)
-        inst[{c.nameId, c.sequence}].push_back(&c);
-    for (const auto &[key, list] : inst) {
-        if (list.size() < 2)
-            continue;
-        int last = -1;
-        int64_t lastLocal = 0, lastGlobal = INT64_MIN;
-        for (const CollectiveInstance *c : list) {
-            const int w = groups.indexOf(c->workerId);
-            if (w < 0)
-                continue;
-            const int64_t g = res[size_t(w)].map.toGlobal(c->localBegin);
-            if (g > lastGlobal) {
-                lastGlobal = g;
-                last = w;
-                lastLocal = c->localBegin;
+    // Instances grouped by (name, k) by sorting their indices (dense jobs have ~10^5–10^6).
+    const auto &cs = input.collectives;
+    std::vector<uint32_t> idx(cs.size());
+    for (size_t i = 0; i < idx.size(); ++i)
+        idx[i] = uint32_t(i);
+    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+        return std::tie(cs[a].nameId, cs[a].sequence, a) <
+               std::tie(cs[b].nameId, cs[b].sequence, b);
+    });
+    for (size_t lo = 0; lo < idx.size();) {
+        size_t hi = lo + 1;
+        while (hi < idx.size() && cs[idx[hi]].nameId == cs[idx[lo]].nameId &&
+               cs[idx[hi]].sequence == cs[idx[lo]].sequence)
+            ++hi;
+        if (hi - lo >= 2) {
+            int last = -1;
+            int64_t lastLocal = 0, lastGlobal = INT64_MIN;
+            for (size_t j = lo; j < hi; ++j) {
+                const CollectiveInstance &c = cs[idx[j]];
+                const int w = groups.indexOf(c.workerId);
+                if (w < 0)
+                    continue;
+                const int64_t g = res[size_t(w)].map.toGlobal(c.localBegin);
+                if (g > lastGlobal) {
+                    lastGlobal = g;
+                    last = w;
+                    lastLocal = c.localBegin;
+                }
+            }
+            for (size_t j = lo; j < hi; ++j) {
+                const CollectiveInstance &c = cs[idx[j]];
+                const int w = groups.indexOf(c.workerId);
+                if (w >= 0 && w != last && last >= 0)
+                    out.push_back({last, lastLocal, w, c.localEnd, 0});
             }
         }
-        for (const CollectiveInstance *c : list) {
-            const int w = groups.indexOf(c->workerId);
-            if (w >= 0 && w != last && last >= 0)
-                out.push_back({last, lastLocal, w, c->localEnd, 0});
-        }
+        lo = hi;
     }
     return out;
 }
+
+namespace {
+
+// Runs f(i) for i in [0, n) on the available cores (chunks; f must only read shared state and
+// write its own i).
+template <class F> void parallelFor(size_t n, F f)
+{
+    const size_t threads =
+        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
+    if (threads <= 1) {
+        for (size_t i = 0; i < n; ++i)
+            f(i);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
+                f(i);
+        });
+    }
+    for (std::thread &th : pool)
+        th.join();
+}
+
+} // namespace
 
 CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
                                         std::vector<WorkerClockResult> &results)
@@ -254,30 +316,67 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     rep.constraints = int64_t(cons.size());
     const DomainGrouper groups(input.workers);
     Adjustment adj(groups, results, cons);
-    for (const Constraint &c : cons)
-        rep.violationsBefore += adj.violated(c) ? 1 : 0;
-
-    std::vector<size_t> order(cons.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return adj.global(cons[a].dst, cons[a].dstLocal) <
-               adj.global(cons[b].dst, cons[b].dstLocal);
-    });
-    for (int pass = 0; pass < m_maxPasses; ++pass) {
-        bool changed = false;
-        for (size_t i : order)
-            changed = adj.enforce(cons[i], m_decay) || changed;
-        if (!changed)
-            break;
-    }
-    adj.countMoves(rep);
-    adj.applyToMaps();
-    for (const Constraint &c : cons) {
+    // Corrected receive times (the visiting order) and the violations, in parallel: with dense
+    // messages there are ~10^6 constraints, and usually none or few are violated.
+    // (Before any adjustment global() is the map itself.)
+    std::vector<double> key(cons.size());
+    std::vector<char> bad(cons.size()), near(cons.size()), after(cons.size());
+    parallelFor(cons.size(), [&](size_t i) {
+        const Constraint &c = cons[i];
         const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);
         const int64_t gd = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
-        rep.violationsAfter += gd < gs + c.latency ? 1 : 0;
+        key[i] = double(gd);
+        bad[i] = double(gd) < double(gs) + double(c.latency) - 0.5 ? 1 : 0;
+        near[i] = groups.domainOf(size_t(c.src)) != groups.domainOf(size_t(c.dst)) &&
+                          double(gs) + double(c.latency) + kRoundingNs - double(gd) > 0.0
+                      ? 1
+                      : 0;
+        after[i] = gd < gs + c.latency ? 1 : 0;
+    });
+    std::vector<size_t> order;
+    for (size_t i = 0; i < cons.size(); ++i) {
+        rep.violationsBefore += bad[i];
+        if (near[i])
+            order.push_back(i);
     }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+    // Only constraints near violation are visited: a repair raises receives (and lowers sends in
+    // step gaps) locally; a constraint far from violation may be disturbed by that, so after the
+    // passes every constraint is checked again and the loop repeats with the newly violated ones.
+    for (int round = 0; round < m_maxPasses && !order.empty(); ++round) {
+        for (int pass = 0; pass < m_maxPasses; ++pass) {
+            bool changed = false;
+            for (size_t i : order)
+                changed = adj.enforce(cons[i], m_decay) || changed;
+            if (!changed)
+                break;
+        }
+        std::vector<char> still(cons.size());
+        parallelFor(cons.size(), [&](size_t i) { still[i] = adj.needsRepair(cons[i]) ? 1 : 0; });
+        std::vector<size_t> more;
+        for (size_t i = 0; i < cons.size(); ++i) {
+            if (still[i])
+                more.push_back(i);
+        }
+        if (more.empty())
+            break;
+        order.insert(order.end(), more.begin(), more.end());
+        std::sort(order.begin(), order.end());
+        order.erase(std::unique(order.begin(), order.end()), order.end());
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+    }
+    adj.countMoves(rep);
+    if (adj.adjusted()) {
+        adj.applyToMaps();
+        parallelFor(cons.size(), [&](size_t i) {
+            const Constraint &c = cons[i];
+            const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);
+            const int64_t gd = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
+            after[i] = gd < gs + c.latency ? 1 : 0;
+        });
+    }
+    for (char a : after)
+        rep.violationsAfter += a;
     return rep;
 }
 

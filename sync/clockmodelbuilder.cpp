@@ -98,10 +98,9 @@ struct RunFit
     std::vector<Knot> knots;
 };
 
-RunFit fitRuns(std::span<const BurstBound> bursts, const Frame &f, const ClockModelOptions &opt,
-               ClockModel &model)
+RunFit fitRuns(std::span<const BurstBound> bursts, std::vector<size_t> cuts, const Frame &f,
+               const ClockModelOptions &opt, ClockModel &model)
 {
-    std::vector<size_t> cuts = StepDetector().detect(bursts);
     model.steps = int(cuts.size());
     cuts.insert(cuts.begin(), 0);
     cuts.push_back(bursts.size());
@@ -275,6 +274,23 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
         if (b.lower <= b.upper + kInconsistentNs)
             kept.push_back(b);
     }
+    // Steps; bursts of other processes of the domain that fall inside a step's interval belong
+    // to neither side and are left out too.
+    std::vector<size_t> ambiguous;
+    std::vector<size_t> cuts = StepDetector().detect(kept, &ambiguous);
+    if (!ambiguous.empty()) {
+        for (size_t &c : cuts)
+            c -=
+                size_t(std::lower_bound(ambiguous.begin(), ambiguous.end(), c) - ambiguous.begin());
+        for (size_t i = ambiguous.size(); i-- > 0;)
+            kept.erase(kept.begin() + long(ambiguous[i]));
+        std::vector<size_t> valid;
+        for (size_t c : cuts) {
+            if (c > 0 && c < kept.size() && (valid.empty() || c > valid.back()))
+                valid.push_back(c);
+        }
+        cuts = std::move(valid);
+    }
     const std::span<const BurstBound> bursts(kept);
     model.bursts = int(bursts.size());
     model.droppedBursts = int(input.size() - kept.size());
@@ -282,7 +298,7 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
         return model;
     const Frame f{bursts.front().tMid(), bursts.front().lower};
 
-    const RunFit fit = fitRuns(bursts, f, m_opt, model);
+    const RunFit fit = fitRuns(bursts, std::move(cuts), f, m_opt, model);
     const std::vector<Knot> &knots = fit.knots;
     SegmentBuilder segments(bursts, f, fit.runs, m_opt, model.segments);
     if (spanFirst < knots.front().k.t)

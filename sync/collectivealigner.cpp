@@ -166,11 +166,49 @@ std::string driftRejection(const std::vector<double> &t, const std::vector<doubl
     return {};
 }
 
-// One segment for a whole domain from its instances (sorted as the collectives are), starting
-// at `first`: the robust line through the end differences (offset only when the drift cannot
-// be fitted: `why` says why), bounded by each instance's [lower, upper].
-ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first, std::string &why)
+// Medians of consecutive blocks of m residuals (sorted by time): the knots of the piecewise map.
+struct BlockKnot
 {
+    double t = 0, r = 0;
+};
+
+std::vector<BlockKnot> blockMedians(const std::vector<double> &t, const std::vector<double> &r,
+                                    size_t m)
+{
+    std::vector<BlockKnot> out;
+    const size_t n = t.size(), blocks = n / m;
+    for (size_t b = 0; b < blocks; ++b) {
+        const size_t lo = b * n / blocks, hi = (b + 1) * n / blocks;
+        out.push_back({median({t.begin() + long(lo), t.begin() + long(hi)}),
+                       median({r.begin() + long(lo), r.begin() + long(hi)})});
+    }
+    return out;
+}
+
+// How well blocks of m instances follow the wander: each interior block's median predicted by
+// the straight line through its two neighbours; RMS of the misses. Noise (large for small m) and
+// curvature (large for large m) both show up; the smallest score wins.
+double blockScore(const std::vector<BlockKnot> &k)
+{
+    double sum = 0.0;
+    int n = 0;
+    for (size_t i = 1; i + 1 < k.size(); ++i) {
+        const double x = (k[i].t - k[i - 1].t) / std::max(k[i + 1].t - k[i - 1].t, 1.0);
+        const double pred = k[i - 1].r + x * (k[i + 1].r - k[i - 1].r);
+        sum += (k[i].r - pred) * (k[i].r - pred);
+        ++n;
+    }
+    return n ? std::sqrt(sum / n) : INFINITY;
+}
+
+// The domain's map from its instances: the robust line through the end differences (offset only
+// when the drift cannot be fitted: `why` says why); with enough instances, the residuals of that
+// line in blocks of equal count (block size chosen from the data by blockScore) give the knots of
+// a piecewise-linear map that follows the oscillators' relative wander. Each segment is bounded
+// by the [lower, upper] intervals of its own and its neighbouring instances.
+std::vector<ClockSegment> alignedSegments(std::vector<Point> pts, int64_t first, std::string &why)
+{
+    std::sort(pts.begin(), pts.end(), [](const Point &a, const Point &b) { return a.end < b.end; });
     std::vector<double> ts, ds;
     const double d0 = pts.front().d;
     for (const Point &p : pts) {
@@ -183,19 +221,67 @@ ClockSegment alignedSegment(const std::vector<Point> &pts, int64_t first, std::s
         f.slope = 0.0;
         f.offset = median(ds);
     }
-    auto theta = [&](int64_t t) { return d0 + f.offset + f.slope * double(t - first); };
-    double bound = 0.0;
-    // The fitted line sits inside each [lower, upper]; its distance to the far edge is the
-    // bound.
-    for (const Point &p : pts)
-        bound = std::max({bound, theta(p.end) - p.lower, p.upper - theta(p.begin)});
-    ClockSegment s;
-    s.localStart = first;
-    s.globalStart = first + int64_t(std::llround(theta(first)));
-    s.slope = 1.0 + f.slope;
-    s.boundNs = int64_t(std::ceil(bound));
-    s.flags = SegAligned | (why.empty() ? 0u : SegFewSamples);
-    return s;
+    // Knots (time relative to first, θ − d0).
+    std::vector<BlockKnot> knots;
+    if (why.empty()) {
+        std::vector<double> r;
+        for (size_t i = 0; i < ts.size(); ++i)
+            r.push_back(ds[i] - f.offset - f.slope * ts[i]);
+        double best = INFINITY;
+        for (size_t m = CollectiveAligner::kMinBlockInstances; ts.size() / m >= 4;
+             m += std::max<size_t>(m / 2, 1)) {
+            std::vector<BlockKnot> k = blockMedians(ts, r, m);
+            const double sc = blockScore(k);
+            if (sc <= best) {
+                best = sc;
+                knots = std::move(k);
+            }
+        }
+        for (BlockKnot &k : knots)
+            k.r += f.offset + f.slope * k.t;
+    }
+    if (knots.size() < 2)
+        knots = {{0.0, f.offset}, {std::max(ts.back(), 1.0), f.offset + f.slope * ts.back()}};
+    const uint32_t flags = SegAligned | (why.empty() ? 0u : SegFewSamples);
+    std::vector<ClockSegment> segs;
+    auto add = [&](int64_t local, double theta) {
+        ClockSegment s;
+        s.localStart = local;
+        s.globalStart = local + int64_t(std::llround(d0 + theta));
+        s.flags = flags;
+        if (segs.empty() || local > segs.back().localStart)
+            segs.push_back(s);
+    };
+    const double slope0 = (knots[1].r - knots[0].r) / std::max(knots[1].t - knots[0].t, 1.0);
+    if (knots.front().t > 0.0)
+        add(first, knots[0].r - slope0 * knots[0].t);
+    for (const BlockKnot &k : knots)
+        add(first + int64_t(std::llround(k.t)), k.r);
+    for (size_t i = 0; i + 1 < segs.size(); ++i)
+        segs[i].slope = double(segs[i + 1].globalStart - segs[i].globalStart) /
+                        double(segs[i + 1].localStart - segs[i].localStart);
+    segs.back().slope = segs.size() > 1 ? segs[segs.size() - 2].slope : 1.0 + f.slope;
+    // Bounds: the truth lies in every instance's [lower, upper] (lower at its end, upper at its
+    // begin); a segment's bound is the largest distance from the map to the far edge over the
+    // instances inside it and the nearest one on each side.
+    const ClockMap map(segs);
+    auto theta = [&](int64_t local) { return double(map.toGlobal(local) - local); };
+    std::vector<double> dist(pts.size());
+    for (size_t i = 0; i < pts.size(); ++i)
+        dist[i] = std::max(theta(pts[i].end) - pts[i].lower, pts[i].upper - theta(pts[i].begin));
+    size_t j = 0;
+    for (size_t s = 0; s < segs.size(); ++s) {
+        const int64_t end = s + 1 < segs.size() ? segs[s + 1].localStart : INT64_MAX;
+        double b = 0.0;
+        if (j > 0)
+            b = dist[j - 1];
+        while (j < pts.size() && pts[j].end < end)
+            b = std::max(b, dist[j++]);
+        if (j < pts.size())
+            b = std::max(b, dist[j]);
+        segs[s].boundNs = int64_t(std::ceil(b)) + CollectiveAligner::kBoundMarginNs;
+    }
+    return segs;
 }
 
 } // namespace
@@ -328,11 +414,15 @@ std::vector<bool> CollectiveAligner::align(const SyncEngineInput &input,
                             " matched instances disagree with the rest; ignored");
         }
         std::string why;
-        const ClockSegment s = alignedSegment(pts, std::min(first, pts.front().begin), why);
+        int64_t earliest = first;
+        for (const Point &p : pts)
+            earliest = std::min(earliest, p.begin);
+        const std::vector<ClockSegment> segs = alignedSegments(pts, earliest, why);
         if (!why.empty())
             notes.push_back(who + why + "; offset only");
+        const ClockMap map(segs);
         for (size_t i : members) {
-            results[i].map = ClockMap({s});
+            results[i].map = map;
             results[i].method = ClockMethod::Collectives;
             results[i].sampleCount = int(pts.size());
         }

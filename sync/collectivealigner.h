@@ -10,9 +10,17 @@
 // from a robust line fit of d against time: the instances are cut into up to 64 bins of equal
 // count, each bin is summarised by its medians, and the line through the bin medians is the
 // Theil–Sen estimate (median of pairwise slopes). One wrong instance cannot move it.
+// Wander: one line per worker cannot follow the oscillators' relative wander (thermal swings bend
+// θ by µs within minutes). With at least 4 blocks of kMinBlockInstances, the residuals of that line
+// are cut into blocks of equal count; each block's median time and median residual is a knot of
+// a continuous piecewise-linear map. The block size is chosen from the data: each interior
+// block's median is predicted by the line through its two neighbours, and the size with the
+// smallest RMS miss wins (noise favours long blocks, curvature short ones). Medians keep
+// stragglers' and mismatched instances' influence nil.
 // Guaranteed bound (relative to the reference): no rank ends before every rank has begun, so
 //     referenceLatestBegin − localEnd <= θ <= referenceEarliestEnd − localBegin,
-// and the bound is the largest distance from the fitted line to these intervals.
+// and a segment's bound is the largest distance from the map to these intervals over the instances
+// inside it and its two neighbours.
 // Plausibility (real oscillators drift by < ~200 ppm): the intervals [lower, upper] of matched
 // instances must overlap (within kMaxDriftPpm over their span); instances outside the largest
 // overlapping set do not correspond (sampled traces, different counts) and are ignored, also by
@@ -43,6 +51,8 @@ public:
     static constexpr double kMaxDriftPpm = 500.0;        // larger slopes are not a clock
     static constexpr double kDriftResolutionPpm = 100.0; // slope standard error needed to fit it
     static constexpr size_t kMinDriftInstances = 8;      // fewer: offset only
+    static constexpr size_t kMinBlockInstances = 8;      // smallest block of the piecewise map
+    static constexpr int64_t kBoundMarginNs = 20;        // clock-read granularity
 
     // Robust line through (t, d) points (see the header comment).
     static Fit robustLine(std::vector<double> t, std::vector<double> d);

@@ -2,6 +2,7 @@
 #include "hullfitter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace syncline::sync {
@@ -176,15 +177,25 @@ LineFit HullFitter::fitPoints(std::vector<Point> ups, std::vector<Point> los, do
                 hi = m2;
             }
         }
-        a = cand[lo];
-        double best = margin(a);
+        size_t at = lo;
+        double best = margin(cand[lo]);
         for (size_t k = lo + 1; k <= hi; ++k) {
             const double g = margin(cand[k]);
             if (g > best) {
                 best = g;
-                a = cand[k];
+                at = k;
             }
         }
+        // A plateau (every slope in [cand[l], cand[r]] has the best margin — e.g. two bursts:
+        // the margin is flat between the chord of the uppers and the chord of the lowers): take
+        // its middle, not whichever edge the search met first.
+        const double eps = 1e-6 * std::fabs(best) + 1e-2; // ns: rounding of a·t
+        size_t l = at, rr = at;
+        while (l > 0 && margin(cand[l - 1]) >= best - eps)
+            --l;
+        while (rr + 1 < cand.size() && margin(cand[rr + 1]) >= best - eps)
+            ++rr;
+        a = 0.5 * (cand[l] + cand[rr]);
     }
     const double bU = minOver(uh, a), bL = maxOver(lh, a);
     r.slope = a;

@@ -83,4 +83,33 @@ PiecewiseLinear PiecewiseLinear::maxWith(const PiecewiseLinear &other) const
     return out;
 }
 
+void PiecewiseLinear::maxWithInPlace(const PiecewiseLinear &other)
+{
+    if (other.m_knots.empty())
+        return;
+    if (m_knots.empty()) {
+        m_knots = other.m_knots;
+        return;
+    }
+    const double lo = other.m_knots.front().t, hi = other.m_knots.back().t;
+    // [a, b]: the knots that bracket other's support (the function is unchanged outside it).
+    auto ia = std::upper_bound(m_knots.begin(), m_knots.end(), lo,
+                               [](double x, const Knot &k) { return x < k.t; });
+    size_t a = ia == m_knots.begin() ? 0 : size_t(ia - m_knots.begin()) - 1;
+    auto ib = std::lower_bound(m_knots.begin(), m_knots.end(), hi,
+                               [](const Knot &k, double x) { return k.t < x; });
+    size_t b = ib == m_knots.end() ? m_knots.size() - 1 : size_t(ib - m_knots.begin());
+    if (m_knots[a].t > hi || m_knots[b].t < lo) {
+        // Disjoint supports: insert other's knots as they are (both are 0 between them).
+        const auto at = m_knots[a].t > hi ? m_knots.begin() : m_knots.end();
+        m_knots.insert(at, other.m_knots.begin(), other.m_knots.end());
+        return;
+    }
+    PiecewiseLinear sub;
+    sub.m_knots.assign(m_knots.begin() + long(a), m_knots.begin() + long(b) + 1);
+    const PiecewiseLinear merged = sub.maxWith(other);
+    m_knots.erase(m_knots.begin() + long(a), m_knots.begin() + long(b) + 1);
+    m_knots.insert(m_knots.begin() + long(a), merged.m_knots.begin(), merged.m_knots.end());
+}
+
 } // namespace syncline::sync

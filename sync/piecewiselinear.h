@@ -32,6 +32,9 @@ public:
 
     // Pointwise maximum (adds the crossing points as knots).
     PiecewiseLinear maxWith(const PiecewiseLinear &other) const;
+    // The same in place, touching only the knots over `other`'s support: O(knots of other + log n
+    // + the knots moved), so a long series of short tents added in time order stays linear.
+    void maxWithInPlace(const PiecewiseLinear &other);
 
 private:
     std::vector<Knot> m_knots;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace syncline::sync {
 
@@ -32,7 +33,7 @@ Band propagate(std::span<const BurstBound> b, size_t from, size_t to, double a, 
 
 } // namespace
 
-std::vector<size_t> StepDetector::detect(std::span<const BurstBound> bursts) const
+std::vector<size_t> StepDetector::detectOne(std::span<const BurstBound> bursts) const
 {
     std::vector<size_t> steps;
     size_t runStart = 0;
@@ -56,6 +57,65 @@ std::vector<size_t> StepDetector::detect(std::span<const BurstBound> bursts) con
         }
     }
     return steps;
+}
+
+} // namespace syncline::sync
+
+namespace syncline::sync {
+
+std::vector<size_t> StepDetector::detect(std::span<const BurstBound> bursts,
+                                         std::vector<size_t> *ambiguous) const
+{
+    if (ambiguous)
+        ambiguous->clear();
+    std::map<int, std::vector<size_t>> bySource;
+    for (size_t i = 0; i < bursts.size(); ++i)
+        bySource[bursts[i].source].push_back(i);
+    if (bySource.size() <= 1)
+        return detectOne(bursts);
+    // Per source: the step lies between the source's burst before and its burst after.
+    struct Interval
+    {
+        int64_t after = 0, before = 0; // tMid of the last burst before / first burst after
+    };
+    std::vector<Interval> found;
+    std::vector<BurstBound> own;
+    for (const auto &[src, idx] : bySource) {
+        own.clear();
+        for (size_t i : idx)
+            own.push_back(bursts[i]);
+        for (size_t k : detectOne(own))
+            found.push_back({own[k - 1].tMid(), own[k].tMid()});
+    }
+    std::sort(found.begin(), found.end(),
+              [](const Interval &a, const Interval &b) { return a.after < b.after; });
+    // Overlapping detections are one step, in the intersection of their intervals.
+    std::vector<Interval> merged;
+    for (const Interval &iv : found) {
+        if (!merged.empty() && iv.after < merged.back().before) {
+            merged.back().after = std::max(merged.back().after, iv.after);
+            merged.back().before = std::min(merged.back().before, iv.before);
+        } else {
+            merged.push_back(iv);
+        }
+    }
+    std::vector<size_t> cuts;
+    for (const Interval &iv : merged) {
+        // First pooled burst after the step's earliest possible time...
+        size_t k =
+            size_t(std::upper_bound(bursts.begin(), bursts.end(), iv.after,
+                                    [](int64_t t, const BurstBound &b) { return t < b.tMid(); }) -
+                   bursts.begin());
+        if (k == 0 || k >= bursts.size() || (!cuts.empty() && k <= cuts.back()))
+            continue;
+        cuts.push_back(k);
+        // ...and those before its latest possible time belong to neither side.
+        for (size_t j = k; j < bursts.size() && bursts[j].tMid() < iv.before; ++j) {
+            if (ambiguous)
+                ambiguous->push_back(j);
+        }
+    }
+    return cuts;
 }
 
 } // namespace syncline::sync

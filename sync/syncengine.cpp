@@ -7,12 +7,15 @@
 #include "clockmodelbuilder.h"
 #include "collectivealigner.h"
 #include "domaingrouper.h"
+#include "modelcombiner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace syncline::sync {
 
@@ -54,58 +57,93 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
     }
 }
 
-// Fits every domain that has samples; returns the per-domain maps (empty map = no samples).
+// One domain's fit from its members' samples (those against the best-covered reference).
+struct DomainFit
+{
+    bool fitted = false;
+    ClockModel model;
+    int sampleCount = 0;
+    std::string ref;
+    size_t refs = 0;
+};
+
+DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &members)
+{
+    DomainFit out;
+    // Samples against different references are not combined: use the best-covered ref.
+    std::map<std::string, size_t> perRef;
+    for (size_t i : members)
+        perRef[in.workers[i].refId] += in.workers[i].samples.size();
+    size_t most = 0;
+    for (const auto &[id, n] : perRef) {
+        if (n > most) {
+            most = n;
+            out.ref = id;
+        }
+    }
+    out.refs = perRef.size();
+    if (most == 0)
+        return out;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i : members) {
+        const WorkerClockInput &w = in.workers[i];
+        first = std::min({first, w.firstLocalNs, w.lastLocalNs});
+        last = std::max({last, w.firstLocalNs, w.lastLocalNs});
+    }
+    // One model per process (each has its own sync path and burst times), combined below.
+    std::vector<ClockModel> models;
+    for (size_t i : members) {
+        const WorkerClockInput &w = in.workers[i];
+        if (w.refId != out.ref || w.samples.empty())
+            continue;
+        BurstReducer reducer;
+        const std::vector<BurstBound> bursts = reducer.reduce(w.samples, w.workerId);
+        out.sampleCount += int(w.samples.size()) - reducer.skipped();
+        if (!bursts.empty())
+            models.push_back(ClockModelBuilder().build(bursts, first, last));
+    }
+    out.model = ModelCombiner::combine(models);
+    out.fitted = !out.model.segments.empty();
+    return out;
+}
+
+// Fits every domain that has samples (domains in parallel on the available cores; the result
+// does not depend on the thread count).
 void fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
                 std::vector<WorkerClockResult> &out, SyncEngineResult &res)
 {
-    for (int d = 0; d < groups.domainCount(); ++d) {
+    const int n = groups.domainCount();
+    std::vector<DomainFit> fits(size_t(std::max(n, 0)));
+    std::atomic<int> next{0};
+    auto work = [&] {
+        for (int d = next++; d < n; d = next++)
+            fits[size_t(d)] = fitDomain(in, groups.members(d));
+    };
+    const int threads = std::clamp(int(std::thread::hardware_concurrency()), 1, std::max(n, 1));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread &t : pool)
+        t.join();
+    for (int d = 0; d < n; ++d) {
+        const DomainFit &f = fits[size_t(d)];
         const std::vector<size_t> &members = groups.members(d);
-        // Samples against different references are not combined: use the best-covered ref.
-        std::map<std::string, size_t> perRef;
-        for (size_t i : members)
-            perRef[in.workers[i].refId] += in.workers[i].samples.size();
-        std::string ref;
-        size_t most = 0;
-        for (const auto &[id, n] : perRef) {
-            if (n > most) {
-                most = n;
-                ref = id;
-            }
-        }
-        if (most == 0)
+        if (!f.fitted)
             continue;
-        std::vector<BurstBound> bursts;
-        int64_t first = INT64_MAX, last = INT64_MIN;
-        int sampleCount = 0;
-        for (size_t i : members) {
-            const WorkerClockInput &w = in.workers[i];
-            first = std::min({first, w.firstLocalNs, w.lastLocalNs});
-            last = std::max({last, w.firstLocalNs, w.lastLocalNs});
-            if (w.refId != ref || w.samples.empty())
-                continue;
-            BurstReducer reducer;
-            const auto b = reducer.reduce(w.samples, w.workerId);
-            bursts.insert(bursts.end(), b.begin(), b.end());
-            sampleCount += int(w.samples.size()) - reducer.skipped();
-        }
-        std::sort(bursts.begin(), bursts.end(),
-                  [](const BurstBound &a, const BurstBound &b) { return a.tMid() < b.tMid(); });
-        if (bursts.empty())
-            continue;
-        const ClockModel model = ClockModelBuilder().build(bursts, first, last);
-        const ClockMap map(model.segments);
+        const ClockMap map(f.model.segments);
         for (size_t i : members) {
             out[i].map = map;
             out[i].method = ClockMethod::SyncSamples;
-            out[i].sampleCount = sampleCount;
+            out[i].sampleCount = f.sampleCount;
         }
-        if (model.steps > 0) {
+        if (f.model.steps > 0) {
             res.notes.push_back("rank " + std::to_string(in.workers[members.front()].rank) + ": " +
-                                std::to_string(model.steps) + " clock step(s) detected");
+                                std::to_string(f.model.steps) + " clock step(s) detected");
         }
-        if (perRef.size() > 1) {
+        if (f.refs > 1) {
             res.notes.push_back("rank " + std::to_string(in.workers[members.front()].rank) +
-                                ": samples against several references; used " + ref);
+                                ": samples against several references; used " + f.ref);
         }
     }
 }
@@ -125,7 +163,10 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
 
     // Instances the aligner found not to correspond must not constrain the repair either.
     std::optional<SyncEngineInput> trustedOnly;
-    if (input.options.alignOnCollectives && !input.collectives.empty()) {
+    const bool anyUnfitted =
+        std::any_of(res.workers.begin(), res.workers.end(),
+                    [](const WorkerClockResult &w) { return w.method == ClockMethod::None; });
+    if (input.options.alignOnCollectives && !input.collectives.empty() && anyUnfitted) {
         CollectiveAligner aligner;
         const std::vector<bool> ok = aligner.align(input, groups, res.workers, res.notes);
         if (std::find(ok.begin(), ok.end(), false) != ok.end()) {

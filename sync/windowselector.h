@@ -5,7 +5,9 @@
 // candidate length W the run is cut into adjacent, non-overlapping windows, each is fitted with the
 // HullFitter, and the two fits of every pair of neighbours are compared where they meet. Both noise
 // and curvature show up as disagreement there, in the units we care about (ns of offset), so the
-// W with the smallest root-mean-square disagreement wins. Ties go to the longer window. A length
+// W with the smallest root-mean-square disagreement wins — compared as the 1-σ upper confidence
+// of each RMS, rms / (1 − 1/√(2n)) for n joints, because an RMS from few joints is uncertain
+// and the minimum over the lengths would pick the luckiest. Ties go to the longer window. A length
 // with fewer than 3 joints competes only when no length has 3 (too few to trust its RMS).
 // In sparse runs (bursts ≥ 5 s apart) the same comparison also covers parabolic windows of 4+
 // bursts: over minutes the thermal swing of the oscillator bends θ by more than the queueing
@@ -27,7 +29,7 @@ public:
     {
         int window = 2;              // bursts per window
         bool quadratic = false;      // windows are parabolas (HullFitter::fitQuadratic)
-        double disagreementNs = 0.0; // RMS disagreement at window joints for that length
+        double disagreementNs = 0.0; // RMS disagreement at the joints (upper confidence, see above)
     };
 
     // Bursts at least this far apart (median) make a run sparse: windows then span minutes and

@@ -17,6 +17,8 @@ private slots:
     void headerExample();
     void exactParabola_data();
     void exactParabola();
+    void twoBurstsThroughMidpoints_data();
+    void twoBurstsThroughMidpoints();
 };
 
 void TstHullFitter::burstTightestPerDirection()
@@ -134,6 +136,44 @@ void TstHullFitter::exactParabola()
     const LineFit l = HullFitter().fit(bursts, 0, 0);
     const double sagitta = std::abs(curvature) * 180e9 * 180e9;
     QVERIFY(std::abs(l.margin - (q.margin - sagitta)) < 2.0);
+}
+
+void TstHullFitter::twoBurstsThroughMidpoints_data()
+{
+    QTest::addColumn<qint64>("up0");
+    QTest::addColumn<qint64>("lo0");
+    QTest::addColumn<qint64>("up1");
+    QTest::addColumn<qint64>("lo1");
+    // θ = 10 ppm · t; bursts 60 s apart (sparse sync, a 60 s run), intervals of unequal width.
+    QTest::newRow("second wider") << qint64(10'000) << qint64(-12'000) << qint64(615'000)
+                                  << qint64(591'000);
+    QTest::newRow("first wider") << qint64(14'000) << qint64(-13'000) << qint64(608'000)
+                                 << qint64(590'000);
+    QTest::newRow("equal widths") << qint64(11'000) << qint64(-11'000) << qint64(611'000)
+                                  << qint64(589'000);
+}
+
+// Two bursts: the margin is flat for every slope between the chord of the uppers and the chord of
+// the lowers. The fit takes the middle of that plateau — the line through both midpoints — not an
+// edge (which passes through one burst's midpoint and misses the other's by half the width
+// difference: 1 µs in the first row).
+void TstHullFitter::twoBurstsThroughMidpoints()
+{
+    QFETCH(qint64, up0);
+    QFETCH(qint64, lo0);
+    QFETCH(qint64, up1);
+    QFETCH(qint64, lo1);
+    std::vector<BurstBound> b(2);
+    b[0].tUpper = b[0].tLower = 0;
+    b[0].upper = up0;
+    b[0].lower = lo0;
+    b[1].tUpper = b[1].tLower = 60'000'000'000;
+    b[1].upper = up1;
+    b[1].lower = lo1;
+    const LineFit f = HullFitter().fit(b, 0, 0);
+    QVERIFY(f.slopeFitted);
+    QVERIFY(std::fabs(f.value(0.0) - 0.5 * double(up0 + lo0)) < 1.0);
+    QVERIFY(std::fabs(f.value(60e9) - 0.5 * double(up1 + lo1)) < 1.0);
 }
 
 QTEST_APPLESS_MAIN(TstHullFitter)
