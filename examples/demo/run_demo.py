@@ -357,8 +357,12 @@ def main():
     attached = None
     if os.environ.get("DISPLAY") and not o.no_viewer:
         if tools.has("attach"):
-            say(f"demo: opening the live viewer: {tools.syncline} attach {jobdir}")
-            attached = subprocess.Popen([str(tools.syncline), "attach", str(jobdir)],
+            # --ended-after: the emulated hosts have boot ids of their own, so the viewer takes
+            # the workers for remote ones and cannot ask the kernel whether the crashed one is
+            # gone; 3 s of silence without a close record marks it "ended without close".
+            say(f"demo: opening the live viewer: {tools.syncline} attach {jobdir} --ended-after 3")
+            attached = subprocess.Popen([str(tools.syncline), "attach", str(jobdir),
+                                         "--ended-after", "3"],
                                         stderr=subprocess.PIPE, text=True)
             try:  # a viewer that cannot open exits at once: then open the finished job instead
                 rc = attached.wait(timeout=1.0)
