@@ -7,7 +7,7 @@ PY     ?= /usr/bin/python3
 JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
 
-.PHONY: all setup configure build test demo bench clean format install deb wheel test-install
+.PHONY: all setup configure build test demo bench bench-scale clean format install deb wheel test-install
 all: build
 
 setup:
@@ -29,6 +29,11 @@ demo: build
 
 bench: build
 	bash scripts/run-benchmarks.sh $(BUILD)
+
+# The 1,024-worker x 100k-event scale benchmark (docs/scale.md; ~24 GB of disk, many minutes;
+# not in CI). WORKERS=128 make bench-scale for a smaller run.
+bench-scale: build
+	bash scripts/bench-scale.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

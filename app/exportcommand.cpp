@@ -162,7 +162,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "an\n"
     "                     optional unit ns (default), us, ms, s: e.g. --range 0:2.5s (CSV, stats, "
     "images)\n"
-    "  --align-on PATTERN, --raw, --no-correct: as for `syncline stats`",
+    "  --align-on PATTERN, --raw, --no-correct, --quiet: as for `syncline stats`",
     run}));
 
 } // namespace syncline::app

@@ -2,8 +2,10 @@
 
 #include "command.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
 namespace syncline::app {
 
@@ -72,6 +74,8 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
             raw = true;
         } else if (arg == "--no-correct") {
             correct = false;
+        } else if (arg == "--quiet" || arg == "-q") {
+            quiet = true;
         } else if (arg == "--help" || arg == "-h") {
             printUsage(verb);
             return 0;
@@ -93,7 +97,7 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
             paths.push_back(arg);
         }
     }
-    if (paths.empty()) {
+    if (paths.empty() && !pathsOptional) {
         if (oneDirectory)
             std::fprintf(stderr, "syncline %s: which directory? (syncline %s DIR)\n", verb, verb);
         else
@@ -112,7 +116,30 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
     o.paths = paths;
     o.alignOn = alignOn;
     o.correctClocks = correct;
+    // Progress on a terminal only, redrawn in place, erased at the end.
+    const bool show = !quiet && ::isatty(STDERR_FILENO) == 1;
+    // Redrawn at most ~10 times a second within a stage; a new stage is always drawn.
+    std::chrono::steady_clock::time_point last{};
+    std::string lastStage;
+    bool drawn = false;
+    if (show)
+        o.progress = [&](double fraction, const std::string &what) {
+            const auto now = std::chrono::steady_clock::now();
+            const std::string stage = what.substr(0, what.find_first_of(":·"));
+            if (fraction < 1.0 && drawn && stage == lastStage &&
+                now - last < std::chrono::milliseconds(100))
+                return;
+            last = now;
+            lastStage = stage;
+            drawn = true;
+            std::fprintf(stderr, "\r\033[Ksyncline %s: %s", verb, what.c_str());
+            std::fflush(stderr);
+        };
     LoadResult r = JobLoader::load(o);
+    if (drawn) {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+    }
     if (!r.timeline) {
         std::fprintf(stderr, "syncline %s: %s\n", verb, r.fatalError.c_str());
         return nullptr;

@@ -1,6 +1,7 @@
-// JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach):
+// JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach,
+// open):
 // input paths, --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct,
-// --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
+// --quiet (no progress on stderr), --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
 // and --width/--height PX; plus each verb's own options, and the one way the job verbs load a
 // job and report load problems on stderr.
 // Usage errors name the option and what it expects ("syncline export: --width: expected
@@ -29,11 +30,13 @@ struct JobArgs
     // What parse() accepts besides the common options; set before calling it.
     bool outputOptions = false; // --csv/--png/--svg/--width/--height (into `outputs`)
     bool oneDirectory = false;  // exactly one PATH, a directory (attach); else one or more
+    bool pathsOptional = false; // no PATH is fine (open: the empty viewer)
 
     std::vector<std::string> paths;
     std::string alignOn;
     bool raw = false;
     bool correct = true;
+    bool quiet = false; // --quiet / -q: no load progress on stderr
     TimelineOutputs outputs;
 
     // Parses argv[1..]; `extra(i)` handles a verb-specific option at argv[i] (advancing i past
@@ -41,7 +44,9 @@ struct JobArgs
     // is bad. Returns -1 to go on, else the exit status (usage errors print to stderr and
     // give 2; --help prints the verb's usage and gives 0).
     int parse(const char *verb, int argc, char **argv, const std::function<int(int &i)> &extra);
-    // Loads the job; on failure prints "syncline VERB: reason" and returns nullptr.
+    // Loads the job; on failure prints "syncline VERB: reason" and returns nullptr. While it
+    // loads, the loader's progress line (stage, %, ETA) is redrawn on stderr when stderr is a
+    // terminal and not --quiet; the line is erased when the load ends. Nothing when piped.
     std::shared_ptr<Timeline> load(const char *verb) const;
     // The clock mode the outputs use: Raw with --raw, else Corrected.
     ClockMode mode() const { return raw ? ClockMode::Raw : ClockMode::Corrected; }

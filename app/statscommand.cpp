@@ -4,9 +4,9 @@
 #include "command.h"
 #include "jobargs.h"
 
+#include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
-#include "timeline/report/stragglers.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +23,7 @@ std::string ms(int64_t ns)
     return buf;
 }
 
-void printText(const Timeline &tl, ClockMode mode, const std::vector<StatsRow> &rows)
+void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
 {
     // One row per worker = per incarnation: a restart, or a membership change (same restart
     // count, another world size), is a row of its own.
@@ -52,15 +52,20 @@ void printText(const Timeline &tl, ClockMode mode, const std::vector<StatsRow> &
     }
     if (all.size() > 30)
         std::printf("(%zu more names; --json for all, per rank)\n", all.size() - 30);
-    const auto stragglers = Stragglers::compute(tl, mode);
+    // The one straggler rule (RankOutliers, the viewer's per-rank chart uses it too).
+    const auto stragglers = RankOutliers::compute(rows);
     if (!stragglers.empty()) {
-        std::printf("\n%-40s %9s %6s %12s %10s %12s\n", "straggler (step-like events)", "steps",
-                    "ranks", "slowest_rank", "times_last", "mean_lag_ms");
+        std::printf("\nstragglers: per-rank mean > median + max(3*MAD, 50 us, 10%% of median)\n");
+        std::printf("%-40s %6s %12s %12s  %s\n", "event", "ranks", "median_ms", "limit_ms",
+                    "slow ranks (mean_ms)");
         for (size_t i = 0; i < stragglers.size() && i < 10; ++i) {
-            const StragglerRow &s = stragglers[i];
-            std::printf("%-40.40s %9lld %6d %12d %10lld %12s\n",
-                        std::string(tl.names.name(s.nameId)).c_str(), (long long)s.instances,
-                        s.ranks, s.slowestRank, (long long)s.timesLast, ms(s.meanLagNs).c_str());
+            const RankStragglers &s = stragglers[i];
+            std::string slow;
+            for (const auto &[rank, mean] : s.slow)
+                slow += (slow.empty() ? "" : ", ") + std::to_string(rank) + " (" + ms(mean) + ")";
+            std::printf("%-40.40s %6d %12s %12s  %s\n",
+                        std::string(tl.names.name(s.nameId)).c_str(), s.ranks,
+                        ms(s.medianNs).c_str(), ms(s.thresholdNs).c_str(), slow.c_str());
         }
     }
 }
@@ -87,7 +92,7 @@ int run(int argc, char **argv)
     if (json)
         StatsExporter::writeJson(*tl, rows, std::cout);
     else
-        printText(*tl, args.mode(), rows);
+        printText(*tl, rows);
     std::cout.flush();
     printProblemSummary(*tl, "stats");
     return 0;
@@ -96,17 +101,18 @@ int run(int argc, char **argv)
 } // namespace
 
 SYNCLINE_REGISTER_COMMAND((Command{
-    "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct]",
+    "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct] [--quiet]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
-    "workers' clock corrections and the stragglers of step-like events.\n"
+    "workers' clock corrections and the stragglers (per-rank mean beyond the rule in docs/cli.md).\n"
     "  --json              print {\"workers\": [...], \"events\": [...]} (docs/cli.md), per rank "
     "and\n"
     "                      over all ranks (\"rank\": null)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"
-    "  --no-correct        skip the skew correction (corrected = raw)",
+    "  --no-correct        skip the skew correction (corrected = raw)\n"
+    "  --quiet, -q         no load progress on stderr (shown only when stderr is a terminal)",
     run}));
 
 } // namespace syncline::app

@@ -5,11 +5,20 @@
 //   (b) line-by-line nlohmann::json::parse (the naive DOM way; run on a subset of the files
 //       and reported as a rate, which is what the ratio uses).
 // All three use the same number of threads, one file per thread at a time.
-// The job: W workers × N events in log format v1 (nested B/E steps with layers, X kernels,
-// args on every 5th step, sync bursts and heartbeats), written to a temp dir.
+// Two shapes, each a row: "realistic" — what syncline-sim writes (issue 14: {"step": N} args on
+// every event, message records, 8 processes per host, 2 ms steps; W workers × D seconds) — and
+// "synthetic", the original job: W workers × N events (nested B/E steps with layers, X kernels,
+// args on every 5th step, sync bursts and heartbeats, no messages). A third baseline, pread of
+// the same files (page cache warm), is the I/O bound the loader is compared with.
+// --dir loads an existing job directory instead (make bench-scale uses it).
 // Memory: the loader runs in a forked child; it reports VmHWM (peak) and VmRSS after load and
 // malloc_trim, each minus the child's RSS before loading, divided by the events loaded.
-// Usage: bench_load [--workers 64] [--events 150000] [--threads 0=all cores] [--keep DIR]
+// Usage: bench_load [--shape both|realistic|synthetic] [--workers 64] [--duration-s 42]
+//        [--seed 3] [--events 150000] [--threads 0=all cores] [--keep DIR] [--dir JOB]
+//        [--baselines 0|1]
+#include "sim/joblogwriter.h"
+#include "sim/simconfig.h"
+#include "sim/simulator.h"
 #include "timeline/load/jobloader.h"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +29,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -41,6 +51,11 @@ struct Options
     int64_t events = 150000;
     int threads = 0;
     std::string keep;
+    std::string shape = "both";
+    double durationS = 42;
+    uint64_t seed = 3;
+    std::string dir;
+    bool baselines = true;
 };
 
 void append(std::string &s, int64_t v)
@@ -245,26 +260,44 @@ int64_t statusKb(const char *key)
     return 0;
 }
 
+// Bytes held by the timeline's structures (capacities), by part, as a cross-check of the RSS
+// figure and to say where memory goes (docs/scale.md).
+struct Breakdown
+{
+    int64_t times = 0, names = 0, nesting = 0, flags = 0, argRefs = 0, argStore = 0, samples = 0,
+            other = 0;
+    int64_t total() const
+    {
+        return times + names + nesting + flags + argRefs + argStore + samples + other;
+    }
+};
+
 struct LoaderReport
 {
     double seconds = 0;
-    int64_t events = 0, baseKb = 0, peakKb = 0, afterKb = 0, problems = 0, structBytes = 0;
+    int64_t events = 0, baseKb = 0, peakKb = 0, afterKb = 0, problems = 0;
+    int64_t stageRssKb[4] = {}, stageHwmKb[4] = {}; // at the start of merge, correct, index, end
+    double stageSeconds[4] = {};
+    Breakdown structure;
 };
 
-// Bytes held by the timeline's containers (capacities), as a cross-check of the RSS figure.
-int64_t structureBytes(const syncline::Timeline &tl)
+Breakdown structureBytes(const syncline::Timeline &tl)
 {
-    int64_t b = 0;
-    for (const auto &w : tl.workers)
-        for (const auto &t : w.tracks)
-            b +=
-                int64_t(t.localStart.capacity() * 8 + t.localEnd.capacity() * 8 +
-                        t.nameId.capacity() * 4 + t.parent.capacity() * 4 + t.depth.capacity() * 2 +
-                        t.flags.capacity() * 2 + t.argRefs.capacity() * 8);
-    for (const auto &a : tl.args)
-        b += int64_t(sizeof(std::string) + (a.capacity() > 15 ? a.capacity() + 1 : 0));
+    Breakdown b;
+    for (const auto &w : tl.workers) {
+        b.samples += int64_t(w.samples.capacity() * sizeof(w.samples[0]));
+        b.other += int64_t(sizeof(w) + w.tracks.capacity() * sizeof(syncline::EventTrack));
+        for (const auto &t : w.tracks) {
+            b.times += int64_t(t.localStart.capacity() * 8 + t.localEnd.capacity() * 8);
+            b.names += int64_t(t.nameId.capacity() * 4);
+            b.nesting += int64_t(t.parent.capacity() * 4 + t.depth.capacity() * 2);
+            b.flags += int64_t(t.flags.capacity() * 2);
+            b.argRefs += int64_t(t.argRefs.capacity() * 8);
+        }
+    }
+    b.argStore = int64_t(tl.args.bytes());
     for (size_t i = 0; i < tl.names.size(); ++i)
-        b += int64_t(sizeof(std::string) + 48 + tl.names.name(uint32_t(i)).size());
+        b.other += int64_t(sizeof(std::string) + 48 + tl.names.name(uint32_t(i)).size());
     return b;
 }
 
@@ -283,6 +316,19 @@ LoaderReport loaderInChild(const std::string &dir, int threads)
         syncline::LoadOptions o;
         o.paths = {dir};
         o.threads = threads;
+        // Resident and peak at each stage's start (what the progress line names first).
+        int stage = -1;
+        const auto st0 = Clock::now();
+        o.progress = [&](double, const std::string &what) {
+            static const char *names[] = {"merging", "correcting", "indexing", "done"};
+            for (int k = 0; k < 4; ++k)
+                if (k > stage && what.rfind(names[k], 0) == 0) {
+                    stage = k;
+                    r.stageRssKb[k] = statusKb("VmRSS:");
+                    r.stageHwmKb[k] = statusKb("VmHWM:");
+                    r.stageSeconds[k] = std::chrono::duration<double>(Clock::now() - st0).count();
+                }
+        };
         const auto t0 = Clock::now();
         syncline::LoadResult res = syncline::JobLoader::load(o);
         r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -292,7 +338,7 @@ LoaderReport loaderInChild(const std::string &dir, int threads)
         if (res.timeline) {
             r.events = int64_t(res.timeline->eventCount());
             r.problems = int64_t(res.timeline->problems.size());
-            r.structBytes = structureBytes(*res.timeline);
+            r.structure = structureBytes(*res.timeline);
         }
         (void)!::write(fds[1], &r, sizeof r);
         ::_exit(0);
@@ -303,6 +349,124 @@ LoaderReport loaderInChild(const std::string &dir, int threads)
     ::close(fds[0]);
     ::waitpid(pid, nullptr, 0);
     return r;
+}
+
+// pread of every file into a 4 MiB buffer, on `threads` threads: the I/O baseline.
+double preadAll(const std::vector<std::string> &files, int threads)
+{
+    return forFiles(files, threads, [](const std::string &path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return;
+        std::vector<char> buf(4 << 20);
+        off_t off = 0;
+        uint64_t h = 0;
+        for (ssize_t n; (n = ::pread(fd, buf.data(), buf.size(), off)) > 0; off += n)
+            h += uint8_t(buf[size_t(n) / 2]);
+        ::close(fd);
+        if (h == 42)
+            std::puts("");
+    });
+}
+
+std::vector<std::string> logsIn(const std::string &dir)
+{
+    std::vector<std::string> files;
+    for (const auto &e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".log")
+            files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// The realistic shape (issue 14): what syncline-sim writes — {"step": N} args on every event,
+// message records, 8 processes per host, sync bursts, heartbeats.
+void generateRealistic(const std::string &dir, const Options &o)
+{
+    syncline::sim::SimConfig cfg =
+        syncline::sim::configFor(syncline::sim::Regime::Datacenter, o.seed, o.workers, o.durationS);
+    cfg.workersPerHost = 8;
+    cfg.iterationMs = 2;
+    const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
+    const std::string err = syncline::sim::JobLogWriter::write(job, dir);
+    if (!err.empty()) {
+        std::fprintf(stderr, "bench_load: %s\n", err.c_str());
+        std::exit(1);
+    }
+}
+
+void row(const char *what, double seconds, double mb, int64_t events)
+{
+    std::printf("  %-44s %9.2f %9.0f %12.3g\n", what, seconds, mb / seconds,
+                double(events) / seconds);
+}
+
+// One shape: baselines, the loader in a child, and the memory figures.
+void runShape(const char *shape, const std::string &dir, int threads, bool baselines)
+{
+    const std::vector<std::string> files = logsIn(dir);
+    uint64_t bytes = 0;
+    for (const auto &f : files)
+        bytes += fs::file_size(f);
+    const double mb = double(bytes) / 1e6;
+    ::malloc_trim(0);
+    preadAll(files, threads); // warm the page cache (when it fits)
+    const double tRead = preadAll(files, threads);
+    std::atomic<uint64_t> docs{0};
+    const double tRaw = baselines ? simdjsonRaw(files, threads, docs) : 0.0;
+    ::malloc_trim(0);
+    const LoaderReport load = loaderInChild(dir, threads);
+    const int64_t ev = std::max<int64_t>(1, load.events);
+    std::printf("\n%s: %zu files, %.1f MB, %.2f M events (%.0f B of log per event), %d threads\n",
+                shape, files.size(), mb, double(load.events) / 1e6, double(bytes) / double(ev),
+                threads);
+    std::printf("  %-44s %9s %9s %12s\n", "", "seconds", "MB/s", "events/s");
+    row("syncline loader (parse+nest+correct)", load.seconds, mb, load.events);
+    row("pread, 4 MiB buffer (page cache warm)", tRead, mb, load.events);
+    double naiveRate = 0;
+    size_t subset = 0;
+    if (baselines) {
+        row("(a) simdjson iterate_many, every field", tRaw, mb, load.events);
+        subset = std::max<size_t>(1, std::min<size_t>(files.size(), size_t(threads) * 2));
+        std::vector<std::string> some(files.begin(), files.begin() + ptrdiff_t(subset));
+        uint64_t someBytes = 0;
+        for (const auto &f : some)
+            someBytes += fs::file_size(f);
+        std::atomic<uint64_t> lines{0};
+        const double tNaive = nlohmannLines(some, threads, lines);
+        naiveRate = double(someBytes) / 1e6 / tNaive;
+        std::printf("  %-44s %9.2f %9.0f %12s  (%zu of %zu files, rate extrapolated)\n",
+                    "(b) nlohmann::json::parse per line", tNaive, naiveRate, "", subset,
+                    files.size());
+    }
+    const double loadRate = mb / load.seconds;
+    std::printf("  loader / pread              = %.2f   (goal >= 0.70)\n", loadRate / (mb / tRead));
+    if (baselines) {
+        std::printf("  loader / (a) simdjson raw   = %.2f   (goal >= 0.50)\n",
+                    loadRate / (mb / tRaw));
+        std::printf("  loader / (b) nlohmann lines = %.1f   (goal >= 10)\n", loadRate / naiveRate);
+    }
+    const double peak = double(load.peakKb - load.baseKb) * 1024.0 / double(ev);
+    const double after = double(load.afterKb - load.baseKb) * 1024.0 / double(ev);
+    std::printf("  events loaded %lld (%lld problems)\n", (long long)load.events,
+                (long long)load.problems);
+    std::printf("  memory: resident after load %.1f B/event (goal <= 40), peak %.1f B/event "
+                "(peak/resident %.2f, goal <= 1.30)\n",
+                after, peak, peak / std::max(after, 1e-9));
+    static const char *stageNames[] = {"parsed", "merged", "corrected", "indexed"};
+    std::printf("  by stage (end of):");
+    for (int k = 0; k < 4; ++k)
+        std::printf(" %s %.2f s, resident %.1f / peak %.1f B/event;", stageNames[k],
+                    load.stageSeconds[k],
+                    double(load.stageRssKb[k] - load.baseKb) * 1024.0 / double(ev),
+                    double(load.stageHwmKb[k] - load.baseKb) * 1024.0 / double(ev));
+    std::printf("\n");
+    const Breakdown &b = load.structure;
+    auto per = [ev](int64_t x) { return double(x) / double(ev); };
+    std::printf("  structures (capacities) %.1f B/event: times %.1f, name ids %.1f, nesting %.1f, "
+                "flags %.1f, arg refs %.1f, arg store %.2f, sync samples %.2f, other %.2f\n",
+                per(b.total()), per(b.times), per(b.names), per(b.nesting), per(b.flags),
+                per(b.argRefs), per(b.argStore), per(b.samples), per(b.other));
 }
 
 } // namespace
@@ -320,74 +484,66 @@ int main(int argc, char **argv)
             o.threads = std::atoi(argv[i + 1]);
         else if (a == "--keep")
             o.keep = argv[i + 1];
+        else if (a == "--shape")
+            o.shape = argv[i + 1];
+        else if (a == "--duration-s")
+            o.durationS = std::atof(argv[i + 1]);
+        else if (a == "--seed")
+            o.seed = uint64_t(std::atoll(argv[i + 1]));
+        else if (a == "--dir")
+            o.dir = argv[i + 1];
+        else if (a == "--baselines")
+            o.baselines = std::string(argv[i + 1]) != "0";
         else {
-            std::fprintf(
-                stderr,
-                "usage: bench_load [--workers N] [--events N] [--threads T] [--keep DIR]\n");
+            std::fprintf(stderr,
+                         "usage: bench_load [--shape both|realistic|synthetic] [--workers N] "
+                         "[--duration-s S] [--seed S] [--events N] [--threads T] [--keep DIR] "
+                         "[--dir EXISTING_JOB] [--baselines 0|1]\n");
             return 2;
         }
     }
     const int threads = threadCount(o);
-    std::string dir = o.keep;
-    if (dir.empty()) {
-        char tmpl[] = "/tmp/bench_load_XXXXXX";
-        dir = ::mkdtemp(tmpl);
+    if (!o.dir.empty()) {
+        runShape(o.dir.c_str(), o.dir, threads, o.baselines);
+        return 0;
     }
-    fs::create_directories(dir);
-    std::vector<std::string> files;
-    for (int w = 0; w < o.workers; ++w)
-        files.push_back(dir + "/timer_events." + std::to_string(w) + ".log");
-    const auto g0 = Clock::now();
-    forFiles(files, threads, [&](const std::string &p) {
-        const int rank = std::atoi(p.c_str() + p.find("events.") + 7);
-        generateWorker(p, rank, o.workers, o.events);
-    });
-    uint64_t bytes = 0;
-    for (const auto &f : files)
-        bytes += fs::file_size(f);
-    const double mb = double(bytes) / 1e6;
-    std::printf("bench_load: %d workers x %lld events = %.1f M events, %.1f MB of logs in %s "
-                "(generated in %.1f s), "
-                "%d threads\n\n",
-                o.workers, (long long)o.events, double(o.workers) * double(o.events) / 1e6, mb,
-                dir.c_str(), std::chrono::duration<double>(Clock::now() - g0).count(), threads);
-
-    ::malloc_trim(0);
-    std::atomic<uint64_t> docs{0};
-    const double tRaw = simdjsonRaw(files, threads, docs);
-    ::malloc_trim(0);
-    const LoaderReport load = loaderInChild(dir, threads);
-    const size_t subset = std::max<size_t>(1, std::min<size_t>(files.size(), size_t(threads) * 2));
-    std::vector<std::string> some(files.begin(), files.begin() + ptrdiff_t(subset));
-    uint64_t someBytes = 0;
-    for (const auto &f : some)
-        someBytes += fs::file_size(f);
-    std::atomic<uint64_t> lines{0};
-    const double tNaive = nlohmannLines(some, threads, lines);
-
-    const double rawRate = mb / tRaw, loadRate = mb / load.seconds,
-                 naiveRate = double(someBytes) / 1e6 / tNaive;
-    std::printf("%-44s %10s %10s %14s\n", "", "seconds", "MB/s", "events/s");
-    std::printf("%-44s %10.2f %10.0f %14.3g\n", "syncline loader (parse+nest+correct)",
-                load.seconds, loadRate, double(load.events) / load.seconds);
-    std::printf("%-44s %10.2f %10.0f %14.3g\n", "(a) simdjson iterate_many, every field", tRaw,
-                rawRate, double(load.events) * (rawRate / loadRate) / load.seconds);
-    std::printf("%-44s %10.2f %10.0f %14s  (%zu of %zu files, rate extrapolated)\n",
-                "(b) nlohmann::json::parse per line", tNaive, naiveRate, "", subset, files.size());
-    std::printf("\nloader / (a) simdjson raw   = %.2f   (goal >= 0.50)\n", loadRate / rawRate);
-    std::printf("loader / (b) nlohmann lines = %.1f   (goal >= 10)\n", loadRate / naiveRate);
-    std::printf("\nevents loaded %lld (%lld problems), records parsed by (a) %llu\n",
-                (long long)load.events, (long long)load.problems, (unsigned long long)docs.load());
-    const double perEventPeak =
-        double(load.peakKb - load.baseKb) * 1024.0 / double(std::max<int64_t>(1, load.events));
-    const double perEventAfter =
-        double(load.afterKb - load.baseKb) * 1024.0 / double(std::max<int64_t>(1, load.events));
-    std::printf(
-        "memory: resident after load %.1f B/event (goal <= 32), peak during load %.1f B/event,\n"
-        "        timeline containers (sum of capacities) %.1f B/event\n",
-        perEventAfter, perEventPeak,
-        double(load.structBytes) / double(std::max<int64_t>(1, load.events)));
+    std::string base = o.keep;
+    if (base.empty()) {
+        char tmpl[] = "/tmp/bench_load_XXXXXX";
+        base = ::mkdtemp(tmpl);
+    }
+    if (o.shape == "both" || o.shape == "realistic") {
+        const std::string dir = base + "/realistic";
+        fs::create_directories(dir);
+        const auto g0 = Clock::now();
+        generateRealistic(dir, o);
+        std::printf("realistic shape: syncline-sim datacenter, seed %llu, %d workers x %.0f s at 2 "
+                    "ms/step, 8 per host, {\"step\":N} on every event, messages (generated in "
+                    "%.1f s)\n",
+                    (unsigned long long)o.seed, o.workers, o.durationS,
+                    std::chrono::duration<double>(Clock::now() - g0).count());
+        runShape("realistic", dir, threads, o.baselines);
+        if (o.keep.empty())
+            fs::remove_all(dir);
+    }
+    if (o.shape == "both" || o.shape == "synthetic") {
+        const std::string dir = base + "/synthetic";
+        fs::create_directories(dir);
+        std::vector<std::string> files;
+        for (int w = 0; w < o.workers; ++w)
+            files.push_back(dir + "/timer_events." + std::to_string(w) + ".log");
+        const auto g0 = Clock::now();
+        forFiles(files, threads, [&](const std::string &p) {
+            const int rank = std::atoi(p.c_str() + p.find("events.") + 7);
+            generateWorker(p, rank, o.workers, o.events);
+        });
+        std::printf("\nsynthetic shape (the old bench_load job): %d workers x %lld events, args on "
+                    "every 5th step, no messages (generated in %.1f s)\n",
+                    o.workers, (long long)o.events,
+                    std::chrono::duration<double>(Clock::now() - g0).count());
+        runShape("synthetic", dir, threads, o.baselines);
+    }
     if (o.keep.empty())
-        fs::remove_all(dir);
+        fs::remove_all(base);
     return 0;
 }

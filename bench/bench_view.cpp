@@ -3,8 +3,11 @@
 // Goal (issue 5): the 10 M frame ≤ 1.5× the 10 k frame and ≤ 16 ms.
 //
 // usage: bench_view [--frames N] [--png DIR]   (--png writes the last frame of each case)
+//        bench_view --job DIR [--frames N]      a real job (make bench-scale): load time, first
+//        frame (load + scene + one frame), and frame time of the whole job and of a zoomed view
 #include "tests/ui/testjob.h"
 
+#include "timeline/load/jobloader.h"
 #include "ui/timelinegeometry.h"
 #include "ui/timelinepainter.h"
 #include "ui/viewstyle.h"
@@ -85,21 +88,60 @@ CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t 
             primitives};
 }
 
+// A real job directory: load it, then time the first frame and steady frames of the whole job
+// and of a view zoomed to 1/1000 of it (at least 10 ms) in its middle.
+int runJob(const char *dir, int frames)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    LoadOptions o;
+    o.paths = {dir};
+    LoadResult r = JobLoader::load(o);
+    if (!r.timeline) {
+        std::fprintf(stderr, "bench_view: %s\n", r.fatalError.c_str());
+        return 1;
+    }
+    const double loadS = std::chrono::duration<double>(Clock::now() - t0).count();
+    TimelineScene scene(r.timeline);
+    const CaseResult first = runCase("first", scene, scene.beginNs(), scene.endNs(), 1, nullptr);
+    const double firstS = std::chrono::duration<double>(Clock::now() - t0).count();
+    const CaseResult whole =
+        runCase("whole", scene, scene.beginNs(), scene.endNs(), frames, nullptr);
+    const int64_t span = std::max<int64_t>((scene.endNs() - scene.beginNs()) / 1000, 10'000'000);
+    const int64_t mid = (scene.beginNs() + scene.endNs()) / 2;
+    const CaseResult zoomed = runCase("zoomed", scene, mid, mid + span, frames, nullptr);
+    std::printf("job %s: %zu events, load %.2f s, first frame at %.2f s (scene + frame %.0f ms)\n",
+                dir, r.timeline->eventCount(), loadS, firstS, (firstS - loadS) * 1000.0);
+    std::printf("frame whole job: %.2f ms (geometry %.2f ms, %zu primitives, %lld events in "
+                "range)\n",
+                whole.medianMs, whole.geometryMs, whole.primitives, (long long)whole.eventsInRange);
+    std::printf("frame zoomed (%.1f ms of %.1f s): %.2f ms (geometry %.2f ms, %lld events in "
+                "range)\n",
+                double(span) / 1e6, double(scene.endNs() - scene.beginNs()) / 1e9, zoomed.medianMs,
+                zoomed.geometryMs, (long long)zoomed.eventsInRange);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     int frames = 15;
     const char *pngDir = nullptr;
+    const char *jobDir = nullptr;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--frames") && i + 1 < argc)
             frames = std::max(1, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--png") && i + 1 < argc)
             pngDir = argv[++i];
+        else if (!std::strcmp(argv[i], "--job") && i + 1 < argc)
+            jobDir = argv[++i];
     }
     if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
+    if (jobDir)
+        return runJob(jobDir, frames);
     const int workers = 12; // 12 groups × 3 depth rows fill 1080 px with the default metrics
     std::printf("building jobs (12 workers × 3 depths, 1 µs roots)...\n");
     auto small = testjob::makeDenseJob(workers, 10002 / workers / 3 * 3 + 3, 1000);

@@ -5,6 +5,8 @@
 #include <QColor>
 #include <QStringList>
 
+#include <cstdlib>
+
 namespace syncline::ui {
 
 ClockTableModel::ClockTableModel(QObject *parent) : QAbstractTableModel(parent) {}
@@ -13,7 +15,35 @@ void ClockTableModel::setTimeline(std::shared_ptr<const Timeline> timeline)
 {
     beginResetModel();
     m_timeline = std::move(timeline);
+    m_relOffset.clear();
+    if (m_timeline && !m_timeline->workers.empty()) {
+        // At the job's first corrected instant T: correction(w) = T − raw global time of the
+        // local instant that corrects to T (what the engine moved w's wall clock by).
+        const int64_t t = m_timeline->range(ClockMode::Corrected).begin;
+        auto correction = [&](const syncline::Worker &w) {
+            const int64_t local = w.map(ClockMode::Corrected).toLocal(t);
+            return t - w.map(ClockMode::Raw).toGlobal(local);
+        };
+        const int64_t ref = correction(m_timeline->workers.front());
+        for (const syncline::Worker &w : m_timeline->workers)
+            m_relOffset.push_back(correction(w) - ref);
+    }
     endResetModel();
+}
+
+int64_t ClockTableModel::relativeOffsetNs(int row) const
+{
+    return row >= 0 && size_t(row) < m_relOffset.size() ? m_relOffset[size_t(row)] : 0;
+}
+
+double ClockTableModel::relativeDriftPpm(int row) const
+{
+    if (!m_timeline || row < 0 || size_t(row) >= m_timeline->workers.size())
+        return 0;
+    // The corrected map's slope undoes the clock's rate: a clock 40 ppm fast gets drift −40.
+    // Shown as the clock's own rate against the reference's (+ = runs faster), like the offset.
+    return -(m_timeline->workers[size_t(row)].clock.driftPpm -
+             m_timeline->workers.front().clock.driftPpm);
 }
 
 int ClockTableModel::rowCount(const QModelIndex &parent) const
@@ -24,6 +54,13 @@ int ClockTableModel::rowCount(const QModelIndex &parent) const
 int ClockTableModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString ClockTableModel::signedDuration(int64_t ns)
+{
+    if (ns == 0)
+        return QStringLiteral("0");
+    return (ns < 0 ? QStringLiteral("−") : QStringLiteral("+")) + formatDuration(std::abs(ns));
 }
 
 QString ClockTableModel::flagsText(uint32_t f)
@@ -55,9 +92,20 @@ QVariant ClockTableModel::data(const QModelIndex &index, int role) const
         case Method:
             return QString::fromLatin1(sync::methodName(c.method));
         case Offset:
-            return formatDuration(c.offsetNs, 6);
+            if (index.row() == 0)
+                return role == Qt::ToolTipRole ? tr("the reference: other rows are relative to it")
+                                               : tr("reference");
+            if (role == Qt::ToolTipRole)
+                return tr("this worker's clock runs %1 %2 the reference worker's (its wall clock, "
+                          "corrected); raw global − local: %3 ns")
+                    .arg(formatDuration(std::abs(relativeOffsetNs(index.row())), 6))
+                    .arg(relativeOffsetNs(index.row()) > 0 ? tr("behind") : tr("ahead of"))
+                    .arg(c.offsetNs);
+            return signedDuration(-relativeOffsetNs(index.row()));
         case Drift:
-            return QString::number(c.driftPpm, 'f', 3);
+            if (index.row() == 0)
+                return tr("reference");
+            return QString::asprintf("%+.3f ppm", relativeDriftPpm(index.row()));
         case Bound:
             return c.boundNs > 0 ? QStringLiteral("±") + formatDuration(c.boundNs) : tr("none");
         case Band:
@@ -79,9 +127,9 @@ QVariant ClockTableModel::data(const QModelIndex &index, int role) const
         case Method:
             return int(c.method);
         case Offset:
-            return qlonglong(c.offsetNs);
+            return qlonglong(-relativeOffsetNs(index.row()));
         case Drift:
-            return c.driftPpm;
+            return relativeDriftPpm(index.row());
         case Bound:
             return qlonglong(c.boundNs);
         case Band:
@@ -114,9 +162,9 @@ QVariant ClockTableModel::headerData(int section, Qt::Orientation orientation, i
     case Method:
         return tr("Method");
     case Offset:
-        return tr("Offset");
+        return tr("Offset vs ref");
     case Drift:
-        return tr("Drift (ppm)");
+        return tr("Drift vs ref");
     case Bound:
         return tr("Bound");
     case Band:

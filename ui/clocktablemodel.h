@@ -1,5 +1,13 @@
-// ClockTableModel — one row per worker: the clock correction the sync engine found (offset at the
-// first event, drift in ppm, guaranteed bound, statistical band, method, sample count, flags).
+// ClockTableModel — one row per worker: the clock correction the sync engine found (offset and
+// drift relative to the reference worker, guaranteed bound, statistical band, method, sample
+// count, flags).
+// Offset vs ref: how far this worker's clock reads ahead (+) of the reference worker's (the first
+// row, lowest rank) at the job's start — the difference of the corrections the engine applied
+// (corrected − raw, raw being the header's wall-clock anchoring): "+3.20 ms" for a host whose
+// wall clock is 3.2 ms ahead; 0 for workers on the reference's host. Drift vs ref: how much
+// faster (+) this worker's clock runs than the reference's, in ppm (the negated difference of
+// the corrected maps' mean drifts, which undo the rates): "+40.0 ppm" for a clock 40 ppm fast. (Not global − local, which on
+// monotonic clocks is an epoch minus an uptime and says nothing.)
 // Invariants: rows follow Timeline::workers order; numbers are raw values under SortRole.
 // Threading: GUI thread only.
 #pragma once
@@ -9,6 +17,7 @@
 #include <QAbstractTableModel>
 
 #include <memory>
+#include <vector>
 
 namespace syncline::ui {
 
@@ -39,9 +48,15 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     static QString flagsText(uint32_t segmentFlags);
+    static QString signedDuration(int64_t ns); // "+3.20 ms", "−12.0 µs", "0"
+    // Reference clock minus this worker's, at the job start (ns; sign as documented above is
+    // the negation: positive = this worker's clock reads behind).
+    int64_t relativeOffsetNs(int row) const;
+    double relativeDriftPpm(int row) const;
 
 private:
     std::shared_ptr<const Timeline> m_timeline;
+    std::vector<int64_t> m_relOffset; // per row: correction(row) − correction(reference)
 };
 
 } // namespace syncline::ui

@@ -1,6 +1,7 @@
 #include "colourscheme.h"
 
 #include <algorithm>
+#include <string>
 
 namespace syncline::ui {
 
@@ -34,7 +35,7 @@ int ColourScheme::hashIndex(std::string_view name)
 }
 
 void ColourScheme::assign(const std::vector<std::string_view> &names,
-                          const std::vector<NameKind> &kinds)
+                          const std::vector<NameKind> &kinds, const std::vector<int64_t> &weights)
 {
     // Names in byte order each take their hash slot, or the next free one while free slots
     // remain: a job's few names get distinct colours, and the same set of names always gets the
@@ -42,7 +43,8 @@ void ColourScheme::assign(const std::vector<std::string_view> &names,
     m_index.clear();
     m_categoryOf.clear();
     m_custom.clear();
-    extend(names, kinds);
+    m_categorySlot.clear();
+    extend(names, kinds, weights);
 }
 
 int ColourScheme::customIndex(uint32_t rgb)
@@ -62,7 +64,7 @@ const std::string &ColourScheme::categoryOf(uint32_t nameId) const
 }
 
 void ColourScheme::extend(const std::vector<std::string_view> &names,
-                          const std::vector<NameKind> &kinds)
+                          const std::vector<NameKind> &kinds, const std::vector<int64_t> &weights)
 {
     const size_t first = m_index.size();
     if (names.size() <= first)
@@ -80,20 +82,43 @@ void ColourScheme::extend(const std::vector<std::string_view> &names,
     std::vector<size_t> order(names.size() - first);
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = first + i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
-    for (size_t i : order) {
-        const NameKind *kind = i < kinds.size() ? &kinds[i] : nullptr;
-        if (kind && kind->hasColour) {
-            m_index[i] = customIndex(kind->rgb);
-            continue;
-        }
-        if (m_byCategory && kind && !kind->category.empty()) {
-            m_index[i] = hashIndex(kind->category); // same category, same colour, every job
-            m_categoryOf[i] = kind->category;
-            if (!taken[size_t(m_index[i])]) {
-                taken[size_t(m_index[i])] = true;
+    // The most time-consuming names claim free slots first (ties and unweighted names in byte
+    // order), so the names that dominate the view never share a colour.
+    auto weight = [&](size_t i) { return i < weights.size() ? weights[i] : int64_t(0); };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return weight(a) != weight(b) ? weight(a) > weight(b) : names[a] < names[b];
+    });
+    if (m_byCategory) {
+        // Categories first, in byte order, each its hash slot or the next free one: every
+        // category its own colour, the same for the same set of categories.
+        std::vector<std::string> cats;
+        for (size_t i : order)
+            if (i < kinds.size() && !kinds[i].category.empty() &&
+                !m_categorySlot.count(kinds[i].category))
+                cats.push_back(kinds[i].category);
+        std::sort(cats.begin(), cats.end());
+        cats.erase(std::unique(cats.begin(), cats.end()), cats.end());
+        for (const std::string &c : cats) {
+            int idx = hashIndex(c);
+            while (free > 0 && taken[size_t(idx)])
+                idx = (idx + 1) % kPaletteSize;
+            if (!taken[size_t(idx)]) {
+                taken[size_t(idx)] = true;
                 --free;
             }
+            m_categorySlot[c] = idx;
+        }
+    }
+    for (size_t i : order) {
+        const NameKind *kind = i < kinds.size() ? &kinds[i] : nullptr;
+        if (m_byCategory && kind && !kind->category.empty()) {
+            // Category mode groups: the category's colour even over a kind's own colour.
+            m_index[i] = m_categorySlot[kind->category];
+            m_categoryOf[i] = kind->category;
+            continue;
+        }
+        if (kind && kind->hasColour) {
+            m_index[i] = customIndex(kind->rgb);
             continue;
         }
         const QString name = QString::fromUtf8(names[i].data(), qsizetype(names[i].size()));

@@ -29,6 +29,19 @@ QString link(const TimelineScene &scene, int model, int index)
         .arg(formatDuration(m.duration(index, scene.clockMode())));
 }
 
+// Full precision: seconds with all nine decimals, thousands of ns grouped ("1.234 567 890 s").
+QString exactSeconds(int64_t ns)
+{
+    const QString sign = ns < 0 ? QStringLiteral("−") : QString();
+    const uint64_t mag = ns < 0 ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+    const QString frac =
+        QStringLiteral("%1").arg(qulonglong(mag % 1000000000u), 9, 10, QLatin1Char('0'));
+    return QStringLiteral("%1%2.%3 %4 %5 s")
+        .arg(sign)
+        .arg(qulonglong(mag / 1000000000u))
+        .arg(frac.left(3), frac.mid(3, 3), frac.mid(6, 3));
+}
+
 QString summaryRows(const TimelineScene &scene, const EventDetails &d)
 {
     QString html;
@@ -37,11 +50,17 @@ QString summaryRows(const TimelineScene &scene, const EventDetails &d)
     thread = thread.isEmpty() ? QString::number(d.tid)
                               : QStringLiteral("%1 (%2)").arg(thread).arg(d.tid);
     html += row(QStringLiteral("thread"), thread);
-    html += row(QStringLiteral("start"), formatDuration(d.startNs - scene.originNs(), 6));
-    QString dur = formatDuration(d.endNs - d.startNs);
+    html += row(QStringLiteral("start"), exactSeconds(d.startNs - scene.originNs()));
+    html += row(QStringLiteral("end"), exactSeconds(d.endNs - scene.originNs()));
+    QString dur = formatDuration(d.endNs - d.startNs) +
+                  QStringLiteral(" (%L1 ns)").arg(qlonglong(d.endNs - d.startNs));
     if (d.flags & EventOpen)
         dur += QStringLiteral(" <b>(open: no end recorded, drawn to end of data)</b>");
     html += row(QStringLiteral("duration"), dur);
+    html += row(QStringLiteral("local clock"),
+                QStringLiteral("%L1 → %L2 ns (the worker's own raw readings)")
+                    .arg(qlonglong(d.localStartNs))
+                    .arg(qlonglong(d.localEndNs)));
     html += row(QStringLiteral("depth"), QString::number(d.depth));
     const QString flags = flagsText(d.flags);
     if (!flags.isEmpty())

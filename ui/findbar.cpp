@@ -71,6 +71,11 @@ void FindBar::setRankLimits(int minRank, int maxRank)
     m_maxRank->setValue(maxRank);
 }
 
+QString FindBar::statusText() const
+{
+    return m_status->text();
+}
+
 void FindBar::setStatus(const QString &text, bool error)
 {
     m_status->setText(text);

@@ -22,6 +22,7 @@ public:
     bool isRegex() const;
     void setRankLimits(int minRank, int maxRank);
     void setStatus(const QString &text, bool error);
+    QString statusText() const; // the counter ("12 events · 1 name")
     QLineEdit *findEdit() const { return m_find; }
     QLineEdit *nameFilterEdit() const { return m_nameFilter; }
     void focusFind();

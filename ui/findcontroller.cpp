@@ -16,12 +16,14 @@ FindController::FindController(FindBar *bar, TimelineView *view, std::function<v
     connect(m_bar, &FindBar::nameFilterChanged, this, [this](const QString &text) {
         if (m_scene) {
             m_scene->setNameFilter(text);
+            refreshStatus();
             m_changed();
         }
     });
     connect(m_bar, &FindBar::rankRangeChanged, this, [this](int lo, int hi) {
         if (m_scene) {
             m_scene->setRankFilter(lo, hi);
+            refreshStatus();
             m_changed();
         }
     });
@@ -63,9 +65,22 @@ void FindController::search(const QString &pattern, bool regex)
     else if (pattern.isEmpty())
         m_bar->setStatus(QString(), false);
     else
-        m_bar->setStatus(tr("%n name(s) match", nullptr, m_scene->matchingNameCount()),
-                         m_scene->matchingNameCount() == 0);
+        m_bar->setStatus(matchStatus(), m_scene->matchingEventCount() == 0);
     m_changed();
+}
+
+QString FindController::matchStatus() const
+{
+    const int64_t events = m_scene->matchingEventCount();
+    const int names = m_scene->matchingNameCount();
+    return (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) + QStringLiteral(" · ") +
+           (names == 1 ? tr("1 name") : tr("%1 names").arg(names));
+}
+
+void FindController::refreshStatus()
+{
+    if (m_scene && m_scene->searchActive())
+        m_bar->setStatus(matchStatus(), m_scene->matchingEventCount() == 0);
 }
 
 void FindController::step(bool forward)

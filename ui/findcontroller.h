@@ -1,6 +1,8 @@
 // FindController — wires the find bar to the scene on screen: the find pattern (substring or
-// regex) highlights matching names and dims the rest, Enter / Shift+Enter step through matches
-// (selecting and revealing each), the name filter and the rank range hide events and workers.
+// regex) highlights matching names and dims the rest (folds holding a match are lit and marked),
+// the counter gives the matching events and names ("1,204 events · 2 names"), Enter /
+// Shift+Enter step through matches (selecting and revealing each: TimelineView::revealEvent
+// zooms in until the event is drawn on its own, never inside a fold), the name filter and the rank range hide events and workers.
 // It also gives the find bar the job's rank range (resetting the rank filter when it changes).
 // `changed` is called after every change to the scene (MainWindow repaints view and overview).
 // Threading: GUI thread only.
@@ -29,10 +31,13 @@ public:
     void setScene(std::shared_ptr<TimelineScene> scene, bool newJob);
     // Workers may have appeared (live): widens the rank range when needed.
     void updateRankLimits();
+    // Live: events were appended; the counter follows.
+    void refreshStatus();
 
 private:
     void search(const QString &pattern, bool regex);
     void step(bool forward);
+    QString matchStatus() const;
 
     FindBar *m_bar;
     TimelineView *m_view;

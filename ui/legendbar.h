@@ -20,6 +20,7 @@ public:
     explicit LegendBar(QWidget *parent = nullptr);
     void setScene(std::shared_ptr<TimelineScene> scene);
     void setNames(std::vector<uint32_t> nameIds); // most important first
+    const std::vector<uint32_t> &names() const { return m_names; }
     QSize sizeHint() const override { return QSize(600, 24); }
 
 signals:

@@ -1,6 +1,7 @@
 #include "liveattachment.h"
 
 #include "livecontroller.h"
+#include "mainmenus.h"
 #include "mainwindow.h"
 #include "statspanel.h"
 #include "timelineview.h"
@@ -73,6 +74,18 @@ LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
     m_dock->setObjectName(QStringLiteral("workersDock"));
     m_dock->setWidget(m_table);
     window->addDockWidget(Qt::RightDockWidgetArea, m_dock);
+    window->menus()->addDockToggle(m_dock);
+    // State readable at the default width: the short columns size to their contents.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(WorkerTableModel::File, QHeaderView::Stretch);
+    m_dock->setMinimumWidth(360);
+    // The controller reports when the files change; a quiet worker's silence still grows.
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, [this] {
+        if (m_controller->timeline())
+            m_model->refresh(*m_controller->timeline(), m_controller->workers());
+    });
+    m_tick.start();
     m_status = new QLabel;
     window->statusBar()->addPermanentWidget(m_status);
     m_end = new QShortcut(QKeySequence(Qt::Key_End), window);

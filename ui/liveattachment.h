@@ -67,8 +67,7 @@ signals:
     void refreshed(); // a new snapshot is on screen
 
 private:
-    LiveAttachment(MainWindow *window, const LiveOptions &options,
-                   const FollowOptions &follow);
+    LiveAttachment(MainWindow *window, const LiveOptions &options, const FollowOptions &follow);
     void onUpdated(const LiveUpdate &update);
     void showUpdate(const LiveUpdate &update);
     void snapshotStats();
@@ -86,6 +85,7 @@ private:
     QPointer<QLabel> m_status;
     QPointer<QShortcut> m_end;
     QTimer m_statsTimer;
+    QTimer m_tick; // "last record … ago" keeps counting while a worker is quiet
     QElapsedTimer m_sinceStats;
     qint64 m_lastStatsCostMs = 0;
     bool m_statsDirty = false;

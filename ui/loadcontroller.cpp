@@ -12,7 +12,7 @@ LoadController::~LoadController()
         t.join();
 }
 
-uint64_t LoadController::start(const QStringList &paths)
+uint64_t LoadController::start(const QStringList &paths, const QString &alignOn, bool correct)
 {
     if (m_cancel)
         m_cancel->store(true); // the previous job's result will be stale anyway
@@ -23,6 +23,8 @@ uint64_t LoadController::start(const QStringList &paths)
     LoadOptions options;
     for (const QString &p : paths)
         options.paths.push_back(p.toStdString());
+    options.alignOn = alignOn.toStdString();
+    options.correctClocks = correct;
     options.progress = [this, id](double fraction, const std::string &what) {
         const QString text = QString::fromStdString(what);
         QMetaObject::invokeMethod(

@@ -24,7 +24,8 @@ class LoadController : public QObject
 public:
     explicit LoadController(QObject *parent = nullptr);
     ~LoadController() override;
-    uint64_t start(const QStringList &paths); // returns the job id
+    // Returns the job id. alignOn / correct: LoadOptions::alignOn / correctClocks.
+    uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
     void cancel();
     bool isRunning() const { return m_running; }
     uint64_t currentJob() const { return m_job; }

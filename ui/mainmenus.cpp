@@ -10,6 +10,8 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -22,6 +24,7 @@ MainMenus::MainMenus(MainWindow *window) : QObject(window), m_window(window)
 {
     buildFileMenu();
     buildViewMenu();
+    buildClocksMenu();
     buildHelpMenu();
     rebuildRecentMenu();
 }
@@ -67,6 +70,7 @@ void MainMenus::buildViewMenu()
 {
     MainWindow *w = m_window;
     QMenu *view = w->menuBar()->addMenu(tr("&View"));
+    m_view = view;
     view->addAction(tr("&Find…"), QKeySequence::Find, w->findBar(), &FindBar::focusFind);
     view->addAction(tr("Fit whole job"), this, [w] { w->view()->zoomControl()->fit(); });
     m_raw = view->addAction(tr("&Raw clocks (no correction)"));
@@ -94,6 +98,39 @@ void MainMenus::buildViewMenu()
     view->addSeparator();
     for (QDockWidget *d : w->findChildren<QDockWidget *>())
         view->addAction(d->toggleViewAction());
+}
+
+void MainMenus::buildClocksMenu()
+{
+    MainWindow *w = m_window;
+    QMenu *clocks = w->menuBar()->addMenu(tr("&Clocks"));
+    clocks->addAction(m_raw);
+    QAction *align = clocks->addAction(tr("&Align on collective…"), this, [w] {
+        if (w->sources().isEmpty())
+            return;
+        bool ok = false;
+        const QString current =
+            w->alignOn().isEmpty() ? QStringLiteral("all_reduce*") : w->alignOn();
+        const QString pattern = QInputDialog::getText(
+            w, tr("Align on collective"),
+            tr("Align the workers' clocks on the k-th instance of the events matching (glob; "
+               "without wildcards a substring), for traces without sync samples:"),
+            QLineEdit::Normal, current, &ok);
+        if (ok && !pattern.trimmed().isEmpty())
+            w->reloadAlignedOn(pattern.trimmed());
+    });
+    align->setObjectName(QStringLiteral("alignOnAction"));
+    clocks->addAction(tr("Clear alignment"), this, [w] {
+        if (!w->alignOn().isEmpty())
+            w->reloadAlignedOn(QString());
+    });
+}
+
+void MainMenus::addDockToggle(QDockWidget *dock)
+{
+    QAction *a = dock->toggleViewAction();
+    if (!m_view->actions().contains(a))
+        m_view->addAction(a);
 }
 
 void MainMenus::buildHelpMenu()

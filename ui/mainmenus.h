@@ -11,6 +11,7 @@
 
 class QAction;
 class QMenu;
+class QDockWidget;
 
 namespace syncline::ui {
 
@@ -30,6 +31,8 @@ public:
     QAction *darkAction() const { return m_dark; }
     // Sets a checkable action's state without emitting toggled (the window already is there).
     static void setChecked(QAction *action, bool on);
+    // A dock created after the menus (the live Workers dock): its show/hide entry in View.
+    void addDockToggle(QDockWidget *dock);
 
     static QStringList recentFiles();
     void addRecent(const QStringList &paths);
@@ -37,6 +40,7 @@ public:
 private:
     void buildFileMenu();
     void buildViewMenu();
+    void buildClocksMenu(); // raw/corrected, Align on collective…
     void buildHelpMenu();
     void rebuildRecentMenu();
     void showShortcuts();
@@ -47,6 +51,7 @@ private:
     QAction *m_wall = nullptr;
     QAction *m_category = nullptr;
     QAction *m_dark = nullptr;
+    QMenu *m_view = nullptr;
 };
 
 } // namespace syncline::ui

@@ -17,21 +17,26 @@
 #include "timeline/report/legendorder.h"
 #include "timeline/report/stats.h"
 
+#include <QAbstractSpinBox>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
+#include <QTextEdit>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -74,7 +79,49 @@ MainWindow::MainWindow(QWidget *parent)
                           settings.value(QStringLiteral("view/byCategory"), false).toBool());
     setDarkTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
     if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1400, 860);
+        resize(1400, 900);
+    qApp->installEventFilter(this);
+}
+
+namespace {
+
+// A widget that takes typed text: single-letter keys stay with it.
+bool takesText(const QWidget *w)
+{
+    if (qobject_cast<const QLineEdit *>(w) || qobject_cast<const QAbstractSpinBox *>(w))
+        return true;
+    if (const auto *c = qobject_cast<const QComboBox *>(w))
+        return c->isEditable();
+    if (const auto *t = qobject_cast<const QTextEdit *>(w))
+        return !t->isReadOnly();
+    if (const auto *t = qobject_cast<const QPlainTextEdit *>(w))
+        return !t->isReadOnly();
+    return false;
+}
+
+} // namespace
+
+// The view's navigation keys (W/A/S/D, F, Home, Esc) work wherever the focus is in this window
+// (a dock, the stats table, the overview) — except in widgets that take text, and except for
+// keys with Ctrl/Alt/Meta, which stay menu shortcuts.
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::KeyPress && m_scene) {
+        auto *w = qobject_cast<QWidget *>(watched);
+        auto *key = static_cast<QKeyEvent *>(event);
+        static const int keys[] = {Qt::Key_W, Qt::Key_A,    Qt::Key_S,     Qt::Key_D,
+                                   Qt::Key_F, Qt::Key_Home, Qt::Key_Escape};
+        const bool nav = std::find(std::begin(keys), std::end(keys), key->key()) != std::end(keys);
+        const bool plain = !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier |
+                                                 Qt::MetaModifier | Qt::ShiftModifier));
+        if (nav && plain && w && w->window() == this && w != m_view && !m_view->isAncestorOf(w) &&
+            !takesText(w)) {
+            QKeyEvent copy(QEvent::KeyPress, key->key(), key->modifiers(), key->text());
+            QCoreApplication::sendEvent(m_view, &copy);
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 MainWindow::~MainWindow() = default;
@@ -112,6 +159,7 @@ void MainWindow::connectPanels()
         m_find, m_view, [this] { sceneChanged(); }, this);
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
+    connect(m_view, &TimelineView::gutterWidthChanged, m_overview, &OverviewStrip::setLeftMargin);
     connect(m_details, &DetailsPanel::eventActivated, this,
             [this](EventRef ref) { m_view->selectEvent(ref, true); });
     connect(m_legend, &LegendBar::nameClicked, this, [this](const QString &name) {
@@ -127,7 +175,11 @@ void MainWindow::connectPanels()
     });
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
     connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this,
-            [this](qint64 s, qint64 e) { m_stats->setSelectedRange(s, e); });
+            [this](qint64 s, qint64 e) {
+                m_stats->setSelectedRange(s, e);
+                updateStatus();
+            });
+    connect(m_view->zoomControl(), &ZoomControl::rangeChanged, this, &MainWindow::updateStatus);
 }
 
 void MainWindow::buildDocks()
@@ -154,19 +206,28 @@ void MainWindow::buildDocks()
     resizeDocks({stats}, {230}, Qt::Vertical); // the timeline keeps most of the height
     resizeDocks({findChild<QDockWidget *>(QStringLiteral("details"))}, {300}, Qt::Horizontal);
     connect(m_problems, &ProblemsPanel::dismissed, m_problemsDock, &QDockWidget::hide);
+    connect(m_problems, &ProblemsPanel::problemActivated, this, &MainWindow::showProblem);
 }
 
-void MainWindow::openPaths(const QStringList &paths)
+void MainWindow::openPaths(const QStringList &paths, const QString &alignOn, bool correct)
 {
     if (paths.isEmpty())
         return;
     m_sources = paths;
+    m_alignOn = alignOn;
+    m_correct = correct;
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_progress->show();
     m_cancel->show();
     m_infoLabel->setText(tr("loading %1…").arg(QFileInfo(paths.front()).fileName()));
-    m_loader->start(paths);
+    m_loader->start(paths, alignOn, correct);
+}
+
+void MainWindow::reloadAlignedOn(const QString &pattern)
+{
+    if (!m_sources.isEmpty())
+        openPaths(m_sources, pattern, true);
 }
 
 void MainWindow::cancelLoad()
@@ -219,6 +280,8 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_scene = std::make_shared<TimelineScene>(m_timeline);
     m_scene->setColourByCategory(m_menus->categoryAction()->isChecked());
     m_view->setScene(m_scene);
+    if (!live)
+        m_view->fitRowsToHeight(); // every worker on screen when it can be
     m_overview->setScene(m_scene);
     m_legend->setScene(m_scene);
     m_stats->setTimeline(live ? nullptr : m_timeline, m_scene->clockMode());
@@ -229,8 +292,13 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     MainMenus::setChecked(m_menus->rawAction(), m_scene->clockMode() == ClockMode::Raw);
     m_details->showEvent(m_scene.get(), {});
     m_findControl->setScene(m_scene, true);
+    if (m_startRaw) {
+        m_startRaw = false;
+        setClockMode(ClockMode::Raw);
+    }
     updateProblems(true);
     updateInfo();
+    updateStatus();
     const QString title = sources.isEmpty() ? QString() : QFileInfo(sources.front()).fileName();
     setWindowTitle(title.isEmpty() ? QStringLiteral("syncline")
                                    : title + QStringLiteral(" — syncline"));
@@ -297,6 +365,49 @@ void MainWindow::setDarkTheme(bool dark)
     QSettings().setValue(QStringLiteral("view/dark"), dark);
 }
 
+// A Problems entry: the event on the problem's thread at its time (the innermost one that
+// starts at or before it), or the worker of its file when the problem has no place.
+void MainWindow::showProblem(const LoadProblem &p)
+{
+    if (!m_scene)
+        return;
+    const Timeline &tl = m_scene->timeline();
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        if (tl.workers[w].info.sourceFile != p.file)
+            continue;
+        const auto [first, last] = m_scene->modelsOf(int(w));
+        for (int mi = first; mi < last && p.localNs >= 0; ++mi) {
+            const TrackModel &m = m_scene->model(mi);
+            if (m.track().tid != p.tid || m.count() == 0)
+                continue;
+            const int64_t t = m.map(m_scene->clockMode()).toGlobal(p.localNs);
+            int best = -1;
+            for (int d = 0; d < m.depthCount(); ++d) {
+                const size_t pos = m.rowUpperBound(d, p.localNs); // first starting after it
+                if (pos == 0)
+                    break;
+                const int e = int(m.depthRow(d)[pos - 1]);
+                if (best >= 0 && m.parentIndex(e) != best)
+                    break;
+                best = e;
+                if (m.endTime(e, m_scene->clockMode()) < t)
+                    break; // ended before: no child of it holds t
+            }
+            if (best >= 0) {
+                m_view->selectEvent({mi, best}, true);
+                return;
+            }
+        }
+        // No place: scroll to the worker.
+        if (m_scene->isCollapsed(int(w)))
+            m_scene->setCollapsed(int(w), false);
+        const int row = m_scene->layout().headerOf(int(w));
+        if (row >= 0)
+            m_view->revealRow(row);
+        return;
+    }
+}
+
 void MainWindow::onEventSelected(const EventRef &ref)
 {
     m_details->showEvent(m_scene.get(), ref);
@@ -304,19 +415,33 @@ void MainWindow::onEventSelected(const EventRef &ref)
 
 void MainWindow::onCursorTime(qint64 t, bool inside)
 {
-    if (!inside || !m_scene) {
+    m_cursorTime = t;
+    m_cursorInside = inside;
+    updateStatus();
+}
+
+// The status bar: cursor time (when the mouse is over the events), the view span and the
+// selection — refreshed on every range, selection or cursor change, whatever caused it (wheel,
+// W/S/A/D, F, Home, Esc, the overview, a find step).
+void MainWindow::updateStatus()
+{
+    if (!m_scene) {
         m_cursorLabel->clear();
         return;
     }
-    QString text = tr("cursor %1").arg(formatDuration(t - m_scene->originNs(), 7));
-    int64_t wall = 0;
-    if (m_scene->wallClock(t, &wall))
-        text += QStringLiteral("   ") + formatWallClock(wall, 1000);
+    QStringList parts;
+    if (m_cursorInside) {
+        QString text = tr("cursor %1").arg(formatDuration(m_cursorTime - m_scene->originNs(), 7));
+        int64_t wall = 0;
+        if (m_scene->wallClock(m_cursorTime, &wall))
+            text += QStringLiteral("   ") + formatWallClock(wall, 1000);
+        parts << text;
+    }
     const ZoomControl *z = m_view->zoomControl();
-    text += tr("   view %1").arg(formatDuration(z->rangeDuration()));
+    parts << tr("view %1").arg(formatDuration(z->rangeDuration()));
     if (z->hasSelection())
-        text += tr("   selection %1").arg(formatDuration(z->selectionEnd() - z->selectionStart()));
-    m_cursorLabel->setText(text);
+        parts << tr("selection %1").arg(formatDuration(z->selectionEnd() - z->selectionStart()));
+    m_cursorLabel->setText(parts.join(QStringLiteral("   ")));
 }
 
 QString MainWindow::statusText() const

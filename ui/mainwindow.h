@@ -43,7 +43,14 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    void openPaths(const QStringList &paths);
+    // alignOn: align clocks on the k-th instance of matching collectives (--align-on);
+    // correct = false skips the correction (--no-correct).
+    void openPaths(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
+    // Clocks ▸ Align on collective…: reloads the open job aligned on `pattern` ("" = without).
+    void reloadAlignedOn(const QString &pattern);
+    QString alignOn() const { return m_alignOn; }
+    QStringList sources() const { return m_sources; }
+    void setStartInRaw(bool raw) { m_startRaw = raw; } // `open --raw`: the next job opens raw
     void cancelLoad();
     // Shows an already loaded timeline (what openPaths does when loading ends).
     void setTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources);
@@ -81,6 +88,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -91,10 +99,12 @@ private:
     void updateProblems(bool newJob);
     void onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal);
     void onEventSelected(const EventRef &ref);
+    void showProblem(const LoadProblem &problem);
     void onCursorTime(qint64 t, bool inside);
     void sceneChanged();
     void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
     void updateInfo();
+    void updateStatus();
 
     TimelineView *m_view;
     OverviewStrip *m_overview;
@@ -119,6 +129,11 @@ private:
     QStringList m_sources;
     size_t m_shownProblems = 0;
     FindController *m_findControl = nullptr;
+    QString m_alignOn;
+    bool m_correct = true;
+    bool m_startRaw = false;
+    qint64 m_cursorTime = 0;
+    bool m_cursorInside = false;
 };
 
 } // namespace syncline::ui

@@ -1,5 +1,6 @@
 #include "overviewstrip.h"
 
+#include "timelinegeometry.h"
 #include "viewstyle.h"
 
 #include <QMouseEvent>
@@ -30,6 +31,13 @@ void OverviewStrip::sceneChanged()
     update();
 }
 
+void OverviewStrip::setLeftMargin(int px)
+{
+    m_leftMargin = px;
+    m_image = QImage();
+    update();
+}
+
 int64_t OverviewStrip::timeAtX(double x) const
 {
     if (!m_scene)
@@ -47,7 +55,6 @@ void OverviewStrip::renderImage()
     m_image = QImage(w, h, QImage::Format_ARGB32_Premultiplied);
     m_image.fill(style.ruler);
     m_imageRevision = m_scene->revision();
-    const auto &models = m_scene->models();
     std::vector<int> workers;
     for (const LayoutRow &r : m_scene->layout().rows())
         if (r.kind == LayoutRow::GroupHeader)
@@ -58,28 +65,50 @@ void OverviewStrip::renderImage()
     const int64_t begin = m_scene->beginNs();
     const double span = double(std::max<int64_t>(1, m_scene->endNs() - begin));
     QPainter p(&m_image);
+    const bool search = m_scene->searchActive();
+    const double bh = std::max(1.0, band - (band > 3 ? 1 : 0));
     for (size_t k = 0; k < workers.size(); ++k) {
         const double y = 2 + k * band;
         if (y > h)
             break;
-        for (const TrackModel &m : models) {
-            if (int(m.worker()) != workers[k] || m.depthCount() == 0)
-                continue;
-            const auto &row = m.depthRow(0);
-            const auto &st = m.track().localStart;
-            for (int x = 0; x < w; ++x) {
-                const int64_t t0 = begin + int64_t(double(x) / w * span);
-                const int64_t t1 = begin + int64_t(double(x + 1) / w * span);
-                const size_t pos = m.rowLowerBound(0, m.map(m_scene->clockMode()).toLocal(t0));
-                if (pos >= row.size() || st[row[pos]] > m.map(m_scene->clockMode()).toLocal(t1))
-                    continue;
-                if (!m_scene->nameVisible(m.nameId(int(row[pos]))))
-                    continue;
-                p.fillRect(QRectF(x, y, 1, std::max(1.0, band - (band > 3 ? 1 : 0))),
-                           m_scene->colours().nameColour(m.nameId(int(row[pos])), style.dark));
+        const auto [first, last] = m_scene->modelsOf(workers[k]);
+        for (int x = 0; x < w; ++x) {
+            const int64_t t0 = begin + int64_t(double(x) / w * span);
+            const int64_t t1 = begin + int64_t(double(x + 1) / w * span);
+            // The same summary as a collapsed group: the innermost event at the column's centre.
+            const EventRef ref = innermostAt(*m_scene, workers[k], t0 + (t1 - t0) / 2);
+            if (ref.valid()) {
+                const uint32_t name = m_scene->model(ref.model).nameId(ref.index);
+                QColor c = m_scene->colours().nameColour(name, style.dark);
+                if (search && !m_scene->nameMatches(name))
+                    c.setAlphaF(0.3);
+                p.fillRect(QRectF(x, y, 1, bh), c);
             }
+            if (search && matchStartsIn(first, last, t0, t1))
+                p.fillRect(QRectF(x, y, 1, bh), style.match);
         }
     }
+}
+
+// Whether a find match of models [first, last) starts in [t0, t1): per depth row one binary
+// search over its match positions (sorted by start).
+bool OverviewStrip::matchStartsIn(int first, int last, int64_t t0, int64_t t1) const
+{
+    for (int mi = first; mi < last; ++mi) {
+        const TrackModel &m = m_scene->model(mi);
+        const sync::ClockMap &map = m.map(m_scene->clockMode());
+        const int64_t l0 = map.toLocal(t0), l1 = map.toLocal(t1);
+        const std::vector<int64_t> &st = m.track().localStart;
+        for (int d = 0; d < m.depthCount(); ++d) {
+            const std::vector<uint32_t> &row = m.depthRow(d);
+            const std::vector<uint32_t> &pos = m_scene->matchPositions(mi, d);
+            const auto it = std::lower_bound(pos.begin(), pos.end(), l0,
+                                             [&](uint32_t p, int64_t v) { return st[row[p]] < v; });
+            if (it != pos.end() && st[row[*it]] < l1)
+                return true;
+        }
+    }
+    return false;
 }
 
 void OverviewStrip::paintEvent(QPaintEvent *)

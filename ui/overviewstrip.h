@@ -1,9 +1,10 @@
-// OverviewStrip — a zoomed-out picture of the whole job (one thin band per visible worker,
-// coloured where depth-0 events run) with the visible range outlined; click or drag to move the
-// view there, drag with Shift to choose a new range.
+// OverviewStrip — a zoomed-out picture of the whole job (one thin band per visible worker; per
+// pixel column the colour of the innermost event at that time over the worker's threads, the
+// summary a collapsed group shows — innermostAt) with the visible range outlined and find matches
+// marked (columns where a match starts, in the match colour); click or drag to move the view.
 // Invariants: covers [scene begin, scene end] over the widget width; redrawn into a cached image
-// when the size or the scene revision changes; per pixel column one binary search per thread,
-// so the cost is O(width · threads · log n).
+// when the size or the scene revision changes; per pixel column one binary search per thread
+// and depth, so the cost is O(width · threads · depths · log n).
 // Threading: GUI thread only.
 #pragma once
 
@@ -26,6 +27,7 @@ public:
     void sceneChanged();
     QSize sizeHint() const override { return QSize(600, 44); }
     int64_t timeAtX(double x) const;
+    void setLeftMargin(int px); // follows the view's label column
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -34,6 +36,7 @@ protected:
 
 private:
     void renderImage();
+    bool matchStartsIn(int first, int last, int64_t t0, int64_t t1) const;
     void centreAt(double x);
 
     ZoomControl *m_zoom;

@@ -25,11 +25,17 @@ ProblemsPanel::ProblemsPanel(QWidget *parent)
     layout->addWidget(m_list, 1);
     m_list->setAlternatingRowColors(true);
     connect(dismiss, &QPushButton::clicked, this, &ProblemsPanel::dismissed);
+    connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
+        const int row = m_list->row(item);
+        if (row >= 0 && size_t(row) < m_sorted.size())
+            emit problemActivated(m_sorted[size_t(row)]);
+    });
 }
 
 void ProblemsPanel::setProblems(const std::vector<LoadProblem> &problems)
 {
     m_list->clear();
+    m_sorted.clear();
     std::vector<const LoadProblem *> sorted;
     for (const LoadProblem &p : problems)
         sorted.push_back(&p);
@@ -46,6 +52,7 @@ void ProblemsPanel::setProblems(const std::vector<LoadProblem> &problems)
         auto *item =
             new QListWidgetItem(style()->standardIcon(icon), QString::fromStdString(p->toString()));
         m_list->addItem(item);
+        m_sorted.push_back(*p);
     }
     m_summary->setText(
         tr("%1 problem(s) found while loading (%2 errors); everything valid is shown.")

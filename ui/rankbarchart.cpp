@@ -43,7 +43,7 @@ void RankBarChart::paintEvent(QPaintEvent *)
     }
     const int stragglerCount = int(std::count(m_flags.begin(), m_flags.end(), true));
     p.drawText(QRect(8, 2, width() - 16, 18), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("%1 — mean duration per rank; %2 straggler(s) beyond median + 3·MAD (%3)")
+               tr("%1 — mean per rank; %2 straggler(s) beyond median + max(3·MAD, 50 µs, 10 %) = %3")
                    .arg(m_title)
                    .arg(stragglerCount)
                    .arg(formatDuration(m_threshold)));

@@ -1,8 +1,8 @@
 // RankBarChart — one event name's duration per rank as vertical bars (mean duration per rank),
-// stragglers in red by the viewer's rule, RankOutliers (timeline/report/rankoutliers.h: ranks
-// whose mean is beyond median + 3·MAD of the per-rank means), with the threshold drawn as a
-// dashed line. The title names the rule; `syncline stats` uses the other one (Stragglers: who
-// finishes each step last), and says so.
+// stragglers in red by syncline's one straggler rule, RankOutliers (timeline/report/
+// rankoutliers.h: ranks whose mean is beyond median + max(3·MAD, 50 µs, 10 % of the median) of
+// the per-rank means — `syncline stats` prints the same), with the threshold drawn as a dashed
+// line. The title names the rule.
 // Threading: GUI thread only.
 #pragma once
 
@@ -27,6 +27,7 @@ public:
     explicit RankBarChart(QWidget *parent = nullptr);
     void setData(const QString &title, std::vector<Bar> bars);
     const std::vector<bool> &stragglerFlags() const { return m_flags; }
+    const std::vector<Bar> &bars() const { return m_bars; }
     int64_t thresholdNs() const { return m_threshold; }
 
     QSize sizeHint() const override { return QSize(400, 160); }

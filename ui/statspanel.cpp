@@ -68,6 +68,7 @@ void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode
     m_timeline = std::move(timeline);
     m_mode = mode;
     m_rows.clear();
+    m_chartName.reset();
     m_model->setRows(nullptr, {});
     m_chart->setData({}, {});
     refresh();
@@ -106,7 +107,7 @@ void StatsPanel::start()
     StatsQuery query;
     query.perRank = true;
     query.mode = m_mode; // by value, as given (the view's mode)
-    if (m_scope->currentIndex() == 1) {
+    if (rangeScoped()) {
         query.useRange = true;
         query.beginNs = m_rangeStart;
         query.endNs = std::max(m_rangeStart, m_rangeEnd);
@@ -132,18 +133,35 @@ void StatsPanel::finished()
     ++m_completed;
     m_rows = std::move(r.rows);
     m_model->setRows(m_timeline, m_rows);
-    const bool ranged = m_scope->currentIndex() == 1;
-    m_status->setText(ranged ? tr("%1 names in %2")
-                                   .arg(m_model->rowCount())
-                                   .arg(formatDuration(m_rangeEnd - m_rangeStart))
-                             : tr("%1 names").arg(m_model->rowCount()));
+    if (rangeScoped())
+        m_status->setText(tr("%1 names in %2")
+                              .arg(m_model->rowCount())
+                              .arg(formatDuration(m_rangeEnd - m_rangeStart)));
+    else if (m_scope->currentIndex() == 1)
+        m_status->setText(tr("%1 names · no range selected: whole job").arg(m_model->rowCount()));
+    else
+        m_status->setText(tr("%1 names").arg(m_model->rowCount()));
+    // The chart follows the scope: the chosen name again, from the new rows.
+    if (m_chartName)
+        chooseName(*m_chartName);
     emit statsReady();
+}
+
+QString StatsPanel::statusText() const
+{
+    return m_status->text();
+}
+
+bool StatsPanel::rangeScoped() const
+{
+    return m_scope->currentIndex() == 1 && m_rangeEnd > m_rangeStart;
 }
 
 void StatsPanel::chooseName(uint32_t nameId)
 {
     if (!m_timeline)
         return;
+    m_chartName = nameId;
     std::vector<RankBarChart::Bar> bars;
     for (const StatsRow &r : m_rows)
         if (r.nameId == nameId && r.rank)

@@ -1,5 +1,7 @@
 // StatsPanel — the per-name statistics table (whole job or the selected time range) and, for
-// the chosen name, a per-rank bar chart with stragglers marked. Stats are computed off the GUI
+// the chosen name, a per-rank bar chart with stragglers marked; the chart follows every new
+// result (scope change, new range, clock mode). "Selected range" with no range selected (Esc)
+// shows the whole job and says so, so legend, table and chart never go empty. Stats are computed off the GUI
 // thread (QtConcurrent) as jobs with an id; a result whose id is not the latest, or whose clock
 // mode is not the panel's current one, is dropped.
 // Threading: GUI thread. The job gets everything by value — the query, the Timeline pointer and
@@ -15,6 +17,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QLabel;
@@ -41,6 +44,8 @@ public:
     QSortFilterProxyModel *proxy() const { return m_proxy; }
     QTableView *table() const { return m_table; }
     RankBarChart *chart() const { return m_chart; }
+    QComboBox *scopeBox() const { return m_scope; } // 0 Whole job, 1 Selected range
+    QString statusText() const;
     void chooseName(uint32_t nameId);
     uint64_t completedJobs() const { return m_completed; }
 
@@ -57,6 +62,7 @@ private:
     };
     void start();
     void finished();
+    bool rangeScoped() const; // "Selected range" with a non-empty range
 
     std::shared_ptr<const Timeline> m_timeline;
     StatsTableModel *m_model;
@@ -74,6 +80,7 @@ private:
     uint64_t m_jobId = 0;
     uint64_t m_completed = 0;
     bool m_pending = false;
+    std::optional<uint32_t> m_chartName; // the name the chart shows
 };
 
 } // namespace syncline::ui

@@ -49,12 +49,14 @@ class RowBuilder
 {
 public:
     RowBuilder(const TimelineScene &scene, const GeometryRequest &req, TimelineGeometry &out,
-               std::vector<int> &batchOf)
-        : m_scene(scene), m_req(req), m_out(out), m_batchOf(batchOf), m_pxPerNs(req.pxPerNs())
+               std::vector<int> &batchOf, std::vector<int> &foldBatchOf)
+        : m_scene(scene), m_req(req), m_out(out), m_batchOf(batchOf), m_foldBatchOf(foldBatchOf),
+          m_pxPerNs(req.pxPerNs())
     {
     }
 
     void build(int modelIndex, int depth, double y, double h);
+    void buildSummary(int worker, double y, double h);
 
 private:
     double xOfLocal(int64_t local)
@@ -62,13 +64,18 @@ private:
         return double(m_cursor->toGlobal(local) - m_req.rangeStart) * m_pxPerNs;
     }
     void emitEvent(uint32_t e, double x0, double x1);
-    void addFold(double x0, double x1, int64_t n);
+    void addFold(double x0, double x1, size_t p, size_t q);
     void flushFold();
+    void addSegment(double x0, double x1, uint32_t name, bool dimmed);
+    void flushSegment();
+    void addMark(double x0, double x1);
+    void flushMark();
 
     const TimelineScene &m_scene;
     const GeometryRequest &m_req;
     TimelineGeometry &m_out;
     std::vector<int> &m_batchOf;
+    std::vector<int> &m_foldBatchOf;
     double m_pxPerNs;
     const TrackModel *m_model = nullptr;
     const sync::ClockMap *m_map = nullptr;
@@ -80,6 +87,18 @@ private:
     double m_foldX0 = 0;
     double m_foldX1 = 0;
     int64_t m_foldCount = 0;
+    int m_depth = 0;
+    std::vector<std::pair<uint32_t, double>> m_tally; // the open block: px per window name
+    bool m_segOpen = false;
+    double m_segX0 = 0;
+    double m_segX1 = 0;
+    int m_segColour = 0;
+    bool m_segDimmed = false;
+    uint32_t m_segName = 0;
+    bool m_summary = false; // building a collapsed group's summary (labels on long segments)
+    bool m_markOpen = false;
+    double m_markX0 = 0;
+    double m_markX1 = 0;
 };
 
 QRectF clipped(double x0, double x1, double y, double h, double width)
@@ -124,29 +143,134 @@ void RowBuilder::emitEvent(uint32_t e, double x0, double x1)
         m_out.selectedRect = r;
 }
 
-void RowBuilder::addFold(double x0, double x1, int64_t n)
+// One fold window: events [p, q) of the row between x0 and x1. Its colour is the window's
+// dominant name; it joins the open block when they touch.
+void RowBuilder::addFold(double x0, double x1, size_t p, size_t q)
 {
-    if (m_foldOpen && x0 <= m_foldX1 + 1.0) {
+    const int64_t n = int64_t(q - p);
+    if (!(m_foldOpen && x0 <= m_foldX1 + 1.0)) {
+        flushFold();
+        m_foldOpen = true;
+        m_foldX0 = x0;
+        m_foldX1 = x1;
+        m_foldCount = n;
+    } else {
         m_foldX1 = std::max(m_foldX1, x1);
         m_foldCount += n;
-        return;
     }
-    flushFold();
-    m_foldOpen = true;
-    m_foldX0 = x0;
-    m_foldX1 = x1;
-    m_foldCount = n;
+    uint32_t name = 0;
+    if (!dominantName(m_scene, m_modelIndex, m_depth, p, q, &name))
+        return;
+    const bool matched = m_scene.searchActive() && m_scene.matchIn(m_modelIndex, m_depth, p, q);
+    addSegment(x0, std::max(x1, x0 + 1.0), name, m_scene.searchActive() && !matched);
+    if (matched)
+        addMark(x0, std::max(x1, x0 + 1.0));
+    const double w = std::max(x1 - x0, 1.0);
+    auto it = std::find_if(m_tally.begin(), m_tally.end(),
+                           [name](const auto &e) { return e.first == name; });
+    if (it != m_tally.end())
+        it->second += w;
+    else if (m_tally.size() < 16)
+        m_tally.emplace_back(name, w);
 }
 
 void RowBuilder::flushFold()
 {
+    flushSegment();
+    flushMark();
     if (!m_foldOpen)
         return;
-    m_out.folds.push_back(
-        {clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width),
-         m_foldCount});
-    m_out.eventsFolded += m_foldCount;
     m_foldOpen = false;
+    m_out.eventsFolded += m_foldCount;
+    if (m_tally.empty())
+        return; // nothing visible in it (name filter)
+    const auto best =
+        std::max_element(m_tally.begin(), m_tally.end(),
+                         [](const auto &a, const auto &b) { return a.second < b.second; });
+    m_out.folds.push_back(
+        {clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width), m_foldCount,
+         best->first});
+    m_tally.clear();
+}
+
+void RowBuilder::addSegment(double x0, double x1, uint32_t name, bool dimmed)
+{
+    const int colour = m_scene.colours().colourIndex(name);
+    if (m_segOpen && colour == m_segColour && dimmed == m_segDimmed && x0 <= m_segX1 + 1.0) {
+        m_segX1 = std::max(m_segX1, x1);
+        return;
+    }
+    flushSegment();
+    m_segOpen = true;
+    m_segX0 = x0;
+    m_segX1 = x1;
+    m_segColour = colour;
+    m_segDimmed = dimmed;
+    m_segName = name;
+}
+
+void RowBuilder::flushSegment()
+{
+    if (!m_segOpen)
+        return;
+    m_segOpen = false;
+    const QRectF r = clipped(m_segX0, m_segX1, m_y, m_h, m_req.width);
+    const size_t key = size_t(m_segColour * 2 + (m_segDimmed ? 1 : 0));
+    if (m_foldBatchOf[key] < 0) {
+        m_foldBatchOf[key] = int(m_out.foldBatches.size());
+        m_out.foldBatches.push_back({m_segColour, m_segDimmed, {}});
+    }
+    m_out.foldBatches[size_t(m_foldBatchOf[key])].rects.push_back(r);
+    if (m_summary && r.width() >= 2 * kLabelMinPx)
+        m_out.labels.push_back({r, m_segName, m_segDimmed});
+}
+
+void RowBuilder::addMark(double x0, double x1)
+{
+    if (m_markOpen && x0 <= m_markX1 + 1.0) {
+        m_markX1 = std::max(m_markX1, x1);
+        return;
+    }
+    flushMark();
+    m_markOpen = true;
+    m_markX0 = x0;
+    m_markX1 = x1;
+}
+
+void RowBuilder::flushMark()
+{
+    if (!m_markOpen)
+        return;
+    m_markOpen = false;
+    m_out.matchMarks.push_back(clipped(m_markX0, m_markX1, m_y, m_h, m_req.width));
+}
+
+// A collapsed group: per pixel, the innermost visible event of any of the worker's threads.
+void RowBuilder::buildSummary(int worker, double y, double h)
+{
+    m_y = y;
+    m_h = h;
+    m_summary = true;
+    const bool search = m_scene.searchActive();
+    for (int x = 0; x < int(std::ceil(m_req.width)); ++x) {
+        const int64_t t = m_req.rangeStart + int64_t(std::floor((x + 0.5) / m_pxPerNs));
+        const EventRef ref = innermostAt(m_scene, worker, t);
+        if (!ref.valid()) {
+            flushSegment();
+            flushMark();
+            continue;
+        }
+        const uint32_t name = m_scene.model(ref.model).nameId(ref.index);
+        const bool lit = !search || m_scene.nameMatches(name);
+        addSegment(x, x + 1, name, !lit);
+        if (search && lit)
+            addMark(x, x + 1);
+        else
+            flushMark();
+    }
+    flushSegment();
+    flushMark();
+    m_summary = false;
 }
 
 void RowBuilder::build(int modelIndex, int depth, double y, double h)
@@ -160,7 +284,9 @@ void RowBuilder::build(int modelIndex, int depth, double y, double h)
     m_cursor = &cursor;
     m_y = y;
     m_h = h;
+    m_depth = depth;
     m_foldOpen = false;
+    m_tally.clear();
     const std::vector<uint32_t> &row = m_model->depthRow(depth);
     const std::vector<int64_t> &st = m_model->track().localStart;
     const std::vector<int64_t> &en = m_model->track().localEnd;
@@ -190,7 +316,7 @@ void RowBuilder::build(int modelIndex, int depth, double y, double h)
             flushFold();
             emitEvent(e, x0, std::max(x1, x0 + 1.0));
         } else {
-            addFold(x0, xOfLocal(en[row[q - 1]]), int64_t(q - p));
+            addFold(x0, xOfLocal(en[row[q - 1]]), p, q);
         }
         p = q;
     }
@@ -205,7 +331,9 @@ size_t TimelineGeometry::primitiveCount() const
         folds.size() + labels.size() + openRects.size() + overdueRects.size() + instants.size();
     for (const ColourBatch &b : batches)
         n += b.rects.size();
-    return n;
+    for (const ColourBatch &b : foldBatches)
+        n += b.rects.size();
+    return n + matchMarks.size();
 }
 
 TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryRequest &request)
@@ -216,7 +344,8 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
     if (request.rangeEnd <= request.rangeStart || request.width <= 0)
         return out;
     std::vector<int> batchOf(size_t(scene.colours().colourCount() * 2), -1);
-    RowBuilder builder(scene, request, out, batchOf);
+    std::vector<int> foldBatchOf(batchOf.size(), -1);
+    RowBuilder builder(scene, request, out, batchOf, foldBatchOf);
     const RowLayout &layout = scene.layout();
     const auto [first, last] = layout.rowsIn(request.top, request.top + request.height);
     for (size_t i = first; i < last; ++i) {
@@ -225,9 +354,104 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
         if (r.kind == LayoutRow::EventRow)
             builder.build(r.model, r.depth, y + 1, r.height - 2);
         else if (r.collapsed && r.model >= 0)
-            builder.build(r.model, 0, y + 5, r.height - 8); // summary of the first thread
+            builder.buildSummary(r.worker, y + 5, r.height - 8); // all its threads
     }
     return out;
+}
+
+bool dominantName(const TimelineScene &scene, int model, int depth, size_t p, size_t q,
+                  uint32_t *nameId)
+{
+    const TrackModel &m = scene.model(model);
+    const std::vector<uint32_t> &row = m.depthRow(depth);
+    const EventTrack &t = m.track();
+    q = std::min(q, row.size());
+    if (p >= q)
+        return false;
+    // Small windows: exact local ns per visible name (first seen wins a tie).
+    auto exact = [&](size_t from, size_t to) {
+        std::pair<uint32_t, int64_t> best{0, -1};
+        std::vector<std::pair<uint32_t, int64_t>> sum;
+        for (size_t k = from; k < to; ++k) {
+            const uint32_t e = row[k];
+            if (!scene.nameVisible(t.nameId[e]))
+                continue;
+            const int64_t d = std::max<int64_t>(0, t.localEnd[e] - t.localStart[e]);
+            auto it = std::find_if(sum.begin(), sum.end(),
+                                   [&](const auto &s) { return s.first == t.nameId[e]; });
+            if (it == sum.end())
+                it = sum.insert(sum.end(), {t.nameId[e], 0});
+            it->second += d;
+        }
+        for (const auto &s : sum)
+            if (s.second > best.second)
+                best = s;
+        if (best.second >= 0)
+            *nameId = best.first;
+        return best.second >= 0;
+    };
+    if (q - p <= kExactFold)
+        return exact(p, q);
+    // Larger ones: the complete 64-event buckets inside the window, each its dominant name and
+    // that name's time (TrackModel::bucketNames, computed once at indexing); the name with the
+    // most time wins, the first on a tie. The edges' partial buckets are left out (a window
+    // this large holds at least one complete bucket). Buckets whose dominant name the filter
+    // hides are skipped.
+    const std::vector<TrackModel::BucketName> &buckets = m.bucketNames(depth);
+    const size_t bs = TrackModel::bucketSize();
+    const size_t k0 = (p + bs - 1) / bs, k1 = std::min(q / bs, buckets.size());
+    std::pair<uint32_t, double> hits[8];
+    int distinct = 0;
+    for (size_t k = k0; k < k1; ++k) {
+        const uint32_t name = buckets[k].nameId;
+        if (!scene.nameVisible(name))
+            continue;
+        int j = 0;
+        while (j < distinct && hits[j].first != name)
+            ++j;
+        if (j == distinct) {
+            if (distinct == 8)
+                continue; // more than 8 names: the first 8 seen compete
+            hits[distinct++] = {name, 0};
+        }
+        hits[j].second += double(buckets[k].ns);
+    }
+    if (distinct == 0)
+        return exact(p, p + kExactFold); // nothing visible in the buckets: the first events
+    int best = 0;
+    for (int j = 1; j < distinct; ++j)
+        if (hits[j].second > hits[best].second)
+            best = j;
+    *nameId = hits[best].first;
+    return true;
+}
+
+EventRef innermostAt(const TimelineScene &scene, int worker, int64_t globalT)
+{
+    EventRef best;
+    int bestDepth = -1;
+    const auto [first, last] = scene.modelsOf(worker);
+    for (int mi = first; mi < last; ++mi) {
+        const TrackModel &m = scene.model(mi);
+        const int64_t local = m.map(scene.clockMode()).toLocal(globalT);
+        const EventTrack &t = m.track();
+        for (int d = 0; d < m.depthCount(); ++d) {
+            const std::vector<uint32_t> &row = m.depthRow(d);
+            const size_t pos = m.rowLowerBound(d, local);
+            if (pos >= row.size() || t.localStart[row[pos]] > local)
+                break; // nothing here, so nothing deeper either (perfect nesting)
+            const uint32_t e = row[pos];
+            if (t.localEnd[e] < local)
+                break;
+            if ((t.flags[e] & EventInstant) || !scene.nameVisible(t.nameId[e]))
+                continue; // a hidden parent: its visible children still count
+            if (d > bestDepth) {
+                bestDepth = d;
+                best = {mi, int(e)};
+            }
+        }
+    }
+    return best;
 }
 
 EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPointF pos)
@@ -239,11 +463,14 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
     const LayoutRow &r = layout.rows()[size_t(rowIndex)];
     if (r.model < 0 || (r.kind == LayoutRow::GroupHeader && !r.collapsed))
         return {};
+    const double pxPerNs = request.pxPerNs();
+    if (r.kind == LayoutRow::GroupHeader)
+        return innermostAt(scene, r.worker,
+                           request.rangeStart + int64_t(std::llround(pos.x() / pxPerNs)));
     const TrackModel &m = scene.model(r.model);
-    const int depth = r.kind == LayoutRow::GroupHeader ? 0 : r.depth;
+    const int depth = r.depth;
     if (depth >= m.depthCount())
         return {};
-    const double pxPerNs = request.pxPerNs();
     const int64_t tol = std::max<int64_t>(1, int64_t(std::ceil(1.0 / pxPerNs)));
     const int64_t tNs = request.rangeStart + int64_t(std::llround(pos.x() / pxPerNs));
     const sync::ClockMap &map = m.map(scene.clockMode());
@@ -259,7 +486,8 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
             continue;
         // Distance in px from the cursor to the event's [start, end] span (0 inside it).
         const double x0 = double(m.startTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs;
-        const double x1 = std::max(double(m.endTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs, x0 + 1.0);
+        const double x1 = std::max(
+            double(m.endTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs, x0 + 1.0);
         const double dist = pos.x() < x0 ? x0 - pos.x() : pos.x() > x1 ? pos.x() - x1 : 0.0;
         if (dist < bestDist) {
             bestDist = dist;

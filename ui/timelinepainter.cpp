@@ -50,6 +50,17 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
     return ticks;
 }
 
+QRectF TimelinePainter::selectionLabelRect(const QRectF &selection, double textWidth,
+                                           const QRectF &area)
+{
+    // Never narrower than the text (a narrow range's label would be clipped on both sides),
+    // centred on the range, and kept inside the ruler.
+    const double w = std::min(std::max(selection.width(), textWidth + 8), area.width());
+    double x = selection.center().x() - w / 2;
+    x = std::clamp(x, area.left(), area.right() - w);
+    return QRectF(x, selection.top(), w, selection.height());
+}
+
 QColor TimelinePainter::textColourOn(const QColor &fill)
 {
     const double lum = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
@@ -119,18 +130,25 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g,
         p.setBrush(c);
         p.drawRects(b.rects.data(), int(b.rects.size()));
     }
-    // Folded runs: a neutral block with a fine hatch, so it never reads as one long event.
-    QColor fold = style.fold;
-    if (dimAll)
-        fold.setAlphaF(0.35);
-    p.setBrush(fold);
-    for (const FoldBlock &f : g.folds)
-        p.drawRect(f.rect);
+    // Folded runs: the colours of what they hold (TimelineGeometry::foldBatches), under a fine
+    // hatch so a block never reads as one long event.
+    for (const ColourBatch &b : g.foldBatches) {
+        QColor c = scene.colours().colour(b.colourIndex, style.dark);
+        c.setAlphaF(b.dimmed ? 0.22 : 0.85);
+        p.setBrush(c);
+        p.drawRects(b.rects.data(), int(b.rects.size()));
+    }
     p.setBrush(
         QBrush(style.dark ? QColor(0, 0, 0, 70) : QColor(255, 255, 255, 90), Qt::BDiagPattern));
     for (const FoldBlock &f : g.folds) {
         if (f.rect.width() >= 6)
             p.drawRect(f.rect);
+    }
+    // Find matches inside folds and collapsed summaries: a bar above and below.
+    p.setBrush(style.match);
+    for (const QRectF &r : g.matchMarks) {
+        p.drawRect(QRectF(r.left(), r.top(), std::max(r.width(), 2.0), 3));
+        p.drawRect(QRectF(r.left(), r.bottom() - 3, std::max(r.width(), 2.0), 3));
     }
     // Open events: hatched and with a dashed right edge (they run to the end of the data).
     p.setBrush(QBrush(QColor(0, 0, 0, 90), Qt::FDiagPattern));
@@ -166,13 +184,15 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g,
         p.setPen(tc);
         p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, text);
     }
-    p.setPen(style.dark ? QColor(0xe0e0e0) : QColor(0x30, 0x30, 0x30));
     for (const FoldBlock &f : g.folds) {
         if (f.rect.width() < 70)
             continue;
         const QString text = QStringLiteral("%L1 events").arg(f.count);
-        if (fm.horizontalAdvance(text) + 8 <= f.rect.width())
-            p.drawText(f.rect.adjusted(4, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+        if (fm.horizontalAdvance(text) + 8 > f.rect.width())
+            continue;
+        p.setPen(dimAll ? style.mutedText
+                        : textColourOn(scene.colours().nameColour(f.nameId, style.dark)));
+        p.drawText(f.rect.adjusted(4, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
     }
     if (!g.selectedRect.isNull()) {
         p.setBrush(Qt::NoBrush);
@@ -258,7 +278,8 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
         p.fillRect(sel, style.selectionRange);
         const QString text = formatDuration(options.selectionEnd - options.selectionStart);
         p.setPen(style.selection);
-        p.drawText(sel, Qt::AlignCenter, text);
+        p.drawText(selectionLabelRect(sel, fm.horizontalAdvance(text), area), Qt::AlignCenter,
+                   text);
     }
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));

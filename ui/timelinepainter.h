@@ -68,6 +68,9 @@ public:
     static void paintLegend(QPainter &p, const QRectF &area, const TimelineScene &scene,
                             const std::vector<uint32_t> &nameIds, const ViewStyle &style);
     static QColor textColourOn(const QColor &fill);
+    // Where the ruler writes the selected range's duration: at least the text's width, centred
+    // on the selection, inside `area` (never clipped: "114 ms" is never drawn as "14 ms").
+    static QRectF selectionLabelRect(const QRectF &selection, double textWidth, const QRectF &area);
 };
 
 } // namespace syncline::ui

@@ -20,6 +20,14 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
             m_indexed += uint64_t(m_models.back().count());
         }
     }
+    // Each name's total time: the most time-consuming names get distinct colours first.
+    m_nameWeight.assign(t.names.size(), 0);
+    for (const Worker &w : t.workers)
+        for (const EventTrack &tr : w.tracks)
+            for (size_t i = 0; i < tr.count(); ++i)
+                if (tr.nameId[i] < m_nameWeight.size())
+                    m_nameWeight[tr.nameId[i]] +=
+                        std::max<int64_t>(0, tr.localEnd[i] - tr.localStart[i]);
     addNames();
     m_collapsed.assign(t.workers.size(), false);
     m_visible.assign(t.workers.size(), true);
@@ -46,7 +54,7 @@ void TimelineScene::addNames()
             m_matchingNames += hit;
         }
     }
-    m_colours.extend(names, m_timeline->kinds);
+    m_colours.extend(names, m_timeline->kinds, m_nameWeight);
 }
 
 void TimelineScene::setColourByCategory(bool on)
@@ -57,7 +65,7 @@ void TimelineScene::setColourByCategory(bool on)
     std::vector<std::string_view> names;
     for (size_t i = 0; i < m_timeline->names.size(); ++i)
         names.push_back(m_timeline->names.name(uint32_t(i)));
-    m_colours.assign(names, m_timeline->kinds);
+    m_colours.assign(names, m_timeline->kinds, m_nameWeight);
     ++m_revision;
 }
 
@@ -148,6 +156,8 @@ void TimelineScene::applyLive(const LiveUpdate &u)
         remapModels();
         relayout = true;
     }
+    if (u.newNames || m_displayNames.size() != m_timeline->names.size())
+        addNames(); // before the match positions: new names need their match flags
     for (const LiveTrackChange &c : u.changedTracks) {
         if (c.worker >= m_firstModel.size())
             continue;
@@ -156,11 +166,13 @@ void TimelineScene::applyLive(const LiveUpdate &u)
         const int depths = model.depthCount();
         m_indexed += model.extendFrom(c.from);
         relayout = relayout || model.depthCount() != depths;
+        if (searchActive() && !u.structureChanged)
+            extendMatches(m, c.from);
         if (m_selected.model == int(m) && m_selected.index >= int(c.from))
             m_selected = {}; // its index may now name another event
     }
-    if (u.newNames || m_displayNames.size() != m_timeline->names.size())
-        addNames();
+    if (u.structureChanged && searchActive())
+        rebuildMatches(); // models moved
     if (relayout)
         rebuildLayout();
     else
@@ -234,12 +246,15 @@ void TimelineScene::setNameFilter(const QString &text)
         for (const QString &s : m_displayNames)
             m_nameVisible.push_back(nameFilterHit(s));
     }
+    if (searchActive())
+        rebuildMatches();
     ++m_revision;
 }
 
 bool TimelineScene::setSearch(const QString &pattern, bool regex)
 {
     m_match.clear();
+    m_matchPos.clear();
     m_matchingNames = 0;
     m_search.clear();
     ++m_revision;
@@ -258,7 +273,76 @@ bool TimelineScene::setSearch(const QString &pattern, bool regex)
         m_match.push_back(hit);
         m_matchingNames += hit;
     }
+    rebuildMatches();
     return true;
+}
+
+void TimelineScene::rebuildMatches()
+{
+    m_matchPos.assign(m_models.size(), {});
+    for (size_t m = 0; m < m_models.size(); ++m)
+        extendMatches(m, 0);
+}
+
+// Depth rows are sorted by event index, so the events from index `from` on are a tail of each
+// row: cut the positions that pointed into it and scan the tail again.
+void TimelineScene::extendMatches(size_t model, size_t from)
+{
+    if (m_matchPos.size() < m_models.size())
+        m_matchPos.resize(m_models.size());
+    const TrackModel &tm = m_models[model];
+    auto &rows = m_matchPos[model];
+    rows.resize(size_t(tm.depthCount()));
+    const std::vector<uint32_t> &names = tm.track().nameId;
+    for (int d = 0; d < tm.depthCount(); ++d) {
+        const std::vector<uint32_t> &row = tm.depthRow(d);
+        const size_t tail =
+            size_t(std::lower_bound(row.begin(), row.end(), uint32_t(from)) - row.begin());
+        std::vector<uint32_t> &pos = rows[size_t(d)];
+        pos.erase(std::lower_bound(pos.begin(), pos.end(), uint32_t(tail)), pos.end());
+        for (size_t p = tail; p < row.size(); ++p) {
+            const uint32_t name = names[row[p]];
+            if (m_match[name] && nameVisible(name))
+                pos.push_back(uint32_t(p));
+        }
+    }
+}
+
+const std::vector<uint32_t> &TimelineScene::matchPositions(int model, int depth) const
+{
+    static const std::vector<uint32_t> none;
+    if (size_t(model) >= m_matchPos.size() || size_t(depth) >= m_matchPos[size_t(model)].size())
+        return none;
+    return m_matchPos[size_t(model)][size_t(depth)];
+}
+
+bool TimelineScene::matchIn(int model, int depth, size_t from, size_t to) const
+{
+    const std::vector<uint32_t> &pos = matchPositions(model, depth);
+    const auto it = std::lower_bound(pos.begin(), pos.end(), uint32_t(from));
+    return it != pos.end() && *it < to;
+}
+
+int64_t TimelineScene::matchingEventCount() const
+{
+    int64_t n = 0;
+    for (size_t m = 0; m < m_matchPos.size() && m < m_models.size(); ++m) {
+        if (!m_visible[m_models[m].worker()])
+            continue;
+        for (const auto &pos : m_matchPos[m])
+            n += int64_t(pos.size());
+    }
+    return n;
+}
+
+std::pair<int, int> TimelineScene::modelsOf(int worker) const
+{
+    if (worker < 0 || size_t(worker) >= m_firstModel.size())
+        return {0, 0};
+    const size_t first = m_firstModel[size_t(worker)];
+    const size_t last = size_t(worker) + 1 < m_firstModel.size() ? m_firstModel[size_t(worker) + 1]
+                                                                 : m_models.size();
+    return {int(first), int(last)};
 }
 
 bool TimelineScene::eventVisible(int model, int index) const
@@ -274,7 +358,9 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
     const int64_t t0 = from.valid() ? m_models[size_t(from.model)].startTime(from.index, m_mode)
                                     : (forward ? std::numeric_limits<int64_t>::min()
                                                : std::numeric_limits<int64_t>::max());
-    auto key = [&](int m, int i) { return std::tuple(m_models[size_t(m)].startTime(i, m_mode), m, i); };
+    auto key = [&](int m, int i) {
+        return std::tuple(m_models[size_t(m)].startTime(i, m_mode), m, i);
+    };
     const auto fromKey =
         from.valid() ? key(from.model, from.index) : std::tuple(t0, forward ? -1 : INT32_MAX, -1);
     EventRef best;

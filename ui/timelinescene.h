@@ -98,6 +98,17 @@ public:
     bool searchActive() const { return !m_match.empty(); }
     bool nameMatches(uint32_t nameId) const { return m_match.empty() || m_match[nameId]; }
     int matchingNameCount() const { return m_matchingNames; }
+    // Matching events (name matches the find pattern and passes the name filter) in the workers
+    // the rank filter shows — the find bar's counter.
+    int64_t matchingEventCount() const;
+    // Positions p in model(m).depthRow(d) of matching events, ascending (so also by start);
+    // empty without a search. Built once per search / filter change (O(events)), extended in
+    // O(new events) by applyLive. The geometry marks folds and the overview from it.
+    const std::vector<uint32_t> &matchPositions(int model, int depth) const;
+    // Whether a match lies at a position in [from, to) of model m's depth row d: O(log matches).
+    bool matchIn(int model, int depth, size_t from, size_t to) const;
+    // The models of one worker: [first, last) indices into models().
+    std::pair<int, int> modelsOf(int worker) const;
     // Next/previous matching (and visible) event strictly after/before `from` in time order
     // (start time, then model, then index); invalid ref when none.
     EventRef nextMatch(const EventRef &from, bool forward) const;
@@ -112,6 +123,8 @@ private:
     bool nameFilterHit(const QString &name) const;
     bool searchHit(const QString &name) const;
     bool eventVisible(int model, int index) const;
+    void rebuildMatches();
+    void extendMatches(size_t model, size_t from);
 
     std::shared_ptr<const Timeline> m_timeline;
     std::vector<TrackModel> m_models;
@@ -119,12 +132,14 @@ private:
     RowMetrics m_metrics;
     ColourScheme m_colours;
     std::vector<QString> m_displayNames;
+    std::vector<int64_t> m_nameWeight; // per name: total ns at construction (colour priority)
     std::vector<bool> m_collapsed;
     std::vector<bool> m_visible;
     std::vector<uint8_t> m_nameVisible;
     std::vector<uint8_t> m_match;
     int m_matchingNames = 0;
-    std::vector<size_t> m_firstModel;                    // per worker: its first model
+    std::vector<std::vector<std::vector<uint32_t>>> m_matchPos; // [model][depth] → positions
+    std::vector<size_t> m_firstModel;                           // per worker: its first model
     std::vector<std::string> m_workerFile;               // per worker: identity (source file)
     std::vector<std::pair<int64_t, int64_t>> m_modelKey; // per model: (pid, tid)
     QString m_nameFilter;

@@ -26,6 +26,12 @@ TimelineView::TimelineView(QWidget *parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setFrameShape(QFrame::NoFrame);
     connect(m_zoom, &ZoomControl::rangeChanged, viewport(), qOverload<>(&QWidget::update));
+    // The cursor stays at its pixel while the range moves under it (wheel, keys): its time
+    // changes, so it is reported again.
+    connect(m_zoom, &ZoomControl::rangeChanged, this, [this] {
+        if (m_scene && m_cursorX >= 0)
+            emit cursorTimeChanged(timeAtX(m_cursorX), true);
+    });
     connect(m_zoom, &ZoomControl::selectionChanged, viewport(), qOverload<>(&QWidget::update));
 }
 
@@ -47,6 +53,36 @@ void TimelineView::setWallClock(bool on)
     viewport()->update();
 }
 
+void TimelineView::setGutterWidth(int px)
+{
+    px = std::clamp(px, kMinGutterWidth, std::max(kMinGutterWidth, viewport()->width() / 2));
+    if (px == m_gutterWidth)
+        return;
+    m_gutterWidth = px;
+    updateScrollBars();
+    viewport()->update();
+    emit gutterWidthChanged(px);
+}
+
+void TimelineView::fitRowsToHeight()
+{
+    if (!m_scene)
+        return;
+    const RowMetrics def;
+    m_scene->setRowMetrics(def);
+    const double total = m_scene->layout().totalHeight();
+    const double avail = eventArea().height() - 4;
+    if (total > avail && total > 0) {
+        const double k = std::max(avail / total, 0.55);
+        RowMetrics m;
+        m.headerHeight = std::floor(def.headerHeight * k);
+        m.rowHeight = std::floor(def.rowHeight * k);
+        m.trackGap = std::max(1.0, std::floor(def.trackGap * k));
+        m_scene->setRowMetrics(m);
+    }
+    sceneChanged();
+}
+
 void TimelineView::setViewStyle(const ViewStyle &style)
 {
     m_style = style;
@@ -56,7 +92,7 @@ void TimelineView::setViewStyle(const ViewStyle &style)
 QRect TimelineView::eventArea() const
 {
     const QRect vp = viewport()->rect();
-    return QRect(kGutterWidth, kRulerHeight, std::max(1, vp.width() - kGutterWidth),
+    return QRect(m_gutterWidth, kRulerHeight, std::max(1, vp.width() - m_gutterWidth),
                  std::max(1, vp.height() - kRulerHeight));
 }
 
@@ -127,7 +163,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     FrameRects rects;
     rects.events = area;
     rects.ruler = QRectF(area.left(), 0, area.width(), kRulerHeight);
-    rects.gutter = QRectF(0, kRulerHeight, kGutterWidth, area.height());
+    rects.gutter = QRectF(0, kRulerHeight, m_gutterWidth, area.height());
     FrameOptions options;
     options.wallClock = m_wallClock;
     options.cursorX = m_cursorX;
@@ -135,10 +171,10 @@ void TimelineView::paintEvent(QPaintEvent *)
     options.selectionEnd = m_zoom->selectionEnd();
     const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
     TimelinePainter::paintFrame(p, rects, *m_scene, g, m_style, options);
-    p.fillRect(QRect(0, 0, kGutterWidth, kRulerHeight), m_style.ruler);
+    p.fillRect(QRect(0, 0, m_gutterWidth, kRulerHeight), m_style.ruler);
     p.setPen(m_style.mutedText);
     p.setFont(m_style.smallFont);
-    p.drawText(QRect(6, 0, kGutterWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(6, 0, m_gutterWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                m_scene->clockMode() == ClockMode::Raw ? tr("raw clocks") : tr("corrected clocks"));
 }
 
@@ -157,7 +193,7 @@ void TimelineView::wheelEvent(QWheelEvent *event)
 {
     const QPointF pos = event->position();
     const QPoint delta = event->angleDelta();
-    if (event->modifiers() & Qt::ShiftModifier || pos.x() < kGutterWidth) {
+    if (event->modifiers() & Qt::ShiftModifier || pos.x() < m_gutterWidth) {
         verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
         return;
     }
@@ -166,7 +202,7 @@ void TimelineView::wheelEvent(QWheelEvent *event)
         return;
     }
     const double factor = std::pow(1.0016, delta.y()); // 120 units ≈ 1.21×
-    m_zoom->zoomAt(factor, timeAtX(pos.x() - kGutterWidth));
+    m_zoom->zoomAt(factor, timeAtX(pos.x() - m_gutterWidth));
     event->accept();
 }
 
@@ -177,13 +213,17 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     const QPoint pos = event->position().toPoint();
     m_pressPos = pos;
     m_moved = false;
-    if (pos.y() < kRulerHeight && pos.x() >= kGutterWidth) {
+    if (pos.y() < kRulerHeight && pos.x() >= m_gutterWidth) {
         m_drag = Drag::RulerSelect;
-        m_pressTime = timeAtX(pos.x() - kGutterWidth);
+        m_pressTime = timeAtX(pos.x() - m_gutterWidth);
         m_zoom->clearSelection();
         return;
     }
-    if (pos.x() < kGutterWidth) {
+    if (std::abs(pos.x() - m_gutterWidth) <= 3) {
+        m_drag = Drag::Gutter;
+        return;
+    }
+    if (pos.x() < m_gutterWidth) {
         const int row =
             m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
         if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
@@ -204,6 +244,13 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
     const QPoint pos = event->position().toPoint();
     if ((pos - m_pressPos).manhattanLength() > 3)
         m_moved = true;
+    if (m_drag == Drag::Gutter) {
+        setGutterWidth(pos.x());
+        return;
+    }
+    if (m_drag == Drag::None)
+        viewport()->setCursor(std::abs(pos.x() - m_gutterWidth) <= 3 ? Qt::SplitHCursor
+                                                                     : Qt::ArrowCursor);
     const QRect area = eventArea();
     if (m_drag == Drag::Pan && m_moved) {
         const double nsPerPx = double(m_zoom->rangeDuration()) / area.width();
@@ -213,7 +260,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
     } else if (m_drag == Drag::RulerSelect) {
         m_zoom->setSelection(
-            m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - kGutterWidth));
+            m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - m_gutterWidth));
     }
     const bool inside = pos.x() >= area.left() && m_scene;
     m_cursorX = inside ? pos.x() - area.left() : -1;
@@ -319,27 +366,43 @@ void TimelineView::zoomToEvent(const EventRef &ref)
     revealEvent(ref);
 }
 
+// Reveal: the event must be drawn on its own — at least kRevealPx wide (so never inside a fold,
+// which only takes events under kFoldPx) — and inside the view with a margin; zooms in only
+// when needed and keeps the zoom otherwise.
 void TimelineView::revealEvent(const EventRef &ref)
 {
     const TrackModel &m = m_scene->model(ref.model);
     const int64_t s = m.startTime(ref.index, m_scene->clockMode());
-    const int64_t e = m.endTime(ref.index, m_scene->clockMode());
-    if (e < m_zoom->rangeStart() || s > m_zoom->rangeEnd()) {
-        const int64_t w = m_zoom->rangeDuration();
-        m_zoom->setRange(s - w / 3, s - w / 3 + w);
+    const int64_t e = std::max(m.endTime(ref.index, m_scene->clockMode()), s + 1);
+    const double width = eventArea().width();
+    int64_t w = m_zoom->rangeDuration();
+    const bool instant = m.flags(ref.index) & EventInstant;
+    if (!instant && double(e - s) * width / double(w) < kRevealPx)
+        w = std::max<int64_t>(int64_t(double(e - s) * width / kRevealPx), 10);
+    const int64_t margin = w / 10;
+    const bool visible =
+        s >= m_zoom->rangeStart() && std::min(e, s + w) <= m_zoom->rangeEnd(); // at this zoom
+    if (w != m_zoom->rangeDuration() || !visible) {
+        const int64_t start = e - s < w - 2 * margin ? s + (e - s) / 2 - w / 2 : s - margin;
+        m_zoom->setRange(start, start + w);
     }
     if (m_scene->isCollapsed(int(m.worker()))) {
         m_scene->setCollapsed(int(m.worker()), false);
         sceneChanged();
     }
-    const int row = m_scene->layout().rowOf(ref.model, m.depth(ref.index));
-    if (row >= 0) {
-        const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
-        const int top = verticalScrollBar()->value();
-        const int h = eventArea().height();
-        if (r.y < top || r.y + r.height > top + h)
-            verticalScrollBar()->setValue(int(r.y) - h / 3);
-    }
+    revealRow(m_scene->layout().rowOf(ref.model, m.depth(ref.index)));
+}
+
+void TimelineView::revealRow(int row)
+{
+    if (!m_scene || row < 0 || size_t(row) >= m_scene->layout().rows().size())
+        return;
+    sceneChanged(); // the layout may have changed (expanded group)
+    const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
+    const int top = verticalScrollBar()->value();
+    const int h = eventArea().height();
+    if (r.y < top || r.y + r.height > top + h)
+        verticalScrollBar()->setValue(int(r.y) - h / 3);
 }
 
 } // namespace syncline::ui

@@ -5,7 +5,8 @@
 // Navigation: wheel zooms at the cursor (Shift+wheel or wheel over the labels scrolls), drag pans
 // (both axes), W/S zoom in/out, A/D pan, F or Home fits, double-click zooms to an event, drag on
 // the ruler selects a time range (Esc clears), click selects an event, click on a group header
-// collapses/expands it. Hover shows a tooltip and reports the cursor time.
+// collapses/expands it, drag the label column's right edge to resize it. Hover shows a tooltip
+// and reports the cursor time.
 // Invariants: times in global ns (scene's clock mode); geometry x = double(t − rangeStart)·pxPerNs.
 // Threading: GUI thread only.
 #pragma once
@@ -24,8 +25,10 @@ class TimelineView : public QAbstractScrollArea
 {
     Q_OBJECT
 public:
-    static constexpr int kGutterWidth = 230;
+    static constexpr int kDefaultGutterWidth = 230;
+    static constexpr int kMinGutterWidth = 80;
     static constexpr int kRulerHeight = 26;
+    static constexpr double kRevealPx = 40; // revealEvent zooms in until the event is this wide
 
     explicit TimelineView(QWidget *parent = nullptr);
 
@@ -35,6 +38,12 @@ public:
     void setWallClock(bool on);
     bool wallClock() const { return m_wallClock; }
     void setViewStyle(const ViewStyle &style);
+    // The label column: drag its right edge to resize it (kMinGutterWidth .. half the view).
+    int gutterWidth() const { return m_gutterWidth; }
+    void setGutterWidth(int px);
+    // Shrinks the row heights (down to ~55 %) so every visible row fits the height when it can;
+    // back to the default heights when they fit.
+    void fitRowsToHeight();
     const ViewStyle &viewStyle() const { return m_style; }
 
     GeometryRequest currentRequest() const;
@@ -46,11 +55,15 @@ public:
     void sceneChanged();
     void selectEvent(const EventRef &ref, bool reveal);
     void zoomToEvent(const EventRef &ref);
-    void revealEvent(const EventRef &ref); // scroll vertically and pan so it is visible
+    // Scroll vertically, pan and (when it is narrower than kRevealPx) zoom so it is visible,
+    // drawn on its own; expands its collapsed group.
+    void revealEvent(const EventRef &ref);
+    void revealRow(int layoutRow); // scroll vertically so that row is on screen
 
 signals:
     void eventSelected(syncline::ui::EventRef ref);
     void cursorTimeChanged(qint64 globalNs, bool inside);
+    void gutterWidthChanged(int px);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -70,7 +83,8 @@ private:
     {
         None,
         Pan,
-        RulerSelect
+        RulerSelect,
+        Gutter
     };
     void updateScrollBars();
     int64_t timeAtX(double eventX) const;
@@ -87,6 +101,7 @@ private:
     int m_pressScroll = 0;
     int64_t m_pressTime = 0;
     bool m_moved = false;
+    int m_gutterWidth = kDefaultGutterWidth;
 };
 
 } // namespace syncline::ui

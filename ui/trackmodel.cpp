@@ -42,7 +42,36 @@ void TrackModel::indexFrom(size_t from)
                 m_bucketStarts[d].push_back(t.localStart[i]);
         }
         row.push_back(uint32_t(i));
+        if (row.size() % kBucket == 0)
+            summariseBucket(d);
     }
+}
+
+// The name covering most of the time of the bucket row[size − kBucket, size) that just filled
+// (first seen wins a tie), and that time: what the LOD colours folds from.
+void TrackModel::summariseBucket(size_t d)
+{
+    if (d >= m_bucketNames.size())
+        m_bucketNames.resize(d + 1);
+    const EventTrack &t = track();
+    const std::vector<uint32_t> &row = m_depthRows[d];
+    std::pair<uint32_t, int64_t> sum[kBucket];
+    int distinct = 0;
+    for (size_t k = row.size() - kBucket; k < row.size(); ++k) {
+        const uint32_t e = row[k];
+        const int64_t dur = std::max<int64_t>(1, t.localEnd[e] - t.localStart[e]);
+        int j = 0;
+        while (j < distinct && sum[j].first != t.nameId[e])
+            ++j;
+        if (j == distinct)
+            sum[distinct++] = {t.nameId[e], 0};
+        sum[j].second += dur;
+    }
+    int best = 0;
+    for (int j = 1; j < distinct; ++j)
+        if (sum[j].second > sum[best].second)
+            best = j;
+    m_bucketNames[d].push_back({sum[best].first, float(sum[best].second)});
 }
 
 size_t TrackModel::extendFrom(size_t from)
@@ -56,12 +85,16 @@ size_t TrackModel::extendFrom(size_t from)
         row.resize(keep);
         m_fineStarts[d].resize((keep + kFine - 1) / kFine);
         m_bucketStarts[d].resize((keep + kBucket - 1) / kBucket);
+        if (d < m_bucketNames.size())
+            m_bucketNames[d].resize(keep / kBucket); // complete buckets only
     }
     indexFrom(from);
     while (!m_depthRows.empty() && m_depthRows.back().empty()) { // re-nesting made it shallower
         m_depthRows.pop_back();
         m_bucketStarts.pop_back();
         m_fineStarts.pop_back();
+        if (m_bucketNames.size() > m_depthRows.size())
+            m_bucketNames.pop_back();
     }
     return t.count() - from;
 }

@@ -7,7 +7,8 @@
 // by start AND by end — the geometry and hit-testing binary-search it. The map is monotone, so
 // local order == global order and searches run on local times after one toLocal() per query.
 // Memory: 4 bytes per event (the depth rows) + 8 bytes per 8 and per 64 events (the two levels
-// of bucket starts, ≈ 1.1 bytes per event) on top of the EventTrack.
+// of bucket starts, ≈ 1.1 bytes per event) + 8 bytes per 64 events (each bucket's dominant name,
+// bucketNames) on top of the EventTrack.
 // Live (incremental) use: when the Timeline's track grew in place, extendFrom(k) re-indexes only
 // events from k on (the rows are sorted by index, so the tail from k is cut and re-appended):
 // cost ∝ count() − k, not count(). setPosition() follows the track when workers or tracks
@@ -95,11 +96,26 @@ public:
     // forward from `from` through 64-event then 8-event buckets (the bucket starts are
     // contiguous arrays, so a hop touches few cache lines), then at most 8 events. LOD fold.
     size_t rowSeekStart(int d, size_t from, int64_t localT) const;
+    // Per complete 64-event bucket k of depthRow(d): the name covering most of its time and that
+    // time (local ns) — the LOD's fold colours read these instead of the events (a compact
+    // array: 8 bytes per 64 events, cache-resident where the event arrays are not).
+    struct BucketName
+    {
+        uint32_t nameId = 0;
+        float ns = 0;
+    };
+    static constexpr size_t bucketSize() { return kBucket; }
+    const std::vector<BucketName> &bucketNames(int d) const
+    {
+        static const std::vector<BucketName> none;
+        return size_t(d) < m_bucketNames.size() ? m_bucketNames[size_t(d)] : none;
+    }
     int64_t globalBegin(ClockMode mode) const; // start of the first event (0 when empty)
     int64_t globalEnd(ClockMode mode) const;   // latest end (0 when empty)
 
 private:
     void indexFrom(size_t from);
+    void summariseBucket(size_t d);
 
     const Timeline *m_timeline;
     size_t m_worker;
@@ -107,8 +123,9 @@ private:
     static constexpr size_t kBucket = 64;
     static constexpr size_t kFine = 8;
     std::vector<std::vector<uint32_t>> m_depthRows;
-    std::vector<std::vector<int64_t>> m_bucketStarts; // [d][k] = local start of row[k·kBucket]
-    std::vector<std::vector<int64_t>> m_fineStarts;   // [d][j] = local start of row[j·kFine]
+    std::vector<std::vector<int64_t>> m_bucketStarts;   // [d][k] = local start of row[k·kBucket]
+    std::vector<std::vector<int64_t>> m_fineStarts;     // [d][j] = local start of row[j·kFine]
+    std::vector<std::vector<BucketName>> m_bucketNames; // [d][k]: complete buckets only
 };
 
 } // namespace syncline::ui

@@ -32,6 +32,7 @@ ViewStyle ViewStyle::light()
     s.ruler = QColor(0xf8f9fb);
     s.fold = QColor(0x9aa3ae);
     s.selection = QColor(0x1a73e8);
+    s.match = QColor(0xff6d00);
     s.selectionRange = QColor(26, 115, 232, 40);
     s.cursor = QColor(0xd93025);
     s.overdue = QColor(0xd50000);
@@ -54,6 +55,7 @@ ViewStyle ViewStyle::darkStyle()
     s.ruler = QColor(0x28292d);
     s.fold = QColor(0x6b727c);
     s.selection = QColor(0x8ab4f8);
+    s.match = QColor(0xffab40);
     s.selectionRange = QColor(138, 180, 248, 50);
     s.cursor = QColor(0xff6e6e);
     s.overdue = QColor(0xff5252);

@@ -21,6 +21,7 @@ struct ViewStyle
     QColor ruler;
     QColor fold;
     QColor selection;
+    QColor match; // find matches marked where they are folded (view and overview)
     QColor selectionRange;
     QColor cursor;
     QColor overdue;

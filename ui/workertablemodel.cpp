@@ -25,6 +25,18 @@ QString WorkerTableModel::stateText(WorkerState s)
     return {};
 }
 
+// What the recorder writes as event records (B, E, X, I lines; its hb/close "events" also
+// counts its thread-name records): a B and its E
+// are two records, an X or an instant one, a B still open one.
+qulonglong WorkerTableModel::recordCount(const Worker &w)
+{
+    qulonglong n = 0;
+    for (const EventTrack &t : w.tracks)
+        for (uint16_t f : t.flags)
+            n += (f & (EventInterval | EventInstant | EventOpen)) ? 1 : 2;
+    return n;
+}
+
 void WorkerTableModel::refresh(const Timeline &tl, const std::vector<LiveWorkerStatus> &workers)
 {
     std::vector<Row> rows;
@@ -37,7 +49,7 @@ void WorkerTableModel::refresh(const Timeline &tl, const std::vector<LiveWorkerS
         r.worldSize = w.info.worldSize;
         r.host = QString::fromStdString(w.info.host);
         r.state = workers[i].state;
-        r.events = w.eventCount();
+        r.events = recordCount(w);
         r.lastRecordS = workers[i].silentForS;
         r.file = QString::fromStdString(workers[i].sourceFile);
         rows.push_back(std::move(r));
@@ -139,7 +151,7 @@ QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, 
     case State:
         return tr("State");
     case Events:
-        return tr("Events");
+        return tr("Records");
     case LastRecord:
         return tr("Last record");
     case File:

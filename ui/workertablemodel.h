@@ -1,7 +1,9 @@
 // WorkerTableModel — the "Workers" table of an attached (live) job: one row per worker with its
 // rank, restart, world size (tells apart two incarnations of one rank and restart count after a
-// membership change), host, state (running, silent, finished cleanly, ended without a closing record),
-// event count, seconds since its log last grew, and file. Sits behind a QSortFilterProxyModel
+// membership change), host, state (running, silent, finished cleanly, ended without a closing
+// record), event records (as the recorder counts them: recordCount), seconds since its log last
+// grew (LiveAttachment refreshes every second, so it keeps counting while a worker is quiet),
+// file. Sits behind a QSortFilterProxyModel
 // (SortRole gives raw numbers); WorkerRole gives the worker index in the Timeline (the row to
 // jump to).
 // Invariants: rows are copied at refresh() (the model never reads the job later), in the
@@ -58,6 +60,8 @@ public:
     const Row &row(int r) const { return m_rows[size_t(r)]; }
     int count(WorkerState state) const;
     static QString stateText(WorkerState state);
+    // Event records as the recorder counts them (its hb/close "events"): B and E one each.
+    static qulonglong recordCount(const Worker &worker);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -9,6 +9,8 @@
 #include "ui/workertablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QMenuBar>
 #include <QProcess>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -135,6 +137,38 @@ void TstAttachGui::followsARunningJob()
     ::kill(pid_t(w1->processId()), SIGSTOP);
     QTRY_VERIFY_WITH_TIMEOUT(model.row(rowOfRank(model, 1)).state == WorkerState::Silent, 20000);
     QCOMPARE(model.row(rowOfRank(model, 0)).state, WorkerState::Running);
+    // "Last record … ago" keeps counting while the worker is quiet (no file change to report).
+    const double silent = model.row(rowOfRank(model, 1)).lastRecordS;
+    QTRY_VERIFY_WITH_TIMEOUT(model.row(rowOfRank(model, 1)).lastRecordS > silent + 1.0, 10000);
+    // Its record count is the recorder's: the event records (B, E, X, i) in its frozen log.
+    auto recordLines = [](const QString &path) {
+        std::ifstream in(path.toStdString());
+        qulonglong n = 0;
+        for (std::string line; std::getline(in, line);)
+            for (const char *t : {"{\"t\":\"B\"", "{\"t\":\"E\"", "{\"t\":\"X\"", "{\"t\":\"I\""})
+                n += line.rfind(t, 0) == 0;
+        return n;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(model.row(rowOfRank(model, 1)).events, recordLines(d + "/rank1.log"),
+                              10000);
+    // The dock has its View-menu entry, and the State column is on screen at the default width.
+    bool inMenu = false;
+    for (QAction *a : window.menuBar()->actions())
+        if (a->menu())
+            for (QAction *b : a->menu()->actions())
+                inMenu |= b->text() == QStringLiteral("Workers");
+    QVERIFY(inMenu);
+    QTableView *table = live->table();
+    const int stateRight =
+        table->horizontalHeader()->sectionViewportPosition(WorkerTableModel::State) +
+        table->columnWidth(WorkerTableModel::State);
+    QVERIFY2(stateRight <= table->viewport()->width(),
+             qPrintable(QStringLiteral("State ends at %1 of %2 px")
+                            .arg(stateRight)
+                            .arg(table->viewport()->width())));
+    QVERIFY(
+        table->columnWidth(WorkerTableModel::State) >=
+        table->fontMetrics().horizontalAdvance(WorkerTableModel::stateText(WorkerState::Silent)));
 
     // Activating a worker selects its latest event and stops following.
     live->jumpToWorker(rowOfRank(model, 1));

@@ -1,5 +1,5 @@
 // Tests the table models (StatsTableModel, ClockTableModel) under QAbstractItemModelTester and a sort
-// proxy, and the straggler rule the chart uses (RankOutliers, median + 3·MAD).
+// proxy, and the straggler rule the chart uses (RankOutliers, median + max(3·MAD, 50 µs, 10 %)).
 #include "timeline/report/rankoutliers.h"
 #include "testjob.h"
 
@@ -69,8 +69,13 @@ void TstStatsTableModel::clockModel()
     QCOMPARE(model.index(1, ClockTableModel::Worker).data().toString(),
              QStringLiteral("rank 1 · host-b · restart 0"));
     QCOMPARE(model.index(1, ClockTableModel::Method).data().toString(), QStringLiteral("sync"));
-    QCOMPARE(model.index(1, ClockTableModel::Offset).data(ClockTableModel::SortRole).toLongLong(), -500LL);
-    QCOMPARE(model.index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("1.250"));
+    // Relative to the reference (row 0): worker 1's corrected map moves it back 500 ns, i.e.
+    // its clock reads 500 ns ahead of rank 0's; its corrected drift 1.25 ppm means its clock runs
+    // 1.25 ppm slower than rank 0's.
+    QCOMPARE(model.index(1, ClockTableModel::Offset).data(ClockTableModel::SortRole).toLongLong(), 500LL);
+    QCOMPARE(model.index(1, ClockTableModel::Offset).data().toString(), QStringLiteral("+500 ns"));
+    QCOMPARE(model.index(0, ClockTableModel::Offset).data().toString(), QStringLiteral("reference"));
+    QCOMPARE(model.index(1, ClockTableModel::Drift).data().toString(), QStringLiteral("-1.250 ppm"));
     QCOMPARE(model.index(1, ClockTableModel::Bound).data().toString(), QStringLiteral("±2.10 µs"));
     QCOMPARE(model.index(1, ClockTableModel::Flags).data().toString(), QStringLiteral("clock step"));
     QCOMPARE(model.index(0, ClockTableModel::Bound).data().toString(), QStringLiteral("none"));
@@ -81,15 +86,19 @@ void TstStatsTableModel::stragglers_data()
     QTest::addColumn<QList<qlonglong>>("values");
     QTest::addColumn<QList<bool>>("expected");
     QTest::addColumn<qlonglong>("threshold");
-    // median 11, |dev| {1,0,1,1,19} → MAD 1 → 14: only 30 is a straggler.
-    QTest::newRow("one slow") << QList<qlonglong>{10, 11, 10, 12, 30}
-                              << QList<bool>{false, false, false, false, true} << 14LL;
-    // All equal: MAD 0, threshold = median, nothing beyond it.
-    QTest::newRow("equal") << QList<qlonglong>{5, 5, 5} << QList<bool>{false, false, false} << 5LL;
-    // Even count uses the lower median: {1,2,3,100} → 2; devs {1,0,1,98} → lower median 1 → 5.
-    QTest::newRow("even") << QList<qlonglong>{1, 2, 3, 100}
-                          << QList<bool>{false, false, false, true} << 5LL;
-    QTest::newRow("empty") << QList<qlonglong>{} << QList<bool>{} << 0LL;
+    // ms: median 11, |dev| {1,0,1,1,19} → MAD 1 → 3·MAD = 3 ms beats 10 % (1.1 ms) → 14 ms.
+    QTest::newRow("one slow") << QList<qlonglong>{10000000, 11000000, 10000000, 12000000, 30000000}
+                              << QList<bool>{false, false, false, false, true} << 14000000LL;
+    // All equal: MAD 0 → the absolute minimum 50 µs above the median (5 µs).
+    QTest::newRow("equal") << QList<qlonglong>{5000, 5000, 5000} << QList<bool>{false, false, false}
+                           << 55000LL;
+    // Even count uses the lower median: {1,2,3,100} ms → 2; devs {1,0,1,98} → 1 → 2 + 3 = 5 ms.
+    QTest::newRow("even") << QList<qlonglong>{1000000, 2000000, 3000000, 100000000}
+                          << QList<bool>{false, false, false, true} << 5000000LL;
+    // Within the relative minimum: 5 % slower with MAD 0 is not a straggler (limit 1.1 ms).
+    QTest::newRow("5 percent") << QList<qlonglong>{1000000, 1000000, 1050000, 1000000}
+                               << QList<bool>{false, false, false, false} << 1100000LL;
+    QTest::newRow("empty") << QList<qlonglong>{} << QList<bool>{} << 50000LL;
 }
 
 void TstStatsTableModel::stragglers()

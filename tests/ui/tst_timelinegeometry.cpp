@@ -22,6 +22,11 @@ private slots:
     void foldsMillionEventsBoundedByWidth_data();
     void foldsMillionEventsBoundedByWidth();
     void searchDimsAndFilterHides();
+    void foldsTakeTheColourOfWhatTheyHold();
+    void foldsFollowTheNameFilter();
+    void largeFoldsReadBucketSummaries();
+    void findMarksMatchesInsideFolds();
+    void collapsedGroupSummarisesAllThreads();
     void cacheKeysOnRequestAndRevision();
     void rulerTicks_data();
     void rulerTicks();
@@ -45,6 +50,38 @@ size_t rectCount(const TimelineGeometry &g)
     for (const auto &b : g.batches)
         n += b.rects.size();
     return n;
+}
+
+// One worker, one thread, one depth: `na` back-to-back 10 ns events named a, then `nb` named b,
+// then (optionally) the event at index `needleAt` renamed "needle".
+std::shared_ptr<Timeline> twoNameRow(int na, int nb, int needleAt = -1)
+{
+    auto t = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "host-a");
+    EventTrack tr;
+    tr.tid = 1;
+    tr.threadName = "main";
+    for (int i = 0; i < na + nb; ++i) {
+        const char *name = i == needleAt ? "needle" : i < na ? "allreduce" : "matmul";
+        testjob::addEvent(*t, tr, name, int64_t(i) * 10, int64_t(i) * 10 + 10, -1);
+    }
+    w.tracks.push_back(std::move(tr));
+    t->workers.push_back(std::move(w));
+    t->updateRange();
+    return t;
+}
+
+// The fold segments (colour rects) of the row at content y `rowY`, left to right.
+std::vector<std::pair<QRectF, ColourBatch>> segmentsAt(const TimelineGeometry &g, double rowY)
+{
+    std::vector<std::pair<QRectF, ColourBatch>> out;
+    for (const ColourBatch &b : g.foldBatches)
+        for (const QRectF &r : b.rects)
+            if (qFuzzyCompare(r.y(), rowY))
+                out.push_back({r, ColourBatch{b.colourIndex, b.dimmed, {}}});
+    std::sort(out.begin(), out.end(),
+              [](const auto &a, const auto &b) { return a.first.x() < b.first.x(); });
+    return out;
 }
 
 } // namespace
@@ -128,12 +165,17 @@ void TstTimelineGeometry::hitTestCollapsedHeaderAndGaps()
     QCOMPARE(hitTest(scene, req, QPointF(905, w1.y + 5)).index, -1);
     QCOMPARE(hitTest(scene, req, QPointF(909.5, w1.y + 5)).index, 1);
     QCOMPARE(hitTest(scene, req, QPointF(1500, w1.y + 5)).index, 1);
-    // Expanded header rows hit nothing; collapsed ones hit depth 0 of the first thread.
+    // Expanded header rows hit nothing; collapsed ones hit what their summary draws there: the
+    // innermost event over the worker's threads (t = 5000: backward, depth 1 of main).
     QCOMPARE(hitTest(scene, req, QPointF(500, 5)).index, -1);
     scene.setCollapsed(0, true);
     const EventRef h = hitTest(scene, req, QPointF(500, 10));
     QCOMPARE(h.model, 0);
-    QCOMPARE(h.index, 0);
+    QCOMPARE(h.index, 3);
+    // t = 700: only the loader thread has an event (load, model 1).
+    const EventRef l = hitTest(scene, req, QPointF(70, 10));
+    QCOMPARE(l.model, 1);
+    QCOMPARE(l.index, 0);
     QVERIFY(!hitTest(scene, req, QPointF(500, 100000)).valid());
 }
 
@@ -181,6 +223,171 @@ void TstTimelineGeometry::searchDimsAndFilterHides()
     scene.setNameFilter(QStringLiteral("step"));
     g = computeGeometry(scene, request(0, 20000, 2000));
     QCOMPARE(g.eventsDrawn, int64_t(3));
+}
+
+// 1500 allreduce then 500 matmul events of 10 ns (0.1 px each at 200 px for 20 µs): one fold
+// block, but painted allreduce over [0, 150] and matmul over [150, 200] — whole-job zoom still
+// shows where time goes. Windows are 30 events (3 px); window 50 starts exactly at event 1500.
+void TstTimelineGeometry::foldsTakeTheColourOfWhatTheyHold()
+{
+    auto job = twoNameRow(1500, 500);
+    TimelineScene scene(job);
+    const uint32_t a = job->names.find("allreduce");
+    const uint32_t b = job->names.find("matmul");
+    QVERIFY(scene.colours().colourIndex(a) != scene.colours().colourIndex(b));
+    const TimelineGeometry g = computeGeometry(scene, request(0, 20000, 200));
+    QCOMPARE(g.eventsDrawn, int64_t(0));
+    QCOMPARE(g.eventsFolded, int64_t(2000));
+    QCOMPARE(g.folds.size(), size_t(1));
+    QCOMPARE(g.folds[0].count, int64_t(2000));
+    QCOMPARE(g.folds[0].nameId, a); // 150 of its 200 px
+    const LayoutRow &row = scene.layout().rows()[1];
+    const auto segs = segmentsAt(g, row.y + 1);
+    QCOMPARE(segs.size(), size_t(2));
+    QCOMPARE(segs[0].second.colourIndex, scene.colours().colourIndex(a));
+    QCOMPARE(segs[0].first.x(), 0.0);
+    QCOMPARE(segs[0].first.right(), 150.0);
+    QCOMPARE(segs[1].second.colourIndex, scene.colours().colourIndex(b));
+    QCOMPARE(segs[1].first.x(), 150.0);
+    QCOMPARE(segs[1].first.right(), 200.0);
+    QVERIFY(!segs[0].second.dimmed && !segs[1].second.dimmed);
+    // A row of one name is one colour: the first 1000 events only.
+    const TimelineGeometry one = computeGeometry(scene, request(0, 10000, 100));
+    const auto only = segmentsAt(one, row.y + 1);
+    QCOMPARE(only.size(), size_t(1));
+    QCOMPARE(only[0].second.colourIndex, scene.colours().colourIndex(a));
+    // The exact rule for small windows: 3 events [a 10 ns][b 30 ns][a 10 ns] → b (30 > 20).
+    auto small = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "h");
+    EventTrack tr;
+    testjob::addEvent(*small, tr, "allreduce", 0, 10, -1);
+    testjob::addEvent(*small, tr, "matmul", 10, 40, -1);
+    testjob::addEvent(*small, tr, "allreduce", 40, 50, -1);
+    w.tracks.push_back(std::move(tr));
+    small->workers.push_back(std::move(w));
+    small->updateRange();
+    TimelineScene smallScene(small);
+    uint32_t name = 0;
+    QVERIFY(dominantName(smallScene, 0, 0, 0, 3, &name));
+    QCOMPARE(name, small->names.find("matmul"));
+}
+
+// Windows of more than kExactFold events take their colour from the 64-event bucket summaries:
+// 9600 allreduce then 3200 matmul of 10 ns at 640 ns/px → 192-event windows; window 50 starts
+// exactly at event 9600, so allreduce over [0, 150] px and matmul over [150, 200].
+void TstTimelineGeometry::largeFoldsReadBucketSummaries()
+{
+    auto job = twoNameRow(9600, 3200);
+    TimelineScene scene(job);
+    const uint32_t a = job->names.find("allreduce"), b = job->names.find("matmul");
+    const TimelineGeometry g = computeGeometry(scene, request(0, 128000, 200));
+    const auto segs = segmentsAt(g, scene.layout().rows()[1].y + 1);
+    QCOMPARE(segs.size(), size_t(2));
+    QCOMPARE(segs[0].second.colourIndex, scene.colours().colourIndex(a));
+    QCOMPARE(segs[0].first.right(), 150.0);
+    QCOMPARE(segs[1].second.colourIndex, scene.colours().colourIndex(b));
+    QCOMPARE(segs[1].first.x(), 150.0);
+    QCOMPARE(g.folds.size(), size_t(1));
+    QCOMPARE(g.folds[0].nameId, a);
+    // Buckets weigh their time, not their count: 128 × a of 10 ns, then 64 × b of 100 ns →
+    // buckets a (640 ns), a (640 ns), b (6400 ns) → b.
+    auto t = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "h");
+    EventTrack tr;
+    int64_t at = 0;
+    for (int i = 0; i < 192; ++i) {
+        const int64_t d = i < 128 ? 10 : 100;
+        testjob::addEvent(*t, tr, i < 128 ? "allreduce" : "matmul", at, at + d, -1);
+        at += d;
+    }
+    w.tracks.push_back(std::move(tr));
+    t->workers.push_back(std::move(w));
+    t->updateRange();
+    TimelineScene weighted(t);
+    QCOMPARE(weighted.model(0).bucketNames(0).size(), size_t(3));
+    uint32_t name = 0;
+    QVERIFY(dominantName(weighted, 0, 0, 0, 192, &name));
+    QCOMPARE(name, t->names.find("matmul"));
+    QVERIFY(dominantName(weighted, 0, 0, 0, 128, &name)); // exact: 128 × 10 ns of allreduce
+    QCOMPARE(name, t->names.find("allreduce"));
+}
+
+void TstTimelineGeometry::foldsFollowTheNameFilter()
+{
+    auto job = twoNameRow(1500, 500);
+    TimelineScene scene(job);
+    scene.setNameFilter(QStringLiteral("matmul"));
+    const TimelineGeometry g = computeGeometry(scene, request(0, 20000, 200));
+    const auto segs = segmentsAt(g, scene.layout().rows()[1].y + 1);
+    QCOMPARE(segs.size(), size_t(1)); // only matmul's part is painted
+    QCOMPARE(segs[0].second.colourIndex, scene.colours().colourIndex(job->names.find("matmul")));
+    QCOMPARE(segs[0].first.x(), 150.0);
+    QCOMPARE(g.folds.size(), size_t(1));
+    QCOMPARE(g.folds[0].nameId, job->names.find("matmul"));
+    scene.setNameFilter(QStringLiteral("nothing-has-this-name"));
+    const TimelineGeometry none = computeGeometry(scene, request(0, 20000, 200));
+    QVERIFY(none.folds.empty());
+    QVERIFY(none.foldBatches.empty());
+}
+
+// One "needle" (event 700, x = 70 px) among 2000 folded events: its window is lit and marked,
+// the rest of the fold dimmed; the scene counts 1 matching event.
+void TstTimelineGeometry::findMarksMatchesInsideFolds()
+{
+    auto job = twoNameRow(1500, 500, 700);
+    TimelineScene scene(job);
+    QVERIFY(scene.setSearch(QStringLiteral("needle"), false));
+    QCOMPARE(scene.matchingEventCount(), int64_t(1));
+    QCOMPARE(scene.matchingNameCount(), 1);
+    const TimelineGeometry g = computeGeometry(scene, request(0, 20000, 200));
+    QCOMPARE(g.matchMarks.size(), size_t(1));
+    // Window 23 holds events 690..719: x 69 .. 72.
+    QCOMPARE(g.matchMarks[0].x(), 69.0);
+    QCOMPARE(g.matchMarks[0].right(), 72.0);
+    size_t lit = 0, dimmed = 0;
+    for (const auto &[r, b] : segmentsAt(g, scene.layout().rows()[1].y + 1))
+        (b.dimmed ? dimmed : lit) += 1;
+    QCOMPARE(lit, size_t(1));
+    QVERIFY(dimmed >= 2);
+    // The overview and the counter see the same positions; none once the search is cleared.
+    QCOMPARE(scene.matchPositions(0, 0), std::vector<uint32_t>{700});
+    QVERIFY(scene.matchIn(0, 0, 690, 720));
+    QVERIFY(!scene.matchIn(0, 0, 701, 2000));
+    scene.setSearch(QString(), false);
+    QCOMPARE(scene.matchingEventCount(), int64_t(0));
+    QVERIFY(computeGeometry(scene, request(0, 20000, 200)).matchMarks.empty());
+}
+
+// A collapsed group draws, per pixel, the innermost event over all its threads (innermostAt):
+// small job worker 0 at 10 ns/px (samples at t = 10·x + 5).
+void TstTimelineGeometry::collapsedGroupSummarisesAllThreads()
+{
+    auto job = testjob::makeSmallJob();
+    TimelineScene scene(job);
+    scene.setCollapsed(0, true);
+    const TimelineGeometry g = computeGeometry(scene, request(0, 20000, 2000));
+    const LayoutRow &header = scene.layout().rows()[0];
+    QVERIFY(header.collapsed);
+    const auto segs = segmentsAt(g, header.y + 5);
+    struct Expect
+    {
+        const char *name;
+        double x0, x1;
+    };
+    const Expect expected[] = {
+        {"load", 50, 100},     {"forward", 100, 150},   {"matmul", 150, 250},
+        {"forward", 250, 400}, {"step", 400, 500},      {"backward", 500, 800},
+        {"step", 800, 900},    {"forward", 1000, 1200}, {"step", 1200, 2000}};
+    QCOMPARE(segs.size(), std::size(expected));
+    for (size_t i = 0; i < segs.size(); ++i) {
+        const uint32_t id = job->names.find(expected[i].name);
+        QCOMPARE(segs[i].second.colourIndex, scene.colours().colourIndex(id));
+        QCOMPARE(segs[i].first.x(), expected[i].x0);
+        QCOMPARE(segs[i].first.right(), expected[i].x1);
+    }
+    QCOMPARE(innermostAt(scene, 0, 2000), (EventRef{0, 2})); // matmul
+    QCOMPARE(innermostAt(scene, 0, 700), (EventRef{1, 0}));  // load, on the loader thread
+    QVERIFY(!innermostAt(scene, 0, 9500).valid());           // between the steps
 }
 
 void TstTimelineGeometry::cacheKeysOnRequestAndRevision()

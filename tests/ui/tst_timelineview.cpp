@@ -39,7 +39,7 @@ private:
 void TstTimelineView::init()
 {
     m_view = new TimelineView;
-    m_view->resize(TimelineView::kGutterWidth + 1000, 400);
+    m_view->resize(TimelineView::kDefaultGutterWidth + 1000, 400);
     m_scene = std::make_shared<TimelineScene>(testjob::makeSmallJob());
     m_view->setScene(m_scene);
     m_view->show();

@@ -11,6 +11,8 @@
 
 #include <QtTest>
 
+#include <set>
+
 #include <fstream>
 #include <random>
 
@@ -37,6 +39,7 @@ private slots:
     void coloursStableAndDistinct();
     void liveSceneMatchesFreshScene();
     void coloursByKindAndCategory();
+    void prominentNamesGetDistinctColours();
     void loaderFillsKinds();
 };
 
@@ -408,6 +411,32 @@ void TstTrackModel::liveSceneMatchesFreshScene()
             QStringLiteral("%1 indexed for %2 events").arg(scene->indexedEvents()).arg(events)));
 }
 
+// More names than palette colours: the names with the most total time claim colours first, so
+// the most time-consuming ones never share one (whatever their hashes).
+void TstTrackModel::prominentNamesGetDistinctColours()
+{
+    auto t = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "host-a");
+    EventTrack tr;
+    tr.tid = 1;
+    const int names = 3 * ColourScheme::paletteSize();
+    int64_t at = 0;
+    for (int i = 0; i < names; ++i) {
+        // name i lasts (names - i) µs: name 0 takes the most time.
+        const std::string n = "kernel_" + std::to_string(i);
+        testjob::addEvent(*t, tr, n.c_str(), at, at + int64_t(names - i) * 1000, -1);
+        at += int64_t(names - i) * 1000 + 10;
+    }
+    w.tracks.push_back(std::move(tr));
+    t->workers.push_back(std::move(w));
+    t->updateRange();
+    TimelineScene scene(t);
+    std::set<int> used;
+    for (int i = 0; i < ColourScheme::paletteSize(); ++i)
+        used.insert(scene.colours().colourIndex(t->names.find("kernel_" + std::to_string(i))));
+    QCOMPARE(int(used.size()), ColourScheme::paletteSize());
+}
+
 void TstTrackModel::coloursByKindAndCategory()
 {
     auto t = std::make_shared<Timeline>();
@@ -436,7 +465,12 @@ void TstTrackModel::coloursByKindAndCategory()
     const uint64_t rev = scene.revision();
     scene.setColourByCategory(true);
     QVERIFY(scene.revision() > rev);
-    QCOMPARE(c.nameColour(step, false).rgb(), QColor(0x12, 0x34, 0x56).rgb());
+    // Category mode groups, even over a kind's own colour (else it changes nothing when every
+    // kind has a colour): step takes its category "phase"'s palette colour.
+    QVERIFY(c.nameColour(step, false).rgb() != QColor(0x12, 0x34, 0x56).rgb());
+    QVERIFY(c.colourIndex(step) < ColourScheme::paletteSize());
+    QCOMPARE(c.categoryOf(step), std::string("phase"));
+    QVERIFY(c.colourIndex(step) != c.colourIndex(ar)); // each category its own colour
     QCOMPARE(c.colourIndex(ar), ColourScheme::hashIndex("collective"));
     QCOMPARE(c.colourIndex(bc), c.colourIndex(ar));
     QVERIFY(c.colourIndex(fw) != c.colourIndex(ar)); // the category's colour is taken
@@ -444,6 +478,7 @@ void TstTrackModel::coloursByKindAndCategory()
     QCOMPARE(c.categoryOf(bc), std::string("collective"));
     QCOMPARE(scene.legendEntries({step, ar, bc, fw}), (std::vector<uint32_t>{step, ar, fw}));
     QCOMPARE(scene.legendLabel(ar), QStringLiteral("collective"));
+    QCOMPARE(scene.legendLabel(step), QStringLiteral("phase"));
     QCOMPARE(scene.legendLabel(fw), QStringLiteral("forward"));
     // The geometry batches by colour index, explicit colours included.
     GeometryRequest req;

@@ -187,10 +187,13 @@ void LiveFile::syncTracks(Worker &w, LiveMergeStats &stats)
     }
 }
 
-uint32_t LiveFile::copyArgs(Timeline &tl, uint32_t srcArgs)
+// `srcRef` is a position in the parser's argRefs of the track: the parser re-points a ref when
+// an E merges more args in (texts are interned, never edited), so the position, not the id, is
+// what stays valid while the event is open.
+uint32_t LiveFile::copyArgs(Timeline &tl, size_t p, int64_t srcRef)
 {
-    tl.args.push_back(m_parser.partial().args[srcArgs]);
-    return uint32_t(tl.args.size() - 1);
+    const ParsedFile &pf = m_parser.partial();
+    return tl.args.intern(pf.args.text(pf.worker.tracks[p].argRefs[size_t(srcRef)].second));
 }
 
 // Args that arrived with the `E` of an event merged while it was open (it had none at `B`).
@@ -199,20 +202,19 @@ void LiveFile::noteLateArgs(size_t p)
     const EventTrack &src = m_parser.partial().worker.tracks[p];
     TrackState &st = m_tracks[p];
     for (size_t r = st.argRefsSeen; r < src.argRefs.size(); ++r) {
-        const auto [event, args] = src.argRefs[r];
+        const uint32_t event = src.argRefs[r].first;
         if (event >= st.committed)
             continue; // a new event: appendNew() copies it
         for (OpenEvent &o : st.open)
             if (o.src == event)
-                o.srcArgs = args;
+                o.srcArgs = int64_t(r);
     }
 }
 
 void LiveFile::closeOrGrow(size_t p, EventTrack &dst, Timeline &tl, EventKindLookup &kinds,
                            int64_t openEndLocal, LiveMergeStats &stats)
 {
-    const ParsedFile &pf = m_parser.partial();
-    const EventTrack &src = pf.worker.tracks[p];
+    const EventTrack &src = m_parser.partial().worker.tracks[p];
     auto &open = m_tracks[p].open;
     size_t kept = 0;
     for (OpenEvent &o : open) {
@@ -227,12 +229,17 @@ void LiveFile::closeOrGrow(size_t p, EventTrack &dst, Timeline &tl, EventKindLoo
         }
         markOverdue(dst, o.dst, kinds, tl);
         if (o.srcArgs >= 0 && o.dstArgs < 0) {
-            o.dstArgs = copyArgs(tl, uint32_t(o.srcArgs));
+            o.dstArgs = copyArgs(tl, p, o.srcArgs);
             const std::pair<uint32_t, uint32_t> ref(o.dst, uint32_t(o.dstArgs));
             dst.argRefs.insert(std::lower_bound(dst.argRefs.begin(), dst.argRefs.end(), ref), ref);
             dst.flags[o.dst] |= EventHasArgs;
         } else if (closed && o.dstArgs >= 0) {
-            tl.args[size_t(o.dstArgs)] = pf.args[size_t(o.srcArgs)]; // E's args merged in
+            // E's args merged in: point the event's ref at the merged text.
+            o.dstArgs = copyArgs(tl, p, o.srcArgs);
+            auto it = std::lower_bound(dst.argRefs.begin(), dst.argRefs.end(),
+                                       std::pair<uint32_t, uint32_t>(o.dst, 0));
+            if (it != dst.argRefs.end() && it->first == o.dst)
+                it->second = uint32_t(o.dstArgs);
         }
         if (!closed)
             open[kept++] = o;
@@ -243,8 +250,7 @@ void LiveFile::closeOrGrow(size_t p, EventTrack &dst, Timeline &tl, EventKindLoo
 size_t LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLookup &kinds,
                            int64_t openEndLocal, LiveMergeStats &stats)
 {
-    const ParsedFile &pf = m_parser.partial();
-    const EventTrack &src = pf.worker.tracks[p];
+    const EventTrack &src = m_parser.partial().worker.tracks[p];
     TrackState &st = m_tracks[p];
     const size_t n = src.count(), c = st.committed;
     if (n == c)
@@ -252,7 +258,7 @@ size_t LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLoo
     std::vector<int64_t> argsOf(n - c, -1);
     for (size_t r = st.argRefsSeen; r < src.argRefs.size(); ++r)
         if (src.argRefs[r].first >= c)
-            argsOf[src.argRefs[r].first - c] = src.argRefs[r].second;
+            argsOf[src.argRefs[r].first - c] = int64_t(r); // a position in src.argRefs
     std::vector<NewEvent> batch;
     batch.reserve(n - c);
     for (size_t i = c; i < n; ++i) {
@@ -279,7 +285,7 @@ size_t LiveFile::appendNew(size_t p, EventTrack &dst, Timeline &tl, EventKindLoo
         int64_t dstArgs = -1;
         const int64_t srcArgs = argsOf[e.src - c];
         if (srcArgs >= 0) {
-            dstArgs = copyArgs(tl, uint32_t(srcArgs));
+            dstArgs = copyArgs(tl, p, srcArgs);
             dst.argRefs.emplace_back(at, uint32_t(dstArgs));
             dst.flags[at] |= EventHasArgs;
         }

@@ -94,10 +94,10 @@ public:
 private:
     struct OpenEvent
     {
-        uint32_t src; // index in the parser's track
-        uint32_t dst; // index in the timeline's track
-        int64_t srcArgs = -1;
-        int64_t dstArgs = -1;
+        uint32_t src;         // index in the parser's track
+        uint32_t dst;         // index in the timeline's track
+        int64_t srcArgs = -1; // position in the parser track's argRefs (-1: none)
+        int64_t dstArgs = -1; // args id in the timeline (-1: none)
     };
     struct TrackState
     {
@@ -120,7 +120,7 @@ private:
     size_t appendNew(size_t p, EventTrack &dst, Timeline &timeline, load::EventKindLookup &kinds,
                      int64_t openEndLocal, LiveMergeStats &stats);
     void mergeSuffix(EventTrack &dst, TrackState &state, size_t k, size_t old);
-    uint32_t copyArgs(Timeline &timeline, uint32_t srcArgs);
+    uint32_t copyArgs(Timeline &timeline, size_t p, int64_t srcRef);
 
     std::string m_path;
     int m_fd = -1;

@@ -260,7 +260,7 @@ bool LiveJob::refreshClocks(bool force)
     if (!force && now - m_lastClock < std::chrono::milliseconds(m_options.clockRefreshMs))
         return false;
     Timeline &tl = *m_timeline;
-    std::vector<std::vector<ParsedMessage>> messages(m_files.size());
+    std::vector<MessageLog> messages(m_files.size());
     for (size_t i = 0; i < m_files.size(); ++i) {
         Worker &w = tl.workers[i];
         w.samples = m_files[i]->currentSamples(&w.refId);

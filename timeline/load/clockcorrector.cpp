@@ -54,18 +54,51 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     }
 }
 
-void addMessages(const Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
                  std::vector<sync::MessagePair> &out)
 {
-    std::map<std::string, std::pair<int, int64_t>> sends, recvs;
+    // (the flows below are appended after the msg pairs, then everything is sorted)
+    // Pairs by id: for each id, the last send and the last receive (in worker, then file
+    // order) make a pair when they lie on different workers. One sort of 16-byte keys by the id's
+    // hash (ids compared only where hashes are equal) instead of a map node per message.
+    struct Key
+    {
+        uint64_t hash;
+        uint32_t worker;
+        uint32_t index;
+    };
+    size_t total = 0;
+    for (const MessageLog &m : messages)
+        total += m.size();
+    std::vector<Key> keys;
+    keys.reserve(total);
     for (size_t w = 0; w < messages.size(); ++w)
-        for (const ParsedMessage &m : messages[w])
-            (m.send ? sends : recvs)[m.id] = {int(w), m.localNs};
-    for (const auto &[id, s] : sends) {
-        auto r = recvs.find(id);
-        if (r != recvs.end() && r->second.first != s.first)
-            out.push_back({s.first, s.second, r->second.first, r->second.second});
+        for (size_t i = 0; i < messages[w].size(); ++i)
+            keys.push_back(
+                {std::hash<std::string_view>()(messages[w].id(i)), uint32_t(w), uint32_t(i)});
+    auto id = [&](const Key &k) { return messages[k.worker].id(k.index); };
+    std::sort(keys.begin(), keys.end(), [&](const Key &a, const Key &b) {
+        if (a.hash != b.hash)
+            return a.hash < b.hash;
+        if (const int c = id(a).compare(id(b)); c != 0)
+            return c < 0;
+        return std::tie(a.worker, a.index) < std::tie(b.worker, b.index);
+    });
+    const size_t first = out.size();
+    out.reserve(first + total / 2); // at most one pair per send
+    for (size_t g = 0; g < keys.size();) {
+        size_t end = g + 1;
+        while (end < keys.size() && keys[end].hash == keys[g].hash && id(keys[end]) == id(keys[g]))
+            ++end;
+        const Key *send = nullptr, *recv = nullptr;
+        for (size_t k = g; k < end; ++k)
+            (messages[keys[k].worker].send(keys[k].index) ? send : recv) = &keys[k];
+        if (send && recv && send->worker != recv->worker)
+            out.push_back({int(send->worker), messages[send->worker][send->index].localNs,
+                           int(recv->worker), messages[recv->worker][recv->index].localNs});
+        g = end;
     }
+    std::vector<Key>().swap(keys);
     // Chrome flow arrows whose start and finish lie on different workers.
     for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
         const FlowPoint &a = tl.flows[i], &b = tl.flows[i + 1];
@@ -143,13 +176,34 @@ bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string
     return name.find(pattern) != std::string_view::npos;
 }
 
-void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages,
                            EventKindLookup &kinds, const Options &options)
 {
     apply(tl, messages, kinds, options, std::nullopt, nullptr);
 }
 
-void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMessage>> &messages,
+std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
+                                                            const std::vector<MessageLog> &messages)
+{
+    std::vector<sync::MessagePair> out;
+    addMessages(tl, messages, out);
+    // A deterministic order that does not depend on the ids' hashes.
+    std::sort(out.begin(), out.end(), [](const sync::MessagePair &a, const sync::MessagePair &b) {
+        return std::tie(a.sendWorker, a.sendLocal, a.recvWorker, a.recvLocal) <
+               std::tie(b.sendWorker, b.sendLocal, b.recvWorker, b.recvLocal);
+    });
+    return out;
+}
+
+void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages,
+                           EventKindLookup &kinds, const Options &options,
+                           const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
+{
+    apply(tl, options.correct ? pairMessages(tl, messages) : std::vector<sync::MessagePair>(),
+          kinds, options, fixedShift, shiftOut);
+}
+
+void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messagePairs,
                            EventKindLookup &kinds, const Options &options,
                            const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
 {
@@ -171,7 +225,7 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<std::vector<ParsedMes
     sync::SyncEngineInput in;
     addWorkers(tl, in.workers);
     addCollectives(tl, kinds, options.alignOn, in.collectives);
-    addMessages(tl, messages, in.messages);
+    in.messages = std::move(messagePairs);
     const sync::SyncEngineResult res = sync::runSyncEngine(in);
     tl.causality = res.causality;
     tl.clockNotes.insert(tl.clockNotes.end(), res.notes.begin(), res.notes.end());

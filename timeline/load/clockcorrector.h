@@ -18,6 +18,8 @@
 #include "timeline/load/parsedfile.h"
 #include "timeline/model/timeline.h"
 
+#include "sync/syncengine.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,14 +35,24 @@ public:
         bool correct = true;
     };
 
-    static void apply(Timeline &timeline, const std::vector<std::vector<ParsedMessage>> &messages,
+    static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
                       EventKindLookup &kinds, const Options &options);
     // Live refresh (LiveJob): when `fixedShift` is set, that E is used instead of being
     // recomputed, so a worker's corrected times move by exactly the change in its own estimate.
     // The E used is stored in *shiftOut when given (untouched when no worker was corrected).
-    static void apply(Timeline &timeline, const std::vector<std::vector<ParsedMessage>> &messages,
+    static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
                       EventKindLookup &kinds, const Options &options,
                       const std::optional<int64_t> &fixedShift, int64_t *shiftOut);
+    // The same, from message pairs already matched (pairMessages), so the caller can free the
+    // message records before the engine runs (JobLoader does: they are the biggest transient).
+    static void apply(Timeline &timeline, std::vector<sync::MessagePair> messagePairs,
+                      EventKindLookup &kinds, const Options &options,
+                      const std::optional<int64_t> &fixedShift, int64_t *shiftOut);
+    // Message pairs for the engine: per id, the last send and the last receive (worker order,
+    // then file order) when they lie on different workers, plus Chrome flow arrows (s → f)
+    // across workers; sorted by (send worker, send time, receive worker, receive time).
+    static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
+                                                       const std::vector<MessageLog> &messages);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
 };
 

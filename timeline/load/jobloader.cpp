@@ -1,17 +1,22 @@
 #include "timeline/load/jobloader.h"
 
+#include "recorder/timerconfig.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/eventkindlookup.h"
 #include "timeline/load/jobinputs.h"
 #include "timeline/load/log/logparser.h"
-#include "recorder/timerconfig.h"
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <thread>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace syncline {
 
@@ -26,10 +31,81 @@ struct Task
     int64_t bytes = 0;
 };
 
+// Hands the free pages of every malloc arena back to the system. The parser threads' arenas
+// keep what their files' growing vectors left behind; without this, that garbage stays resident
+// next to the timeline for as long as the process runs.
+void releaseFreeMemory()
+{
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
+}
+
 bool cancelled(const LoadOptions &o)
 {
     return o.cancel && o.cancel->load(std::memory_order_relaxed);
 }
+
+// The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md:
+// with a msg pair per step the correction takes about half as long as parsing; without
+// messages it is shorter, and the bar then jumps ahead rather than sitting at 100 %): the
+// overall fraction is
+// the stage's start plus its share times the progress within it, so one bar (and one
+// ETA) covers parse, merge, correct and index.
+struct Stage
+{
+    const char *name;
+    double begin, share;
+};
+constexpr Stage kParse{"parsing", 0.0, 0.65};
+constexpr Stage kMerge{"merging", 0.65, 0.01};
+constexpr Stage kCorrect{"correcting clocks", 0.66, 0.32};
+constexpr Stage kIndex{"indexing", 0.98, 0.02};
+
+std::string formatBytes(int64_t b)
+{
+    char buf[32];
+    if (b >= (int64_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GB", double(b) / double(int64_t(1) << 30));
+    else
+        std::snprintf(buf, sizeof buf, "%.0f MB", double(b) / double(1 << 20));
+    return buf;
+}
+
+// Reports progress as "<stage>: <detail> · NN% · ETA Ns" (the ETA from the elapsed time and the
+// overall fraction, once a stage has made some headway).
+class Progress
+{
+public:
+    explicit Progress(const LoadOptions &o) : m_o(o), m_t0(std::chrono::steady_clock::now()) {}
+    void report(const Stage &s, double within, const std::string &detail = {})
+    {
+        if (!m_o.progress)
+            return;
+        const double f = std::clamp(s.begin + s.share * std::clamp(within, 0.0, 1.0), 0.0, 1.0);
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+        std::string what = s.name;
+        if (!detail.empty())
+            what += ": " + detail;
+        char tail[64];
+        if (f >= 0.02 && f < 1.0 && elapsed > 0.5)
+            std::snprintf(tail, sizeof tail, " · %d%% · ETA %.0f s", int(f * 100),
+                          elapsed * (1.0 - f) / f);
+        else
+            std::snprintf(tail, sizeof tail, " · %d%%", int(f * 100));
+        m_o.progress(f, what + tail);
+    }
+    void done()
+    {
+        if (m_o.progress)
+            m_o.progress(1.0, "done");
+    }
+
+private:
+    const LoadOptions &m_o;
+    std::chrono::steady_clock::time_point m_t0;
+};
 
 std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
 {
@@ -43,7 +119,8 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
 }
 
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
-                                 const std::shared_ptr<const rec::TimerConfig> &config)
+                                 const std::shared_ptr<const rec::TimerConfig> &config,
+                                 Progress &progress, ArgStore &args)
 {
     std::vector<ParsedFile> files(tasks.size());
     int64_t total = 0;
@@ -52,6 +129,8 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
     std::atomic<size_t> next{0};
     std::mutex progressMutex;
     int64_t done = 0;
+    size_t filesDone = 0;
+    progress.report(kParse, 0.0, "0 of " + std::to_string(tasks.size()) + " files");
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
             if (cancelled(o))
@@ -62,10 +141,19 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
+            {
+                // Each file's args texts join the one store as the file finishes: per file, the
+                // store would hold every step's text again (~8 B/event on the realistic shape).
+                std::lock_guard lock(progressMutex);
+                TimelineBuilder::moveArgsTo(files[i], args);
+            }
             if (o.progress) {
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
-                o.progress(total > 0 ? double(done) / double(total) : 1.0, "parsed " + t.path);
+                ++filesDone;
+                progress.report(kParse, total > 0 ? double(done) / double(total) : 1.0,
+                                std::to_string(filesDone) + " of " + std::to_string(tasks.size()) +
+                                    " files, " + formatBytes(done) + " of " + formatBytes(total));
             }
         }
     };
@@ -101,14 +189,18 @@ LoadResult JobLoader::load(const LoadOptions &o)
                      [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
 
     const auto config = loadConfig(inputs.configPath);
-    std::vector<ParsedFile> files = parseAll(tasks, o, config);
+    Progress progress(o);
+    ArgStore args;
+    std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args);
     if (cancelled(o)) {
         result.cancelled = true;
         return result;
     }
+    releaseFreeMemory();
+    progress.report(kMerge, 0.0, std::to_string(files.size()) + " files");
     const bool anyUsable =
         std::any_of(files.begin(), files.end(), [](const ParsedFile &f) { return f.usable; });
-    BuiltTimeline built = TimelineBuilder::merge(std::move(files));
+    BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
     Timeline &tl = *built.timeline;
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!anyUsable) {
@@ -120,11 +212,29 @@ LoadResult JobLoader::load(const LoadOptions &o)
             }
         return result;
     }
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
     EventKindLookup kinds(config);
-    ClockCorrector::apply(tl, built.messages, kinds, {o.alignOn, o.correctClocks});
+    progress.report(kCorrect, 0.0, std::to_string(tl.workers.size()) + " workers");
+    // The message records are only needed for their pairs: matched, then freed before the
+    // engine runs (they are the biggest transient of a load).
+    std::vector<sync::MessagePair> pairs;
+    if (o.correctClocks)
+        pairs = ClockCorrector::pairMessages(tl, built.messages);
+    std::vector<MessageLog>().swap(built.messages);
+    releaseFreeMemory();
+    ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks}, std::nullopt,
+                          nullptr);
+    releaseFreeMemory();
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
+    progress.report(kIndex, 0.0, "names and categories");
     kinds.describe(tl); // categories and colours per name, for the viewer
-    if (o.progress)
-        o.progress(1.0, "done");
+    progress.done();
     result.timeline = std::move(built.timeline);
     return result;
 }

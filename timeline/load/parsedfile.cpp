@@ -7,8 +7,17 @@ void ParsedFile::addArgs(EventTrack &t, uint32_t event, std::string_view json)
 {
     if (json.find_first_not_of("{} \t\n") == std::string_view::npos)
         return; // {} carries nothing
-    t.argRefs.emplace_back(event, uint32_t(args.size()));
-    args.emplace_back(json);
+    uint32_t id = UINT32_MAX;
+    for (size_t k = 0; k < kRecentArgs && id == UINT32_MAX; ++k)
+        if (m_recentArgsId[k] != UINT32_MAX && m_recentArgs[k] == json)
+            id = m_recentArgsId[k];
+    if (id == UINT32_MAX) {
+        id = args.intern(json);
+        m_recentArgs[m_recentNext].assign(json);
+        m_recentArgsId[m_recentNext] = id;
+        m_recentNext = (m_recentNext + 1) % kRecentArgs;
+    }
+    t.argRefs.emplace_back(event, id);
     t.flags[event] |= EventHasArgs;
 }
 

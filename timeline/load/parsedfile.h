@@ -5,6 +5,8 @@
 // Threading: built by one thread, then moved to the builder.
 #pragma once
 
+#include "timeline/load/messagelog.h"
+#include "timeline/model/argstore.h"
 #include "timeline/model/loadproblem.h"
 #include "timeline/model/stringtable.h"
 #include "timeline/model/timeline.h"
@@ -17,14 +19,6 @@
 
 namespace syncline::load {
 
-struct ParsedMessage
-{
-    int64_t localNs = 0;
-    bool send = true;
-    int64_t peer = 0; // the other rank
-    std::string id;
-};
-
 struct ParsedFile
 {
     std::string path;
@@ -32,8 +26,12 @@ struct ParsedFile
     bool rankKnown = true;
     Worker worker;
     StringTable names;
-    std::vector<std::string> args;
-    std::vector<ParsedMessage> messages;
+    ArgStore args; // interned; argRefs' second members are its ids
+    // Set when the argRefs' ids already refer to the timeline's store (JobLoader moves each
+    // file's texts there as the file finishes, so 64 files do not each hold every step's text);
+    // `args` is then empty.
+    bool argsInTimelineStore = false;
+    MessageLog messages;
     std::vector<FlowPoint> flows; // `worker` unset; `track` indexes worker.tracks
     std::vector<LoadProblem> problems;
     int64_t bytes = 0;
@@ -54,6 +52,14 @@ struct ParsedFile
     // so far): stored in `args`, referenced from t.argRefs, flagged EventHasArgs. An object
     // holding nothing ("{}", blanks) is not stored.
     void addArgs(EventTrack &t, uint32_t event, std::string_view json);
+
+private:
+    // The last few texts interned and their ids: nearby events mostly share their args
+    // ({"step":N} on every event of a step, threads interleaved), so most skip the hash lookup.
+    static constexpr size_t kRecentArgs = 4;
+    std::string m_recentArgs[kRecentArgs];
+    uint32_t m_recentArgsId[kRecentArgs] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    size_t m_recentNext = 0;
 };
 
 } // namespace syncline::load

@@ -18,6 +18,17 @@ void ProblemLog::add(const char *kind, int64_t line, std::string message,
     m_problems.push_back(std::move(p));
 }
 
+void ProblemLog::addAt(const char *kind, int64_t line, int64_t tid, int64_t localNs,
+                       std::string message, LoadProblem::Severity severity)
+{
+    const size_t before = m_problems.size();
+    add(kind, line, std::move(message), severity);
+    if (m_problems.size() > before) {
+        m_problems.back().tid = tid;
+        m_problems.back().localNs = localNs;
+    }
+}
+
 int64_t ProblemLog::count(const std::string &kind) const
 {
     auto it = m_kinds.find(kind);

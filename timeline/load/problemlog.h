@@ -22,6 +22,9 @@ public:
     // `kind` groups repeated problems ("malformed line", "end without begin", ...).
     void add(const char *kind, int64_t line, std::string message,
              LoadProblem::Severity severity = LoadProblem::Severity::Warning);
+    // The same, for a problem about one record of thread `tid` at local time `localNs`.
+    void addAt(const char *kind, int64_t line, int64_t tid, int64_t localNs, std::string message,
+               LoadProblem::Severity severity = LoadProblem::Severity::Warning);
     int64_t count(const std::string &kind) const;
     // Moves the problems out, followed by one summary line per kind that overflowed.
     std::vector<LoadProblem> take();

@@ -18,7 +18,7 @@ template <typename T> void permute(std::vector<T> &v, const std::vector<uint32_t
 {
     std::vector<T> out(v.size());
     for (size_t i = 0; i < order.size(); ++i)
-        out[i] = v[order[i]];
+        out[i] = std::move(v[order[i]]); // moved, not copied: tracks are big
     v.swap(out);
 }
 
@@ -32,16 +32,13 @@ template <typename T> void shrink(std::vector<T> &v)
 size_t addWorker(Timeline &tl, ParsedFile &f)
 {
     const std::vector<uint32_t> remap = tl.names.merge(f.names);
-    const auto argBase = uint32_t(tl.args.size());
-    for (EventTrack &t : f.worker.tracks) {
+    if (!f.argsInTimelineStore)
+        TimelineBuilder::moveArgsTo(f, tl.args);
+    for (EventTrack &t : f.worker.tracks)
         for (uint32_t &id : t.nameId)
             id = remap[id];
-        for (auto &r : t.argRefs)
-            r.second += argBase;
-    }
-    std::move(f.args.begin(), f.args.end(), std::back_inserter(tl.args));
-    const auto w = uint32_t(WorkerAdmission::admit(tl, std::move(f.worker), f.rankKnown,
-                                                   tl.problems));
+    const auto w =
+        uint32_t(WorkerAdmission::admit(tl, std::move(f.worker), f.rankKnown, tl.problems));
     for (FlowPoint &fp : tl.flows)
         if (fp.worker >= w)
             ++fp.worker; // workers after the new one moved up
@@ -124,7 +121,8 @@ int64_t TimelineBuilder::nestFrom(EventTrack &t, size_t from)
 int64_t TimelineBuilder::sortAndNest(EventTrack &t)
 {
     sortTrack(t);
-    std::sort(t.argRefs.begin(), t.argRefs.end());
+    if (!std::is_sorted(t.argRefs.begin(), t.argRefs.end())) // mostly in order already
+        std::sort(t.argRefs.begin(), t.argRefs.end());
     return nest(t);
 }
 
@@ -164,15 +162,29 @@ void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
         shrink(t.depth);
         shrink(t.argRefs);
     }
+    file.messages.shrink();
 }
 
-BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files)
+void TimelineBuilder::moveArgsTo(ParsedFile &f, ArgStore &store)
+{
+    if (f.argsInTimelineStore)
+        return;
+    const std::vector<uint32_t> argRemap = store.merge(f.args);
+    for (EventTrack &t : f.worker.tracks)
+        for (auto &r : t.argRefs)
+            r.second = argRemap[r.second];
+    f.args = ArgStore(); // the file's own copy is no longer needed
+    f.argsInTimelineStore = true;
+}
+
+BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files, ArgStore args)
 {
     BuiltTimeline out;
     out.timeline = std::make_shared<Timeline>();
     Timeline &tl = *out.timeline;
+    tl.args = std::move(args);
     // Profiler traces join the syncline worker of their rank (not a second worker of it).
-    TraceAttachment::attachAll(files);
+    TraceAttachment::attachAll(files, tl.args);
     // Files with a rank first, in (rank, restart, file) order (each then joins at the end);
     // those without one after them, in input order, so they get the ranks left free.
     std::stable_sort(files.begin(), files.end(), [](const ParsedFile &a, const ParsedFile &b) {

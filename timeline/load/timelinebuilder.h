@@ -29,14 +29,18 @@ namespace syncline::load {
 struct BuiltTimeline
 {
     std::shared_ptr<Timeline> timeline;
-    std::vector<std::vector<ParsedMessage>> messages; // per worker index
+    std::vector<MessageLog> messages; // per worker index
 };
 
 class TimelineBuilder
 {
 public:
     static void prepareFile(ParsedFile &file, EventKindLookup &kinds);
-    static BuiltTimeline merge(std::vector<ParsedFile> files);
+    // `args`: the store the files' args were already moved into (argsInTimelineStore), if any;
+    // it becomes the timeline's.
+    static BuiltTimeline merge(std::vector<ParsedFile> files, ArgStore args = {});
+    // Moves the file's args texts into `store` and re-points its refs (argsInTimelineStore).
+    static void moveArgsTo(ParsedFile &file, ArgStore &store);
 
     // Sorts the track (permuting argRefs too); returns the number of partial overlaps.
     static int64_t sortAndNest(EventTrack &track);

@@ -1,6 +1,8 @@
 // TraceAttachment — see traceattachment.h.
 #include "timeline/load/traceattachment.h"
 
+#include "timeline/load/timelinebuilder.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -110,10 +112,12 @@ void sortTracks(ParsedFile &f)
 
 } // namespace
 
-void TraceAttachment::attach(ParsedFile &log, ParsedFile &trace, int64_t shift)
+void TraceAttachment::attach(ParsedFile &log, ParsedFile &trace, int64_t shift, ArgStore &store)
 {
+    // Both files' args in the timeline's store: argRefs stay as they are.
+    TimelineBuilder::moveArgsTo(log, store);
+    TimelineBuilder::moveArgsTo(trace, store);
     const std::vector<uint32_t> remap = log.names.merge(trace.names);
-    const auto argBase = uint32_t(log.args.size());
     const auto trackBase = uint32_t(log.worker.tracks.size());
     for (EventTrack &t : trace.worker.tracks) {
         for (int64_t &v : t.localStart)
@@ -122,13 +126,10 @@ void TraceAttachment::attach(ParsedFile &log, ParsedFile &trace, int64_t shift)
             v += shift;
         for (uint32_t &id : t.nameId)
             id = remap[id];
-        for (auto &r : t.argRefs)
-            r.second += argBase;
         t.threadName =
             (t.threadName.empty() ? "tid " + std::to_string(t.tid) : t.threadName) + " (profiler)";
         log.worker.tracks.push_back(std::move(t));
     }
-    std::move(trace.args.begin(), trace.args.end(), std::back_inserter(log.args));
     for (FlowPoint fp : trace.flows) {
         fp.track += trackBase;
         fp.localNs += shift;
@@ -145,7 +146,7 @@ void TraceAttachment::attach(ParsedFile &log, ParsedFile &trace, int64_t shift)
     trace = ParsedFile();
 }
 
-void TraceAttachment::attachAll(std::vector<ParsedFile> &files)
+void TraceAttachment::attachAll(std::vector<ParsedFile> &files, ArgStore &store)
 {
     for (ParsedFile &trace : files) {
         if (!trace.usable || !trace.rankKnown || trace.worker.info.kind != SourceKind::ChromeTrace)
@@ -171,7 +172,7 @@ void TraceAttachment::attachAll(std::vector<ParsedFile> &files)
                  " events) attached to " + log.path +
                  ": its wall-clock µs mapped through that log's anchor (spread " +
                  std::to_string(info.anchorSpreadNs) + " ns)"});
-        attach(log, trace, anchorShift(info));
+        attach(log, trace, anchorShift(info), store);
     }
 }
 

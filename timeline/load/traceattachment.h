@@ -33,9 +33,10 @@ class TraceAttachment
 public:
     // Moves every attachable trace of `files` into its log's ParsedFile (the trace's entry is
     // left unusable and empty); an Info problem per attached trace says where it went.
-    static void attachAll(std::vector<ParsedFile> &files);
+    // Args move into `store` (the timeline's, TimelineBuilder::moveArgsTo) first.
+    static void attachAll(std::vector<ParsedFile> &files, ArgStore &store);
     // Moves `trace` into `log` (times shifted by `shift`: local = trace time + shift).
-    static void attach(ParsedFile &log, ParsedFile &trace, int64_t shift);
+    static void attach(ParsedFile &log, ParsedFile &trace, int64_t shift, ArgStore &store);
 };
 
 } // namespace syncline::load

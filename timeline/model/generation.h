@@ -2,8 +2,7 @@
 // count, world size). torchelastic starts every worker of a group again after a failure
 // (restart + 1) or a membership change (same restart, new world size), and collectives and
 // steps are counted from 0 again, so "the k-th instance on each rank" means something only
-// among the workers of one generation. Used by the clock correction (collective instances) and
-// the straggler report (step instances).
+// among the workers of one generation. Used by the clock correction (collective instances).
 // Example: the demo's restart-0 workers are ("demo-…", 0, 8), the restarted ones ("demo-…", 1, 8).
 // Threading: stateless.
 #pragma once

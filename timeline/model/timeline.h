@@ -9,6 +9,7 @@
 // mutation (live append) only from the owning thread.
 #pragma once
 
+#include "timeline/model/argstore.h"
 #include "timeline/model/loadproblem.h"
 #include "timeline/model/stringtable.h"
 #include "timeline/model/worker.h"
@@ -58,7 +59,7 @@ class Timeline
 public:
     std::vector<Worker> workers;
     StringTable names;
-    std::vector<std::string> args; // JSON object text per args id
+    ArgStore args; // JSON object text per args id (interned: events share ids)
     std::vector<LoadProblem> problems;
     sync::CausalityReport causality;
     std::vector<std::string> clockNotes;

@@ -12,7 +12,9 @@
 #include "sim/accuracyevaluator.h"
 #include "sim/joblogwriter.h"
 #include "sim/simulator.h"
+#include "timeline/load/clockcorrector.h"
 #include "timeline/load/jobloader.h"
+#include "timeline/load/messagelog.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -142,6 +144,7 @@ class TstClockCorrector : public QObject
 private slots:
     void correctedMatchesTruth_data();
     void correctedMatchesTruth();
+    void pairMessagesById();
 };
 
 void TstClockCorrector::correctedMatchesTruth_data()
@@ -212,7 +215,8 @@ void TstClockCorrector::correctedMatchesTruth()
                 QCOMPARE(tl.names.name(tr.nameId[i]), std::string_view(it->second.name));
                 globalMin = std::min(globalMin, tl.startNs(w, t, i, ClockMode::Corrected));
                 const int64_t local[2] = {tr.localStart[i], tr.localEnd[i]};
-                const int64_t global[2] = {tl.startNs(w, t, i, ClockMode::Corrected), tl.endNs(w, t, i, ClockMode::Corrected)};
+                const int64_t global[2] = {tl.startNs(w, t, i, ClockMode::Corrected),
+                                           tl.endNs(w, t, i, ClockMode::Corrected)};
                 const int64_t want[2] = {it->second.trueBegin, it->second.trueEnd};
                 for (int e = 0; e < 2; ++e) {
                     const double err = std::fabs(double(global[e] - shift - want[e]));
@@ -267,8 +271,8 @@ void TstClockCorrector::correctedMatchesTruth()
         for (const EventTrack &tr : tl.workers[w].tracks)
             for (size_t i = 0; i < tr.count(); ++i)
                 if (tl.names.name(tr.nameId[i]) == "allreduce")
-                    mine.push_back(
-                        {tl.toGlobal(w, tr.localStart[i], ClockMode::Corrected), tl.toGlobal(w, tr.localEnd[i], ClockMode::Corrected)});
+                    mine.push_back({tl.toGlobal(w, tr.localStart[i], ClockMode::Corrected),
+                                    tl.toGlobal(w, tr.localEnd[i], ClockMode::Corrected)});
         std::sort(mine.begin(), mine.end());
         for (size_t k = 0; k < mine.size(); ++k) {
             auto &[latest, ends] =
@@ -316,6 +320,44 @@ void TstClockCorrector::correctedMatchesTruth()
         spread = std::max(spread, std::fabs(rawErr[w] - rawErr[0]));
     }
     QVERIFY(spread > 1e6); // offsets up to ±1 s: the raw view is visibly skewed
+}
+
+// Message pairs from the compact records (issue 14): per id the last send and the last receive
+// (worker order, then file order), only across workers, ids compared exactly (not by hash), in
+// (send worker, send time) order.
+void TstClockCorrector::pairMessagesById()
+{
+    Timeline tl;
+    tl.workers.resize(3);
+    std::vector<load::MessageLog> m(3);
+    m[0].add(100, true, 1, "a");
+    m[0].add(200, true, 1, "b");
+    m[0].add(300, true, 0, "self"); // both ends on worker 0: no pair
+    m[0].add(310, false, 0, "self");
+    m[0].add(400, true, 2, "dup");
+    m[0].add(450, true, 2, "dup"); // a later send of the same id wins
+    m[1].add(150, false, 0, "a");
+    m[1].add(250, false, 0, "b");
+    m[1].add(260, false, 0, std::string_view("b\0x", 3)); // another id that starts like "b"
+    m[2].add(500, false, 0, "dup");
+    m[2].add(20, true, 1, "c");
+    m[1].add(30, false, 2, "c");
+    m[2].add(600, true, 0, "unanswered");
+    const std::string longId(5000, 'z');
+    m[2].add(700, true, 0, longId);
+    m[0].add(710, false, 2, longId);
+    QCOMPARE(m[0].id(0), std::string_view("a"));
+    QCOMPARE(m[2].id(3), std::string_view(longId));
+    const std::vector<sync::MessagePair> p = load::ClockCorrector::pairMessages(tl, m);
+    auto t = [](const sync::MessagePair &x) {
+        return std::make_tuple(x.sendWorker, x.sendLocal, x.recvWorker, x.recvLocal);
+    };
+    QCOMPARE(p.size(), size_t(5));
+    QCOMPARE(t(p[0]), std::make_tuple(0, int64_t(100), 1, int64_t(150)));
+    QCOMPARE(t(p[1]), std::make_tuple(0, int64_t(200), 1, int64_t(250)));
+    QCOMPARE(t(p[2]), std::make_tuple(0, int64_t(450), 2, int64_t(500)));
+    QCOMPARE(t(p[3]), std::make_tuple(2, int64_t(20), 1, int64_t(30)));
+    QCOMPARE(t(p[4]), std::make_tuple(2, int64_t(700), 0, int64_t(710)));
 }
 
 QTEST_APPLESS_MAIN(TstClockCorrector)

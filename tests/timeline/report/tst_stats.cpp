@@ -1,5 +1,5 @@
 // Stats (count, total, mean, nearest-rank percentiles, max; per rank and over all ranks; range
-// queries) and Stragglers, on generated logs with hand-computed expectations.
+// queries) and the straggler rule (RankOutliers), on generated logs with hand-computed expectations.
 #include "tests/common/testdata.h"
 #include "tests/timeline/testlogs.h"
 
@@ -7,7 +7,6 @@
 #include "timeline/report/legendorder.h"
 #include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
-#include "timeline/report/stragglers.h"
 
 #include <QtTest>
 
@@ -48,7 +47,6 @@ private slots:
     void rangeQuery();
     void explicitModeWins();
     void stragglers();
-    void stragglersPerGeneration();
     void kinetoTotals();
     void legendOrder();
     void rankOutliers();
@@ -133,19 +131,20 @@ void TstStats::rangeQuery()
     QCOMPARE(Stats::compute(*tl, q).size(), size_t(0));
 }
 
+// The one straggler rule over a real load: rank 1 is 30 % slower (flagged), rank 2 4 % slower
+// with MAD 0 — under the 10 % minimum difference, not flagged.
 void TstStats::stragglers()
 {
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
-    // ends per step k: rank0 {100,200,300}, rank1 {130,260,310}, rank2 {110,205,390} (µs)
-    const int64_t ends[3][3] = {{100, 200, 300}, {130, 260, 310}, {110, 205, 390}};
-    for (int r = 0; r < 3; ++r) {
+    const int64_t dur[4] = {1000000, 1300000, 1040000, 1000000}; // ns per step
+    for (int r = 0; r < 4; ++r) {
         std::string text = testlogs::header(r);
         for (int k = 0; k < 3; ++k)
-            text += testlogs::begin(k * 100000 + 50000, 1, "train_step") +
-                    testlogs::end(ends[r][k] * 1000, 1, "train_step");
-        text += testlogs::begin(1000, 1, "only_rank_" + std::to_string(r)) +
-                testlogs::end(2000, 1, "only_rank_" + std::to_string(r));
+            text += testlogs::begin(k * 10000000 + 1000, 1, "train_step") +
+                    testlogs::end(k * 10000000 + 1000 + dur[r], 1, "train_step");
+        text += testlogs::begin(1000, 2, "only_rank_" + std::to_string(r)) +
+                testlogs::end(2000, 2, "only_rank_" + std::to_string(r));
         testlogs::write(d + "/w." + std::to_string(r) + ".log", text);
     }
     LoadOptions o;
@@ -153,51 +152,17 @@ void TstStats::stragglers()
     o.correctClocks = false;
     auto tl = JobLoader::load(o).timeline;
     QVERIFY(tl);
-    const auto rows = Stragglers::compute(*tl, ClockMode::Corrected);
+    const auto rows = RankOutliers::compute(Stats::compute(*tl));
     QCOMPARE(rows.size(), size_t(1));
-    const StragglerRow &s = rows[0];
+    const RankStragglers &s = rows[0];
     QCOMPARE(tl->names.name(s.nameId), std::string_view("train_step"));
-    QCOMPARE(s.instances, int64_t(3));
-    QCOMPARE(s.ranks, 3);
-    // k=0: rank1 last, median 110 → lag 20; k=1: rank1 last, median 205 → 55; k=2: rank2, 310 → 80
-    QCOMPARE(s.slowestRank, 1);
-    QCOMPARE(s.timesLast, int64_t(2));
-    QCOMPARE(s.meanLagNs, int64_t((20000 + 55000) / 2));
-    QCOMPARE(Stragglers::compute(*tl, ClockMode::Corrected, "eval*").size(), size_t(0));
-}
-
-// An elastic restart: restart 0 ran 3 steps on rank 0 and 2 on rank 1 (it crashed), restart 1
-// ran 2 on each. Counted per generation, restart 1's steps are step-like (rank 1 last both
-// times) although rank 1's two incarnations together have 4 steps and rank 0's 5; restart 0's
-// unequal counts are left out instead of making the whole name unusable.
-void TstStats::stragglersPerGeneration()
-{
-    QTemporaryDir dir;
-    const std::string d = dir.path().toStdString();
-    auto log = [&](int rank, int restart, int steps, int64_t late) {
-        std::string text = testlogs::header(rank, restart);
-        for (int k = 0; k < steps; ++k)
-            text += testlogs::begin(k * 100000 + 1000, 1, "step") +
-                    testlogs::end(k * 100000 + 50000 + late, 1, "step");
-        testlogs::write(d + "/w." + std::to_string(rank) + (restart ? ".r1" : "") + ".log", text);
-    };
-    log(0, 0, 3, 0);
-    log(1, 0, 2, 0);
-    log(0, 1, 2, 0);
-    log(1, 1, 2, 7000);
-    LoadOptions o;
-    o.paths = {d};
-    o.correctClocks = false;
-    auto tl = JobLoader::load(o).timeline;
-    QVERIFY(tl);
-    QCOMPARE(tl->workers.size(), size_t(4));
-    const auto rows = Stragglers::compute(*tl, ClockMode::Corrected);
-    QCOMPARE(rows.size(), size_t(1));
-    QCOMPARE(rows[0].instances, int64_t(2));
-    QCOMPARE(rows[0].ranks, 2);
-    QCOMPARE(rows[0].slowestRank, 1);
-    QCOMPARE(rows[0].timesLast, int64_t(2));
-    QCOMPARE(rows[0].meanLagNs, int64_t(7000)); // lower median of two ends is rank 0's
+    QCOMPARE(s.ranks, 4);
+    QCOMPARE(s.medianNs, int64_t(1000000));
+    // MAD = lower median of {0, 300000, 40000, 0} = 0 → the 10 % minimum: 1.1 ms.
+    QCOMPARE(s.thresholdNs, int64_t(1100000));
+    QCOMPARE(s.slow.size(), size_t(1));
+    QCOMPARE(s.slow[0].first, 1);
+    QCOMPARE(s.slow[0].second, int64_t(1300000));
 }
 
 void TstStats::kinetoTotals()
@@ -250,15 +215,29 @@ void TstStats::legendOrder()
     QVERIFY(LegendOrder::byTotal({}).empty());
 }
 
-// The viewer's straggler rule (median + 3·MAD of per-rank means), with its worked example.
+// The straggler rule (median + max(3·MAD, 50 µs, 10 %) of per-rank means), worked examples.
 void TstStats::rankOutliers()
 {
     int64_t limit = -1;
-    const auto flags = RankOutliers::flag({10, 11, 10, 12, 30}, &limit);
-    QCOMPARE(limit, int64_t(14));
+    const auto flags = RankOutliers::flag({10000000, 11000000, 10000000, 12000000, 30000000}, &limit);
+    QCOMPARE(limit, int64_t(14000000));
     QCOMPARE(flags, (std::vector<bool>{false, false, false, false, true}));
     QCOMPARE(RankOutliers::lowerMedian({4, 1, 3, 2}), int64_t(2));
     QCOMPARE(RankOutliers::flag({5, 5, 5}, nullptr), (std::vector<bool>{false, false, false}));
+    // The minimum difference: ranks agreeing within a few % are never stragglers, however small
+    // the MAD (64 ranks at ~999 µs, one at 1004 µs).
+    std::vector<int64_t> close(64, 999000);
+    close[5] = 1004000;
+    close[9] = 1000000;
+    QCOMPARE(RankOutliers::flag(close, &limit), std::vector<bool>(64, false));
+    QCOMPARE(limit, int64_t(999000 + 99900));
+    // Absolute minimum: 10 µs events, one at 40 µs (4×) but only 30 µs slower → not flagged;
+    // one at 70 µs → flagged (median 10 µs + 50 µs).
+    QCOMPARE(RankOutliers::flag({10000, 10000, 40000, 10000}, &limit),
+             (std::vector<bool>{false, false, false, false}));
+    QCOMPARE(limit, int64_t(60000));
+    QCOMPARE(RankOutliers::flag({10000, 10000, 70000, 10000}, nullptr),
+             (std::vector<bool>{false, false, true, false}));
 }
 
 QTEST_APPLESS_MAIN(TstStats)

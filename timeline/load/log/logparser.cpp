@@ -4,7 +4,11 @@
 #include "timeline/load/log/logheader.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace syncline::load {
 
@@ -148,7 +152,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         if (!need(r.hasTs, "ts"))
             return;
         seeTime(r.ts);
-        m_out.messages.push_back({r.ts, r.dir == "send", r.peer, std::string(r.id)});
+        m_out.messages.add(r.ts, r.dir == "send", r.peer, r.id);
         return;
     case RecordType::Heartbeat:
         if (r.hasTs) {
@@ -231,21 +235,47 @@ void LogParser::handleEnd(const LogRecord &r)
     auto &stack = m_open[ti];
     seeTime(r.ts);
     if (stack.empty()) {
-        m_problems.add("ends without a begin", m_line,
-                       "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
-                           std::to_string(r.tid) + " has no open event; dropped");
+        m_problems.addAt("ends without a begin", m_line, r.tid, r.ts,
+                         "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " has no open event; dropped");
         return;
     }
-    const uint32_t e = stack.back();
+    uint32_t e = stack.back();
     const std::string_view openName = m_out.names.name(t.nameId[e]);
     if (r.hasName && r.name != openName) {
-        m_problems.add("misnested ends", m_line,
-                       "misnesting: E \"" + std::string(r.name) + "\" on tid " +
-                           std::to_string(r.tid) + " but the innermost open event is \"" +
-                           std::string(openName) + "\"; E dropped");
-        return;
+        // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
+        // name, the end closes it and every event still open inside it, at this time — so the
+        // rest of the thread keeps its depth. Otherwise the E is dropped.
+        size_t k = stack.size() - 1;
+        while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != r.name)
+            --k;
+        if (k == 0) {
+            m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
+                             "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                                 std::to_string(r.tid) + " but the innermost open event is \"" +
+                                 std::string(openName) +
+                                 "\" and no open event has that name; "
+                                 "E dropped");
+            return;
+        }
+        checkOrder(ti, r.ts);
+        std::string closed;
+        for (size_t j = stack.size() - 1; j >= k; --j) {
+            const uint32_t inner = stack[j];
+            t.localEnd[inner] = std::max(r.ts, t.localStart[inner]);
+            t.flags[inner] &= uint16_t(~EventOpen);
+            closed += (closed.empty() ? "\"" : ", \"") +
+                      std::string(m_out.names.name(t.nameId[inner])) + "\"";
+        }
+        m_problems.addAt("lost ends", m_line, r.tid, r.ts,
+                         "misnesting: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " while " + closed +
+                             " still open inside it (its E lost?); closed at this end");
+        stack.resize(k);
+        e = stack.back();
+    } else {
+        checkOrder(ti, r.ts);
     }
-    checkOrder(ti, r.ts);
     stack.pop_back();
     t.localEnd[e] = std::max(r.ts, t.localStart[e]);
     t.flags[e] &= uint16_t(~EventOpen);
@@ -254,13 +284,15 @@ void LogParser::handleEnd(const LogRecord &r)
             // Merge {"a":1} and {"b":2} into {"a":1,"b":2}: both are validated objects.
             auto it = std::find_if(t.argRefs.rbegin(), t.argRefs.rend(),
                                    [e](auto &p) { return p.first == e; });
-            std::string &text = m_out.args[it->second];
+            // Texts are interned (shared by other events): the merged text gets its own id.
             std::string_view more = r.args.substr(1);
             more.remove_prefix(std::min(more.find_first_not_of(" \t"), more.size()));
             if (more.front() != '}') {
-                text.erase(text.find_last_of('}'));
+                const std::string_view old = m_out.args.text(it->second);
+                std::string text(old.substr(0, old.find_last_of('}')));
                 text += ',';
                 text += more;
+                it->second = m_out.args.intern(text);
             }
         } else {
             m_out.addArgs(t, e, r.args);
@@ -353,35 +385,49 @@ ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool>
 {
     LogParser parser(path);
     std::string error;
-    FileReader::Mapping file;
-    if (!file.open(path, &error)) {
+    const int fd = FileReader::openRegular(path, &error);
+    if (fd < 0) {
         ParsedFile out;
         out.path = path;
         out.problems.push_back({Severity::Error, path, 0, error});
         return out;
     }
-    const std::string_view text = file.text();
+    struct stat st
+    {
+    };
+    ::fstat(fd, &st);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     // An event takes about 80-110 bytes of log (a B/E pair, or an X line with its overhead).
     // Reserving that for the first thread saves the copies of repeated growth.
-    parser.m_reserveHint = text.size() / 80 + 16;
-    // Feed in slices so a cancel request is seen within a few milliseconds.
-    constexpr size_t kSlice = 8 << 20;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        if (cancel && cancel->load(std::memory_order_relaxed))
+    parser.m_reserveHint = size_t(std::max<off_t>(st.st_size, 0)) / 80 + 16;
+    // Read in slices into one buffer (not a mapping of the whole file: its pages would count as
+    // resident until the file is done), so a file costs a few MiB while it is parsed, and a cancel
+    // request is seen within a few milliseconds. A line longer than the buffer grows it.
+    constexpr size_t kSlice = 4 << 20;
+    std::string buf(kSlice, '\0');
+    size_t have = 0;
+    while (!(cancel && cancel->load(std::memory_order_relaxed))) {
+        if (have == buf.size())
+            buf.resize(buf.size() * 2);
+        const ssize_t n = ::read(fd, buf.data() + have, buf.size() - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            parser.m_problems.add("read errors", parser.m_line,
+                                  "read error: " + std::string(std::strerror(errno)) +
+                                      "; the rest of the file is not loaded",
+                                  Severity::Error);
             break;
-        const size_t n = std::min(kSlice, text.size() - pos);
-        size_t used = parser.feed(text.substr(pos, n));
-        if (used == 0) {
-            // A single line longer than the slice: feed up to its end.
-            const size_t nl = text.find('\n', pos);
-            if (nl == std::string_view::npos)
-                break;
-            used = parser.feed(text.substr(pos, nl + 1 - pos));
         }
-        pos += used;
+        if (n == 0)
+            break;
+        have += size_t(n);
+        const size_t used = parser.feed(std::string_view(buf.data(), have));
+        std::memmove(buf.data(), buf.data() + used, have - used);
+        have -= used;
     }
-    return parser.finish(text.substr(pos));
+    ::close(fd);
+    return parser.finish(std::string_view(buf.data(), have));
 }
 
 } // namespace syncline::load
