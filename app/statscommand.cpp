@@ -28,13 +28,15 @@ std::string ms(int64_t ns)
 
 void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
 {
-    std::printf("%-6s %-7s %-16s %10s  %-11s %14s %12s %10s\n", "rank", "restart", "host", "events",
-                "clock", "offset_ns", "drift_ppm", "bound_ns");
+    // One row per worker = per incarnation: a restart, or a membership change (same restart
+    // count, another world size), is a row of its own.
+    std::printf("%-6s %-7s %-5s %-16s %8s %10s  %-11s %14s %12s %10s\n", "rank", "restart", "world",
+                "host", "pid", "events", "clock", "offset_ns", "drift_ppm", "bound_ns");
     for (const Worker &w : tl.workers)
-        std::printf("%-6d %-7d %-16s %10zu  %-11s %14lld %12.3f %10lld\n", w.info.rank,
-                    w.info.restart, utf8::terminalSafe(w.info.host).c_str(), w.eventCount(),
-                    sync::methodName(w.clock.method), (long long)w.clock.offsetNs, w.clock.driftPpm,
-                    (long long)w.clock.boundNs);
+        std::printf("%-6d %-7d %-5d %-16s %8lld %10zu  %-11s %14lld %12.3f %10lld\n", w.info.rank,
+                    w.info.restart, w.info.worldSize, utf8::terminalSafe(w.info.host).c_str(),
+                    (long long)w.info.pid, w.eventCount(), sync::methodName(w.clock.method),
+                    (long long)w.clock.offsetNs, w.clock.driftPpm, (long long)w.clock.boundNs);
     std::vector<const StatsRow *> all;
     for (const StatsRow &r : rows)
         if (!r.rank)

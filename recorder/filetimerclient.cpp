@@ -75,7 +75,7 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
     m_writer = std::make_unique<LogWriter>(m_clock, m_logPath, m_config.flushIntervalMs,
                                            m_config.heartbeatIntervalMs);
     m_writer->open(HeaderRecord::format(m_identity, m_clock, anchor, m_config, startNs),
-                   m_identity.restart);
+                   int(m_identity.restart), m_identity.pid);
     m_logPath = m_writer->path(); // another name when the configured file existed
     if (!m_config.loadedFromFile)
         m_writer->appendNote("info", configPath.empty()

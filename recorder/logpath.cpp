@@ -201,11 +201,15 @@ std::vector<std::string> LogPath::globs(const std::string &tmpl)
     return out;
 }
 
-std::string LogPath::incarnation(const std::string &path, int restart, int n)
+std::string LogPath::incarnation(const std::string &path, int restart, int64_t pid, int n)
 {
+    if (restart == 0)
+        ++n; // the plain name is restart 0's own: its clash is with another restart-0 incarnation
     std::string tag = ".r" + std::to_string(restart);
-    if (n > 0)
-        tag += "." + std::to_string(n);
+    if (n >= 1)
+        tag += ".p" + std::to_string(pid);
+    if (n >= 2)
+        tag += "." + std::to_string(n - 1);
     std::string out = path;
     out.insert(rankTagPosition(out, [](char c, char want) { return c == want; }), tag);
     return out;

@@ -10,10 +10,14 @@
 // "run/j42/rank3-r1.log".
 //
 // A log is never truncated: when the expanded path exists (an earlier incarnation's log: an
-// elastic restart, a rerun in the same directory), the writer takes incarnation(path, restart, 0),
-// then incarnation(path, restart, 1), ... until a name is free (LogWriter::open, O_EXCL). The tag
-// `.r<restart>` (then `.r<restart>.<n>`) goes where the rank tag goes:
-// `timer_events.3.log` restart 1 → `timer_events.3.r1.log`, then `timer_events.3.r1.1.log`.
+// elastic restart, a membership change, a rerun in the same directory), the writer takes
+// incarnation(path, restart, pid, 0), then n = 1, 2, ... until a name is free (LogWriter::open,
+// O_EXCL). The tag goes where the rank tag goes: `.r<restart>` (restart > 0 only: the plain name
+// is restart 0's), then `.r<restart>.p<pid>` when rank and restart collide (two incarnations of
+// one restart count: torchelastic re-forming the group after a membership change keeps it), then
+// `.r<restart>.p<pid>.<k>` (a pid reused). `timer_events.3.log`: restart 1 →
+// `timer_events.3.r1.log`, then `timer_events.3.r1.p4242.log`; restart 0 →
+// `timer_events.3.r0.p4242.log`, then `timer_events.3.r0.p4242.1.log`.
 //
 // globs(): each placeholder becomes `*`; the numeric ones ({rank} {local_rank} {restart} {pid})
 // are never empty, the text ones ({host} {run_id} {role}) may be, and a path component that is
@@ -48,9 +52,8 @@ public:
     // A pattern is absolute exactly when the path it matches is (a relative template whose
     // leading component is one empty placeholder expands to "/…"). Throws like expand().
     static std::vector<std::string> globs(const std::string &tmpl);
-    // The n-th alternative name of an expanded `path` whose file exists (see above): n == 0
-    // tags `.r<restart>`, n >= 1 `.r<restart>.<n>`.
-    static std::string incarnation(const std::string &path, int restart, int n);
+    // The n-th alternative name (n >= 0) of an expanded `path` whose file exists (see above).
+    static std::string incarnation(const std::string &path, int restart, int64_t pid, int n);
 };
 
 } // namespace syncline::rec

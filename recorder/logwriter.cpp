@@ -47,7 +47,7 @@ namespace {
 constexpr int kMaxIncarnations = 10000; // names tried after the configured one
 } // namespace
 
-bool LogWriter::open(const std::string &headerLine, int restart)
+bool LogWriter::open(const std::string &headerLine, int restart, int64_t pid)
 {
     std::error_code ec;
     const std::filesystem::path parent = std::filesystem::path(m_path).parent_path();
@@ -60,7 +60,7 @@ bool LogWriter::open(const std::string &headerLine, int restart)
     constexpr int kFlags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK;
     for (int n = -1; n < kMaxIncarnations && m_fd < 0 && why.empty(); ++n) {
         const std::string candidate =
-            n < 0 ? configured : LogPath::incarnation(configured, restart, n);
+            n < 0 ? configured : LogPath::incarnation(configured, restart, pid, n);
         m_fd = ::open(candidate.c_str(), kFlags | O_CREAT | O_EXCL, 0644);
         if (m_fd >= 0) {
             m_path = candidate;

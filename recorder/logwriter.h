@@ -40,12 +40,12 @@ public:
 
     // Creates missing parent directories, creates a new file and writes `headerLine`. A log is
     // never truncated or shared: when the path exists as a regular file (an earlier
-    // incarnation's log), the first free LogPath::incarnation(path, restart, n) is created
+    // incarnation's log), the first free LogPath::incarnation(path, restart, pid, n) is created
     // instead (O_CREAT|O_EXCL, so two processes never get one file); path() is the file in use.
     // An existing character device (/dev/null) is written as it is; any other existing
     // non-regular file (a FIFO: open() would block) is refused. False (and error() set, one
     // line on stderr) when it fails; the writer then discards.
-    bool open(const std::string &headerLine, int restart = 0);
+    bool open(const std::string &headerLine, int restart = 0, int64_t pid = 0);
     const std::string &path() const { return m_path; }
     void start();
     // Stops the thread after writing everything queued and a close record; idempotent.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages syncline needs, only those missing.
 # Idempotent: when everything is present it only runs dpkg queries (a second or two).
+# python3-torch (PyTorch 1.13, CPU, gloo, torchrun; for /usr/bin/python3) runs the demo job and
+# the real-torchrun tests; the syncline module itself does not need it.
 # The last line is for packaging and its tests (make deb, make wheel, scripts/test-install.sh):
 # dpkg-shlibdeps and file for CPack's Depends, setuptools/wheel/build/venv for the wheel,
 # desktop-file-validate for the desktop entry. python3-torch (CPU, gloo, torchrun) is for
@@ -12,7 +14,7 @@ PKGS=(
   cmake ninja-build g++ make pkg-config ccache
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
   nlohmann-json3-dev libsimdjson-dev libfmt-dev
-  pybind11-dev python3-dev python3-pytest
+  pybind11-dev python3-dev python3-pytest python3-torch
   libbenchmark-dev libgtest-dev
   xvfb xauth imagemagick fonts-dejavu-core
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils

@@ -41,7 +41,9 @@ struct WorkerClockInput
 struct CollectiveInstance
 {
     int workerId = 0;
-    int64_t sequence = 0; // k-th instance of this name on this worker, from 0
+    // Instance key with nameId: the k-th instance of this name on this worker, from 0 (callers
+    // may put a group in the high bits: instances pair only when (nameId, sequence) are equal).
+    int64_t sequence = 0;
     uint32_t nameId = 0;
     int64_t localBegin = 0;
     int64_t localEnd = 0;

@@ -46,6 +46,7 @@ void WorkerTableModel::refresh(const Timeline &tl, const std::vector<LiveWorkerS
         Row r;
         r.rank = w.info.rank;
         r.restart = w.info.restart;
+        r.worldSize = w.info.worldSize;
         r.host = QString::fromStdString(w.info.host);
         r.state = workers[i].state;
         r.events = recordCount(w);
@@ -116,6 +117,8 @@ QVariant WorkerTableModel::data(const QModelIndex &index, int role) const
         return r.rank;
     case Restart:
         return r.restart;
+    case World:
+        return r.worldSize;
     case Host:
         return r.host;
     case State:
@@ -141,6 +144,8 @@ QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Rank");
     case Restart:
         return tr("Restart");
+    case World:
+        return tr("World");
     case Host:
         return tr("Host");
     case State:

@@ -1,7 +1,9 @@
 // WorkerTableModel — the "Workers" table of an attached (live) job: one row per worker with its
-// rank, restart, host, state (running, silent, finished cleanly, ended without a closing record),
-// event records (as the recorder counts them: recordCount), seconds since its log last grew
-// (LiveAttachment refreshes every second, so it keeps counting while a worker is quiet), file. Sits behind a QSortFilterProxyModel
+// rank, restart, world size (tells apart two incarnations of one rank and restart count after a
+// membership change), host, state (running, silent, finished cleanly, ended without a closing
+// record), event records (as the recorder counts them: recordCount), seconds since its log last
+// grew (LiveAttachment refreshes every second, so it keeps counting while a worker is quiet),
+// file. Sits behind a QSortFilterProxyModel
 // (SortRole gives raw numbers); WorkerRole gives the worker index in the Timeline (the row to
 // jump to).
 // Invariants: rows are copied at refresh() (the model never reads the job later), in the
@@ -28,6 +30,7 @@ public:
     {
         Rank,
         Restart,
+        World,
         Host,
         State,
         Events,
@@ -43,6 +46,7 @@ public:
     {
         int rank = 0;
         int restart = 0;
+        int worldSize = 1;
         QString host;
         WorkerState state = WorkerState::Running;
         qulonglong events = 0;

@@ -255,12 +255,20 @@ void TstWorkerIdentity::incarnation_data()
     QTest::addColumn<int>("restart");
     QTest::addColumn<int>("n");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("rank tag") << "logs/timer_events.3.log" << 1 << 0 << "logs/timer_events.3.r1.log";
-    QTest::newRow("taken too") << "logs/timer_events.3.log" << 1 << 2
-                               << "logs/timer_events.3.r1.2.log";
-    QTest::newRow("world of one") << "timer_events.log" << 0 << 0 << "timer_events.r0.log";
+    QTest::newRow("rank tag") << "logs/timer_events.3.log" << 1 << 0
+                              << "logs/timer_events.3.r1.log";
+    // Rank and restart collide (a second restart-1 incarnation): the pid tells them apart.
+    QTest::newRow("same restart") << "logs/timer_events.3.log" << 1 << 1
+                                  << "logs/timer_events.3.r1.p4242.log";
+    QTest::newRow("pid reused") << "logs/timer_events.3.log" << 1 << 2
+                                << "logs/timer_events.3.r1.p4242.1.log";
+    // Restart 0: the plain name is restart 0's own, so the first clash is already one of rank
+    // and restart (torchelastic's membership change keeps the restart count).
+    QTest::newRow("world of one") << "timer_events.log" << 0 << 0 << "timer_events.r0.p4242.log";
+    QTest::newRow("restart 0 again")
+        << "timer_events.0.log" << 0 << 1 << "timer_events.0.r0.p4242.1.log";
     QTest::newRow("no ext") << "out.d/events" << 4 << 0 << "out.d/events.r4";
-    QTest::newRow("dot file") << "logs/.events" << 1 << 1 << "logs/.events.r1.1";
+    QTest::newRow("dot file") << "logs/.events" << 1 << 1 << "logs/.events.r1.p4242";
 }
 
 void TstWorkerIdentity::incarnation()
@@ -269,7 +277,7 @@ void TstWorkerIdentity::incarnation()
     QFETCH(int, restart);
     QFETCH(int, n);
     QFETCH(QString, expected);
-    QCOMPARE(QString::fromStdString(LogPath::incarnation(path.toStdString(), restart, n)),
+    QCOMPARE(QString::fromStdString(LogPath::incarnation(path.toStdString(), restart, 4242, n)),
              expected);
 }
 
@@ -287,15 +295,14 @@ void TstWorkerIdentity::globs_data()
                                                "logs/*/rank*.r*.log", "logs/rank*.r*.log"};
     QTest::newRow("empty dir, tagged")
         << "logs/{run_id}/ev.log"
-        << QStringList{"logs/*/ev.log",     "logs/*/ev.*.log",     "logs/ev.log",
-                       "logs/ev.*.log",     "logs/*/ev.r*.log",    "logs/*/ev.*.r*.log",
-                       "logs/ev.r*.log",    "logs/ev.*.r*.log"};
+        << QStringList{"logs/*/ev.log",  "logs/*/ev.*.log",  "logs/ev.log",
+                       "logs/ev.*.log",  "logs/*/ev.r*.log", "logs/*/ev.*.r*.log",
+                       "logs/ev.r*.log", "logs/ev.*.r*.log"};
     QTest::newRow("numeric dir never empty")
         << "logs/{local_rank}/r{rank}.log" << QStringList{"logs/*/r*.log", "logs/*/r*.r*.log"};
     QTest::newRow("empty name start")
-        << "{role}.log"
-        << QStringList{"*.log", "*.*.log", ".log", ".log.*", "*.r*.log", "*.*.r*.log", ".log.r*",
-                       ".log.r*.*"};
+        << "{role}.log" << QStringList{"*.log",    "*.*.log",    ".log",    ".log.*",
+                                       "*.r*.log", "*.*.r*.log", ".log.r*", ".log.r*.*"};
     QTest::newRow("no ext") << "out.d/events"
                             << QStringList{"out.d/events", "out.d/events.*", "out.d/events.r*",
                                            "out.d/events.r*.*"};
@@ -306,8 +313,8 @@ void TstWorkerIdentity::globs_data()
         << "r{rank}{pid}.log" << QStringList{"r*.log", "r*.r*.log"};
     QTest::newRow("literal specials")
         << "a{{x}}[1]*.log"
-        << QStringList{"a{x}\\[1\\]\\*.log", "a{x}\\[1\\]\\*.*.log",
-                       "a{x}\\[1\\]\\*.r*.log", "a{x}\\[1\\]\\*.*.r*.log"};
+        << QStringList{"a{x}\\[1\\]\\*.log", "a{x}\\[1\\]\\*.*.log", "a{x}\\[1\\]\\*.r*.log",
+                       "a{x}\\[1\\]\\*.*.r*.log"};
     QTest::newRow("only a placeholder")
         << "logs/{run_id}" << QStringList{"logs/*", "logs/*.*", "logs/*.r*", "logs/*.r*.*"};
     QTest::newRow("leading empty dir")
@@ -364,7 +371,7 @@ void TstWorkerIdentity::globsMatchEveryExpansion()
                             toQt(patterns).join(' ')));
         // The names a later incarnation takes when that file exists (never truncated).
         for (int n = 0; n < 3; ++n) {
-            const std::string again = collapseSlashes(LogPath::incarnation(path, 2, n));
+            const std::string again = collapseSlashes(LogPath::incarnation(path, 2, 4242, n));
             QVERIFY2(anyMatches(patterns, again),
                      qPrintable(QString::fromStdString(again) + " not matched by " +
                                 toQt(patterns).join(' ')));

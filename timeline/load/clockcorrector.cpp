@@ -1,6 +1,7 @@
 #include "timeline/load/clockcorrector.h"
 
 #include "timeline/load/workeradmission.h"
+#include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
 #include "sync/syncengine.h"
@@ -26,6 +27,9 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
+    // The k-th instance pairs only within one generation (an elastic restart or membership
+    // change counts again from 0): the generation goes in the sequence's high bits.
+    const std::vector<int64_t> generation = Generation::number(tl);
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
         if (isColl[id] < 0)
@@ -44,7 +48,7 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
                          [](auto &a, auto &b) { return a.localBegin < b.localBegin; });
         std::map<uint32_t, int64_t> next;
         for (auto &c : mine) {
-            c.sequence = next[c.nameId]++;
+            c.sequence = (generation[w] << 40) | next[c.nameId]++; // k < 2^40 per generation
             out.push_back(c);
         }
     }

@@ -5,7 +5,8 @@
 //      already the tracer's global clock).
 // corrected: the sync engine's map (sync samples, message pairs, and collectives: events whose
 //      name matches --align-on or whose configured category is "collective", k-th instance per
-//      name per worker), shifted by one constant E so that both maps share one scale:
+//      name per worker, counted per generation — (run id, restart, world size): an elastic
+//      restart or membership change starts the count again), shifted by one constant E so that both maps share one scale:
 //      E = raw(x) − engine(x) for the lowest-rank worker the engine corrected, at its first
 //      event x. So global ns are wall-clock ns since the Unix epoch, and that worker's events
 //      sit at the same place in both modes. A worker the engine could not correct (no samples,

@@ -1,5 +1,6 @@
 #include "timeline/load/timelinebuilder.h"
 
+#include "timeline/load/traceattachment.h"
 #include "timeline/load/workeradmission.h"
 
 #include <algorithm>
@@ -182,6 +183,8 @@ BuiltTimeline TimelineBuilder::merge(std::vector<ParsedFile> files, ArgStore arg
     out.timeline = std::make_shared<Timeline>();
     Timeline &tl = *out.timeline;
     tl.args = std::move(args);
+    // Profiler traces join the syncline worker of their rank (not a second worker of it).
+    TraceAttachment::attachAll(files, tl.args);
     // Files with a rank first, in (rank, restart, file) order (each then joins at the end);
     // those without one after them, in input order, so they get the ranks left free.
     std::stable_sort(files.begin(), files.end(), [](const ParsedFile &a, const ParsedFile &b) {

@@ -2,9 +2,10 @@
 //
 // prepareFile() runs on the parser's thread, per file: per track, sort once by (localStart,
 // longer first), one nesting pass (parent, depth), overdue flags, tracks sorted by (pid, tid),
-// vectors shrunk to size. merge() then runs once: each usable file's worker joins through
-// WorkerAdmission (rank fill-in, (rank, restart, file) order, duplicate warning, raw clock — the
-// same rule LiveJob uses), names interned into one table (ids remapped), args appended, flows
+// vectors shrunk to size. merge() then runs once: profiler traces move into the syncline worker
+// of their rank (TraceAttachment), then each usable file's worker joins through WorkerAdmission
+// (rank fill-in, (rank, restart, file) order, duplicate warning, raw clock — the same rule
+// LiveJob uses), names interned into one table (ids remapped), args appended, flows
 // attached to their worker.
 //
 // Nesting (half-open intervals [start, end)): walking events in sorted order with a stack of

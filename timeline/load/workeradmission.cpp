@@ -33,21 +33,40 @@ size_t WorkerAdmission::admit(Timeline &tl, Worker w, bool rankKnown,
     w.raw = rawClock(w.info);
     if (w.corrected.segments().empty())
         w.corrected = w.raw; // until the clock correction gives it its own
-    for (const Worker &other : tl.workers) {
-        const WorkerInfo &o = other.info;
-        if (o.rank == w.info.rank && o.restart == w.info.restart) {
-            problems.push_back({Severity::Warning, path, 0,
-                                "duplicate rank " + std::to_string(o.rank) + " restart " +
-                                    std::to_string(o.restart) + " (also in " + o.sourceFile +
-                                    "); both kept"});
-            break;
+    // Every worker of the same rank and restart count: both get labels that tell them apart.
+    // One problem: a duplicate (same world size) outranks a membership change (another one).
+    const WorkerInfo *duplicate = nullptr, *membership = nullptr;
+    for (Worker &other : tl.workers) {
+        WorkerInfo &o = other.info;
+        if (o.rank != w.info.rank || o.restart != w.info.restart)
+            continue;
+        o.sharesRankRestart = w.info.sharesRankRestart = true;
+        if (o.worldSize == w.info.worldSize) {
+            o.labelPid = w.info.labelPid = true;
+            duplicate = duplicate ? duplicate : &o;
+        } else if (o.kind == SourceKind::SynclineLog && w.info.kind == SourceKind::SynclineLog) {
+            membership = membership ? membership : &o;
+        } else {
+            duplicate = duplicate ? duplicate : &o; // a trace's world size is not known
         }
     }
+    const std::string which =
+        "rank " + std::to_string(w.info.rank) + " restart " + std::to_string(w.info.restart);
+    if (duplicate)
+        problems.push_back(
+            {Severity::Warning, path, 0,
+             "duplicate " + which + " (also in " + duplicate->sourceFile + "); both kept"});
+    else if (membership)
+        problems.push_back({Severity::Info, path, 0,
+                            which + " with world size " + std::to_string(w.info.worldSize) +
+                                " (also in " + membership->sourceFile + ", world size " +
+                                std::to_string(membership->worldSize) +
+                                "): a membership change; both kept"});
     const auto key = std::tie(w.info.rank, w.info.restart, path);
     size_t at = 0;
-    while (at < tl.workers.size() && !(key < std::tie(tl.workers[at].info.rank,
-                                                      tl.workers[at].info.restart,
-                                                      tl.workers[at].info.sourceFile)))
+    while (at < tl.workers.size() &&
+           !(key < std::tie(tl.workers[at].info.rank, tl.workers[at].info.restart,
+                            tl.workers[at].info.sourceFile)))
         ++at;
     tl.workers.insert(tl.workers.begin() + ptrdiff_t(at), std::move(w));
     return at;

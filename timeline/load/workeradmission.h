@@ -5,8 +5,12 @@
 //               present), with an Info problem "no rank in the file; rank N ...";
 //   order       workers stay sorted by (rank, restart, source file): the new one goes before the
 //               first worker that sorts after it;
-//   duplicates  a (rank, restart) already present is a Warning naming the other file; both are
-//               kept (two incarnations of one rank are distinct workers);
+//   duplicates  a (rank, restart) already present: both are kept (two incarnations of one rank
+//               are distinct workers) and flagged sharesRankRestart (labelPid too when their
+//               world sizes are equal), so their labels tell them apart. Two syncline logs with another
+//               world size are an elastic membership change (torchelastic re-forms the group without
+//               counting a restart): an Info problem; with the same world size a Warning
+//               ("duplicate rank R restart N"); either names the other file;
 //   raw clock   the header's wall-clock anchor: global = wall_ns + (local − mono_ns); identity
 //               without an anchor (Chrome traces: their µs are already the tracer's clock).
 // admit() moves the worker in and returns the index it took; workers at and after that index

@@ -16,6 +16,10 @@ std::string Worker::label() const
     if (!info.host.empty())
         out += " · " + info.host;
     out += " · restart " + std::to_string(info.restart);
+    if (info.sharesRankRestart)
+        out += " · world " + std::to_string(info.worldSize);
+    if (info.labelPid)
+        out += " · pid " + std::to_string(info.pid);
     return out;
 }
 

@@ -44,14 +44,22 @@ struct WorkerInfo
     SourceKind kind = SourceKind::SynclineLog;
     int64_t anchorMonoNs = 0; // header anchor (0,0 when unknown)
     int64_t anchorWallNs = 0;
+    int64_t anchorSpreadNs = 0; // the anchor's uncertainty (spread of its paired reads)
+    // Profiler traces (Kineto) attached to this worker by rank (TraceAttachment): their files.
+    std::vector<std::string> attachedTraces;
     int64_t firstLocalNs = 0; // span of all records seen (local ns)
     int64_t lastLocalNs = 0;
     int64_t lastHeartbeatLocalNs = 0;
     int64_t droppedEvents = 0;  // from the latest hb/close record
     bool closedCleanly = false; // a `close` record was read
     bool hasSkew = false;       // header carried the synthetic `skew` (test facility)
+    // Another worker of the timeline has the same rank and restart count (torchelastic re-formed
+    // the group after a membership change without counting a restart, or a rerun): set by
+    // WorkerAdmission on both; the label then names the world size (and pid when that is equal).
+    bool sharesRankRestart = false;
     int64_t skewOffsetNs = 0;
     double skewDriftPpm = 0.0;
+    bool labelPid = false; // sharesRankRestart with a worker of the same world size
 };
 
 class Worker
@@ -73,7 +81,9 @@ public:
         return mode == ClockMode::Raw ? raw : corrected;
     }
     size_t eventCount() const;
-    std::string label() const; // "rank 3 · host-b · restart 0"
+    // "rank 3 · host-b · restart 0"; with sharesRankRestart "rank 0 · host-a · restart 0 · world 2"
+    // (and " · pid 4242" with labelPid: the other incarnation has the same world size too).
+    std::string label() const;
 };
 
 } // namespace syncline

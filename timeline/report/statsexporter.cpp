@@ -29,7 +29,10 @@ void StatsExporter::writeJson(const Timeline &tl, const std::vector<StatsRow> &r
         const Worker &wk = tl.workers[i];
         w << (i ? ",\n  " : "\n  ") << "{\"rank\": ";
         w.num(int64_t(wk.info.rank)) << ", \"restart\": ";
-        w.num(int64_t(wk.info.restart)) << ", \"host\": ";
+        w.num(int64_t(wk.info.restart)) << ", \"world_size\": ";
+        w.num(int64_t(wk.info.worldSize)) << ", \"pid\": ";
+        w.num(wk.info.pid) << ", \"closed\": " << (wk.info.closedCleanly ? "true" : "false")
+                           << ", \"host\": ";
         w.jsonString(wk.info.host) << ", \"events\": ";
         w.num(int64_t(wk.eventCount())) << ", \"clock\": {\"offset_ns\": ";
         w.num(wk.clock.offsetNs) << ", \"drift_ppm\": ";

@@ -16,8 +16,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -82,9 +82,11 @@ std::string goodLog(const std::string &path, int rank)
 // Runs the real recording worker (tests/timeline/live/liveworker.cpp) to its end as rank 3 of 4
 // with the given TORCHELASTIC_RESTART_COUNT, in `dir` with its timer_config.json; returns its
 // exit status.
-int runWorker(const std::string &dir, int restart)
+int runWorker(const std::string &dir, int restart, pid_t *child = nullptr)
 {
     const pid_t pid = ::fork();
+    if (child)
+        *child = pid;
     if (pid == 0) {
         ::setenv("RANK", "3", 1);
         ::setenv("WORLD_SIZE", "4", 1);
@@ -208,8 +210,7 @@ void TstJobInputs::badSymlinkLastInDirectory()
     std::string link;
     for (int k = 0; k < 1000 && link.empty(); ++k) {
         const std::string name = d + "/bad" + std::to_string(k) + ".log";
-        QCOMPARE(::symlink(looping ? name.c_str() : (d + "/missing.log").c_str(), name.c_str()),
-                 0);
+        QCOMPARE(::symlink(looping ? name.c_str() : (d + "/missing.log").c_str(), name.c_str()), 0);
         std::string last;
         DIR *listing = ::opendir(d.c_str());
         while (const dirent *e = ::readdir(listing))
@@ -244,9 +245,11 @@ void TstJobInputs::restartsNeverOverwriteALog()
     testlogs::write(d + "/timer_config.json", R"({"log_path": "timer_events.log"})");
     QCOMPARE(runWorker(d, 0), 0);
     QCOMPARE(runWorker(d, 1), 0);
-    QCOMPARE(runWorker(d, 1), 0); // the same rank and restart count again
+    pid_t third = 0;
+    QCOMPARE(runWorker(d, 1, &third), 0); // the same rank and restart count again: pid in the name
     const std::vector<std::string> files = {d + "/timer_events.3.log", d + "/timer_events.3.r1.log",
-                                            d + "/timer_events.3.r1.1.log"};
+                                            d + "/timer_events.3.r1.p" + std::to_string(third) +
+                                                ".log"};
     std::map<std::string, size_t> events;
     for (const std::string &f : files) {
         QVERIFY2(QFileInfo::exists(QString::fromStdString(f)), f.c_str());
@@ -272,7 +275,8 @@ void TstJobInputs::restartsNeverOverwriteALog()
         QCOMPARE(tl.workers[0].info.restart, 0);
         QCOMPARE(tl.workers[1].info.restart, 1);
         QCOMPARE(tl.workers[2].info.restart, 1);
-        QVERIFY(findProblem(tl.problems, tl.workers[2].info.sourceFile, "duplicate rank 3 restart 1"));
+        QVERIFY(
+            findProblem(tl.problems, tl.workers[2].info.sourceFile, "duplicate rank 3 restart 1"));
         // The later incarnations say where they write.
         QVERIFY(findProblem(tl.problems, files[1], "timer_events.3.log exists"));
     }

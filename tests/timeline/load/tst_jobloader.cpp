@@ -71,6 +71,7 @@ private slots:
     void malformedLinesReported();
     void tornLastLineSkippedQuietly();
     void duplicateRankReported();
+    void membershipChangeIsTwoIncarnations();
     void outOfOrderRecordsSorted();
     void endWithoutBeginAndMisnesting();
     void lostEndInDemoLog();
@@ -247,6 +248,49 @@ void TstJobLoader::duplicateRankReported()
     QVERIFY(r.timeline);
     QCOMPARE(r.timeline->workers.size(), size_t(2)); // both kept
     QCOMPARE(countProblems(*r.timeline, "duplicate rank 3 restart 0"), 1);
+}
+
+// torchelastic re-forming the group after a second agent joined: rank 0 again with restart
+// count 0 but world size 2. Two workers, an Info (not the duplicate warning), labels by world
+// size; the same world size again is a duplicate, labelled by pid.
+void TstJobLoader::membershipChangeIsTwoIncarnations()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    auto header = [](int world, int pid) {
+        std::string h = testlogs::header(0, 0, "host-a");
+        h.replace(h.find("\"world_size\":2"), 14, "\"world_size\":" + std::to_string(world));
+        h.replace(h.find("\"pid\":100"), 9, "\"pid\":" + std::to_string(pid));
+        return h;
+    };
+    const std::string events = testlogs::begin(2000, 1, "step") + testlogs::end(2100, 1, "step");
+    testlogs::write(d + "/timer_events.0.log", header(1, 41) + events);
+    testlogs::write(d + "/timer_events.0.r0.p42.log", header(2, 42) + events);
+    LoadResult r = loadPaths({d});
+    QVERIFY(r.timeline);
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(2));
+    QCOMPARE(countProblems(tl, "duplicate rank"), 0);
+    QCOMPARE(countProblems(tl, "rank 0 restart 0 with world size 2 (also in " + d +
+                                   "/timer_events.0.log, world size 1): a membership change"),
+             1);
+    std::vector<std::string> labels;
+    for (const Worker &w : tl.workers)
+        labels.push_back(w.label());
+    std::sort(labels.begin(), labels.end());
+    QCOMPARE(labels, (std::vector<std::string>{"rank 0 · host-a · restart 0 · world 1",
+                                               "rank 0 · host-a · restart 0 · world 2"}));
+    testlogs::write(d + "/timer_events.0.r0.p43.log", header(2, 43) + events);
+    r = loadPaths({d});
+    QCOMPARE(r.timeline->workers.size(), size_t(3));
+    QCOMPARE(countProblems(*r.timeline, "duplicate rank 0 restart 0"), 1);
+    labels.clear();
+    for (const Worker &w : r.timeline->workers)
+        labels.push_back(w.label());
+    std::sort(labels.begin(), labels.end());
+    QCOMPARE(labels, (std::vector<std::string>{"rank 0 · host-a · restart 0 · world 1",
+                                               "rank 0 · host-a · restart 0 · world 2 · pid 42",
+                                               "rank 0 · host-a · restart 0 · world 2 · pid 43"}));
 }
 
 void TstJobLoader::outOfOrderRecordsSorted()

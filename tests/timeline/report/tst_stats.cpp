@@ -194,8 +194,8 @@ void TstStats::explicitModeWins()
     const auto corrected = Stats::compute(*tl, q);
     QCOMPARE(corrected.size(), size_t(3));
     QCOMPARE(*corrected[1].rank, 0);
-    QCOMPARE(corrected[1].totalNs, int64_t(150000));           // 1.5 × (10+20+30+40) µs
-    QCOMPARE(corrected[2].totalNs, int64_t(50000));            // rank 1: identity either way
+    QCOMPARE(corrected[1].totalNs, int64_t(150000)); // 1.5 × (10+20+30+40) µs
+    QCOMPARE(corrected[2].totalNs, int64_t(50000));  // rank 1: identity either way
     q.mode = ClockMode::Raw;
     QCOMPARE(Stats::compute(*tl, q)[1].totalNs, int64_t(100000));
     QCOMPARE(Stats::compute(*tl)[1].totalNs, int64_t(150000)); // the default: corrected

@@ -65,6 +65,7 @@ void readFields(const nlohmann::json &h, WorkerInfo &info, int64_t lineNo, Probl
     if (h.contains("anchor") && h["anchor"].is_object()) {
         info.anchorMonoNs = intOf(h["anchor"], "mono_ns", 0, -kMaxTimeNs, kMaxTimeNs);
         info.anchorWallNs = intOf(h["anchor"], "wall_ns", 0, -kMaxTimeNs, kMaxTimeNs);
+        info.anchorSpreadNs = intOf(h["anchor"], "spread_ns", 0, 0, kMaxTimeNs);
     }
     if (h.contains("skew") && h["skew"].is_object()) {
         info.hasSkew = true;
@@ -117,9 +118,10 @@ std::optional<int> LogHeader::rankFromFileName(const std::string &path)
     std::string base = path.substr(path.find_last_of('/') + 1);
     base =
         base.substr(0, base.find('.') == std::string::npos ? base.size() : base.find_last_of('.'));
-    // A later incarnation's tag (rec::LogPath::incarnation: `.r<restart>` or `.r<restart>.<n>`)
-    // is not the rank: timer_events.3.r1.2.log is rank 3.
-    static const std::regex kIncarnationTag(R"(\.r[0-9]+(\.[0-9]+)?$)");
+    // A later incarnation's tag (rec::LogPath::incarnation: `.r<restart>`, `.r<restart>.p<pid>`,
+    // `.r<restart>.p<pid>.<n>`; before format 1.1 `.r<restart>.<n>`) is not the rank:
+    // timer_events.3.r0.p4242.1.log is rank 3.
+    static const std::regex kIncarnationTag(R"(\.r[0-9]+(\.p[0-9]+)?(\.[0-9]+)?$)");
     base = std::regex_replace(base, kIncarnationTag, "");
     const size_t last = base.find_last_of("0123456789");
     if (last == std::string::npos)
