@@ -2,7 +2,7 @@
 # each installs what is missing (scripts/setup.sh), builds, then runs.
 # Reliability (docs/reliability.md): `make sanitize` (the whole suite under ASan+UBSan in
 # build-asan, the recorder and live tests under TSan in build-tsan), `make fuzz [FUZZ_SECONDS=N]`
-# (each libFuzzer harness N seconds, default an hour, in build-fuzz; CI runs 60 s each).
+# (each libFuzzer harness N seconds, default an hour, in build-fuzz; CI is to run 60 s each).
 # Packaging (docs/install.md): `make install [PREFIX=DIR]`, `make deb` (BUILD/syncline_*.deb),
 # `make wheel` (BUILD/dist/*.whl), `make test-install` (scripts/test-install.sh on a temp prefix).
 BUILD  ?= build
