@@ -6,7 +6,7 @@
 #include "command.h"
 #include "jobargs.h"
 
-#include "timeline/model/utf8.h"
+#include "recorder/utf8.h"
 #include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"

@@ -2,6 +2,7 @@
 #include "recorder/recordformatter.h"
 
 #include "recorder/nametable.h"
+#include "recorder/utf8.h"
 
 #include <charconv>
 #include <cmath>
@@ -10,40 +11,6 @@ namespace syncline::rec {
 
 namespace {
 const char kHex[] = "0123456789abcdef";
-
-// Length of the well-formed UTF-8 sequence starting at s[i] (a byte >= 0x80), 0 if invalid
-// (stray continuation, overlong, surrogate, > U+10FFFF or truncated).
-size_t validUtf8Length(std::string_view s, size_t i)
-{
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + len > s.size())
-        return 0;
-    for (size_t k = 1; k < len; ++k) {
-        const unsigned char b = static_cast<unsigned char>(s[i + k]);
-        if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
-            return 0;
-    }
-    return len;
-}
 } // namespace
 
 void RecordFormatter::appendEscaped(std::string &out, std::string_view s)
@@ -55,7 +22,7 @@ void RecordFormatter::appendEscaped(std::string &out, std::string_view s)
         if (c >= 0x80) {
             // Keep valid UTF-8 as is; replace each invalid byte by U+FFFD so that every line
             // stays valid JSON text.
-            const size_t len = validUtf8Length(s, i);
+            const size_t len = utf8::sequenceLength(s, i);
             if (len > 0) {
                 i += len - 1;
                 continue;

@@ -1,6 +1,6 @@
 #include "timeline/report/textwriter.h"
 
-#include "timeline/model/utf8.h"
+#include "recorder/utf8.h"
 
 #include <cerrno>
 #include <charconv>

@@ -33,7 +33,7 @@ public:
     // ns → µs with exactly three decimals: 1234567 → "1234.567", -5 → "-0.005".
     TextWriter &micros(int64_t ns);
     // A JSON string literal with quotes; valid UTF-8 passes through, each invalid byte becomes
-    // \ufffd (timeline/model/utf8.h).
+    // \ufffd (recorder/utf8.h).
     TextWriter &jsonString(std::string_view s);
     // Text copied as is (e.g. an args object's JSON), each invalid UTF-8 byte replaced by U+FFFD.
     TextWriter &utf8Text(std::string_view s);

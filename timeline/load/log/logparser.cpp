@@ -2,7 +2,7 @@
 
 #include "timeline/load/filereader.h"
 #include "timeline/load/log/logheader.h"
-#include "timeline/model/utf8.h"
+#include "recorder/utf8.h"
 
 #include <algorithm>
 #include <cerrno>

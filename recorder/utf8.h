@@ -1,5 +1,6 @@
 // Utf8 — strict UTF-8 checks (RFC 3629: no overlong forms, no surrogates, nothing past
-// U+10FFFF) and the two repairs the timeline makes of text it did not write itself:
+// U+10FFFF) — the one rule the recorder's record formatter (invalid bytes written as \ufffd) and
+// the timeline use — and the two repairs the timeline makes of text it did not write itself:
 //  - replaceInvalid(): every invalid byte becomes U+FFFD (EF BF BD), so a name or an args object
 //    read from a log is valid UTF-8 in every export (JSON, CSV) and in Python;
 //  - terminalSafe(): what a CLI verb prints of such text (names, hosts, paths, problems):
