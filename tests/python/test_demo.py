@@ -79,8 +79,11 @@ def test_demo_headless(demo):
     assert len(run_ids) == 1 and next(iter(run_ids)).startswith("demo-")
     crashed = logs[(CRASH_RANK, 0)][1]
     assert crashed[-1]["t"] != "close"
-    assert max(x["args"]["step"] for x in crashed if x["t"] == "B" and x["name"] == "step") == \
-        CRASH_STEP - 1
+    # os._exit loses what the writer had not flushed yet: at most the last flush interval
+    # (50 ms in the demo's config) when the machine is idle, a step or two more on a loaded one
+    # (docs/reliability.md, the kill -9 bound). Nothing past the crash is ever there.
+    last = max(x["args"]["step"] for x in crashed if x["t"] == "B" and x["name"] == "step")
+    assert CRASH_STEP - 3 <= last <= CRASH_STEP - 1, last
 
     with open(out / "events.csv", newline="") as f:
         rows = list(csv.DictReader(f))
