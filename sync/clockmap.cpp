@@ -4,13 +4,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace syncline::sync {
 
 namespace {
 
+// Rounds to the nearest integer, saturating at the int64 range: a query far outside any real
+// time (a view asking for INT64_MAX as "the end") must not be undefined behaviour (UBSan).
 inline int64_t roundToInt(double x)
 {
+    constexpr double kLimit = 9223372036854775807.0; // 2^63, the first double past INT64_MAX
+    if (x >= kLimit)
+        return std::numeric_limits<int64_t>::max();
+    if (x <= -kLimit)
+        return std::numeric_limits<int64_t>::min();
     return x >= 0.0 ? static_cast<int64_t>(x + 0.5) : -static_cast<int64_t>(0.5 - x);
 }
 

@@ -81,8 +81,12 @@ void LiveController::request()
         m_again = true;
         return;
     }
-    const auto wait = m_schedule.earliestRead() - SteadyClock::now();
-    if (wait > SteadyClock::duration::zero()) {
+    // Compare the time points before subtracting: earliestRead() is time_point::min() before
+    // the first read, and min() - now overflows (UBSan).
+    const auto earliest = m_schedule.earliestRead();
+    const auto now = SteadyClock::now();
+    if (earliest > now) {
+        const auto wait = earliest - now;
         if (!m_coalesce.isActive())
             m_coalesce.start(int(std::max<int64_t>(
                 1, std::chrono::ceil<std::chrono::milliseconds>(wait).count())));

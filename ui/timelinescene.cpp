@@ -369,8 +369,11 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
         const TrackModel &tm = m_models[size_t(m)];
         if (tm.count() == 0 || !m_visible[tm.worker()])
             continue;
-        int i = forward ? std::max(0, tm.lastIndex(t0, m_mode))
-                        : std::min(tm.count() - 1, tm.lastIndex(t0, m_mode) + 1);
+        // Without `from`, start at the first (last) event: no search with the int64 sentinels,
+        // which no clock map can take (UBSan: overflow in ClockMap::toLocal).
+        int i = !from.valid() ? (forward ? 0 : tm.count() - 1)
+                : forward     ? std::max(0, tm.lastIndex(t0, m_mode))
+                              : std::min(tm.count() - 1, tm.lastIndex(t0, m_mode) + 1);
         for (; i >= 0 && i < tm.count(); i += forward ? 1 : -1) {
             if (!m_match.empty() && !m_match[tm.nameId(i)])
                 continue;
