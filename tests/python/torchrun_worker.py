@@ -19,6 +19,11 @@ import time
 import syncline
 
 
+
+def say(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--log", required=True)
@@ -38,8 +43,11 @@ def main():
         os._exit(143)
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    print(f"worker rank={client.rank} restart={restart} world={world} pid={os.getpid()} "
-          f"log={client.log_path}", flush=True)
+    # One write per line (print writes the text and its "\n" separately): the workers share
+    # torchrun's stdout, and two ranks' lines interleaved as "A", "B", "\n", "\n" on a loaded
+    # machine, which glued them into one line the test could not parse.
+    say(f"worker rank={client.rank} restart={restart} world={world} pid={os.getpid()} "
+        f"log={client.log_path}")
     if world < o.wait_world:
         while True:  # until the agent re-forms the group with the new node
             with client.event("step", world=world):
@@ -51,7 +59,7 @@ def main():
         dist.init_process_group("gloo")
     for step in range(o.steps):
         if restart == 0 and client.rank == o.crash_rank and step == o.crash_step:
-            print(f"worker rank={client.rank} crashing at step {step}", flush=True)
+            say(f"worker rank={client.rank} crashing at step {step}")
             os._exit(13)
         with client.event("step", step=step):
             time.sleep(o.step_ms / 1000)
