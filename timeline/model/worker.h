@@ -60,6 +60,9 @@ struct WorkerInfo
     int64_t skewOffsetNs = 0;
     double skewDriftPpm = 0.0;
     bool labelPid = false; // sharesRankRestart with a worker of the same world size
+    // In a comparison of two runs (CompareTimeline): "A" or "B", the run this worker belongs to;
+    // the label starts with it ("B · rank 3 · …"). Empty in a normal job.
+    std::string run;
 };
 
 class Worker
@@ -81,7 +84,7 @@ public:
         return mode == ClockMode::Raw ? raw : corrected;
     }
     size_t eventCount() const;
-    // "rank 3 · host-b · restart 0"; with sharesRankRestart "rank 0 · host-a · restart 0 · world 2"
+    // "rank 3 · host-b · restart 0" ("B · rank 3 · …" in a comparison, see WorkerInfo::run); with sharesRankRestart "rank 0 · host-a · restart 0 · world 2"
     // (and " · pid 4242" with labelPid: the other incarnation has the same world size too).
     std::string label() const;
 };
