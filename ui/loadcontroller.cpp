@@ -56,6 +56,73 @@ uint64_t LoadController::start(const QStringList &paths, const QString &alignOn,
     return id;
 }
 
+uint64_t LoadController::startCompare(const QStringList &pathsA, const QStringList &pathsB,
+                                      const QString &alignOn, bool correct,
+                                      std::shared_ptr<const Timeline> loadedA)
+{
+    if (m_cancel)
+        m_cancel->store(true);
+    const uint64_t id = ++m_job;
+    m_running = true;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = cancel;
+    auto options = [&](const QStringList &paths, double from, double span, const QString &run) {
+        LoadOptions o;
+        for (const QString &p : paths)
+            o.paths.push_back(p.toStdString());
+        o.alignOn = alignOn.toStdString();
+        o.correctClocks = correct;
+        o.progress = [this, id, from, span, run](double fraction, const std::string &what) {
+            const QString text = run + QString::fromStdString(what);
+            const double f = from + span * fraction;
+            QMetaObject::invokeMethod(
+                this,
+                [this, id, f, text] {
+                    if (m_job == id)
+                        emit progress(f, text);
+                },
+                Qt::QueuedConnection);
+        };
+        return o;
+    };
+    LoadOptions oa = options(pathsA, 0, 0.5, QStringLiteral("A: "));
+    LoadOptions ob = options(pathsB, loadedA ? 0 : 0.5, loadedA ? 1 : 0.5, QStringLiteral("B: "));
+    m_threads.emplace_back([this, id, oa, ob, cancel, loadedA]() mutable {
+        std::shared_ptr<const Timeline> a = loadedA, b;
+        QString fatal;
+        bool cancelled = false;
+        if (!a) {
+            oa.cancel = cancel.get();
+            LoadResult r = JobLoader::load(oa);
+            cancelled = r.cancelled;
+            a = r.timeline;
+            if (!a && !cancelled)
+                fatal = QStringLiteral("A: ") + QString::fromStdString(r.fatalError);
+        }
+        if (a && !cancelled && !cancel->load()) {
+            ob.cancel = cancel.get();
+            LoadResult r = JobLoader::load(ob);
+            cancelled = r.cancelled;
+            b = r.timeline;
+            if (!b && !cancelled)
+                fatal = QStringLiteral("B: ") + QString::fromStdString(r.fatalError);
+        }
+        cancelled = cancelled || cancel->load();
+        if (cancelled || !b)
+            a.reset(), b.reset();
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, a, b, cancelled, fatal] {
+                if (m_job != id)
+                    return;
+                m_running = false;
+                emit compareLoaded(a, b, cancelled, fatal);
+            },
+            Qt::QueuedConnection);
+    });
+    return id;
+}
+
 void LoadController::cancel()
 {
     if (!m_running)

@@ -26,6 +26,11 @@ public:
     ~LoadController() override;
     // Returns the job id. alignOn / correct: LoadOptions::alignOn / correctClocks.
     uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
+    // Compare two runs: loads A (unless `loadedA` is given: the run already shown) and then B,
+    // with the same options; progress runs over both (A to 50 %). Ends with compareLoaded.
+    uint64_t startCompare(const QStringList &pathsA, const QStringList &pathsB,
+                          const QString &alignOn = {}, bool correct = true,
+                          std::shared_ptr<const syncline::Timeline> loadedA = nullptr);
     void cancel();
     bool isRunning() const { return m_running; }
     uint64_t currentJob() const { return m_job; }
@@ -35,6 +40,10 @@ signals:
     // Exactly one of: timeline set, cancelled, or fatalError non-empty.
     void finished(std::shared_ptr<syncline::Timeline> timeline, bool cancelled,
                   const QString &fatalError);
+    // startCompare's end: both timelines set, or cancelled, or fatalError ("B: reason").
+    void compareLoaded(std::shared_ptr<const syncline::Timeline> a,
+                       std::shared_ptr<const syncline::Timeline> b, bool cancelled,
+                       const QString &fatalError);
 
 private:
     uint64_t m_job = 0;

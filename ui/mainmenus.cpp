@@ -1,5 +1,6 @@
 #include "mainmenus.h"
 
+#include "comparecontroller.h"
 #include "exportactions.h"
 #include "findbar.h"
 #include "liveattachment.h"
@@ -54,6 +55,13 @@ void MainMenus::buildFileMenu()
             if (!dir.isEmpty())
                 w->openPaths({dir});
         });
+    // Compare: the run on screen is A, the chosen directory B (docs/viewer.md).
+    file->addAction(tr("Co&mpare with…"), this, [w] {
+            const QString dir = QFileDialog::getExistingDirectory(
+                w, tr("Compare with run B (a job directory)"));
+            if (!dir.isEmpty())
+                w->compareWith({dir});
+        })->setObjectName(QStringLiteral("compareWithAction"));
     file->addAction(tr("&Attach to running job…"), this,
                     [w] { LiveAttachment::attachDialog(w); }); // live: docs/live.md
     m_recentMenu = file->addMenu(tr("Open &recent"));
@@ -91,6 +99,17 @@ void MainMenus::buildViewMenu()
     connect(m_category, &QAction::toggled, w, [w](bool on) {
         QSettings().setValue(QStringLiteral("view/byCategory"), on);
         w->setColourByCategory(on);
+    });
+    // A comparison's layout (the Compare panel has the same choice).
+    QAction *interleave = view->addAction(tr("&Interleave compared runs by rank"));
+    interleave->setObjectName(QStringLiteral("interleaveAction"));
+    interleave->setCheckable(true);
+    interleave->setToolTip(tr("Compare: A rank 0, B rank 0, A rank 1, … instead of all A, then all B"));
+    connect(interleave, &QAction::toggled, w, [w](bool on) {
+        w->compareController()->setLayout(on ? CompareLayout::Interleaved : CompareLayout::Stacked);
+    });
+    connect(w->compareController(), &CompareController::combinedChanged, interleave, [w, interleave] {
+        setChecked(interleave, w->compareController()->layout() == CompareLayout::Interleaved);
     });
     m_dark = view->addAction(tr("&Dark theme"));
     m_dark->setCheckable(true);

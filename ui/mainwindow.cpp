@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "clockpanel.h"
+#include "comparecontroller.h"
+#include "comparepanel.h"
 #include "detailspanel.h"
 #include "exportactions.h"
 #include "findbar.h"
@@ -69,6 +71,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_menus = new MainMenus(this);
     buildStatusBar();
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoadFinished);
+    connect(m_loader, &LoadController::compareLoaded, this, &MainWindow::onCompareLoaded);
+    connect(m_compare, &CompareController::combinedChanged, this, &MainWindow::showCompared);
     connectPanels();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -173,6 +177,10 @@ void MainWindow::connectPanels()
             rows.push_back(m_stats->model()->row(r));
         m_legend->setNames(LegendOrder::byTotal(rows));
     });
+    connect(m_comparePanel, &ComparePanel::nameActivated, this, [this](const QString &name) {
+        m_find->findEdit()->setText(name);
+        m_find->focusFind();
+    });
     connect(m_clocks, &ClockPanel::clockModeChanged, this, &MainWindow::setClockMode);
     connect(m_view->zoomControl(), &ZoomControl::selectionChanged, this,
             [this](qint64 s, qint64 e) {
@@ -199,8 +207,14 @@ void MainWindow::buildDocks()
         dock(tr("Clocks"), QStringLiteral("clocks"), m_clocks, Qt::BottomDockWidgetArea);
     m_problemsDock =
         dock(tr("Problems"), QStringLiteral("problems"), m_problems, Qt::BottomDockWidgetArea);
+    m_compare = new CompareController(this);
+    m_comparePanel = new ComparePanel(m_compare, this);
+    m_compareDock =
+        dock(tr("Compare"), QStringLiteral("compare"), m_comparePanel, Qt::BottomDockWidgetArea);
     tabifyDockWidget(stats, clocks);
     tabifyDockWidget(clocks, m_problemsDock);
+    tabifyDockWidget(m_problemsDock, m_compareDock);
+    m_compareDock->hide();
     stats->raise();
     m_problemsDock->hide();
     resizeDocks({stats}, {230}, Qt::Vertical); // the timeline keeps most of the height
@@ -224,8 +238,93 @@ void MainWindow::openPaths(const QStringList &paths, const QString &alignOn, boo
     m_loader->start(paths, alignOn, correct);
 }
 
+void MainWindow::openCompare(const QStringList &pathsA, const QStringList &pathsB,
+                             const QString &alignOn, bool correct)
+{
+    if (pathsA.isEmpty() || pathsB.isEmpty())
+        return;
+    m_alignOn = alignOn;
+    m_correct = correct;
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    m_progress->show();
+    m_cancel->show();
+    m_infoLabel->setText(tr("loading %1 and %2…")
+                             .arg(QFileInfo(pathsA.front()).fileName(),
+                                  QFileInfo(pathsB.front()).fileName()));
+    m_sources = pathsA;
+    m_compareB = pathsB;
+    m_loader->startCompare(pathsA, pathsB, alignOn, correct);
+}
+
+void MainWindow::compareWith(const QStringList &pathsB)
+{
+    if (pathsB.isEmpty())
+        return;
+    // A: the run on screen (the comparison's A when one is shown); a live job cannot be one.
+    std::shared_ptr<const Timeline> a = m_compare->active() ? m_compare->runA() : m_timeline;
+    const QStringList pathsA = m_compare->active() ? m_compare->pathsA() : m_sources;
+    if (!a || m_live || pathsA.isEmpty()) {
+        statusBar()->showMessage(tr("Open a run first (File ▸ Open): it becomes A."), 5000);
+        return;
+    }
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    m_infoLabel->setText(tr("loading %1…").arg(QFileInfo(pathsB.front()).fileName()));
+    m_sources = pathsA;
+    m_compareB = pathsB;
+    m_loader->startCompare(pathsA, pathsB, m_alignOn, m_correct, a);
+}
+
+void MainWindow::onCompareLoaded(std::shared_ptr<const Timeline> a,
+                                 std::shared_ptr<const Timeline> b, bool cancelled,
+                                 const QString &fatal)
+{
+    m_progress->hide();
+    m_cancel->hide();
+    if (cancelled || !a || !b) {
+        m_infoLabel->setText(cancelled ? tr("loading cancelled") : tr("could not load"));
+        if (!cancelled)
+            QMessageBox::warning(this, tr("Cannot compare"),
+                                 fatal.isEmpty() ? tr("Nothing could be loaded.") : fatal);
+        emit loadFinished(false);
+        return;
+    }
+    const ClockMode mode = m_scene ? m_scene->clockMode() : ClockMode::Corrected;
+    m_compare->setRuns(std::move(a), std::move(b), m_sources, m_compareB, mode);
+    m_compareDock->show();
+    m_compareDock->raise();
+    emit loadFinished(true);
+}
+
+// The combined A/B timeline (a new comparison, another anchor or layout): shown like a loaded
+// job, in the clock mode and view range it replaces when it replaces a comparison.
+void MainWindow::showCompared(std::shared_ptr<Timeline> combined)
+{
+    const bool again = m_scene && m_timeline && m_timeline->workers.size() &&
+                       !m_timeline->workers.front().info.run.empty();
+    const ClockMode mode = m_scene ? m_scene->clockMode() : ClockMode::Corrected;
+    const int64_t start = m_view->zoomControl()->rangeStart();
+    const int64_t end = m_view->zoomControl()->rangeEnd();
+    m_showingCompare = true;
+    showTimeline(std::move(combined), m_compare->pathsA(), false);
+    m_showingCompare = false;
+    if (mode == ClockMode::Raw)
+        setClockMode(ClockMode::Raw);
+    if (again && end > start)
+        m_view->zoomControl()->setRange(start, end);
+    const auto name = [](const QStringList &p) { return QFileInfo(p.front()).fileName(); };
+    setWindowTitle(tr("%1 vs %2 — syncline")
+                       .arg(name(m_compare->pathsA()), name(m_compare->pathsB())));
+}
+
 void MainWindow::reloadAlignedOn(const QString &pattern)
 {
+    if (m_compare->active()) {
+        openCompare(m_compare->pathsA(), m_compare->pathsB(), pattern, true);
+        return;
+    }
     if (!m_sources.isEmpty())
         openPaths(m_sources, pattern, true);
 }
@@ -275,6 +374,12 @@ void MainWindow::setLiveTimeline(std::shared_ptr<Timeline> live, const QStringLi
 void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources,
                               bool live)
 {
+    if (!m_showingCompare && m_compare->active()) { // another job replaces the comparison
+        m_compare->clear();
+        m_comparePanel->refresh();
+        m_compareDock->hide();
+    }
+    m_live = live;
     m_timeline = std::move(timeline);
     m_sources = sources;
     m_scene = std::make_shared<TimelineScene>(m_timeline);
@@ -346,6 +451,7 @@ void MainWindow::setClockMode(ClockMode mode)
     sceneChanged();
     m_details->showEvent(m_scene.get(), m_scene->selected());
     m_stats->setClockMode(mode); // recomputes; a job still running for the old mode is dropped
+    m_compare->setClockMode(mode);
 }
 
 void MainWindow::setDarkTheme(bool dark)

@@ -35,6 +35,8 @@ class LegendBar;
 class ExportActions;
 class MainMenus;
 class FindController;
+class CompareController;
+class ComparePanel;
 
 class MainWindow : public QMainWindow
 {
@@ -51,6 +53,15 @@ public:
     QString alignOn() const { return m_alignOn; }
     QStringList sources() const { return m_sources; }
     void setStartInRaw(bool raw) { m_startRaw = raw; } // `open --raw`: the next job opens raw
+    // Compare two runs (docs/viewer.md#comparing-two-runs): A and B loaded through the
+    // LoadController, shown side by side as "A · rank N" / "B · rank N" groups (CompareController),
+    // the Compare dock with the delta table. compareWith(B) compares the run on screen (A) with B.
+    void openCompare(const QStringList &pathsA, const QStringList &pathsB,
+                     const QString &alignOn = {}, bool correct = true);
+    void compareWith(const QStringList &pathsB);
+    CompareController *compareController() const { return m_compare; }
+    ComparePanel *comparePanel() const { return m_comparePanel; }
+    QDockWidget *compareDock() const { return m_compareDock; }
     void cancelLoad();
     // Shows an already loaded timeline (what openPaths does when loading ends).
     void setTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources);
@@ -99,6 +110,9 @@ private:
     void updateProblems(bool newJob);
     void onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal);
     void onEventSelected(const EventRef &ref);
+    void onCompareLoaded(std::shared_ptr<const Timeline> a, std::shared_ptr<const Timeline> b,
+                         bool cancelled, const QString &fatal);
+    void showCompared(std::shared_ptr<Timeline> combined);
     void showProblem(const LoadProblem &problem);
     void onCursorTime(qint64 t, bool inside);
     void sceneChanged();
@@ -132,6 +146,12 @@ private:
     QString m_alignOn;
     bool m_correct = true;
     bool m_startRaw = false;
+    CompareController *m_compare = nullptr;
+    ComparePanel *m_comparePanel = nullptr;
+    QDockWidget *m_compareDock = nullptr;
+    bool m_showingCompare = false; // showTimeline called for the comparison
+    bool m_live = false;           // the timeline shown is a live one
+    QStringList m_compareB;        // B's paths of the comparison being loaded
     qint64 m_cursorTime = 0;
     bool m_cursorInside = false;
 };

@@ -1,0 +1,168 @@
+// bench_compare — the delta table of `syncline compare` / the viewer's Compare panel on two
+// realistic runs (what syncline-sim writes: {"step": N} args on every event, message records,
+// 8 processes per host, 2 ms steps), against a baseline measured in the same run on the same
+// loaded timelines: Stats::compute of run A alone (the statistics of one run, what `syncline
+// stats` computes). Compare::compute is two Stats passes (on two threads) plus the join by name
+// and rank, so the ratio says what the comparison adds. Also timed: the anchor search (the 3rd
+// "step" per rank) in both runs and CompareTimeline::combine (the viewer's A + B timeline copy).
+// Loading is not part of the figures (it is bench_load's).
+// Run B is run A's job with another seed and 10 % longer steps, so the names match and the
+// deltas are real. Each figure is the median of --repeat runs.
+// Usage: bench_compare [--workers 64] [--duration-s 20] [--seed 3] [--repeat 3]
+//        [--dir-a DIR --dir-b DIR (existing jobs instead)] [--keep DIR]
+#include "sim/joblogwriter.h"
+#include "sim/simconfig.h"
+#include "sim/simulator.h"
+#include "timeline/load/jobloader.h"
+#include "timeline/report/compare.h"
+#include "timeline/report/compareanchor.h"
+#include "timeline/report/comparetimeline.h"
+#include "timeline/report/stats.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options
+{
+    int workers = 64;
+    double durationS = 20;
+    uint64_t seed = 3;
+    int repeat = 3;
+    std::string dirA, dirB, keep;
+};
+
+void generate(const std::string &dir, const Options &o, uint64_t seed, double iterationMs)
+{
+    syncline::sim::SimConfig cfg = syncline::sim::configFor(syncline::sim::Regime::Datacenter,
+                                                            seed, o.workers, o.durationS);
+    cfg.workersPerHost = 8;
+    cfg.iterationMs = iterationMs;
+    const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
+    const std::string err = syncline::sim::JobLogWriter::write(job, dir);
+    if (!err.empty()) {
+        std::fprintf(stderr, "bench_compare: %s\n", err.c_str());
+        std::exit(1);
+    }
+}
+
+std::shared_ptr<syncline::Timeline> load(const std::string &dir)
+{
+    syncline::LoadOptions lo;
+    lo.paths = {dir};
+    auto r = syncline::JobLoader::load(lo);
+    if (!r.timeline) {
+        std::fprintf(stderr, "bench_compare: %s: %s\n", dir.c_str(), r.fatalError.c_str());
+        std::exit(1);
+    }
+    return r.timeline;
+}
+
+// Median wall time of `repeat` calls, seconds.
+double timeIt(int repeat, const std::function<void()> &f)
+{
+    std::vector<double> t;
+    for (int i = 0; i < repeat; ++i) {
+        const auto a = Clock::now();
+        f();
+        t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> const char * {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "bench_compare: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--workers")
+            o.workers = std::atoi(next());
+        else if (a == "--duration-s")
+            o.durationS = std::atof(next());
+        else if (a == "--seed")
+            o.seed = std::strtoull(next(), nullptr, 10);
+        else if (a == "--repeat")
+            o.repeat = std::max(1, std::atoi(next()));
+        else if (a == "--dir-a")
+            o.dirA = next();
+        else if (a == "--dir-b")
+            o.dirB = next();
+        else if (a == "--keep")
+            o.keep = next();
+        else {
+            std::fprintf(stderr,
+                         "usage: bench_compare [--workers 64] [--duration-s 20] [--seed 3] "
+                         "[--repeat 3] [--dir-a DIR --dir-b DIR] [--keep DIR]\n");
+            return 2;
+        }
+    }
+    std::string tmp;
+    if (o.dirA.empty() || o.dirB.empty()) {
+        tmp = o.keep.empty() ? (fs::temp_directory_path() / ("bench_compare." +
+                                                               std::to_string(::getpid())))
+                                   .string()
+                             : o.keep;
+        o.dirA = tmp + "/a";
+        o.dirB = tmp + "/b";
+        fs::create_directories(o.dirA);
+        fs::create_directories(o.dirB);
+        std::fprintf(stderr, "generating two runs: %d workers x %.0f s, 2 ms and 2.2 ms steps\n",
+                     o.workers, o.durationS);
+        generate(o.dirA, o, o.seed, 2.0);
+        generate(o.dirB, o, o.seed + 1, 2.2);
+    }
+    const auto a = load(o.dirA);
+    const auto b = load(o.dirB);
+    std::printf("bench_compare: run A %zu workers, %zu events; run B %zu workers, %zu events\n",
+                a->workers.size(), a->eventCount(), b->workers.size(), b->eventCount());
+    size_t rowsStats = 0, rowsCompare = 0;
+    const double stats = timeIt(o.repeat, [&] { rowsStats = syncline::Stats::compute(*a).size(); });
+    syncline::CompareResult result;
+    const double compare = timeIt(o.repeat, [&] { result = syncline::Compare::compute(*a, *b); });
+    rowsCompare = result.rows.size();
+    const syncline::CompareAnchor anchor{"step", 3};
+    int64_t shift = 0;
+    const double anchorS = timeIt(o.repeat, [&] {
+        const auto ta = anchor.find(*a, syncline::ClockMode::Corrected, nullptr);
+        const auto tb = anchor.find(*b, syncline::ClockMode::Corrected, nullptr);
+        shift = ta && tb ? *ta - *tb : 0;
+    });
+    size_t combinedEvents = 0;
+    const double combine = timeIt(o.repeat, [&] {
+        combinedEvents = syncline::CompareTimeline::combine(
+                             *a, *b, {shift, shift}, syncline::CompareLayout::Interleaved)
+                             ->eventCount();
+    });
+    std::printf("  %-52s %9s %8s\n", "", "seconds", "rows");
+    std::printf("  %-52s %9.3f %8zu\n", "baseline: Stats::compute of run A", stats, rowsStats);
+    std::printf("  %-52s %9.3f %8zu\n", "Compare::compute A vs B (the delta table)", compare,
+                rowsCompare);
+    std::printf("  %-52s %9.3f\n", "CompareAnchor step:3 in both runs", anchorS);
+    std::printf("  %-52s %9.3f %8zu\n", "CompareTimeline::combine (viewer copy, events)", combine,
+                combinedEvents);
+    std::printf("  delta table / one run's stats: %.2fx; %s\n", compare / stats,
+                result.summaryLine().c_str());
+    if (!tmp.empty() && o.keep.empty())
+        fs::remove_all(tmp);
+    return 0;
+}
