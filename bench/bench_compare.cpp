@@ -6,10 +6,12 @@
 // and rank, so the ratio says what the comparison adds. Also timed: the anchor search (the 3rd
 // "step" per rank) in both runs and CompareTimeline::combine (the viewer's A + B timeline copy).
 // Loading is not part of the figures (it is bench_load's).
-// Run B is run A's job with another seed and 10 % longer steps, so the names match and the
-// deltas are real. Each figure is the median of --repeat runs.
-// Usage: bench_compare [--workers 64] [--duration-s 20] [--seed 3] [--repeat 3]
+// Run B is run A's job with another seed and 10 % longer steps (and 10 % longer, so both runs
+// have the same number of steps), so the names match and the deltas are real. The defaults make
+// two 10M-event runs (about 1 GB of logs each, written to a temporary directory and removed). Each figure is the median of --repeat runs.
+// Usage: bench_compare [--workers 64] [--duration-s 76] [--seed 3] [--repeat 3]
 //        [--dir-a DIR --dir-b DIR (existing jobs instead)] [--keep DIR]
+// (`make bench` runs it with the defaults.)
 #include "sim/joblogwriter.h"
 #include "sim/simconfig.h"
 #include "sim/simulator.h"
@@ -36,7 +38,7 @@ namespace {
 struct Options
 {
     int workers = 64;
-    double durationS = 20;
+    double durationS = 76; // 64 workers x 76 s x ~2,075 events/s = 10.1M events per run
     uint64_t seed = 3;
     int repeat = 3;
     std::string dirA, dirB, keep;
@@ -44,8 +46,8 @@ struct Options
 
 void generate(const std::string &dir, const Options &o, uint64_t seed, double iterationMs)
 {
-    syncline::sim::SimConfig cfg = syncline::sim::configFor(syncline::sim::Regime::Datacenter,
-                                                            seed, o.workers, o.durationS);
+    syncline::sim::SimConfig cfg = syncline::sim::configFor(
+        syncline::sim::Regime::Datacenter, seed, o.workers, o.durationS * iterationMs / 2.0);
     cfg.workersPerHost = 8;
     cfg.iterationMs = iterationMs;
     const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
@@ -111,7 +113,7 @@ int main(int argc, char **argv)
             o.keep = next();
         else {
             std::fprintf(stderr,
-                         "usage: bench_compare [--workers 64] [--duration-s 20] [--seed 3] "
+                         "usage: bench_compare [--workers 64] [--duration-s 76] [--seed 3] "
                          "[--repeat 3] [--dir-a DIR --dir-b DIR] [--keep DIR]\n");
             return 2;
         }
