@@ -101,11 +101,12 @@ void printText(const CompareResult &r, const CompareInfo &info)
     };
     run("A", info.pathsA, *info.a, r.ranksA, r.spanANs);
     run("B", info.pathsB, *info.b, r.ranksB, r.spanBNs);
-    std::printf("anchor %s: A at %.6f s, B at %.6f s (each from its origin); B shifted by %+.6f s\n",
-                utf8::terminalSafe(info.anchor.text()).c_str(),
-                double(info.anchorANs - info.a->originNs(info.mode)) / 1e9,
-                double(info.anchorBNs - info.b->originNs(info.mode)) / 1e9,
-                double(info.anchorANs - info.anchorBNs) / 1e9);
+    std::printf(
+        "anchor %s: A at %.6f s, B at %.6f s (each from its origin); B shifted by %+.6f s\n",
+        utf8::terminalSafe(info.anchor.text()).c_str(),
+        double(info.anchorANs - info.a->originNs(info.mode)) / 1e9,
+        double(info.anchorBNs - info.b->originNs(info.mode)) / 1e9,
+        double(info.anchorANs - info.anchorBNs) / 1e9);
     if (!r.onlyA.empty() || !r.onlyB.empty())
         std::printf("ranks only in A: %s; only in B: %s\n", rankList(r.onlyA).c_str(),
                     rankList(r.onlyB).c_str());

@@ -45,8 +45,9 @@ int runOpen(int argc, char **argv)
         return 2;
     }
     if (!compare.empty() && args.paths.size() != 1) {
-        std::fprintf(stderr, "syncline open: --compare: expected one run A (PATH) to compare "
-                             "with B, got %zu\n",
+        std::fprintf(stderr,
+                     "syncline open: --compare: expected one run A (PATH) to compare "
+                     "with B, got %zu\n",
                      args.paths.size());
         return 2;
     }

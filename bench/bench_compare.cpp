@@ -112,18 +112,17 @@ int main(int argc, char **argv)
         else if (a == "--keep")
             o.keep = next();
         else {
-            std::fprintf(stderr,
-                         "usage: bench_compare [--workers 64] [--duration-s 76] [--seed 3] "
-                         "[--repeat 3] [--dir-a DIR --dir-b DIR] [--keep DIR]\n");
+            std::fprintf(stderr, "usage: bench_compare [--workers 64] [--duration-s 76] [--seed 3] "
+                                 "[--repeat 3] [--dir-a DIR --dir-b DIR] [--keep DIR]\n");
             return 2;
         }
     }
     std::string tmp;
     if (o.dirA.empty() || o.dirB.empty()) {
-        tmp = o.keep.empty() ? (fs::temp_directory_path() / ("bench_compare." +
-                                                               std::to_string(::getpid())))
-                                   .string()
-                             : o.keep;
+        tmp = o.keep.empty()
+                  ? (fs::temp_directory_path() / ("bench_compare." + std::to_string(::getpid())))
+                        .string()
+                  : o.keep;
         o.dirA = tmp + "/a";
         o.dirB = tmp + "/b";
         fs::create_directories(o.dirA);
@@ -151,8 +150,8 @@ int main(int argc, char **argv)
     });
     size_t combinedEvents = 0;
     const double combine = timeIt(o.repeat, [&] {
-        combinedEvents = syncline::CompareTimeline::combine(
-                             *a, *b, {shift, shift}, syncline::CompareLayout::Interleaved)
+        combinedEvents = syncline::CompareTimeline::combine(*a, *b, {shift, shift},
+                                                            syncline::CompareLayout::Interleaved)
                              ->eventCount();
     });
     std::printf("  %-52s %9s %8s\n", "", "seconds", "rows");

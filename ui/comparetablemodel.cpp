@@ -126,7 +126,8 @@ QVariant CompareTableModel::data(const QModelIndex &index, int role) const
     case DeltaTotal:
         return signedDuration(r.deltaTotalNs());
     case RatioTotal:
-        return std::isnan(ratio) ? QStringLiteral("–") : QStringLiteral("×%1").arg(ratio, 0, 'f', 3);
+        return std::isnan(ratio) ? QStringLiteral("–")
+                                 : QStringLiteral("×%1").arg(ratio, 0, 'f', 3);
     case MeanA:
         return formatDuration(r.a.meanNs);
     case MeanB:
@@ -145,7 +146,7 @@ QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation,
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char *names[] = {"Name",    "Rank",   "In",     "Count A", "Count B",
+    static const char *names[] = {"Name",    "Rank",    "In",      "Count A", "Count B",
                                   "Total A", "Total B", "Δ Total", "Ratio",   "Mean A",
                                   "Mean B",  "Δ Mean",  "Δ p50",   "Δ p99"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();

@@ -56,12 +56,14 @@ void MainMenus::buildFileMenu()
                 w->openPaths({dir});
         });
     // Compare: the run on screen is A, the chosen directory B (docs/viewer.md).
-    file->addAction(tr("Co&mpare with…"), this, [w] {
-            const QString dir = QFileDialog::getExistingDirectory(
-                w, tr("Compare with run B (a job directory)"));
-            if (!dir.isEmpty())
-                w->compareWith({dir});
-        })->setObjectName(QStringLiteral("compareWithAction"));
+    file->addAction(tr("Co&mpare with…"), this,
+                    [w] {
+                        const QString dir = QFileDialog::getExistingDirectory(
+                            w, tr("Compare with run B (a job directory)"));
+                        if (!dir.isEmpty())
+                            w->compareWith({dir});
+                    })
+        ->setObjectName(QStringLiteral("compareWithAction"));
     file->addAction(tr("&Attach to running job…"), this,
                     [w] { LiveAttachment::attachDialog(w); }); // live: docs/live.md
     m_recentMenu = file->addMenu(tr("Open &recent"));
@@ -104,13 +106,15 @@ void MainMenus::buildViewMenu()
     QAction *interleave = view->addAction(tr("&Interleave compared runs by rank"));
     interleave->setObjectName(QStringLiteral("interleaveAction"));
     interleave->setCheckable(true);
-    interleave->setToolTip(tr("Compare: A rank 0, B rank 0, A rank 1, … instead of all A, then all B"));
+    interleave->setToolTip(
+        tr("Compare: A rank 0, B rank 0, A rank 1, … instead of all A, then all B"));
     connect(interleave, &QAction::toggled, w, [w](bool on) {
         w->compareController()->setLayout(on ? CompareLayout::Interleaved : CompareLayout::Stacked);
     });
-    connect(w->compareController(), &CompareController::combinedChanged, interleave, [w, interleave] {
-        setChecked(interleave, w->compareController()->layout() == CompareLayout::Interleaved);
-    });
+    connect(
+        w->compareController(), &CompareController::combinedChanged, interleave, [w, interleave] {
+            setChecked(interleave, w->compareController()->layout() == CompareLayout::Interleaved);
+        });
     m_dark = view->addAction(tr("&Dark theme"));
     m_dark->setCheckable(true);
     connect(m_dark, &QAction::toggled, w, &MainWindow::setDarkTheme);

@@ -249,9 +249,9 @@ void MainWindow::openCompare(const QStringList &pathsA, const QStringList &paths
     m_progress->setFormat(QStringLiteral("%p%"));
     m_progress->show();
     m_cancel->show();
-    m_infoLabel->setText(tr("loading %1 and %2…")
-                             .arg(QFileInfo(pathsA.front()).fileName(),
-                                  QFileInfo(pathsB.front()).fileName()));
+    m_infoLabel->setText(
+        tr("loading %1 and %2…")
+            .arg(QFileInfo(pathsA.front()).fileName(), QFileInfo(pathsB.front()).fileName()));
     m_sources = pathsA;
     m_compareB = pathsB;
     m_loader->startCompare(pathsA, pathsB, alignOn, correct);
@@ -315,8 +315,8 @@ void MainWindow::showCompared(std::shared_ptr<Timeline> combined)
     if (again && end > start)
         m_view->zoomControl()->setRange(start, end);
     const auto name = [](const QStringList &p) { return QFileInfo(p.front()).fileName(); };
-    setWindowTitle(tr("%1 vs %2 — syncline")
-                       .arg(name(m_compare->pathsA()), name(m_compare->pathsB())));
+    setWindowTitle(
+        tr("%1 vs %2 — syncline").arg(name(m_compare->pathsA()), name(m_compare->pathsB())));
 }
 
 void MainWindow::reloadAlignedOn(const QString &pattern)

@@ -45,8 +45,7 @@ std::string header(int rank, int64_t wallNs)
 std::string interval(int64_t ts, int64_t dur, const std::string &name)
 {
     return R"({"t":"B","ts":)" + std::to_string(ts) + R"(,"tid":1,"name":")" + name + "\"}\n" +
-           R"({"t":"E","ts":)" + std::to_string(ts + dur) + R"(,"tid":1,"name":")" + name +
-           "\"}\n";
+           R"({"t":"E","ts":)" + std::to_string(ts + dur) + R"(,"tid":1,"name":")" + name + "\"}\n";
 }
 
 void write(const QString &path, const std::string &text)
@@ -73,10 +72,13 @@ void makeRuns(const QString &a, const QString &b)
         std::string log = header(rank, 1700000000000000000LL);
         for (int i = 0; i < 4; ++i) {
             const int64_t t = 1000000 + 2000000LL * i;
-            log += R"({"t":"B","ts":)" + std::to_string(t) + R"(,"tid":1,"name":"train_step"})" "\n";
+            log += R"({"t":"B","ts":)" + std::to_string(t) +
+                   R"(,"tid":1,"name":"train_step"})"
+                   "\n";
             log += interval(t + 100000, 300000, "all_reduce");
             log += R"({"t":"E","ts":)" + std::to_string(t + 1000000) +
-                   R"(,"tid":1,"name":"train_step"})" "\n";
+                   R"(,"tid":1,"name":"train_step"})"
+                   "\n";
         }
         write(a + QStringLiteral("/timer_events.%1.log").arg(rank), log);
     }
@@ -84,10 +86,13 @@ void makeRuns(const QString &a, const QString &b)
         std::string log = header(rank, 1700000500000000000LL);
         for (int i = 0; i < 4; ++i) {
             const int64_t t = 6000000 + 2000000LL * i;
-            log += R"({"t":"B","ts":)" + std::to_string(t) + R"(,"tid":1,"name":"train_step"})" "\n";
+            log += R"({"t":"B","ts":)" + std::to_string(t) +
+                   R"(,"tid":1,"name":"train_step"})"
+                   "\n";
             log += interval(t + 100000, 700000, "all_reduce");
             log += R"({"t":"E","ts":)" + std::to_string(t + 1500000) +
-                   R"(,"tid":1,"name":"train_step"})" "\n";
+                   R"(,"tid":1,"name":"train_step"})"
+                   "\n";
         }
         write(b + QStringLiteral("/timer_events.%1.log").arg(rank), log);
     }
@@ -107,6 +112,7 @@ private slots:
     void anchors();
     void sameTraceNoDeltas();
     void errors();
+    void openCompareArgumentErrors();
 
 private:
     QTemporaryDir m_dir;
@@ -160,8 +166,7 @@ void TstCompareCommand::jsonDocument()
     for (auto it = d[0]["a"].begin(); it != d[0]["a"].end(); ++it)
         sideKeys.insert(it.key());
     QCOMPARE(rowKeys, (std::set<std::string>{"name", "rank", "in", "a", "b", "delta", "ratio"}));
-    QCOMPARE(sideKeys,
-             (std::set<std::string>{"count", "total_ns", "mean_ns", "p50_ns", "p99_ns"}));
+    QCOMPARE(sideKeys, (std::set<std::string>{"count", "total_ns", "mean_ns", "p50_ns", "p99_ns"}));
     // train_step per rank: rank 1 (A only, −4 ms) and rank 2 (B only, +6 ms) first, rank 0 +2 ms.
     QCOMPARE(d[1]["rank"].get<int>(), 2);
     QCOMPARE(d[1]["in"].get<std::string>(), std::string("b"));
@@ -280,7 +285,8 @@ void TstCompareCommand::errors()
     QVERIFY2(r.err.find("syncline compare: ") != std::string::npos &&
                  r.err.find("missing") != std::string::npos,
              r.err.c_str());
-    r = syncline({"compare", m_a, m_b, "--csv", m_dir.filePath(QStringLiteral("no/such/dir/x.csv"))});
+    r = syncline(
+        {"compare", m_a, m_b, "--csv", m_dir.filePath(QStringLiteral("no/such/dir/x.csv"))});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.find("x.csv: cannot write") != std::string::npos, r.err.c_str());
     r = syncline({"compare", "--help"});
@@ -289,6 +295,33 @@ void TstCompareCommand::errors()
     r = syncline({"help", "compare"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.find("syncline-compare/1") != std::string::npos);
+}
+
+// `syncline open A --compare B`: its argument errors are found before any window (no display
+// needed), with status 2.
+void TstCompareCommand::openCompareArgumentErrors()
+{
+    Run r = syncline({"open", m_a, "--compare", m_b, "--anchor", "step:0"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.find("syncline open: --anchor: expected start, NAME or NAME:K") !=
+                 std::string::npos,
+             r.err.c_str());
+    r = syncline({"open", m_a, "--anchor", "train_step:2"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("--anchor and --interleave need --compare B") != std::string::npos);
+    r = syncline({"open", m_a, m_b, "--compare", m_b});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("--compare: expected one run A (PATH) to compare with B, got 2") !=
+            std::string::npos);
+    r = syncline({"open", m_a, "--compare", m_dir.filePath(QStringLiteral("nope"))});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("nope: no such file or directory") != std::string::npos);
+    r = syncline({"open", m_a, "--compare"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("--compare needs a PATH (run B)") != std::string::npos);
+    r = syncline({"--help"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.find("compare A B") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TstCompareCommand)

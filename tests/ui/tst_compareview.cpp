@@ -32,8 +32,8 @@ namespace {
 
 // One run: `ranks` workers, 6 "step"s each of stepNs holding a "forward" of forwardNs, steps
 // every 2 ms from startNs (local), wall anchor wallNs.
-QString writeRun(const QString &dir, int ranks, int64_t startNs, int64_t stepNs,
-                 int64_t forwardNs, int64_t wallNs)
+QString writeRun(const QString &dir, int ranks, int64_t startNs, int64_t stepNs, int64_t forwardNs,
+                 int64_t wallNs)
 {
     QDir().mkpath(dir);
     for (int r = 0; r < ranks; ++r) {
@@ -127,12 +127,11 @@ void TstCompareView::openCompareStackedThenInterleaved()
     QVERIFY(w.compareDock()->isVisible());
     const TimelineScene *scene = w.view()->scene();
     QVERIFY(scene);
-    QCOMPARE(groupLabels(*scene),
-             (std::vector<std::string>{"A · rank 0 · host-a · restart 0",
-                                       "A · rank 1 · host-a · restart 0",
-                                       "B · rank 0 · host-a · restart 0",
-                                       "B · rank 1 · host-a · restart 0",
-                                       "B · rank 2 · host-a · restart 0"}));
+    QCOMPARE(groupLabels(*scene), (std::vector<std::string>{"A · rank 0 · host-a · restart 0",
+                                                            "A · rank 1 · host-a · restart 0",
+                                                            "B · rank 0 · host-a · restart 0",
+                                                            "B · rank 1 · host-a · restart 0",
+                                                            "B · rank 2 · host-a · restart 0"}));
     // B's workers are a separate run: no duplicate-rank problem.
     for (int i = 0; i < w.problemsPanel()->count(); ++i)
         QVERIFY2(!w.problemsPanel()->itemText(i).contains(QStringLiteral("duplicate")),
@@ -156,12 +155,11 @@ void TstCompareView::openCompareStackedThenInterleaved()
     QVERIFY(!interleave->isChecked());
     w.comparePanel()->layoutBox()->setCurrentIndex(1);
     scene = w.view()->scene();
-    QCOMPARE(groupLabels(*scene),
-             (std::vector<std::string>{"A · rank 0 · host-a · restart 0",
-                                       "B · rank 0 · host-a · restart 0",
-                                       "A · rank 1 · host-a · restart 0",
-                                       "B · rank 1 · host-a · restart 0",
-                                       "B · rank 2 · host-a · restart 0"}));
+    QCOMPARE(groupLabels(*scene), (std::vector<std::string>{"A · rank 0 · host-a · restart 0",
+                                                            "B · rank 0 · host-a · restart 0",
+                                                            "A · rank 1 · host-a · restart 0",
+                                                            "B · rank 1 · host-a · restart 0",
+                                                            "B · rank 2 · host-a · restart 0"}));
     QVERIFY(interleave->isChecked());
     QCOMPARE(stepStart(*scene, "B · rank 0 · host-a · restart 0", 2, ClockMode::Corrected),
              stepStart(*scene, "A · rank 0 · host-a · restart 0", 2, ClockMode::Corrected));
@@ -191,16 +189,19 @@ void TstCompareView::deltaTableAndFind()
     QCOMPARE(proxy->rowCount(), 2);
     QCOMPARE(proxy->index(0, CompareTableModel::Name).data().toString(), QStringLiteral("step"));
     QCOMPARE(proxy->index(0, CompareTableModel::Rank).data().toString(), QStringLiteral("all"));
-    QCOMPARE(proxy->index(0, CompareTableModel::CountA).data(CompareTableModel::SortRole)
-                 .toLongLong(), 12LL);
-    QCOMPARE(proxy->index(0, CompareTableModel::CountB).data(CompareTableModel::SortRole)
-                 .toLongLong(), 18LL);
-    QCOMPARE(proxy->index(0, CompareTableModel::DeltaTotal).data(CompareTableModel::SortRole)
-                 .toLongLong(), 11400000LL);
+    QCOMPARE(
+        proxy->index(0, CompareTableModel::CountA).data(CompareTableModel::SortRole).toLongLong(),
+        12LL);
+    QCOMPARE(
+        proxy->index(0, CompareTableModel::CountB).data(CompareTableModel::SortRole).toLongLong(),
+        18LL);
+    QCOMPARE(proxy->index(0, CompareTableModel::DeltaTotal)
+                 .data(CompareTableModel::SortRole)
+                 .toLongLong(),
+             11400000LL);
     QCOMPARE(proxy->index(0, CompareTableModel::RatioTotal).data().toString(),
              QStringLiteral("×1.950"));
-    QCOMPARE(proxy->index(1, CompareTableModel::Name).data().toString(),
-             QStringLiteral("forward"));
+    QCOMPARE(proxy->index(1, CompareTableModel::Name).data().toString(), QStringLiteral("forward"));
     QVERIFY(panel->summaryText().contains(
         QStringLiteral("step 'step': mean 1.000 ms (A) vs 1.300 ms (B), +0.300 ms (x1.300)")));
     QVERIFY(panel->summaryText().contains(QStringLiteral("ranks only in A: none; only in B: 2")));

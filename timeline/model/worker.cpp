@@ -12,8 +12,8 @@ size_t Worker::eventCount() const
 
 std::string Worker::label() const
 {
-    std::string out = (info.run.empty() ? std::string() : info.run + " · ") + "rank " +
-                      std::to_string(info.rank);
+    std::string out =
+        (info.run.empty() ? std::string() : info.run + " · ") + "rank " + std::to_string(info.rank);
     if (!info.host.empty())
         out += " · " + info.host;
     out += " · restart " + std::to_string(info.restart);

@@ -128,10 +128,10 @@ CompareResult Compare::fromStats(const Timeline &a, const std::vector<StatsRow> 
     CompareResult out;
     out.ranksA = ranksOf(a);
     out.ranksB = ranksOf(b);
-    std::set_difference(out.ranksA.begin(), out.ranksA.end(), out.ranksB.begin(),
-                        out.ranksB.end(), std::back_inserter(out.onlyA));
-    std::set_difference(out.ranksB.begin(), out.ranksB.end(), out.ranksA.begin(),
-                        out.ranksA.end(), std::back_inserter(out.onlyB));
+    std::set_difference(out.ranksA.begin(), out.ranksA.end(), out.ranksB.begin(), out.ranksB.end(),
+                        std::back_inserter(out.onlyA));
+    std::set_difference(out.ranksB.begin(), out.ranksB.end(), out.ranksA.begin(), out.ranksA.end(),
+                        std::back_inserter(out.onlyB));
     out.spanANs = a.eventCount() ? a.range(q.mode).duration() : 0;
     out.spanBNs = b.eventCount() ? b.range(q.mode).duration() : 0;
 
@@ -162,7 +162,8 @@ CompareResult Compare::fromStats(const Timeline &a, const std::vector<StatsRow> 
         g.all = makeRow(name, std::nullopt, sa.all, sb.all);
         for (const auto &[rank, r] : sa.ranks) {
             const auto other = sb.ranks.find(rank);
-            g.ranks.push_back(makeRow(name, rank, r, other == sb.ranks.end() ? nullptr : other->second));
+            g.ranks.push_back(
+                makeRow(name, rank, r, other == sb.ranks.end() ? nullptr : other->second));
         }
         for (const auto &[rank, r] : sb.ranks)
             if (!sa.ranks.count(rank))

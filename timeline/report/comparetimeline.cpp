@@ -15,8 +15,7 @@ sync::ClockMap CompareTimeline::shifted(const sync::ClockMap &map, int64_t ns)
 }
 
 std::shared_ptr<Timeline> CompareTimeline::combine(const Timeline &a, const Timeline &b,
-                                                   const CompareShift &shift,
-                                                   CompareLayout layout)
+                                                   const CompareShift &shift, CompareLayout layout)
 {
     auto out = std::make_shared<Timeline>();
     Timeline &c = *out;

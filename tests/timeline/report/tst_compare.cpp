@@ -147,8 +147,8 @@ void TstCompare::deltasAndImpactOrder()
     QCOMPARE(*r.rows[3].rank, 0);
     QCOMPARE(r.rows[3].deltaTotalNs(), int64_t(20000));
     QCOMPARE(r.rows[3].deltaMeanNs(), int64_t(5000));
-    QCOMPARE(r.rows[3].deltaP50Ns(), int64_t(0));  // 20 → 20
-    QCOMPARE(r.rows[3].deltaP99Ns(), int64_t(0));  // 40 → 40
+    QCOMPARE(r.rows[3].deltaP50Ns(), int64_t(0)); // 20 → 20
+    QCOMPARE(r.rows[3].deltaP99Ns(), int64_t(0)); // 40 → 40
     QCOMPARE(r.rows[3].deltaCount(), int64_t(0));
     // fwd: A only, over all ranks and on rank 0.
     QCOMPARE(r.rows[4].name, std::string("fwd"));
@@ -159,8 +159,8 @@ void TstCompare::deltasAndImpactOrder()
     // Summary: the step name found by itself ("step" is in both runs).
     QCOMPARE(r.stepName, std::string("step"));
     QVERIFY(r.stepRow() == &r.rows[0]);
-    QVERIFY(QString::fromStdString(r.summaryLine()).startsWith(
-        "step 'step': mean 0.033 ms (A) vs 0.036 ms (B), +0.003 ms (x1.080)"));
+    QVERIFY(QString::fromStdString(r.summaryLine())
+                .startsWith("step 'step': mean 0.033 ms (A) vs 0.036 ms (B), +0.003 ms (x1.080)"));
     QCOMPARE(r.spanANs, int64_t(440000 - 100000));
     QCOMPARE(r.spanBNs, int64_t(1240000 - 100000));
 }
@@ -260,8 +260,8 @@ void TstCompare::combinedOrderAndShift()
     const CompareAnchor s2{"step", 2};
     CompareShift shift;
     shift.rawNs = *s2.find(*a, ClockMode::Raw, nullptr) - *s2.find(*b, ClockMode::Raw, nullptr);
-    shift.correctedNs = *s2.find(*a, ClockMode::Corrected, nullptr) -
-                        *s2.find(*b, ClockMode::Corrected, nullptr);
+    shift.correctedNs =
+        *s2.find(*a, ClockMode::Corrected, nullptr) - *s2.find(*b, ClockMode::Corrected, nullptr);
     auto labels = [](const Timeline &t) {
         std::vector<std::string> out;
         for (const Worker &w : t.workers)
@@ -269,13 +269,15 @@ void TstCompare::combinedOrderAndShift()
         return out;
     };
     const auto stacked = CompareTimeline::combine(*a, *b, shift, CompareLayout::Stacked);
-    QCOMPARE(labels(*stacked), (std::vector<std::string>{
-                                   "A · rank 0 · node-a · restart 0", "A · rank 1 · node-a · restart 0",
-                                   "B · rank 0 · node-b · restart 0", "B · rank 2 · node-b · restart 0"}));
+    QCOMPARE(labels(*stacked), (std::vector<std::string>{"A · rank 0 · node-a · restart 0",
+                                                         "A · rank 1 · node-a · restart 0",
+                                                         "B · rank 0 · node-b · restart 0",
+                                                         "B · rank 2 · node-b · restart 0"}));
     const auto inter = CompareTimeline::combine(*a, *b, shift, CompareLayout::Interleaved);
-    QCOMPARE(labels(*inter), (std::vector<std::string>{
-                                 "A · rank 0 · node-a · restart 0", "B · rank 0 · node-b · restart 0",
-                                 "A · rank 1 · node-a · restart 0", "B · rank 2 · node-b · restart 0"}));
+    QCOMPARE(labels(*inter), (std::vector<std::string>{"A · rank 0 · node-a · restart 0",
+                                                       "B · rank 0 · node-b · restart 0",
+                                                       "A · rank 1 · node-a · restart 0",
+                                                       "B · rank 2 · node-b · restart 0"}));
     // No duplicate-rank problem: B's ranks are a separate run.
     for (const LoadProblem &p : inter->problems)
         QVERIFY2(p.message.find("duplicate") == std::string::npos, p.message.c_str());
