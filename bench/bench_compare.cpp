@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <time.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -70,17 +71,34 @@ std::shared_ptr<syncline::Timeline> load(const std::string &dir)
     return r.timeline;
 }
 
-// Median wall time of `repeat` calls, seconds.
-double timeIt(int repeat, const std::function<void()> &f)
+double cpuSeconds()
 {
-    std::vector<double> t;
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+struct Timing
+{
+    double wall = 0; // median wall seconds
+    double cpu = 0;  // median CPU seconds of the process (all its threads)
+};
+
+// Median wall and CPU time of `repeat` calls. On a shared, loaded machine the wall time is
+// what one waited; the CPU time is the work, independent of how much of a core one got.
+Timing timeIt(int repeat, const std::function<void()> &f)
+{
+    std::vector<double> wall, cpu;
     for (int i = 0; i < repeat; ++i) {
         const auto a = Clock::now();
+        const double c = cpuSeconds();
         f();
-        t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+        cpu.push_back(cpuSeconds() - c);
+        wall.push_back(std::chrono::duration<double>(Clock::now() - a).count());
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    std::sort(wall.begin(), wall.end());
+    std::sort(cpu.begin(), cpu.end());
+    return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 } // namespace
@@ -137,32 +155,34 @@ int main(int argc, char **argv)
     std::printf("bench_compare: run A %zu workers, %zu events; run B %zu workers, %zu events\n",
                 a->workers.size(), a->eventCount(), b->workers.size(), b->eventCount());
     size_t rowsStats = 0, rowsCompare = 0;
-    const double stats = timeIt(o.repeat, [&] { rowsStats = syncline::Stats::compute(*a).size(); });
+    const Timing stats = timeIt(o.repeat, [&] { rowsStats = syncline::Stats::compute(*a).size(); });
     syncline::CompareResult result;
-    const double compare = timeIt(o.repeat, [&] { result = syncline::Compare::compute(*a, *b); });
+    const Timing compare = timeIt(o.repeat, [&] { result = syncline::Compare::compute(*a, *b); });
     rowsCompare = result.rows.size();
     const syncline::CompareAnchor anchor{"step", 3};
     int64_t shift = 0;
-    const double anchorS = timeIt(o.repeat, [&] {
+    const Timing anchorS = timeIt(o.repeat, [&] {
         const auto ta = anchor.find(*a, syncline::ClockMode::Corrected, nullptr);
         const auto tb = anchor.find(*b, syncline::ClockMode::Corrected, nullptr);
         shift = ta && tb ? *ta - *tb : 0;
     });
     size_t combinedEvents = 0;
-    const double combine = timeIt(o.repeat, [&] {
+    const Timing combine = timeIt(o.repeat, [&] {
         combinedEvents = syncline::CompareTimeline::combine(*a, *b, {shift, shift},
                                                             syncline::CompareLayout::Interleaved)
                              ->eventCount();
     });
-    std::printf("  %-52s %9s %8s\n", "", "seconds", "rows");
-    std::printf("  %-52s %9.3f %8zu\n", "baseline: Stats::compute of run A", stats, rowsStats);
-    std::printf("  %-52s %9.3f %8zu\n", "Compare::compute A vs B (the delta table)", compare,
-                rowsCompare);
-    std::printf("  %-52s %9.3f\n", "CompareAnchor step:3 in both runs", anchorS);
-    std::printf("  %-52s %9.3f %8zu\n", "CompareTimeline::combine (viewer copy, events)", combine,
-                combinedEvents);
-    std::printf("  delta table / one run's stats: %.2fx; %s\n", compare / stats,
-                result.summaryLine().c_str());
+    std::printf("  %-48s %9s %9s %9s\n", "", "wall_s", "cpu_s", "rows");
+    std::printf("  %-48s %9.3f %9.3f %9zu\n", "baseline: Stats::compute of run A", stats.wall,
+                stats.cpu, rowsStats);
+    std::printf("  %-48s %9.3f %9.3f %9zu\n", "Compare::compute A vs B (the delta table)",
+                compare.wall, compare.cpu, rowsCompare);
+    std::printf("  %-48s %9.3f %9.3f\n", "CompareAnchor step:3 in both runs", anchorS.wall,
+                anchorS.cpu);
+    std::printf("  %-48s %9.3f %9.3f %9zu\n", "CompareTimeline::combine (viewer copy; events)",
+                combine.wall, combine.cpu, combinedEvents);
+    std::printf("  delta table / one run's stats: %.2fx wall, %.2fx cpu\n  %s\n",
+                compare.wall / stats.wall, compare.cpu / stats.cpu, result.summaryLine().c_str());
     if (!tmp.empty() && o.keep.empty())
         fs::remove_all(tmp);
     return 0;
