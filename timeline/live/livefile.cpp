@@ -61,69 +61,6 @@ void markOverdue(EventTrack &t, uint32_t i, EventKindLookup &kinds, const Timeli
 
 } // namespace
 
-LiveFile::LiveFile(std::string path)
-    : m_path(std::move(path)), m_lastGrowth(Clock::now()), m_parser(m_path)
-{
-}
-
-LiveFile::~LiveFile()
-{
-    if (m_fd >= 0)
-        ::close(m_fd);
-}
-
-int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
-{
-    if (m_stopped)
-        return 0;
-    if (m_fd < 0) {
-        std::string why;
-        const int fd = FileReader::openRegular(m_path, &why);
-        if (fd < 0) {
-            struct stat st
-            {
-            };
-            if (::stat(m_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-                m_error = why; // "not a regular file (FIFO); skipped"
-                m_skipped = m_stopped = true;
-            } else {
-                m_error = m_path + ": " + why;
-            }
-            return -1;
-        }
-        adopt(fd);
-    } else if (!checkStream()) {
-        return 0;
-    }
-    int64_t total = 0;
-    for (;;) {
-        const size_t carry = m_carry.size();
-        if (scratch.size() < carry + chunkBytes)
-            scratch.resize(carry + chunkBytes); // zero-filled only when it grows
-        std::memcpy(scratch.data(), m_carry.data(), carry);
-        const ssize_t n = ::pread(m_fd, scratch.data() + carry, chunkBytes, m_offset);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            m_error = m_path + ": read failed: " + std::strerror(errno);
-            return -1;
-        }
-        if (n == 0)
-            break;
-        m_offset += n;
-        total += n;
-        keepHeadAndTail(std::string_view(scratch.data() + carry, size_t(n)));
-        const std::string_view text(scratch.data(), carry + size_t(n));
-        const size_t used = m_parser.feed(text);
-        m_carry.assign(text.substr(used));
-        if (size_t(n) < chunkBytes)
-            break;
-    }
-    if (total > 0)
-        m_lastGrowth = Clock::now();
-    return total;
-}
-
 namespace {
 
 constexpr size_t kKeep = 4096;            // bytes of head and tail compared
@@ -165,6 +102,100 @@ private:
 };
 
 } // namespace
+
+LiveFile::LiveFile(std::string path)
+    : m_path(std::move(path)), m_lastGrowth(Clock::now()), m_parser(m_path)
+{
+}
+
+LiveFile::~LiveFile()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
+{
+    if (m_stopped)
+        return 0;
+    if (m_fd < 0) {
+        std::string why;
+        const int fd = FileReader::openRegular(m_path, &why);
+        if (fd < 0) {
+            struct stat st
+            {
+            };
+            if (::stat(m_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+                m_error = why; // "not a regular file (FIFO); skipped"
+                m_skipped = m_stopped = true;
+            } else {
+                m_error = m_path + ": " + why;
+            }
+            return -1;
+        }
+        adopt(fd);
+    }
+    int64_t total = 0;
+    bool headChecked = false;
+    for (;;) {
+        const size_t carry = m_carry.size();
+        if (scratch.size() < carry + chunkBytes)
+            scratch.resize(carry + chunkBytes); // zero-filled only when it grows
+        std::memcpy(scratch.data(), m_carry.data(), carry);
+        const ssize_t n = ::pread(m_fd, scratch.data() + carry, chunkBytes, m_offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            m_error = m_path + ": read failed: " + std::strerror(errno);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        // New bytes: before they are parsed, the file must still begin as it did (one read of
+        // at most 4 KiB, in the page cache) — else it was truncated and rewritten past the old
+        // size, and these bytes are the middle of another stream.
+        if (!headChecked && m_headDone) {
+            headChecked = true;
+            if (readAt(m_fd, 0, m_head.size()) != m_head) {
+                if (!resolveChange(false, false))
+                    return total;
+                continue; // read the stream now followed from its new offset
+            }
+        }
+        m_offset += n;
+        total += n;
+        keepHeadAndTail(std::string_view(scratch.data() + carry, size_t(n)));
+        const std::string_view text(scratch.data(), carry + size_t(n));
+        const size_t used = m_parser.feed(text);
+        m_carry.assign(text.substr(used));
+        if (size_t(n) < chunkBytes)
+            break;
+    }
+    if (total > 0) {
+        m_lastGrowth = Clock::now();
+        return total;
+    }
+    // Nothing new: shrunk (one fstat, as before), or replaced by rename() (one stat of the path,
+    // at most once a second: a replacement of a quiet file is seen within a second).
+    struct stat st
+    {
+    };
+    if (::fstat(m_fd, &st) == 0 && st.st_size < m_offset)
+        return resolveChange(false, true) ? ingest(scratch, chunkBytes) : 0;
+    const auto now = Clock::now();
+    if (now - m_lastPathCheck < std::chrono::seconds(1))
+        return 0;
+    m_lastPathCheck = now;
+    struct stat at
+    {
+    };
+    // A path that is gone (deleted, or between the two halves of a rotation) is not a
+    // replacement: the open file is read on.
+    if (::stat(m_path.c_str(), &at) == 0 && S_ISREG(at.st_mode) &&
+        (uint64_t(at.st_dev) != m_dev || uint64_t(at.st_ino) != m_ino))
+        return resolveChange(true, false) ? ingest(scratch, chunkBytes) : 0;
+    return 0;
+}
 
 void LiveFile::adopt(int fd)
 {
@@ -212,27 +243,12 @@ std::vector<LoadProblem> LiveFile::takeProblems()
     return out;
 }
 
-// Is the file at the path still the stream read so far? One fstat and one stat a call, and one
-// read of the first line (at most 4 KiB, in the page cache) when the file grew.
-bool LiveFile::checkStream()
+// The file at the path is no longer the stream read so far: `replaced` (the path holds another
+// file), `shrank` (the open file is shorter than what was read), or neither (its first line
+// changed). Decides what to follow (see ingest() in the header); false when nothing is to be
+// read now.
+bool LiveFile::resolveChange(bool replaced, bool shrank)
 {
-    struct stat st
-    {
-    };
-    if (::fstat(m_fd, &st) != 0)
-        return true;
-    struct stat at
-    {
-    };
-    // A path that is gone (deleted, or between the two halves of a rotation) is not a
-    // replacement: the open file is read on.
-    const bool replaced = ::stat(m_path.c_str(), &at) == 0 && S_ISREG(at.st_mode) &&
-                          (uint64_t(at.st_dev) != m_dev || uint64_t(at.st_ino) != m_ino);
-    const bool shrank = !replaced && st.st_size < m_offset;
-    if (!replaced && !shrank) {
-        if (st.st_size == m_offset || !m_headDone || readAt(m_fd, 0, m_head.size()) == m_head)
-            return true;
-    }
     int fd = m_fd;
     if (replaced) {
         std::string why;

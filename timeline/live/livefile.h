@@ -66,10 +66,12 @@ public:
     // never opened in a way that blocks (FileReader::openRegular): it is skipped, once, with
     // skipped() true and error() "not a regular file (FIFO); skipped".
     //
-    // Before reading, the file is checked to still be the byte stream read so far (see
-    // checkStream()): the file at the path replaced (rename(): its device/inode differ from the
-    // open fd's), shrunk (truncated), or truncated and rewritten past the old size (its first
-    // line changed). Each change is reported once (a problem in takeProblems()) and resolved:
+    // The file is checked to still be the byte stream read so far, at almost no cost: when it
+    // grew, its first line is read again before the new bytes are parsed (truncated and
+    // rewritten past the old size: the first line changed); when nothing is new, one fstat
+    // (shrunk: truncated) and, at most once a second, one stat of the path (replaced by
+    // rename(): device/inode differ from the open fd's). Each change is reported once (a
+    // problem in takeProblems()) and resolved (resolveChange()):
     //  - the new file begins with every byte read so far (the first line and the last 4 KiB
     //    before the offset compare equal: a copy of the log, extended, renamed over it): the
     //    new file is followed from the same offset — nothing is read twice;
@@ -134,8 +136,9 @@ private:
         uint32_t src;
     };
 
-    // False when nothing is to be read now (a change not decided yet, or this file frozen).
-    bool checkStream();
+    // A change found by ingest(); false when nothing is to be read now (not decided yet, or
+    // this file frozen).
+    bool resolveChange(bool replaced, bool shrank);
     void adopt(int fd); // follow `fd` (the file now at the path) instead of m_fd
     void keepHeadAndTail(std::string_view bytes); // bytes just read at m_offset - size
     void note(LoadProblem::Severity severity, std::string message);
@@ -160,9 +163,10 @@ private:
     bool m_replaced = false;
     bool m_replacedTaken = false;
     uint64_t m_dev = 0, m_ino = 0; // of m_fd
-    std::string m_head;            // the file's first line (with its '\n'), at most 4 KiB
-    bool m_headDone = false;       // m_head is complete
-    std::string m_tail;            // the last (at most 4 KiB) bytes before m_offset
+    Clock::time_point m_lastPathCheck{};
+    std::string m_head;      // the file's first line (with its '\n'), at most 4 KiB
+    bool m_headDone = false; // m_head is complete
+    std::string m_tail;      // the last (at most 4 KiB) bytes before m_offset
     std::vector<LoadProblem> m_notes;
     Clock::time_point m_lastGrowth;
     load::LogParser m_parser;
