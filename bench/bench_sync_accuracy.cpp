@@ -5,10 +5,10 @@
 // (no sync records; scored in the lowest rank's clock after removing one offset and rate).
 // Every row is checked against the goals of issue 13 (item 4) and marked pass/fail.
 //
-// Usage: bench_sync_accuracy [--quick] [--seeds N] [--first-seed S] [--durations 60,180,...]
+// Usage: bench_sync_accuracy [--quick] [--seeds N] [--first-seed S] [--durations 5,60,...]
 //                            [--regimes datacenter,rdma,...] [--per-host 1,8] [--no-collective]
-//   default grid: 60/180/600/3600 s × datacenter/rdma/sparse/stress × 1 and 8 per host × 3 seeds
-//   --quick: 60/180/600 s × 1 seed (iteration)
+//   default grid: 5/15/60/180/600/3600 s × datacenter/rdma/sparse/stress × 1 and 8 per host × 3 seeds
+//   --quick: 5/15/60/180/600 s × 1 seed (iteration)
 // 1 process per host: 8 workers (8 hosts); 8 per host: 16 workers (2 hosts).
 #include "sim/accuracyevaluator.h"
 #include "sim/simulator.h"
@@ -82,7 +82,7 @@ const char *mark(bool ok)
 int main(int argc, char **argv)
 {
     int seeds = 3, firstSeed = 1000;
-    std::vector<double> durations{60, 180, 600, 3600};
+    std::vector<double> durations{5, 15, 60, 180, 600, 3600};
     std::vector<std::string> regimes{"datacenter", "rdma", "sparse", "stress"};
     std::vector<double> perHost{1, 8};
     bool collective = true;
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         const bool more = i + 1 < argc;
         if (!std::strcmp(argv[i], "--quick")) {
             seeds = 1;
-            durations = {60, 180, 600};
+            durations = {5, 15, 60, 180, 600};
         } else if (!std::strcmp(argv[i], "--no-collective")) {
             collective = false;
         } else if (more && !std::strcmp(argv[i], "--seeds")) {

@@ -91,16 +91,25 @@ DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &member
         last = std::max({last, w.firstLocalNs, w.lastLocalNs});
     }
     // One model per process (each has its own sync path and burst times), combined below.
-    std::vector<ClockModel> models;
+    // All processes' bursts together are the rate prior of a process whose run is too short to
+    // determine its own (a restarted incarnation living seconds; ShortRunFitter).
+    std::vector<std::vector<BurstBound>> each;
+    std::vector<BurstBound> domain;
     for (size_t i : members) {
         const WorkerClockInput &w = in.workers[i];
         if (w.refId != out.ref || w.samples.empty())
             continue;
         BurstReducer reducer;
-        const std::vector<BurstBound> bursts = reducer.reduce(w.samples, w.workerId);
+        each.push_back(reducer.reduce(w.samples, w.workerId));
         out.sampleCount += int(w.samples.size()) - reducer.skipped();
+        domain.insert(domain.end(), each.back().begin(), each.back().end());
+    }
+    std::sort(domain.begin(), domain.end(),
+              [](const BurstBound &a, const BurstBound &b) { return a.tMid() < b.tMid(); });
+    std::vector<ClockModel> models;
+    for (const std::vector<BurstBound> &bursts : each) {
         if (!bursts.empty())
-            models.push_back(ClockModelBuilder().build(bursts, first, last));
+            models.push_back(ClockModelBuilder().build(bursts, first, last, domain));
     }
     out.model = ModelCombiner::combine(models);
     out.fitted = !out.model.segments.empty();
