@@ -56,6 +56,8 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
         if (bump > 0.0) {
             s.flags |= SegRepaired;
             s.boundNs += int64_t(std::ceil(bump));
+            if (s.assumedBoundNs > 0)
+                s.assumedBoundNs += int64_t(std::ceil(bump));
         }
     }
     // The last segment keeps the original map's slope (adjustment is 0 there).

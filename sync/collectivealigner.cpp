@@ -266,20 +266,35 @@ std::vector<ClockSegment> alignedSegments(std::vector<Point> pts, int64_t first,
     // instances inside it and the nearest one on each side.
     const ClockMap map(segs);
     auto theta = [&](int64_t local) { return double(map.toGlobal(local) - local); };
-    std::vector<double> dist(pts.size());
-    for (size_t i = 0; i < pts.size(); ++i)
+    // Assumption-based bound: the residual r = d − θ_map(end) of an instance is its true end
+    // mismatch Δ (reference end − local end, in true time) minus the map's error ε, so
+    // |ε| <= |r| + |Δ|. Assuming |Δ| <= R, the largest |r| among the instances inside the segment
+    // and its two neighbours (the ends of one instance are simultaneous within the spread the
+    // data show around the map), |ε| <= 2R there.
+    std::vector<double> dist(pts.size()), resid(pts.size());
+    for (size_t i = 0; i < pts.size(); ++i) {
         dist[i] = std::max(theta(pts[i].end) - pts[i].lower, pts[i].upper - theta(pts[i].begin));
+        resid[i] = std::fabs(pts[i].d - theta(pts[i].end));
+    }
     size_t j = 0;
     for (size_t s = 0; s < segs.size(); ++s) {
         const int64_t end = s + 1 < segs.size() ? segs[s + 1].localStart : INT64_MAX;
-        double b = 0.0;
-        if (j > 0)
+        double b = 0.0, r = 0.0;
+        if (j > 0) {
             b = dist[j - 1];
-        while (j < pts.size() && pts[j].end < end)
-            b = std::max(b, dist[j++]);
-        if (j < pts.size())
+            r = resid[j - 1];
+        }
+        while (j < pts.size() && pts[j].end < end) {
             b = std::max(b, dist[j]);
+            r = std::max(r, resid[j++]);
+        }
+        if (j < pts.size()) {
+            b = std::max(b, dist[j]);
+            r = std::max(r, resid[j]);
+        }
         segs[s].boundNs = int64_t(std::ceil(b)) + CollectiveAligner::kBoundMarginNs;
+        segs[s].assumedBoundNs = std::min(segs[s].boundNs, int64_t(std::ceil(2.0 * r)) +
+                                                               CollectiveAligner::kBoundMarginNs);
     }
     return segs;
 }
