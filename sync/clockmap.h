@@ -41,7 +41,7 @@ struct ClockSegment
     // alignment: ends of one instance simultaneous within the largest residual nearby — see
     // CollectiveAligner); 0 = none (use boundNs).
     int64_t assumedBoundNs = 0;
-    uint32_t flags = 0;      // SegmentFlag bits
+    uint32_t flags = 0; // SegmentFlag bits
 };
 
 class ClockMap

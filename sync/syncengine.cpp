@@ -44,6 +44,7 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
     r.flags = 0;
     r.boundNs = 0;
     r.bandNs = 0;
+    r.assumedBoundNs = 0;
     const auto &segs = r.map.segments();
     for (size_t i = 0; i < segs.size(); ++i) {
         // Segment i covers [start, end); the first extends to −∞ and the last to +∞.
@@ -54,6 +55,9 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
         r.flags |= segs[i].flags;
         r.boundNs = std::max(r.boundNs, segs[i].boundNs);
         r.bandNs = std::max(r.bandNs, segs[i].bandNs);
+        r.assumedBoundNs =
+            std::max(r.assumedBoundNs,
+                     segs[i].assumedBoundNs > 0 ? segs[i].assumedBoundNs : segs[i].boundNs);
     }
 }
 

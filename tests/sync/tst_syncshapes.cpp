@@ -260,6 +260,16 @@ void TstSyncShapes::collectivesFollowWander()
     QVERIFY2(st.p99Ns <= 2.0 * spread,
              qPrintable(QString("p99 %1 ns, end spread %2 ns").arg(st.p99Ns).arg(spread)));
     QCOMPARE(st.coverage, 1.0);
+    // The assumption-based bound (ends of one instance simultaneous within the largest residual
+    // nearby): every stamp within it, and about the end spread — not the collective's duration.
+    QCOMPARE(st.assumedCoverage, 1.0);
+    QVERIFY2(st.medianAssumedBoundNs <= 4.0 * spread && st.medianAssumedBoundNs < st.medianBoundNs,
+             qPrintable(QString("assumed bound %1 ns, guaranteed %2 ns, end spread %3 ns")
+                            .arg(st.medianAssumedBoundNs)
+                            .arg(st.medianBoundNs)
+                            .arg(spread)));
+    for (const auto &w : r.res.workers) // the reference clock (identity) has no bound
+        QVERIFY(w.boundNs == 0 || (w.assumedBoundNs > 0 && w.assumedBoundNs <= w.boundNs));
 }
 
 void TstSyncShapes::shortIncarnations_data()
