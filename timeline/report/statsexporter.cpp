@@ -37,8 +37,7 @@ void StatsExporter::writeJson(const Timeline &tl, const std::vector<StatsRow> &r
         w.num(int64_t(wk.eventCount())) << ", \"clock\": {\"offset_ns\": ";
         w.num(wk.clock.offsetNs) << ", \"drift_ppm\": ";
         w.num(wk.clock.driftPpm) << ", \"bound_ns\": ";
-        w.num(wk.clock.boundNs) << ", \"assumed_bound_ns\": ";
-        w.num(wk.clock.assumedBoundNs) << ", \"method\": ";
+        w.num(wk.clock.boundNs) << ", \"method\": ";
         w.jsonString(sync::methodName(wk.clock.method)) << "}}";
     }
     w << "],\n \"events\": [";
