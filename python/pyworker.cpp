@@ -28,7 +28,8 @@ pyb::dict PyWorker::clock() const
     const sync::WorkerClockResult &c = worker().clock;
     return pyb::dict("method"_a = sync::methodName(c.method), "offset_ns"_a = c.offsetNs,
                      "drift_ppm"_a = c.driftPpm, "bound_ns"_a = c.boundNs, "band_ns"_a = c.bandNs,
-                     "samples"_a = c.sampleCount, "domain"_a = c.domain, "flags"_a = c.flags,
+                     "assumed_bound_ns"_a = c.assumedBoundNs, "samples"_a = c.sampleCount,
+                     "domain"_a = c.domain, "flags"_a = c.flags,
                      "source"_a = worker().info.clockSource);
 }
 
@@ -54,7 +55,8 @@ pyb::list PyWorker::events() const
     const Worker &w = worker();
     for (uint32_t t = 0; t < w.tracks.size(); ++t)
         for (uint32_t i = 0; i < w.tracks[t].count(); ++i)
-            order.emplace_back(m_timeline->startNs(m_worker, t, i, m_mode), w.tracks[t].depth[i], t, i);
+            order.emplace_back(m_timeline->startNs(m_worker, t, i, m_mode), w.tracks[t].depth[i], t,
+                               i);
     std::sort(order.begin(), order.end());
     pyb::list out;
     for (const auto &[start, depth, t, i] : order)

@@ -109,6 +109,8 @@ AccuracyStats AccuracyEvaluator::evaluate(const SimJob &job, const std::vector<C
     st.p99Ns = quantile(errs, 0.99);
     st.maxNs = errs.empty() ? 0.0 : *std::max_element(errs.begin(), errs.end());
     st.medianBoundNs = quantile(bounds, 0.5);
+    st.assumedCoverage = st.coverage; // sync maps: no assumption-based bound
+    st.medianAssumedBoundNs = st.medianBoundNs;
     st.violations = causalityViolations(job, maps);
     return st;
 }
@@ -120,7 +122,7 @@ AccuracyStats AccuracyEvaluator::evaluateRelative(const SimJob &job,
     const TrueClock &ref = job.clocks[size_t(job.workers[size_t(refWorker)].host)];
     struct Stamp
     {
-        double t, err, bound;
+        double t, err, bound, assumed;
         bool gap;
     };
     std::vector<Stamp> stamps;
@@ -132,7 +134,9 @@ AccuracyStats AccuracyEvaluator::evaluateRelative(const SimJob &job,
                 const double tau = double((end ? e.trueEnd : e.trueBegin) - job.refBase);
                 const sync::ClockSegment &seg = m.segmentAt(local);
                 stamps.push_back({tau, double(m.toGlobal(local) - ref.local(tau)),
-                                  double(seg.boundNs), (seg.flags & sync::SegStepDetected) != 0});
+                                  double(seg.boundNs),
+                                  double(seg.assumedBoundNs > 0 ? seg.assumedBoundNs : seg.boundNs),
+                                  (seg.flags & sync::SegStepDetected) != 0});
             }
         }
     }
@@ -148,12 +152,14 @@ AccuracyStats AccuracyEvaluator::evaluateRelative(const SimJob &job,
     const double den = n * stt - st_ * st_;
     const double b = den > 0 ? (n * ste - st_ * se) / den : 0.0;
     const double a = n > 0 ? (se - b * st_) / n : 0.0;
-    std::vector<double> errs, bounds;
-    int64_t covered = 0;
+    std::vector<double> errs, bounds, assumed;
+    int64_t covered = 0, coveredAssumed = 0;
     for (const Stamp &x : stamps) {
         ++st.stamps;
         covered += std::fabs(x.err) <= x.bound + 1.0 ? 1 : 0; // +1: the truth's ns rounding
+        coveredAssumed += std::fabs(x.err) <= x.assumed + 1.0 ? 1 : 0;
         bounds.push_back(x.bound);
+        assumed.push_back(x.assumed);
         if (x.gap)
             ++st.stampsInStepGaps;
         else
@@ -164,6 +170,8 @@ AccuracyStats AccuracyEvaluator::evaluateRelative(const SimJob &job,
     st.p99Ns = quantile(errs, 0.99);
     st.maxNs = errs.empty() ? 0.0 : *std::max_element(errs.begin(), errs.end());
     st.medianBoundNs = quantile(bounds, 0.5);
+    st.assumedCoverage = st.stamps ? double(coveredAssumed) / double(st.stamps) : 0.0;
+    st.medianAssumedBoundNs = quantile(assumed, 0.5);
     st.violations = causalityViolations(job, maps);
     return st;
 }

@@ -32,6 +32,10 @@ struct AccuracyStats
     int64_t stamps = 0, stampsInStepGaps = 0;
     int64_t violations = 0;
     double medianBoundNs = 0; // median over all stamps of their segment's guaranteed bound
+    // The same for the assumption-based bound (ClockSegment::assumedBoundNs; the guaranteed one
+    // where a segment has none).
+    double assumedCoverage = 0;
+    double medianAssumedBoundNs = 0;
 };
 
 class AccuracyEvaluator

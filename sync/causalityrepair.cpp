@@ -56,6 +56,8 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
         if (bump > 0.0) {
             s.flags |= SegRepaired;
             s.boundNs += int64_t(std::ceil(bump));
+            if (s.assumedBoundNs > 0)
+                s.assumedBoundNs += int64_t(std::ceil(bump));
         }
     }
     // The last segment keeps the original map's slope (adjustment is 0 there).
@@ -235,7 +237,8 @@ CausalityRepair::constraints(const SyncEngineInput &input,
 {
     const DomainGrouper groups(input.workers);
     std::vector<Constraint> out;
-    out.reserve(input.messages.size()); // (no regrowth copies: 20 M pairs on big jobs)
+    // (no regrowth copies: 20 M pairs on big jobs; each collective instance adds at most one)
+    out.reserve(input.messages.size() + input.collectives.size());
     for (const MessagePair &m : input.messages) {
         const int s = groups.indexOf(m.sendWorker), d = groups.indexOf(m.recvWorker);
         if (s >= 0 && d >= 0)

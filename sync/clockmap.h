@@ -37,7 +37,11 @@ struct ClockSegment
     double slope = 1.0;      // d global / d local
     int64_t boundNs = 0;     // guaranteed |error| bound inside this segment (0 = unknown/none)
     int64_t bandNs = 0;      // statistical (≈95 %) error band inside this segment
-    uint32_t flags = 0;      // SegmentFlag bits
+    // Bound under a stated assumption, where the guaranteed one is too wide to act on (collective
+    // alignment: ends of one instance simultaneous within the largest residual nearby — see
+    // CollectiveAligner); 0 = none (use boundNs).
+    int64_t assumedBoundNs = 0;
+    uint32_t flags = 0; // SegmentFlag bits
 };
 
 class ClockMap

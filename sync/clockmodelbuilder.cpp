@@ -2,6 +2,7 @@
 #include "clockmodelbuilder.h"
 
 #include "offsetfitter.h"
+#include "shortrunfitter.h"
 #include "stepdetector.h"
 #include "windowselector.h"
 
@@ -98,8 +99,24 @@ struct RunFit
     std::vector<Knot> knots;
 };
 
-RunFit fitRuns(std::span<const BurstBound> bursts, std::vector<size_t> cuts, const Frame &f,
-               const ClockModelOptions &opt, ClockModel &model)
+// A run too short to choose a window from its own joints (see ShortRunFitter): fewer than 8
+// bursts (no window length has 3 joints), or fewer than 16 (no window of 4 or more bursts has
+// 3 joints) when one line passes every burst's bounds (the data show no curvature to follow).
+// Sparse runs of 4 bursts and more are excluded: their minutes-long span determines the rate,
+// and the parabola windows follow the curvature over it.
+bool isShortRun(std::span<const BurstBound> sub, const Frame &f)
+{
+    if (sub.size() < 4)
+        return true;
+    if (sub.size() >= size_t(ShortRunFitter::kMaxLineBursts) || WindowSelector::isSparse(sub))
+        return false;
+    return sub.size() < size_t(ShortRunFitter::kMaxBursts) ||
+           ShortRunFitter::feasibleSlopes(sub, f.t0, f.v0).feasible;
+}
+
+RunFit fitRuns(std::span<const BurstBound> bursts, std::span<const BurstBound> domain,
+               std::vector<size_t> cuts, const Frame &f, const ClockModelOptions &opt,
+               ClockModel &model)
 {
     model.steps = int(cuts.size());
     cuts.insert(cuts.begin(), 0);
@@ -110,6 +127,27 @@ RunFit fitRuns(std::span<const BurstBound> bursts, std::vector<size_t> cuts, con
     for (size_t r = 0; r + 1 < cuts.size(); ++r) {
         Run run{cuts[r], cuts[r + 1]};
         const auto sub = bursts.subspan(run.first, run.end - run.first);
+        if (isShortRun(sub, f)) {
+            const ShortRunFitter::Result sr =
+                ShortRunFitter::fit(sub, domain, f.t0, f.v0, opt.minDriftAllowance);
+            run.window = int(sub.size());
+            run.rho = sr.rho;
+            for (size_t k = 0; k < sr.knots.size(); ++k) {
+                if (!out.knots.empty() && sr.knots[k].t <= out.knots.back().k.t)
+                    continue;
+                out.knots.push_back({sr.knots[k], run.first + k, int(r)});
+            }
+            prior = sr.slope;
+            if (sub.size() * 2 >= bursts.size() || r == 0) {
+                model.window = run.window;
+                model.driftAllowance = run.rho;
+            }
+            model.shortRuns += 1;
+            model.priorRuns += sr.choice == ShortRunFitter::Choice::Prior ? 1 : 0;
+            model.constantRuns += sr.choice == ShortRunFitter::Choice::Constant ? 1 : 0;
+            out.runs.push_back(run);
+            continue;
+        }
         WindowSelector::Choice choice;
         choice.window = int(sub.size());
         if (sub.size() >= 4)
@@ -263,7 +301,7 @@ private:
 } // namespace
 
 ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t spanFirst,
-                                    int64_t spanLast) const
+                                    int64_t spanLast, std::span<const BurstBound> domain) const
 {
     ClockModel model;
     // A burst whose lower bound exceeds its upper bound saw θ jump while it ran (a step inside
@@ -298,7 +336,7 @@ ClockModel ClockModelBuilder::build(std::span<const BurstBound> input, int64_t s
         return model;
     const Frame f{bursts.front().tMid(), bursts.front().lower};
 
-    const RunFit fit = fitRuns(bursts, std::move(cuts), f, m_opt, model);
+    const RunFit fit = fitRuns(bursts, domain, std::move(cuts), f, m_opt, model);
     const std::vector<Knot> &knots = fit.knots;
     SegmentBuilder segments(bursts, f, fit.runs, m_opt, model.segments);
     if (spanFirst < knots.front().k.t)

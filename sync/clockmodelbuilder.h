@@ -1,7 +1,8 @@
 // ClockModelBuilder — turns one clock domain's burst bounds into the segments of its ClockMap.
 //
 // Steps: (1) StepDetector splits the bursts into step-free runs; (2) per run, WindowSelector picks
-// the window and OffsetFitter gives one offset knot per burst; (3) consecutive knots become
+// the window and OffsetFitter gives one offset knot per burst (runs of fewer than 8 bursts:
+// ShortRunFitter — rate from the run, from the domain's other processes, or none); (3) consecutive knots become
 // segments (continuous; a segment that bridges two runs is the step gap, flagged SegStepDetected);
 // (4) every segment gets a guaranteed bound and a statistical band; (5) segments before the first
 // and after the last burst are flagged SegExtrapolated.
@@ -40,6 +41,9 @@ struct ClockModel
     double driftAllowance = 0.0;
     int bursts = 0;
     int droppedBursts = 0; // bursts with lower > upper (a step inside the burst), left out
+    int shortRuns = 0;     // step-free runs fitted by ShortRunFitter (too few bursts for windows)
+    int priorRuns = 0;     // … of which took the clock domain's rate (other processes' bursts)
+    int constantRuns = 0;  // … of which could not determine a rate: constant offset
 };
 
 class ClockModelBuilder
@@ -48,7 +52,10 @@ public:
     explicit ClockModelBuilder(const ClockModelOptions &opt = {}) : m_opt(opt) {}
 
     // `bursts` sorted by time; [spanFirst, spanLast] the local span of the events to map.
-    ClockModel build(std::span<const BurstBound> bursts, int64_t spanFirst, int64_t spanLast) const;
+    // `domain`: the bursts of every process that reads the same clock (sorted by time; may
+    // include `bursts`) — the rate prior of runs too short to determine their own (ShortRunFitter).
+    ClockModel build(std::span<const BurstBound> bursts, int64_t spanFirst, int64_t spanLast,
+                     std::span<const BurstBound> domain = {}) const;
 
 private:
     ClockModelOptions m_opt;

@@ -20,7 +20,12 @@
 // Guaranteed bound (relative to the reference): no rank ends before every rank has begun, so
 //     referenceLatestBegin − localEnd <= θ <= referenceEarliestEnd − localBegin,
 // and a segment's bound is the largest distance from the map to these intervals over the instances
-// inside it and its two neighbours.
+// inside it and its two neighbours. That proof is as wide as the collective's duration after the
+// last arrival (ms). The assumption-based bound (ClockSegment::assumedBoundNs) assumes instead that
+// the ends of one instance on this domain and on the reference are simultaneous within R, the
+// largest |residual| around the map (residual = reference end − local end − θ_map) of the
+// instances inside the segment and its neighbours, at least 8 of them: then
+// |error| <= |residual| + R <= 2R.
 // Plausibility (real oscillators drift by < ~200 ppm): the intervals [lower, upper] of matched
 // instances must overlap (within kMaxDriftPpm over their span); instances outside the largest
 // overlapping set do not correspond (sampled traces, different counts) and are ignored, also by

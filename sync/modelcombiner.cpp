@@ -32,6 +32,9 @@ ClockModel ModelCombiner::combine(const std::vector<ClockModel> &models)
         }
         out.bursts += m.bursts;
         out.droppedBursts += m.droppedBursts;
+        out.shortRuns += m.shortRuns;
+        out.priorRuns += m.priorRuns;
+        out.constantRuns += m.constantRuns;
     }
     if (maps.empty())
         return out;

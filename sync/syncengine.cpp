@@ -44,6 +44,7 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
     r.flags = 0;
     r.boundNs = 0;
     r.bandNs = 0;
+    r.assumedBoundNs = 0;
     const auto &segs = r.map.segments();
     for (size_t i = 0; i < segs.size(); ++i) {
         // Segment i covers [start, end); the first extends to −∞ and the last to +∞.
@@ -54,6 +55,9 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
         r.flags |= segs[i].flags;
         r.boundNs = std::max(r.boundNs, segs[i].boundNs);
         r.bandNs = std::max(r.bandNs, segs[i].bandNs);
+        r.assumedBoundNs =
+            std::max(r.assumedBoundNs,
+                     segs[i].assumedBoundNs > 0 ? segs[i].assumedBoundNs : segs[i].boundNs);
     }
 }
 
@@ -91,16 +95,25 @@ DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &member
         last = std::max({last, w.firstLocalNs, w.lastLocalNs});
     }
     // One model per process (each has its own sync path and burst times), combined below.
-    std::vector<ClockModel> models;
+    // All processes' bursts together are the rate prior of a process whose run is too short to
+    // determine its own (a restarted incarnation living seconds; ShortRunFitter).
+    std::vector<std::vector<BurstBound>> each;
+    std::vector<BurstBound> domain;
     for (size_t i : members) {
         const WorkerClockInput &w = in.workers[i];
         if (w.refId != out.ref || w.samples.empty())
             continue;
         BurstReducer reducer;
-        const std::vector<BurstBound> bursts = reducer.reduce(w.samples, w.workerId);
+        each.push_back(reducer.reduce(w.samples, w.workerId));
         out.sampleCount += int(w.samples.size()) - reducer.skipped();
+        domain.insert(domain.end(), each.back().begin(), each.back().end());
+    }
+    std::sort(domain.begin(), domain.end(),
+              [](const BurstBound &a, const BurstBound &b) { return a.tMid() < b.tMid(); });
+    std::vector<ClockModel> models;
+    for (const std::vector<BurstBound> &bursts : each) {
         if (!bursts.empty())
-            models.push_back(ClockModelBuilder().build(bursts, first, last));
+            models.push_back(ClockModelBuilder().build(bursts, first, last, domain));
     }
     out.model = ModelCombiner::combine(models);
     out.fitted = !out.model.segments.empty();

@@ -82,7 +82,10 @@ struct WorkerClockResult
     double driftPpm = 0.0; // mean (slope - 1) · 1e6 over the worker's span
     int64_t boundNs = 0;   // largest guaranteed bound over the worker's span (0 = none)
     int64_t bandNs = 0;    // largest statistical band over the worker's span
-    uint32_t flags = 0;    // OR of the segments' SegmentFlag bits
+    // Largest assumption-based bound over the span (ClockSegment::assumedBoundNs; = boundNs where
+    // a segment has none): collective alignment's bound under its documented assumption.
+    int64_t assumedBoundNs = 0;
+    uint32_t flags = 0; // OR of the segments' SegmentFlag bits
     int sampleCount = 0;
     int domain = 0; // clock-domain index; workers with equal domain share a model
 };

@@ -6,11 +6,14 @@
 // within its guaranteed bound, and a bound a user can act on (median ≤ 20 × p99).
 #include "sim/accuracyevaluator.h"
 #include "sim/simulator.h"
+#include "sync/burstreducer.h"
 #include "sync/syncengine.h"
 
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 using namespace syncline;
 
@@ -76,6 +79,50 @@ void checkRow(const Run &r)
     QVERIFY2(st.medianBoundNs <= 20.0 * st.p99Ns, qPrintable(describe(st, best)));
 }
 
+// A loaded machine's loopback sync path (the demo's shape): θ = reference − local follows
+// theta0 + drift·t; each one-way delay is 20 µs + exponential queueing (mean 150 µs) with 5 %
+// scheduler stalls of up to 3 ms; bursts of 8 exchanges every 0.5 s over [from, to].
+struct Incarnation
+{
+    double fromS = 0, toS = 0;
+    double firstEventS = 0, lastEventS = 0;
+};
+
+sync::WorkerClockInput loadedLoopbackWorker(int id, const Incarnation &inc, double theta0,
+                                            double drift, std::mt19937_64 &rng)
+{
+    std::exponential_distribution<double> queue(1.0 / 150e3);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    auto delay = [&] { return 20e3 + queue(rng) + (u(rng) < 0.05 ? 3e6 * u(rng) : 0.0); };
+    auto theta = [&](double local) { return theta0 + drift * local; };
+    sync::WorkerClockInput w;
+    w.workerId = id;
+    w.rank = id;
+    w.host = "node";
+    w.bootId = "boot";
+    w.clockSource = "monotonic_raw";
+    w.refId = "server";
+    int burst = 0;
+    for (double t = inc.fromS * 1e9; t <= inc.toS * 1e9 + 1; t += 0.5e9, ++burst) {
+        double local = t + 1e6 * u(rng); // phase within the burst slot
+        for (int k = 0; k < 8; ++k) {
+            sync::ClockSample s;
+            s.t1 = int64_t(local);
+            const double out = delay(), back = delay();
+            s.t2 = int64_t(local + out + theta(local + out));
+            s.t3 = s.t2 + 5000;
+            s.t4 = int64_t(local + out + 5000 + back);
+            s.burst = burst;
+            s.seq = k;
+            w.samples.push_back(s);
+            local = double(s.t4) + 20e3;
+        }
+    }
+    w.firstLocalNs = int64_t(inc.firstEventS * 1e9);
+    w.lastLocalNs = int64_t(inc.lastEventS * 1e9);
+    return w;
+}
+
 } // namespace
 
 class TstSyncShapes : public QObject
@@ -90,6 +137,10 @@ private slots:
     void stepsInShortRuns();
     void collectivesFollowWander_data();
     void collectivesFollowWander();
+    void shortIncarnations_data();
+    void shortIncarnations();
+    void shortRunWithoutPrior_data();
+    void shortRunWithoutPrior();
 };
 
 void TstSyncShapes::processesPerHost_data()
@@ -209,6 +260,101 @@ void TstSyncShapes::collectivesFollowWander()
     QVERIFY2(st.p99Ns <= 2.0 * spread,
              qPrintable(QString("p99 %1 ns, end spread %2 ns").arg(st.p99Ns).arg(spread)));
     QCOMPARE(st.coverage, 1.0);
+    // The assumption-based bound (ends of one instance simultaneous within the largest residual
+    // nearby): every stamp within it, and about the end spread — not the collective's duration.
+    QCOMPARE(st.assumedCoverage, 1.0);
+    QVERIFY2(st.medianAssumedBoundNs <= 4.0 * spread && st.medianAssumedBoundNs < st.medianBoundNs,
+             qPrintable(QString("assumed bound %1 ns, guaranteed %2 ns, end spread %3 ns")
+                            .arg(st.medianAssumedBoundNs)
+                            .arg(st.medianBoundNs)
+                            .arg(spread)));
+    for (const auto &w : r.res.workers) // the reference clock (identity) has no bound
+        QVERIFY(w.boundNs == 0 || (w.assumedBoundNs > 0 && w.assumedBoundNs <= w.boundNs));
+}
+
+void TstSyncShapes::shortIncarnations_data()
+{
+    QTest::addColumn<int>("seed");
+    QTest::addColumn<double>("driftPpm");
+    for (int seed : {1, 2, 3, 4, 5, 6})
+        for (double d : {0.0, 40.0})
+            QTest::addRow("seed %d drift %g ppm", seed, d) << seed << d;
+}
+
+// A torchelastic restart on one host (one clock domain): 4 workers live 3 s, then after an 8 s
+// gap 4 restarted workers live 2–2.5 s; 0.5 s bursts on a loaded machine's loopback (hundreds of
+// µs of queueing, ms stalls). No incarnation can determine its rate alone (a 2 s line through
+// such bursts is tens of ppm off); windows of 2 bursts extrapolated that noise to the first event,
+// 0.3 s before the first burst (tens of µs off, the demo's 39.7 µs). The domain's bursts
+// together (8 processes over 13 s) know the rate: every incarnation's offset at its first and
+// last event within 10 µs, its drift within 5 ppm, and every stamp within its bound.
+void TstSyncShapes::shortIncarnations()
+{
+    QFETCH(int, seed);
+    QFETCH(double, driftPpm);
+    std::mt19937_64 rng{uint64_t(seed)};
+    const double theta0 = 3.2e6, drift = driftPpm * 1e-6;
+    sync::SyncEngineInput in;
+    for (int i = 0; i < 8; ++i) {
+        const bool restarted = i >= 4;
+        const double from = restarted ? 11.0 + 0.1 * i : 0.05 * i;
+        const double to = from + (restarted ? 2.0 + 0.1 * (i % 2) * 5 : 3.0);
+        in.workers.push_back(
+            loadedLoopbackWorker(i, {from, to, from - 0.3, to + 0.3}, theta0, drift, rng));
+    }
+    const sync::SyncEngineResult res = sync::runSyncEngine(in);
+    for (size_t i = 0; i < in.workers.size(); ++i) {
+        const sync::WorkerClockResult &r = res.workers[i];
+        QCOMPARE(r.method, sync::ClockMethod::SyncSamples);
+        for (int64_t x : {in.workers[i].firstLocalNs, in.workers[i].lastLocalNs}) {
+            const double err = double(r.map.toGlobal(x) - x) - (theta0 + drift * double(x));
+            QVERIFY2(std::fabs(err) <= 10e3,
+                     qPrintable(QString("worker %1 at %2 s: error %3 ns (bound %4)")
+                                    .arg(i)
+                                    .arg(double(x) / 1e9)
+                                    .arg(err)
+                                    .arg(r.map.segmentAt(x).boundNs)));
+            QVERIFY(std::fabs(err) <= double(r.map.segmentAt(x).boundNs));
+        }
+        QVERIFY2(std::fabs(r.driftPpm - driftPpm) <= 5.0,
+                 qPrintable(QString("worker %1: drift %2 ppm").arg(i).arg(r.driftPpm)));
+    }
+}
+
+void TstSyncShapes::shortRunWithoutPrior_data()
+{
+    QTest::addColumn<int>("seed");
+    for (int seed : {11, 12, 13, 14, 15, 16})
+        QTest::addRow("seed %d", seed) << seed;
+}
+
+// One process alone on its clock (no prior), living 2 s on that loaded loopback, true drift 0:
+// where the bursts cannot determine a rate, the map must not invent one from noise. Never worse
+// than the start-and-end line (the simple estimator that does not know the drift is 0), within
+// 10 µs everywhere (0.5 s beyond the bursts on both sides), and every stamp within its bound.
+void TstSyncShapes::shortRunWithoutPrior()
+{
+    QFETCH(int, seed);
+    std::mt19937_64 rng{uint64_t(seed)};
+    sync::SyncEngineInput in;
+    in.workers.push_back(loadedLoopbackWorker(0, {0.0, 2.0, -0.5, 2.5}, 1e6, 0.0, rng));
+    const sync::SyncEngineResult res = sync::runSyncEngine(in);
+    const sync::ClockMap &map = res.workers[0].map;
+    sim::SimJob job;
+    job.workers.resize(1);
+    job.workers[0].samples = in.workers[0].samples;
+    const sync::ClockMap line = sim::AccuracyEvaluator::commonPractice(job)[0];
+    double worst = 0.0, worstLine = 0.0;
+    for (int64_t x = -500'000'000; x <= 2'500'000'000; x += 100'000'000) {
+        const double err = double(map.toGlobal(x) - x) - 1e6;
+        QVERIFY(std::fabs(err) <= double(map.segmentAt(x).boundNs));
+        worst = std::max(worst, std::fabs(err));
+        worstLine = std::max(worstLine, std::fabs(double(line.toGlobal(x) - x) - 1e6));
+    }
+    qInfo("worst %.0f ns, start-and-end line %.0f ns", worst, worstLine);
+    QVERIFY2(
+        worst <= 10e3 && worst <= 1.2 * worstLine,
+        qPrintable(QString("worst %1 ns, start-and-end line %2 ns").arg(worst).arg(worstLine)));
 }
 
 QTEST_APPLESS_MAIN(TstSyncShapes)
