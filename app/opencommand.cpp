@@ -17,6 +17,7 @@ int runOpen(int argc, char **argv)
     // The job verbs' options (--align-on PATTERN, --no-correct) — never read as file names.
     syncline::app::JobArgs args;
     args.pathsOptional = true;
+    args.rangeOption = true;
     const int rc = args.parse("open", argc, argv, {});
     if (rc >= 0)
         return rc;
@@ -36,7 +37,9 @@ int runOpen(int argc, char **argv)
     window.show();
     if (args.raw)
         window.setStartInRaw(true);
-    if (!paths.isEmpty())
+    if (!paths.isEmpty() && args.window.use)
+        window.openWindow(paths, args.window, QString::fromStdString(args.alignOn), args.correct);
+    else if (!paths.isEmpty())
         window.openPaths(paths, QString::fromStdString(args.alignOn), args.correct);
     return app->exec();
 }
@@ -44,11 +47,14 @@ int runOpen(int argc, char **argv)
 } // namespace
 
 SYNCLINE_REGISTER_COMMAND((syncline::app::Command{
-    "open", "open [PATH...] [--align-on PATTERN] [--raw] [--no-correct]",
+    "open", "open [PATH...] [--range START:END] [--align-on PATTERN] [--raw] [--no-correct]",
     "Opens the viewer on a job directory, a timer_config.json, syncline logs or Chrome traces\n"
     "(several may be given; directories are searched for logs). Loading runs in the background\n"
     "with a progress bar and Cancel; problems found are listed in the Problems panel.\n"
     "`syncline PATH...` is the same. See docs/viewer.md for the keyboard shortcuts.\n"
+    "  --range START:END   open only this window of the job (times from its earliest event,\n"
+    "                      e.g. 10s:20s; File ▸ Open window… does the same): reads only the\n"
+    "                      window when the job has an index (docs/scale.md)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
     "                      (Clocks ▸ Align on collective… in the viewer does the same)\n"

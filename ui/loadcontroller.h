@@ -25,7 +25,9 @@ public:
     explicit LoadController(QObject *parent = nullptr);
     ~LoadController() override;
     // Returns the job id. alignOn / correct: LoadOptions::alignOn / correctClocks.
-    uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
+    // window: LoadOptions::window (File ▸ Open window…).
+    uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true,
+                   const LoadWindow &window = {});
     void cancel();
     bool isRunning() const { return m_running; }
     uint64_t currentJob() const { return m_job; }
