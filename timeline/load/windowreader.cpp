@@ -95,13 +95,23 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
         parser.feed(opened);
         parser.seek(from.line, from.offset);
     }
+    // The blocks in 4 MiB slices (a file's window costs a few MiB while it is parsed, however
+    // wide the window); a line longer than a slice grows it.
     std::string tail;
-    if (preadAll(fd, buf, from.offset, size_t(std::max<int64_t>(to - from.offset, 0)), &error)) {
+    constexpr size_t kSlice = 4 << 20;
+    std::string pending;
+    for (int64_t at = from.offset; at < to;) {
+        const size_t want = size_t(std::min<int64_t>(int64_t(kSlice), to - at));
+        if (!preadAll(fd, buf, at, want, &error) || buf.empty())
+            break;
+        at += int64_t(buf.size());
         read += int64_t(buf.size());
-        const size_t used = parser.feed(buf);
-        if (hi == x.checkpoints.size())
-            tail = buf.substr(used); // the file's last line, as the full parse saw it
+        pending += buf;
+        const size_t used = parser.feed(pending);
+        pending.erase(0, used);
     }
+    if (hi == x.checkpoints.size())
+        tail = std::move(pending); // the file's last line, as the full parse saw it
     ::close(fd);
     std::string().swap(buf);
     // The events still open at checkpoint hi, per tid bottom to top, and the parser's stacks
@@ -128,6 +138,9 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
         }
     }
     ParsedFile f = parser.finish(tail);
+    if (!error.empty())
+        f.problems.push_back({LoadProblem::Severity::Error, path, 0,
+                              error + "; the rest of the window is not loaded"});
     for (const auto &[at, s] : patches) {
         EventTrack &tr = f.worker.tracks[at.first];
         tr.localEnd[at.second] = s->localEnd;
