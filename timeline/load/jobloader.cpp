@@ -215,18 +215,20 @@ std::pair<int64_t, int64_t> globalWindow(const LoadWindow &w, const TimeRange &j
 
 // Reads only the window (WindowReader) when every log has a valid index and the correction is
 // cached; nullopt when that is not so (the caller loads the whole job).
-std::optional<LoadResult> loadWindowed(const JobInputs &inputs, const LoadOptions &o,
+// `logs`: in the full load's order (biggest first), so the merge sees the files as it would.
+std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
+                                       const JobInputs &inputs, const LoadOptions &o,
                                        const std::shared_ptr<const rec::TimerConfig> &config,
                                        Progress &progress)
 {
-    if (!inputs.chromeTraces.empty() || inputs.logs.empty())
+    if (!inputs.chromeTraces.empty() || logs.empty())
         return std::nullopt;
     const std::optional<CorrectionCache> cache =
-        CorrectionCache::load(inputs.logs, o.alignOn, o.correctClocks);
+        CorrectionCache::load(logs, o.alignOn, o.correctClocks);
     if (!cache)
         return std::nullopt;
     std::vector<LogIndex> indexes;
-    for (const std::string &p : inputs.logs) {
+    for (const std::string &p : logs) {
         std::optional<LogIndex> x = LogIndex::load(p);
         if (!x)
             return std::nullopt;
@@ -237,10 +239,10 @@ std::optional<LoadResult> loadWindowed(const JobInputs &inputs, const LoadOption
         clockOf[wc.log] = &wc;
     const int m = o.window.mode == ClockMode::Raw ? 1 : 0;
     const auto [A, B] = globalWindow(o.window, cache->range[m]);
-    std::vector<std::pair<int64_t, int64_t>> local(inputs.logs.size());
-    for (size_t i = 0; i < inputs.logs.size(); ++i) {
+    std::vector<std::pair<int64_t, int64_t>> local(logs.size());
+    for (size_t i = 0; i < logs.size(); ++i) {
         const auto it =
-            clockOf.find(std::filesystem::absolute(inputs.logs[i]).lexically_normal().string());
+            clockOf.find(std::filesystem::absolute(logs[i]).lexically_normal().string());
         if (it == clockOf.end())
             return std::nullopt;
         const auto &segs = m == 1 ? it->second->raw : it->second->corrected;
@@ -248,7 +250,7 @@ std::optional<LoadResult> loadWindowed(const JobInputs &inputs, const LoadOption
         // toLocal is the inverse within 1 ns; a microsecond either side is plenty.
         local[i] = {map.toLocal(A) - 1000, map.toLocal(B) + 1000};
     }
-    std::vector<ParsedFile> files(inputs.logs.size());
+    std::vector<ParsedFile> files(logs.size());
     std::atomic<size_t> next{0};
     std::atomic<int64_t> bytes{0};
     std::mutex mutex;
@@ -260,8 +262,7 @@ std::optional<LoadResult> loadWindowed(const JobInputs &inputs, const LoadOption
             if (cancelled(o))
                 return;
             int64_t n = 0;
-            files[i] =
-                WindowReader::read(inputs.logs[i], indexes[i], local[i].first, local[i].second, &n);
+            files[i] = WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
             bytes += n;
             EventKindLookup fileKinds(config);
             TimelineBuilder::prepareFile(files[i], fileKinds);
@@ -360,7 +361,14 @@ LoadResult JobLoader::load(const LoadOptions &o)
     const auto config = loadConfig(inputs.configPath);
     Progress progress(o);
     if (o.window.use)
-        if (std::optional<LoadResult> r = loadWindowed(inputs, o, config, progress))
+        if (std::optional<LoadResult> r = loadWindowed(
+                [&] {
+                    std::vector<std::string> logs;
+                    for (const Task &t : tasks)
+                        logs.push_back(t.path);
+                    return logs;
+                }(),
+                inputs, o, config, progress))
             return std::move(*r);
     ArgStore args;
     std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args);
