@@ -301,6 +301,8 @@ private slots:
         writeJob(d, 2'000'000'000);
         QVERIFY(loadJob(d).timeline);
         const int64_t other = mtimeNs(LogIndex::pathFor(logOf(d, 2), true));
+        const auto before = LogIndex::load(logOf(d, 0));
+        QVERIFY(before);
         writeJob(d); // the same logs, each a second longer (append-only growth)
         std::string why;
         QVERIFY(!LogIndex::load(logOf(d, 0), &why));
@@ -308,8 +310,18 @@ private slots:
         const LoadResult cut = loadJob(d, window(2.2, 2.6));
         QVERIFY(cut.timeline);
         QVERIFY(!cut.timeline->window.readOnlyWindow);
-        QVERIFY(LogIndex::load(logOf(d, 0)));
+        const auto after = LogIndex::load(logOf(d, 0));
+        QVERIFY(after);
         QVERIFY(mtimeNs(LogIndex::pathFor(logOf(d, 2), true)) != other);
+        // The new index continues the old one: same checkpoints over the part that was there
+        // (only what lies past the old end, and the ends of events open there, are new).
+        QVERIFY(after->checkpoints.size() > before->checkpoints.size());
+        size_t same = 0;
+        while (same < before->checkpoints.size() &&
+               before->checkpoints[same].offset == after->checkpoints[same].offset &&
+               before->checkpoints[same].line == after->checkpoints[same].line)
+            ++same;
+        QVERIFY(same + 2 >= before->checkpoints.size());
         const LoadResult win = loadJob(d, window(2.2, 2.6));
         QVERIFY(win.timeline->window.readOnlyWindow);
         QCOMPARE(events(*win.timeline, ClockMode::Corrected, false, 0, 0),
