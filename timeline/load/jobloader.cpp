@@ -240,15 +240,16 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     const int m = o.window.mode == ClockMode::Raw ? 1 : 0;
     const auto [A, B] = globalWindow(o.window, cache->range[m]);
     std::vector<std::pair<int64_t, int64_t>> local(logs.size());
+    std::vector<sync::ClockMap> maps(logs.size());
     for (size_t i = 0; i < logs.size(); ++i) {
         const auto it =
             clockOf.find(std::filesystem::absolute(logs[i]).lexically_normal().string());
         if (it == clockOf.end())
             return std::nullopt;
         const auto &segs = m == 1 ? it->second->raw : it->second->corrected;
-        const sync::ClockMap map = segs.empty() ? sync::ClockMap() : sync::ClockMap(segs);
+        maps[i] = segs.empty() ? sync::ClockMap() : sync::ClockMap(segs);
         // toLocal is the inverse within 1 ns; a microsecond either side is plenty.
-        local[i] = {map.toLocal(A) - 1000, map.toLocal(B) + 1000};
+        local[i] = {maps[i].toLocal(A) - 1000, maps[i].toLocal(B) + 1000};
     }
     std::vector<ParsedFile> files(logs.size());
     std::atomic<size_t> next{0};
@@ -266,6 +267,10 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             bytes += n;
             EventKindLookup fileKinds(config);
             TimelineBuilder::prepareFile(files[i], fileKinds);
+            // Cut now (the same rule as the final cut): the blocks' events outside the window
+            // and the parser's spare capacity are freed before the next file is read.
+            for (EventTrack &t : files[i].worker.tracks)
+                WindowReader::cutTrack(t, maps[i], A, B);
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             ++done;

@@ -50,7 +50,7 @@ struct LoadOptions
     // Full loads write each log's index and the job's correction cache (LogIndex,
     // CorrectionCache) when they are missing or stale.
     bool writeIndex = true;
-    size_t indexIntervalBytes = 1 << 20; // between an index's checkpoints (tests use less)
+    size_t indexIntervalBytes = 256 << 10; // between an index's checkpoints (tests use less)
 };
 
 // What the index knows about a job without loading it (the viewer's Open window… dialog):

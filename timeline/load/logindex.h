@@ -47,7 +47,7 @@ struct LogFileStamp
 struct LogIndex
 {
     static constexpr uint32_t kVersion = 1;
-    static constexpr size_t kInterval = 1 << 20; // bytes between checkpoints
+    static constexpr size_t kInterval = 256 << 10; // bytes between checkpoints (default)
 
     struct Checkpoint
     {

@@ -175,45 +175,52 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
 
 void WindowReader::cut(Timeline &tl, ClockMode mode, int64_t begin, int64_t end)
 {
-    for (size_t w = 0; w < tl.workers.size(); ++w) {
-        const sync::ClockMap &m = tl.map(w, mode);
-        for (EventTrack &t : tl.workers[w].tracks) {
-            const size_t n = t.count();
-            std::vector<int32_t> newIndex(n, -1);
-            size_t k = 0;
-            for (size_t i = 0; i < n; ++i)
-                if (m.toGlobal(t.localStart[i]) <= end && m.toGlobal(t.localEnd[i]) >= begin)
-                    newIndex[i] = int32_t(k++);
-            if (k == n)
-                continue;
-            int maxDepth = 0;
-            for (size_t i = 0; i < n; ++i) {
-                const int32_t j = newIndex[i];
-                if (j < 0)
-                    continue;
-                t.localStart[size_t(j)] = t.localStart[i];
-                t.localEnd[size_t(j)] = t.localEnd[i];
-                t.nameId[size_t(j)] = t.nameId[i];
-                t.flags[size_t(j)] = t.flags[i];
-                t.depth[size_t(j)] = t.depth[i];
-                const int32_t p = t.parent[i];
-                t.parent[size_t(j)] = p >= 0 ? newIndex[size_t(p)] : -1;
-                maxDepth = std::max<int>(maxDepth, t.depth[i]);
-            }
-            for (auto *v : {&t.localStart, &t.localEnd})
-                v->resize(k);
-            t.nameId.resize(k);
-            t.flags.resize(k);
-            t.depth.resize(k);
-            t.parent.resize(k);
-            t.maxDepth = k > 0 ? maxDepth : 0;
-            std::vector<std::pair<uint32_t, uint32_t>> refs;
-            for (const auto &[e, id] : t.argRefs)
-                if (newIndex[e] >= 0)
-                    refs.emplace_back(uint32_t(newIndex[e]), id);
-            t.argRefs = std::move(refs);
-        }
+    for (size_t w = 0; w < tl.workers.size(); ++w)
+        for (EventTrack &t : tl.workers[w].tracks)
+            cutTrack(t, tl.map(w, mode), begin, end);
+}
+
+void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begin, int64_t end)
+{
+    const size_t n = t.count();
+    std::vector<int32_t> newIndex(n, -1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (m.toGlobal(t.localStart[i]) <= end && m.toGlobal(t.localEnd[i]) >= begin)
+            newIndex[i] = int32_t(k++);
+    if (k == n)
+        return;
+    int maxDepth = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const int32_t j = newIndex[i];
+        if (j < 0)
+            continue;
+        t.localStart[size_t(j)] = t.localStart[i];
+        t.localEnd[size_t(j)] = t.localEnd[i];
+        t.nameId[size_t(j)] = t.nameId[i];
+        t.flags[size_t(j)] = t.flags[i];
+        t.depth[size_t(j)] = t.depth[i];
+        const int32_t p = t.parent[i];
+        // An ancestor encloses its descendants, so a kept event's parent is kept too.
+        t.parent[size_t(j)] = p >= 0 ? newIndex[size_t(p)] : -1;
+        maxDepth = std::max<int>(maxDepth, t.depth[i]);
     }
+    auto shrink = [k](auto &v) {
+        v.resize(k);
+        v.shrink_to_fit();
+    };
+    shrink(t.localStart);
+    shrink(t.localEnd);
+    shrink(t.nameId);
+    shrink(t.flags);
+    shrink(t.depth);
+    shrink(t.parent);
+    t.maxDepth = k > 0 ? maxDepth : 0;
+    std::vector<std::pair<uint32_t, uint32_t>> refs;
+    for (const auto &[e, id] : t.argRefs)
+        if (newIndex[e] >= 0)
+            refs.emplace_back(uint32_t(newIndex[e]), id);
+    t.argRefs = std::move(refs);
 }
 
 } // namespace syncline::load

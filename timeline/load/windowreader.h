@@ -30,6 +30,10 @@ public:
                            int64_t *bytesRead = nullptr);
     // Keeps the events overlapping [begin, end] (global ns of `mode`) on every track.
     static void cut(Timeline &timeline, ClockMode mode, int64_t begin, int64_t end);
+    // The same for one track whose worker maps local to global by `map`; the vectors are shrunk
+    // to what is kept (the windowed load cuts each file as it is read, so the blocks' events
+    // outside the window never add up).
+    static void cutTrack(EventTrack &track, const sync::ClockMap &map, int64_t begin, int64_t end);
 };
 
 } // namespace syncline::load
