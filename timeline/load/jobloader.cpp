@@ -271,6 +271,8 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             // and the parser's spare capacity are freed before the next file is read.
             for (EventTrack &t : files[i].worker.tracks)
                 WindowReader::cutTrack(t, maps[i], A, B);
+            // The correction is cached: the window's message records are not needed.
+            files[i].messages = MessageLog();
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             ++done;

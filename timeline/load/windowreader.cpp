@@ -83,6 +83,8 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     const int64_t to = hi < x.checkpoints.size() ? x.checkpoints[hi].offset : x.stamp.size;
     std::string buf;
     int64_t read = 0;
+    // As parseFile does: ~80 bytes of log or more per event, so growth never copies.
+    parser.reserveEvents(size_t(std::max<int64_t>(to - from.offset, 0)) / 80 + 16);
     if (lo > 0 && x.headerEnd > 0) {
         if (preadAll(fd, buf, 0, size_t(x.headerEnd), &error))
             parser.feed(buf);

@@ -70,6 +70,8 @@ public:
         m_line = line;
         m_out.bytes = bytes;
     }
+    // Events to reserve for the first thread (parseFile sets it from the file's size).
+    void reserveEvents(size_t n) { m_reserveHint = n; }
 
 private:
     void handleLine(std::string_view line, bool last);
