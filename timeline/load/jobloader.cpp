@@ -68,6 +68,7 @@ constexpr Stage kParse{"parsing", 0.0, 0.65};
 constexpr Stage kMerge{"merging", 0.65, 0.01};
 constexpr Stage kCorrect{"correcting clocks", 0.66, 0.32};
 constexpr Stage kIndex{"indexing", 0.98, 0.02};
+constexpr Stage kWindow{"reading the window", 0.0, 0.98}; // a windowed load: no parse/correct
 
 std::string formatBytes(int64_t b)
 {
@@ -257,7 +258,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::mutex mutex;
     size_t done = 0;
     ArgStore args;
-    progress.report(kParse, 0.0, "reading window: 0 of " + std::to_string(files.size()) + " files");
+    progress.report(kWindow, 0.0, "0 of " + std::to_string(files.size()) + " files");
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < files.size();) {
             if (cancelled(o))
@@ -276,9 +277,9 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             ++done;
-            progress.report(kParse, double(done) / double(files.size()),
-                            "reading window: " + std::to_string(done) + " of " +
-                                std::to_string(files.size()) + " files");
+            progress.report(kWindow, double(done) / double(files.size()),
+                            std::to_string(done) + " of " + std::to_string(files.size()) +
+                                " files");
         }
     };
     int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));

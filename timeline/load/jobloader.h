@@ -9,8 +9,8 @@
 // calling thread, one call at a time, with the overall fraction in [0, 1] over every stage
 // (parsing by bytes, merging, correcting clocks, indexing) and a line naming the stage, its
 // detail, the percentage and an ETA ("parsing: 12 of 64 files, 310 MB of 1.5 GB · 19% · ETA 8 s"),
-// ending with (1.0, "done"); a windowed read reports "reading window: N of M files" instead of
-// parsing and needs no correction stage; `cancel` is polled between files, inside big files and between
+// ending with (1.0, "done"); a windowed read reports "reading the window: N of M files" instead
+// of parsing and needs no correction stage; `cancel` is polled between files, inside big files and between
 // stages — when it becomes true, load() returns cancelled = true and no timeline.
 #pragma once
 
