@@ -22,44 +22,16 @@ namespace {
 struct Outputs
 {
     std::string chrome, statsCsv, statsJson;
-    bool haveRange = false;
-    std::string range;
 };
 
-// "250ms" → 250000000; units ns (default), us, ms, s. False when malformed.
-bool parseDuration(const std::string &s, int64_t &ns)
+int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Outputs &o,
+          const LoadWindow &window)
 {
-    char *end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end == s.c_str())
-        return false;
-    const std::string unit(end);
-    const double scale = unit.empty() || unit == "ns" ? 1
-                         : unit == "us"               ? 1e3
-                         : unit == "ms"               ? 1e6
-                         : unit == "s"                ? 1e9
-                                                      : -1;
-    if (scale < 0)
-        return false;
-    ns = int64_t(v * scale);
-    return true;
-}
-
-int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Outputs &o)
-{
+    // The timeline holds the window's events only (a windowed load); the outputs are cut to
+    // the same range (times from the whole job's origin, which a windowed timeline keeps).
     EventRange range;
-    if (o.haveRange) {
-        const size_t colon = o.range.find(':');
-        int64_t a = 0, b = 0;
-        if (colon == std::string::npos || !parseDuration(o.range.substr(0, colon), a) ||
-            !parseDuration(o.range.substr(colon + 1), b) || b < a) {
-            std::fprintf(stderr,
-                         "syncline export: --range: expected START:END (e.g. 0:2.5s), got '%s'\n",
-                         o.range.c_str());
-            return 2;
-        }
-        range = {true, tl.originNs(mode) + a, tl.originNs(mode) + b};
-    }
+    if (window.use)
+        range = {true, tl.originNs(mode) + window.beginNs, tl.originNs(mode) + window.endNs};
     std::string error;
     bool ok = true;
     auto check = [&](bool r) {
@@ -104,23 +76,21 @@ int run(int argc, char **argv)
 {
     JobArgs args;
     args.outputOptions = true;
+    args.rangeOption = true;
     Outputs o;
     const int rc = args.parse("export", argc, argv, [&](int &i) {
         const std::string a = argv[i];
         std::string *target = a == "--chrome"       ? &o.chrome
                               : a == "--stats-csv"  ? &o.statsCsv
                               : a == "--stats-json" ? &o.statsJson
-                              : a == "--range"      ? &o.range
                                                     : nullptr;
         if (!target)
             return 0;
         if (i + 1 >= argc) {
-            std::fprintf(stderr, "syncline export: %s needs %s\n", a.c_str(),
-                         a == "--range" ? "START:END" : "a FILE");
+            std::fprintf(stderr, "syncline export: %s needs a FILE\n", a.c_str());
             return -1;
         }
         *target = argv[++i];
-        o.haveRange = o.haveRange || a == "--range";
         return 1;
     });
     if (rc >= 0)
@@ -137,7 +107,7 @@ int run(int argc, char **argv)
     auto tl = args.load("export");
     if (!tl)
         return 1;
-    const int r = write(*tl, args.mode(), t, o);
+    const int r = write(*tl, args.mode(), t, o, args.window);
     printProblemSummary(*tl, "export");
     return r;
 }
@@ -161,7 +131,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --range START:END  only events overlapping this range, times from the earliest event with "
     "an\n"
     "                     optional unit ns (default), us, ms, s: e.g. --range 0:2.5s (CSV, stats, "
-    "images)\n"
+    "images);\n"
+    "                     reads only that window when the job has an index (docs/scale.md)\n"
     "  --align-on PATTERN, --raw, --no-correct, --quiet: as for `syncline stats`",
     run}));
 

@@ -31,6 +31,7 @@ struct JobArgs
     bool outputOptions = false; // --csv/--png/--svg/--width/--height (into `outputs`)
     bool oneDirectory = false;  // exactly one PATH, a directory (attach); else one or more
     bool pathsOptional = false; // no PATH is fine (open: the empty viewer)
+    bool rangeOption = false;   // --range START:END (stats, export, open): a windowed load
 
     std::vector<std::string> paths;
     std::string alignOn;
@@ -38,6 +39,7 @@ struct JobArgs
     bool correct = true;
     bool quiet = false; // --quiet / -q: no load progress on stderr
     TimelineOutputs outputs;
+    LoadWindow window; // from --range (mode set from --raw)
 
     // Parses argv[1..]; `extra(i)` handles a verb-specific option at argv[i] (advancing i past
     // its value) and returns 1, 0 when it does not know it, or -1 after printing why its value
@@ -51,6 +53,11 @@ struct JobArgs
     // The clock mode the outputs use: Raw with --raw, else Corrected.
     ClockMode mode() const { return raw ? ClockMode::Raw : ClockMode::Corrected; }
 };
+
+// "250ms" → 250000000; units ns (default), us, ms, s. False when malformed.
+bool parseDuration(const std::string &text, int64_t &ns);
+// "START:END" (durations, START <= END) → window; false when malformed.
+bool parseRange(const std::string &text, LoadWindow &window);
 
 // Prints a one-line summary of the load problems to stderr (the `check` verb prints them all).
 void printProblemSummary(const Timeline &timeline, const char *verb);

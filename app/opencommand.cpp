@@ -20,6 +20,7 @@ int runOpen(int argc, char **argv)
     args.pathsOptional = true;
     std::string compare, anchorText = "start";
     bool interleave = false;
+    args.rangeOption = true;
     const int rc = args.parse("open", argc, argv, [&](int &i) {
         const std::string arg = argv[i];
         if (arg == "--interleave") {
@@ -49,6 +50,11 @@ int runOpen(int argc, char **argv)
                      "syncline open: --compare: expected one run A (PATH) to compare "
                      "with B, got %zu\n",
                      args.paths.size());
+        return 2;
+    }
+    if (!compare.empty() && args.window.use) {
+        std::fprintf(stderr, "syncline open: --range and --compare cannot be combined (compare "
+                             "reads both runs whole)\n");
         return 2;
     }
     if (compare.empty() && (interleave || anchorText != "start")) {
@@ -82,6 +88,8 @@ int runOpen(int argc, char **argv)
         window.openCompare(paths,
                            {QFileInfo(QString::fromLocal8Bit(compare.c_str())).absoluteFilePath()},
                            QString::fromStdString(args.alignOn), args.correct);
+    } else if (!paths.isEmpty() && args.window.use) {
+        window.openWindow(paths, args.window, QString::fromStdString(args.alignOn), args.correct);
     } else if (!paths.isEmpty()) {
         window.openPaths(paths, QString::fromStdString(args.alignOn), args.correct);
     }
@@ -92,12 +100,15 @@ int runOpen(int argc, char **argv)
 
 SYNCLINE_REGISTER_COMMAND((syncline::app::Command{
     "open",
-    "open [PATH...] [--compare B [--anchor NAME[:K] | --anchor start] [--interleave]] "
-    "[--align-on PATTERN] [--raw] [--no-correct]",
+    "open [PATH...] [--range START:END] [--compare B [--anchor NAME[:K] | --anchor start] "
+    "[--interleave]] [--align-on PATTERN] [--raw] [--no-correct]",
     "Opens the viewer on a job directory, a timer_config.json, syncline logs or Chrome traces\n"
     "(several may be given; directories are searched for logs). Loading runs in the background\n"
     "with a progress bar and Cancel; problems found are listed in the Problems panel.\n"
     "`syncline PATH...` is the same. See docs/viewer.md for the keyboard shortcuts.\n"
+    "  --range START:END   open only this window of the job (times from its earliest event,\n"
+    "                      e.g. 10s:20s; File ▸ Open window… does the same): reads only the\n"
+    "                      window when the job has an index (docs/scale.md)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
     "                      (Clocks ▸ Align on collective… in the viewer does the same)\n"

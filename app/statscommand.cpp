@@ -76,6 +76,7 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
 int run(int argc, char **argv)
 {
     JobArgs args;
+    args.rangeOption = true;
     bool json = false;
     const int rc = args.parse("stats", argc, argv, [&](int &i) {
         if (std::string(argv[i]) == "--json") {
@@ -91,6 +92,11 @@ int run(int argc, char **argv)
         return 1;
     StatsQuery q;
     q.mode = args.mode();
+    if (args.window.use) { // the events overlapping the window (the timeline holds only those)
+        q.useRange = true;
+        q.beginNs = tl->originNs(q.mode) + args.window.beginNs;
+        q.endNs = tl->originNs(q.mode) + args.window.endNs;
+    }
     const std::vector<StatsRow> rows = Stats::compute(*tl, q);
     if (json)
         StatsExporter::writeJson(*tl, rows, std::cout);
@@ -104,7 +110,9 @@ int run(int argc, char **argv)
 } // namespace
 
 SYNCLINE_REGISTER_COMMAND((Command{
-    "stats", "stats PATH... [--json] [--align-on PATTERN] [--raw] [--no-correct] [--quiet]",
+    "stats",
+    "stats PATH... [--json] [--range START:END] [--align-on PATTERN] [--raw] [--no-correct] "
+    "[--quiet]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
     "workers' clock corrections and the stragglers (per-rank mean beyond the rule in "
@@ -112,6 +120,9 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --json              print {\"workers\": [...], \"events\": [...]} (docs/cli.md), per rank "
     "and\n"
     "                      over all ranks (\"rank\": null)\n"
+    "  --range START:END   only events overlapping this window (times from the earliest event,\n"
+    "                      unit ns, us, ms or s: 10s:20s); reads only the window when the job\n"
+    "                      has an index (written by every full load; docs/scale.md)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"

@@ -12,7 +12,8 @@ LoadController::~LoadController()
         t.join();
 }
 
-uint64_t LoadController::start(const QStringList &paths, const QString &alignOn, bool correct)
+uint64_t LoadController::start(const QStringList &paths, const QString &alignOn, bool correct,
+                               const LoadWindow &window)
 {
     if (m_cancel)
         m_cancel->store(true); // the previous job's result will be stale anyway
@@ -25,6 +26,7 @@ uint64_t LoadController::start(const QStringList &paths, const QString &alignOn,
         options.paths.push_back(p.toStdString());
     options.alignOn = alignOn.toStdString();
     options.correctClocks = correct;
+    options.window = window;
     options.progress = [this, id](double fraction, const std::string &what) {
         const QString text = QString::fromStdString(what);
         QMetaObject::invokeMethod(

@@ -25,7 +25,9 @@ public:
     explicit LoadController(QObject *parent = nullptr);
     ~LoadController() override;
     // Returns the job id. alignOn / correct: LoadOptions::alignOn / correctClocks.
-    uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
+    // window: LoadOptions::window (File ▸ Open window…).
+    uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true,
+                   const LoadWindow &window = {});
     // Compare two runs: loads A (unless `loadedA` is given: the run already shown) and then B,
     // with the same options; progress runs over both (A to 50 %). Ends with compareLoaded.
     uint64_t startCompare(const QStringList &pathsA, const QStringList &pathsB,

@@ -5,6 +5,7 @@
 #include "findbar.h"
 #include "liveattachment.h"
 #include "mainwindow.h"
+#include "openwindowdialog.h"
 #include "shortcuts.h"
 #include "timelineview.h"
 
@@ -64,6 +65,14 @@ void MainMenus::buildFileMenu()
                             w->compareWith({dir});
                     })
         ->setObjectName(QStringLiteral("compareWithAction"));
+    file->addAction(tr("Open &window…"), this, [w] {
+        // A time window of a job (docs/viewer.md); read through the index when there is one.
+        OpenWindowDialog dialog(w);
+        if (!w->sources().isEmpty())
+            dialog.setPath(w->sources().front());
+        if (dialog.exec() == QDialog::Accepted)
+            w->openWindow({dialog.path()}, dialog.window(), w->alignOn());
+    });
     file->addAction(tr("&Attach to running job…"), this,
                     [w] { LiveAttachment::attachDialog(w); }); // live: docs/live.md
     m_recentMenu = file->addMenu(tr("Open &recent"));

@@ -225,8 +225,15 @@ void MainWindow::buildDocks()
 
 void MainWindow::openPaths(const QStringList &paths, const QString &alignOn, bool correct)
 {
+    openWindow(paths, {}, alignOn, correct);
+}
+
+void MainWindow::openWindow(const QStringList &paths, const LoadWindow &window,
+                            const QString &alignOn, bool correct)
+{
     if (paths.isEmpty())
         return;
+    m_window = window;
     m_sources = paths;
     m_alignOn = alignOn;
     m_correct = correct;
@@ -235,7 +242,7 @@ void MainWindow::openPaths(const QStringList &paths, const QString &alignOn, boo
     m_progress->show();
     m_cancel->show();
     m_infoLabel->setText(tr("loading %1…").arg(QFileInfo(paths.front()).fileName()));
-    m_loader->start(paths, alignOn, correct);
+    m_loader->start(paths, alignOn, correct, window);
 }
 
 void MainWindow::openCompare(const QStringList &pathsA, const QStringList &pathsB,
@@ -243,6 +250,7 @@ void MainWindow::openCompare(const QStringList &pathsA, const QStringList &paths
 {
     if (pathsA.isEmpty() || pathsB.isEmpty())
         return;
+    m_window = {}; // a comparison reads both runs whole
     m_alignOn = alignOn;
     m_correct = correct;
     m_progress->setValue(0);
@@ -326,7 +334,7 @@ void MainWindow::reloadAlignedOn(const QString &pattern)
         return;
     }
     if (!m_sources.isEmpty())
-        openPaths(m_sources, pattern, true);
+        openWindow(m_sources, m_window, pattern, true);
 }
 
 void MainWindow::cancelLoad()
@@ -433,6 +441,17 @@ void MainWindow::updateInfo()
                              .arg(m_timeline->workers.size())
                              .arg(qulonglong(m_timeline->eventCount()))
                              .arg(formatDuration(m_scene->endNs() - m_scene->beginNs())));
+    const TimelineWindow &w = m_timeline->window;
+    if (w.active) {
+        const int64_t origin = m_timeline->originNs(w.mode);
+        const int m = w.mode == ClockMode::Raw ? 1 : 0;
+        m_infoLabel->setText(
+            m_infoLabel->text() +
+            tr(" · window %1 – %2 of %3 (%4)")
+                .arg(formatDuration(w.beginNs - origin), formatDuration(w.endNs - origin),
+                     formatDuration(w.job[m].duration()),
+                     w.readOnlyWindow ? tr("read from the index") : tr("cut from a full load")));
+    }
 }
 
 void MainWindow::sceneChanged()

@@ -9,6 +9,8 @@
 
 #include "timelinescene.h"
 
+#include "timeline/load/jobloader.h"
+
 #include <QMainWindow>
 #include <QStringList>
 
@@ -48,6 +50,11 @@ public:
     // alignOn: align clocks on the k-th instance of matching collectives (--align-on);
     // correct = false skips the correction (--no-correct).
     void openPaths(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
+    // File ▸ Open window… / `open --range`: only the events overlapping `window` (JobLoader reads
+    // only that part of the logs when the job has an index; docs/scale.md).
+    void openWindow(const QStringList &paths, const LoadWindow &window, const QString &alignOn = {},
+                    bool correct = true);
+    LoadWindow loadWindow() const { return m_window; }
     // Clocks ▸ Align on collective…: reloads the open job aligned on `pattern` ("" = without).
     void reloadAlignedOn(const QString &pattern);
     QString alignOn() const { return m_alignOn; }
@@ -145,6 +152,7 @@ private:
     FindController *m_findControl = nullptr;
     QString m_alignOn;
     bool m_correct = true;
+    LoadWindow m_window; // of the open job (use = false: the whole job)
     bool m_startRaw = false;
     CompareController *m_compare = nullptr;
     ComparePanel *m_comparePanel = nullptr;

@@ -2,6 +2,8 @@
 // real traces and generated logs: exit statuses, stdout JSON shape, files written, stderr errors.
 #include "tests/common/testdata.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -67,6 +69,7 @@ private slots:
     void windowVerbsWithoutDisplay();
     void stdoutWriteErrorFails();
     void hostileTextIsEscapedAndExportsStayUtf8();
+    void rangeReadsOnlyTheWindow();
 };
 
 void TstJobCommands::statsJsonOnHorovodTrace()
@@ -312,6 +315,60 @@ void TstJobCommands::hostileTextIsEscapedAndExportsStayUtf8()
     QVERIFY(sawArgs);
     // The CSV as a JSON string: nlohmann refuses to dump invalid UTF-8.
     QVERIFY(!nlohmann::json(slurp(csv)).dump().empty());
+}
+
+// `--range A:B` on a simulated multi-worker job (syncline-sim, a real process): the first run has
+// no index and cuts a full load (writing the index), the second reads only the window; both give
+// exactly the rows of the full export that overlap [A, B] (times from the job's origin), and
+// stats --range counts the same events either way.
+void TstJobCommands::rangeReadsOnlyTheWindow()
+{
+    QTemporaryDir dir;
+    const QString job = dir.filePath("job");
+    QProcess sim;
+    sim.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline-sim"),
+              {"--seed", "11", "--workers", "12", "--duration-s", "5", "--iteration-ms", "2",
+               "--per-host", "4", "--regime", "datacenter", "--out", job});
+    QVERIFY(sim.waitForFinished(100000));
+    QCOMPARE(sim.exitCode(), 0);
+    const QString all = dir.filePath("all.csv"), a = dir.filePath("a.csv"),
+                  b = dir.filePath("b.csv");
+    // A plain export first, then remove the index it wrote: the first windowed run has none.
+    QCOMPARE(syncline({"export", job, "--csv", all}).exitCode, 0);
+    QVERIFY(QDir(job + "/.syncline-index").removeRecursively());
+    Run r = syncline({"export", job, "--range", "1.5s:2750ms", "--csv", a});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QFileInfo::exists(job + "/.syncline-index/timer_events.0.log.sidx"));
+    r = syncline({"export", job, "--range", "1.5s:2750ms", "--csv", b});
+    QCOMPARE(r.exitCode, 0);
+    const std::string ta = slurp(a), tb = slurp(b);
+    QVERIFY(std::count(tb.begin(), tb.end(), '\n') > 1000);
+    QCOMPARE(tb, ta);
+    // The rows of the full export overlapping the window, in the same order.
+    std::istringstream in(slurp(all));
+    std::string line, expected;
+    std::getline(in, line);
+    expected = line + "\n";
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream ls(line);
+        for (std::string c; std::getline(ls, c, ',');)
+            f.push_back(c);
+        const long long start = std::stoll(f[7]), end = std::stoll(f[8]);
+        if (start <= 2750000000LL && end >= 1500000000LL)
+            expected += line + "\n";
+    }
+    QCOMPARE(tb, expected);
+    const Run windowed = syncline({"stats", job, "--json", "--range", "1.5s:2750ms"});
+    QCOMPARE(windowed.exitCode, 0);
+    QVERIFY(QDir(job + "/.syncline-index").removeRecursively());
+    const Run cut = syncline({"stats", job, "--json", "--range", "1.5s:2750ms"});
+    QCOMPARE(cut.exitCode, 0);
+    const auto jw = nlohmann::json::parse(windowed.out), jc = nlohmann::json::parse(cut.out);
+    QCOMPARE(jw["events"].dump(), jc["events"].dump());
+    r = syncline({"stats", job, "--range", "2s:1s"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("--range: expected START:END") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TstJobCommands)

@@ -3,16 +3,23 @@
 #include "recorder/timerconfig.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 #include "timeline/load/clockcorrector.h"
+#include "timeline/load/correctioncache.h"
 #include "timeline/load/eventkindlookup.h"
+#include "timeline/load/filereader.h"
 #include "timeline/load/jobinputs.h"
+#include "timeline/load/log/linescanner.h"
 #include "timeline/load/log/logparser.h"
+#include "timeline/load/logindex.h"
 #include "timeline/load/timelinebuilder.h"
+#include "timeline/load/windowreader.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -61,6 +68,7 @@ constexpr Stage kParse{"parsing", 0.0, 0.65};
 constexpr Stage kMerge{"merging", 0.65, 0.01};
 constexpr Stage kCorrect{"correcting clocks", 0.66, 0.32};
 constexpr Stage kIndex{"indexing", 0.98, 0.02};
+constexpr Stage kWindow{"reading the window", 0.0, 0.98}; // a windowed load: no parse/correct
 
 std::string formatBytes(int64_t b)
 {
@@ -118,6 +126,37 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
     }
 }
 
+// Bytes of the header line at the start of `path` (0 when its first line is not a header).
+int64_t headerLength(const std::string &path)
+{
+    const std::string head = FileReader::head(path, 1 << 16);
+    const size_t nl = head.find('\n');
+    if (nl == std::string::npos)
+        return 0;
+    LineScanner scanner;
+    LogRecord r;
+    return scanner.scan(std::string_view(head).substr(0, nl), r) && r.type == RecordType::Header
+               ? int64_t(nl + 1)
+               : 0;
+}
+
+// Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
+// by-product of the parse. A log that changed while it was read gets no index.
+ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval)
+{
+    if (LogIndex::load(path))
+        return LogParser::parseFile(path, cancel);
+    const std::optional<LogFileStamp> before = LogFileStamp::of(path);
+    LogIndex::Builder builder;
+    ParsedFile f = LogParser::parseFile(
+        path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
+        std::max<size_t>(interval, 1));
+    const std::optional<LogFileStamp> after = LogFileStamp::of(path);
+    if (before && after && *before == *after && f.usable && !(cancel && cancel->load()))
+        builder.finish(f, *before, headerLength(path)).store(path);
+    return f;
+}
+
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config,
                                  Progress &progress, ArgStore &args)
@@ -136,8 +175,9 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             if (cancelled(o))
                 return;
             const Task &t = tasks[i];
-            files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                                : LogParser::parseFile(t.path, o.cancel);
+            files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                       : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes)
+                                      : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
@@ -168,7 +208,145 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
     return files;
 }
 
+// The window in global ns of its mode, from the whole job's range.
+std::pair<int64_t, int64_t> globalWindow(const LoadWindow &w, const TimeRange &job)
+{
+    return {job.origin + w.beginNs, job.origin + w.endNs};
+}
+
+// Reads only the window (WindowReader) when every log has a valid index and the correction is
+// cached; nullopt when that is not so (the caller loads the whole job).
+// `logs`: in the full load's order (biggest first), so the merge sees the files as it would.
+std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
+                                       const JobInputs &inputs, const LoadOptions &o,
+                                       const std::shared_ptr<const rec::TimerConfig> &config,
+                                       Progress &progress)
+{
+    if (!inputs.chromeTraces.empty() || logs.empty())
+        return std::nullopt;
+    const std::optional<CorrectionCache> cache =
+        CorrectionCache::load(logs, o.alignOn, o.correctClocks);
+    if (!cache)
+        return std::nullopt;
+    std::vector<LogIndex> indexes;
+    for (const std::string &p : logs) {
+        std::optional<LogIndex> x = LogIndex::load(p);
+        if (!x)
+            return std::nullopt;
+        indexes.push_back(std::move(*x));
+    }
+    std::map<std::string, const CorrectionCache::WorkerClock *> clockOf;
+    for (const auto &wc : cache->workers)
+        clockOf[wc.log] = &wc;
+    const int m = o.window.mode == ClockMode::Raw ? 1 : 0;
+    const auto [A, B] = globalWindow(o.window, cache->range[m]);
+    std::vector<std::pair<int64_t, int64_t>> local(logs.size());
+    std::vector<sync::ClockMap> maps(logs.size());
+    for (size_t i = 0; i < logs.size(); ++i) {
+        const auto it =
+            clockOf.find(std::filesystem::absolute(logs[i]).lexically_normal().string());
+        if (it == clockOf.end())
+            return std::nullopt;
+        const auto &segs = m == 1 ? it->second->raw : it->second->corrected;
+        maps[i] = segs.empty() ? sync::ClockMap() : sync::ClockMap(segs);
+        // toLocal is the inverse within 1 ns; a microsecond either side is plenty.
+        local[i] = {maps[i].toLocal(A) - 1000, maps[i].toLocal(B) + 1000};
+    }
+    std::vector<ParsedFile> files(logs.size());
+    std::atomic<size_t> next{0};
+    std::atomic<int64_t> bytes{0};
+    std::mutex mutex;
+    size_t done = 0;
+    ArgStore args;
+    progress.report(kWindow, 0.0, "0 of " + std::to_string(files.size()) + " files");
+    auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+            if (cancelled(o))
+                return;
+            int64_t n = 0;
+            files[i] = WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
+            bytes += n;
+            EventKindLookup fileKinds(config);
+            TimelineBuilder::prepareFile(files[i], fileKinds);
+            // Cut now (the same rule as the final cut): the blocks' events outside the window
+            // and the parser's spare capacity are freed before the next file is read.
+            for (EventTrack &t : files[i].worker.tracks)
+                WindowReader::cutTrack(t, maps[i], A, B);
+            // The correction is cached: the window's message records are not needed.
+            files[i].messages = MessageLog();
+            std::lock_guard lock(mutex);
+            TimelineBuilder::moveArgsTo(files[i], args);
+            ++done;
+            progress.report(kWindow, double(done) / double(files.size()),
+                            std::to_string(done) + " of " + std::to_string(files.size()) +
+                                " files");
+        }
+    };
+    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    n = std::max(1, std::min<int>(n, int(files.size())));
+    std::vector<std::thread> pool;
+    for (int k = 1; k < n; ++k)
+        pool.emplace_back(work);
+    work();
+    for (auto &th : pool)
+        th.join();
+    LoadResult result;
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
+    BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
+    std::vector<MessageLog>().swap(built.messages);
+    Timeline &tl = *built.timeline;
+    tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
+    if (!cache->applyTo(tl))
+        return std::nullopt;
+    releaseFreeMemory();
+    EventKindLookup kinds(config);
+    progress.report(kIndex, 0.0, "names and categories");
+    kinds.describe(tl);
+    tl.window.active = true;
+    tl.window.mode = o.window.mode;
+    tl.window.beginNs = A;
+    tl.window.endNs = B;
+    tl.window.job[0] = cache->range[0];
+    tl.window.job[1] = cache->range[1];
+    tl.window.readOnlyWindow = true;
+    tl.window.bytesRead = bytes.load();
+    WindowReader::cut(tl, o.window.mode, A, B);
+    tl.updateRange();
+    progress.done();
+    result.timeline = std::move(built.timeline);
+    return result;
+}
+
 } // namespace
+
+IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
+                                   const std::string &alignOn, bool correct)
+{
+    IndexedSpan s;
+    const JobInputs inputs = JobInputs::resolve(paths);
+    if (!inputs.fatalError.empty()) {
+        s.why = inputs.fatalError;
+        return s;
+    }
+    if (!inputs.chromeTraces.empty()) {
+        s.why = "the job has Chrome traces: a window is cut from a full load";
+        return s;
+    }
+    const auto cache = CorrectionCache::load(inputs.logs, alignOn, correct, &s.why);
+    if (!cache)
+        return s;
+    for (const std::string &p : inputs.logs)
+        if (!LogIndex::load(p, &s.why))
+            return s;
+    s.known = true;
+    s.range[0] = cache->range[0];
+    s.range[1] = cache->range[1];
+    s.events = cache->events;
+    return s;
+}
 
 LoadResult JobLoader::load(const LoadOptions &o)
 {
@@ -190,6 +368,16 @@ LoadResult JobLoader::load(const LoadOptions &o)
 
     const auto config = loadConfig(inputs.configPath);
     Progress progress(o);
+    if (o.window.use)
+        if (std::optional<LoadResult> r = loadWindowed(
+                [&] {
+                    std::vector<std::string> logs;
+                    for (const Task &t : tasks)
+                        logs.push_back(t.path);
+                    return logs;
+                }(),
+                inputs, o, config, progress))
+            return std::move(*r);
     ArgStore args;
     std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args);
     if (cancelled(o)) {
@@ -234,6 +422,19 @@ LoadResult JobLoader::load(const LoadOptions &o)
     }
     progress.report(kIndex, 0.0, "names and categories");
     kinds.describe(tl); // categories and colours per name, for the viewer
+    if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty())
+        CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks);
+    if (o.window.use) {
+        const auto [A, B] = globalWindow(o.window, tl.range(o.window.mode));
+        tl.window.active = true;
+        tl.window.mode = o.window.mode;
+        tl.window.beginNs = A;
+        tl.window.endNs = B;
+        tl.window.job[0] = tl.range(ClockMode::Corrected);
+        tl.window.job[1] = tl.range(ClockMode::Raw);
+        WindowReader::cut(tl, o.window.mode, A, B);
+        tl.updateRange();
+    }
     progress.done();
     result.timeline = std::move(built.timeline);
     return result;

@@ -9,7 +9,8 @@
 // calling thread, one call at a time, with the overall fraction in [0, 1] over every stage
 // (parsing by bytes, merging, correcting clocks, indexing) and a line naming the stage, its
 // detail, the percentage and an ETA ("parsing: 12 of 64 files, 310 MB of 1.5 GB · 19% · ETA 8 s"),
-// ending with (1.0, "done"); `cancel` is polled between files, inside big files and between
+// ending with (1.0, "done"); a windowed read reports "reading the window: N of M files" instead
+// of parsing and needs no correction stage; `cancel` is polled between files, inside big files and between
 // stages — when it becomes true, load() returns cancelled = true and no timeline.
 #pragma once
 
@@ -23,6 +24,16 @@
 
 namespace syncline {
 
+// A time window to open (docs/scale.md "Windowed opening"): [beginNs, endNs] relative to the
+// whole job's origin in `mode` (the same times `--range` and the CSV use).
+struct LoadWindow
+{
+    bool use = false;
+    ClockMode mode = ClockMode::Corrected;
+    int64_t beginNs = 0;
+    int64_t endNs = 0;
+};
+
 struct LoadOptions
 {
     std::vector<std::string> paths;
@@ -31,6 +42,26 @@ struct LoadOptions
     int threads = 0; // 0 = hardware concurrency
     std::function<void(double fraction, const std::string &what)> progress;
     const std::atomic<bool> *cancel = nullptr;
+    // With a window, only the events overlapping it are kept. When every input is a syncline
+    // log with a valid index and the job's clock correction is cached (a full load wrote them),
+    // only the blocks the window needs are read (Timeline::window.readOnlyWindow); otherwise the
+    // job is loaded whole (writing the indexes and the cache) and cut.
+    LoadWindow window;
+    // Full loads write each log's index and the job's correction cache (LogIndex,
+    // CorrectionCache) when they are missing or stale.
+    bool writeIndex = true;
+    size_t indexIntervalBytes = 256 << 10; // between an index's checkpoints (tests use less)
+};
+
+// What the index knows about a job without loading it (the viewer's Open window… dialog):
+// the whole job's range per mode and its event count, when its correction is cached and every
+// log has a valid index.
+struct IndexedSpan
+{
+    bool known = false;
+    TimeRange range[2]; // [0] corrected, [1] raw
+    int64_t events = 0;
+    std::string why; // when !known
 };
 
 struct LoadResult
@@ -44,6 +75,8 @@ class JobLoader
 {
 public:
     static LoadResult load(const LoadOptions &options);
+    static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
+                                   const std::string &alignOn = {}, bool correct = true);
 };
 
 } // namespace syncline

@@ -36,10 +36,12 @@ void Timeline::updateRange()
             const sync::ClockMap &m = map(w, mode);
             for (const EventTrack &t : workers[w].tracks)
                 if (t.count() > 0)
-                    end = std::max(end, m.toGlobal(*std::max_element(t.localEnd.begin(),
-                                                                     t.localEnd.end())));
+                    end = std::max(
+                        end, m.toGlobal(*std::max_element(t.localEnd.begin(), t.localEnd.end())));
         }
         m_range[index(mode)] = begin > end ? TimeRange{} : TimeRange{begin, begin, end};
+        if (window.active)
+            m_range[index(mode)].origin = window.job[index(mode)].origin;
     }
 }
 

@@ -3,7 +3,8 @@
 //
 // Invariants: workers sorted by (rank, restart); global times are ns on the reference clock;
 // range(mode).origin is the display zero = the earliest global event start in that mode
-// (documented in docs/cli.md; CSV start_ns/end_ns are relative to it). The Timeline holds no
+// (documented in docs/cli.md; CSV start_ns/end_ns are relative to it) — of the whole job, also
+// for a windowed timeline (`window.active`), whose events are only those overlapping the window. The Timeline holds no
 // current clock mode: every time query takes the ClockMode it is asked in.
 // Threading: built on a loader thread, then handed over; const access from any thread;
 // mutation (live append) only from the owning thread.
@@ -54,6 +55,20 @@ struct NameKind
     bool hasColour = false;
 };
 
+// A windowed load (LoadOptions::window, docs/scale.md): the timeline holds only the events that
+// overlap [beginNs, endNs] (global ns of `mode`); `job` is the whole job's range per mode
+// ([0] corrected, [1] raw), and the timeline's origins stay the whole job's.
+struct TimelineWindow
+{
+    bool active = false;
+    ClockMode mode = ClockMode::Corrected;
+    int64_t beginNs = 0;
+    int64_t endNs = 0;
+    TimeRange job[2];
+    bool readOnlyWindow = false; // read through the index (false: full load, then cut)
+    int64_t bytesRead = 0;       // bytes of log read (the index path)
+};
+
 class Timeline
 {
 public:
@@ -68,6 +83,7 @@ public:
     // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
     // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.
     int64_t referenceShiftNs = 0;
+    TimelineWindow window; // inactive unless loaded with a window
     // Per name id (may be shorter than names: missing entries have no kind).
     std::vector<NameKind> kinds;
     const NameKind *kindOf(uint32_t nameId) const
@@ -94,7 +110,8 @@ public:
     // first event (tracks are sorted by start); INT64_MAX when there are no events.
     int64_t earliestStart(ClockMode mode) const;
     // Recomputes both modes' ranges after the events or maps changed: begin = earliestStart(),
-    // end = the latest global end over every event (ends are not sorted: a full pass).
+    // end = the latest global end over every event (ends are not sorted: a full pass); origin =
+    // begin, or the whole job's origin when `window` is active.
     void updateRange();
     // Live append (LiveJob) keeps the range up to date incrementally instead of updateRange()'s
     // full pass: begin = earliestStart(mode), end = `endNs` (the job's "now" in that mode).

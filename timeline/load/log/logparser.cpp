@@ -438,6 +438,13 @@ ParsedFile LogParser::finish(std::string_view tail)
 
 ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel)
 {
+    return parseFile(path, cancel, {}, 0);
+}
+
+ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel,
+                                const std::function<void(const LogParser &)> &checkpoint,
+                                size_t interval)
+{
     LogParser parser(path);
     std::string error;
     const int fd = FileReader::openRegular(path, &error);
@@ -461,6 +468,11 @@ ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool>
     constexpr size_t kSlice = 4 << 20;
     std::string buf(kSlice, '\0');
     size_t have = 0;
+    int64_t nextCheckpoint = 0;
+    if (checkpoint) {
+        checkpoint(parser);
+        nextCheckpoint = int64_t(interval);
+    }
     while (!(cancel && cancel->load(std::memory_order_relaxed))) {
         if (have == buf.size())
             buf.resize(buf.size() * 2);
@@ -477,7 +489,32 @@ ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool>
         if (n == 0)
             break;
         have += size_t(n);
-        const size_t used = parser.feed(std::string_view(buf.data(), have));
+        size_t used = 0;
+        if (!checkpoint) {
+            used = parser.feed(std::string_view(buf.data(), have));
+        } else {
+            // Fed up to each checkpoint's offset (then on to the line's end), so a checkpoint
+            // falls on the first line boundary at or after every `interval` bytes.
+            while (used < have) {
+                const int64_t at = parser.m_out.bytes;
+                const size_t want = size_t(std::max<int64_t>(nextCheckpoint - at, 1));
+                const size_t piece = std::min(want, have - used);
+                size_t got = parser.feed(std::string_view(buf.data() + used, piece));
+                if (got == 0) {
+                    const void *nl =
+                        std::memchr(buf.data() + used + piece, '\n', have - used - piece);
+                    if (!nl)
+                        break; // the line continues in the next read
+                    const size_t lineEnd = size_t(static_cast<const char *>(nl) - buf.data()) + 1;
+                    got = parser.feed(std::string_view(buf.data() + used, lineEnd - used));
+                }
+                used += got;
+                if (parser.m_out.bytes >= nextCheckpoint) {
+                    checkpoint(parser);
+                    nextCheckpoint = parser.m_out.bytes + int64_t(interval);
+                }
+            }
+        }
         std::memmove(buf.data(), buf.data() + used, have - used);
         have -= used;
     }

@@ -17,6 +17,7 @@
 #include "timeline/load/problemlog.h"
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,6 +38,11 @@ public:
 
     // Reads the whole file; returns a ParsedFile whose problems explain any failure.
     static ParsedFile parseFile(const std::string &path, const std::atomic<bool> *cancel = nullptr);
+    // The same, calling `checkpoint(parser)` at line boundaries about every `interval` bytes
+    // (and once at offset 0), between feeds: LogIndex records the position and open stacks there.
+    static ParsedFile parseFile(const std::string &path, const std::atomic<bool> *cancel,
+                                const std::function<void(const LogParser &)> &checkpoint,
+                                size_t interval);
     // True when the first line of `head` looks like a syncline log record.
     static bool sniff(std::string_view head);
 
@@ -54,6 +60,21 @@ public:
     // The next fed line is line 1 again (a live reader whose file was truncated goes on
     // reading its new content as more of the same log).
     void restartLineNumbers() { m_line = 0; }
+
+    // Index support (LogIndex), between feeds: the lines read so far, whether any record carried
+    // a time, and per track (index into partial().worker.tracks) the stack of open B events.
+    int64_t line() const { return m_line; }
+    bool anyTime() const { return m_anyTime; }
+    const std::vector<std::vector<uint32_t>> &openStacks() const { return m_open; }
+    // A windowed read continues at line `line`, byte `bytes` of the file (what lies before was
+    // skipped), so problems keep their file:line.
+    void seek(int64_t line, int64_t bytes)
+    {
+        m_line = line;
+        m_out.bytes = bytes;
+    }
+    // Events to reserve for the first thread (parseFile sets it from the file's size).
+    void reserveEvents(size_t n) { m_reserveHint = n; }
 
 private:
     void handleLine(std::string_view line, bool last);

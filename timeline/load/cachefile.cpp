@@ -1,0 +1,170 @@
+#include "timeline/load/cachefile.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace syncline::load {
+
+namespace fs = std::filesystem;
+
+uint64_t CacheFile::hash(std::string_view bytes, uint64_t h)
+{
+    for (unsigned char c : bytes) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+std::string CacheFile::placeFor(const std::string &dir, bool beside)
+{
+    if (beside)
+        return dir + "/.syncline-index";
+    std::string base;
+    if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        base = x;
+    else if (const char *h = std::getenv("HOME"); h && *h)
+        base = std::string(h) + "/.cache";
+    else
+        base = "/tmp";
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash(dir));
+    return base + "/syncline/index/" + hex;
+}
+
+CacheFile::Writer::Writer(const char (&magic)[8], uint32_t version)
+{
+    m_bytes.append(magic, 8);
+    u32(version);
+}
+
+bool CacheFile::Writer::writeTo(const std::string &path) const
+{
+    std::error_code ec;
+    const fs::path p(path);
+    fs::create_directories(p.parent_path(), ec);
+    if (ec)
+        return false;
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    const uint64_t h = hash(m_bytes);
+    std::string all = m_bytes;
+    all.append(reinterpret_cast<const char *>(&h), 8);
+    size_t done = 0;
+    while (done < all.size()) {
+        const ssize_t n = ::write(fd, all.data() + done, all.size() - done);
+        if (n <= 0) {
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return false;
+        }
+        done += size_t(n);
+    }
+    if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+CacheFile::Reader::Reader(std::string_view bytes, const char (&magic)[8], uint32_t version)
+{
+    if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), magic, 8) != 0) {
+        m_ok = false;
+        m_error = "not an index file (bad magic or too short)";
+        return;
+    }
+    uint64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+    m_body = bytes.substr(0, bytes.size() - 8);
+    if (hash(m_body) != stored) {
+        m_ok = false;
+        m_error = "corrupt (hash mismatch)";
+        return;
+    }
+    m_pos = 8;
+    const uint32_t v = u32();
+    if (v != version) {
+        m_ok = false;
+        m_error = "index format version " + std::to_string(v) + ", this reader knows " +
+                  std::to_string(version);
+    }
+}
+
+bool CacheFile::Reader::take(void *out, size_t n)
+{
+    if (!m_ok || m_body.size() - m_pos < n) {
+        if (m_ok)
+            m_error = "truncated";
+        m_ok = false;
+        std::memset(out, 0, n);
+        return false;
+    }
+    std::memcpy(out, m_body.data() + m_pos, n);
+    m_pos += n;
+    return true;
+}
+
+uint32_t CacheFile::Reader::u32()
+{
+    uint32_t v = 0;
+    take(&v, 4);
+    return v;
+}
+
+uint64_t CacheFile::Reader::u64()
+{
+    uint64_t v = 0;
+    take(&v, 8);
+    return v;
+}
+
+double CacheFile::Reader::f64()
+{
+    double v = 0;
+    take(&v, 8);
+    return v;
+}
+
+std::string CacheFile::Reader::str()
+{
+    const uint32_t n = u32();
+    if (!m_ok || m_body.size() - m_pos < n) {
+        if (m_ok)
+            m_error = "truncated";
+        m_ok = false;
+        return {};
+    }
+    std::string s(m_body.substr(m_pos, n));
+    m_pos += n;
+    return s;
+}
+
+size_t CacheFile::Reader::count(size_t minBytes)
+{
+    const uint32_t n = u32();
+    if (!m_ok || (m_body.size() - m_pos) / std::max<size_t>(minBytes, 1) < n) {
+        if (m_ok)
+            m_error = "truncated";
+        m_ok = false;
+        return 0;
+    }
+    return n;
+}
+
+bool CacheFile::Reader::finish()
+{
+    if (m_ok && m_pos != m_body.size()) {
+        m_ok = false;
+        m_error = "trailing bytes";
+    }
+    return m_ok;
+}
+
+} // namespace syncline::load

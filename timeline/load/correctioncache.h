@@ -1,0 +1,56 @@
+// CorrectionCache — the clock correction of a whole job, kept beside its logs so a windowed open
+// (LoadOptions::window) can use the result that every sync sample, message pair and collective
+// of the full load produced without reading them again. Written by every full load of a job made
+// only of syncline logs; keyed by the logs (absolute path, size, mtime, inode, head hash — see
+// LogFileStamp), --align-on and --no-correct, so any change to any log, or other options, makes
+// it stale: it is then ignored and the next load is a full one that writes it again.
+//
+// Holds per worker (by its log's path) the corrected map and the engine's summary; for the job
+// the causality report, clock notes, the reference shift and both modes' ranges (the window's
+// times stay relative to the whole job's origin).
+// File: CacheFile::placeFor(<dir of the first log>) + "/correction-<hash of the key>.scc".
+// Threading: values; any thread.
+#pragma once
+
+#include "timeline/model/timeline.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncline::load {
+
+struct CorrectionCache
+{
+    static constexpr uint32_t kVersion = 1;
+
+    struct WorkerClock
+    {
+        std::string log; // absolute path
+        std::vector<sync::ClockSegment> corrected;
+        std::vector<sync::ClockSegment> raw;
+        sync::WorkerClockResult clock; // its map left empty
+    };
+    std::vector<WorkerClock> workers;
+    sync::CausalityReport causality;
+    std::vector<std::string> clockNotes;
+    int64_t referenceShiftNs = 0;
+    TimeRange range[2]; // [0] corrected, [1] raw
+    int64_t events = 0;
+
+    // The key of a job: its logs (any order) and the correction options.
+    static std::string keyOf(const std::vector<std::string> &logs, const std::string &alignOn,
+                             bool correct, std::string *error = nullptr);
+    static std::optional<CorrectionCache> load(const std::vector<std::string> &logs,
+                                               const std::string &alignOn, bool correct,
+                                               std::string *why = nullptr);
+    // From a full load's timeline (workers' sourceFile are the logs).
+    static CorrectionCache of(const Timeline &tl);
+    bool store(const std::vector<std::string> &logs, const std::string &alignOn,
+               bool correct) const;
+    // Puts the cached clocks on the workers of `tl` (matched by sourceFile); false when a worker
+    // has none (the cache does not describe this job).
+    bool applyTo(Timeline &tl) const;
+};
+
+} // namespace syncline::load

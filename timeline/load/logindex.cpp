@@ -1,0 +1,307 @@
+#include "timeline/load/logindex.h"
+
+#include "timeline/load/cachefile.h"
+#include "timeline/load/filereader.h"
+#include "timeline/load/log/linescanner.h"
+#include "timeline/load/log/logparser.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sys/stat.h>
+
+namespace syncline::load {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'I', 'D', 'X', '1'};
+
+} // namespace
+
+std::optional<LogFileStamp> LogFileStamp::of(const std::string &path)
+{
+    struct stat st
+    {
+    };
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt;
+    LogFileStamp s;
+    s.size = int64_t(st.st_size);
+    s.mtimeNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    s.inode = uint64_t(st.st_ino);
+    s.headHash = CacheFile::hash(FileReader::head(path, 4096));
+    return s;
+}
+
+std::string LogIndex::pathFor(const std::string &logPath, bool beside)
+{
+    const fs::path p = fs::absolute(logPath).lexically_normal();
+    return CacheFile::placeFor(p.parent_path().string(), beside) + "/" + p.filename().string() +
+           ".sidx";
+}
+
+void LogIndex::Builder::checkpoint(const LogParser &parser)
+{
+    Snap s;
+    s.cp.offset = parser.partial().bytes;
+    s.cp.line = parser.line();
+    s.cp.maxTsBefore = parser.anyTime() ? parser.partial().worker.info.lastLocalNs : INT64_MIN;
+    const auto &tracks = parser.partial().worker.tracks;
+    s.trackSizes.reserve(tracks.size());
+    for (const EventTrack &t : tracks)
+        s.trackSizes.push_back(uint32_t(t.count()));
+    const auto &stacks = parser.openStacks();
+    for (size_t t = 0; t < stacks.size(); ++t)
+        for (uint32_t e : stacks[t])
+            s.open.emplace_back(uint32_t(t), e);
+    m_snaps.push_back(std::move(s));
+}
+
+LogIndex LogIndex::Builder::finish(const ParsedFile &f, const LogFileStamp &stamp,
+                                   int64_t headerEnd)
+{
+    LogIndex x;
+    x.stamp = stamp;
+    x.headerEnd = headerEnd;
+    const Worker &w = f.worker;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> spanOf;
+    for (size_t k = 0; k < m_snaps.size(); ++k) {
+        Snap &s = m_snaps[k];
+        // The block after checkpoint k holds events [sizes[k], sizes[k + 1]) of every track.
+        for (size_t t = 0; t < w.tracks.size(); ++t) {
+            const EventTrack &tr = w.tracks[t];
+            const size_t from = t < s.trackSizes.size() ? s.trackSizes[t] : 0;
+            const size_t to = k + 1 < m_snaps.size() && t < m_snaps[k + 1].trackSizes.size()
+                                  ? m_snaps[k + 1].trackSizes[t]
+                              : k + 1 < m_snaps.size() ? 0
+                                                       : tr.count();
+            for (size_t i = from; i < to && i < tr.count(); ++i)
+                s.cp.minStartAfter = std::min(s.cp.minStartAfter, tr.localStart[i]);
+        }
+        s.cp.openBegin = uint32_t(x.openSpans.size());
+        for (const auto &[t, e] : s.open) {
+            auto [it, inserted] = spanOf.emplace(std::make_pair(t, e), uint32_t(x.spans.size()));
+            if (inserted) {
+                const EventTrack &tr = w.tracks[t];
+                Span sp;
+                sp.tid = tr.tid;
+                sp.localStart = tr.localStart[e];
+                sp.localEnd = tr.localEnd[e];
+                sp.flags = tr.flags[e];
+                sp.name = std::string(f.names.name(tr.nameId[e]));
+                const int64_t a = tr.argsId(e);
+                if (a >= 0)
+                    sp.args = std::string(f.args.text(uint32_t(a)));
+                x.spans.push_back(std::move(sp));
+            }
+            x.openSpans.push_back(it->second);
+        }
+        s.cp.openCount = uint32_t(x.openSpans.size()) - s.cp.openBegin;
+        x.checkpoints.push_back(s.cp);
+    }
+    for (const EventTrack &t : w.tracks) {
+        x.events += int64_t(t.count());
+        if (!t.threadName.empty())
+            x.threadNames.emplace_back(t.tid, t.threadName);
+    }
+    x.refId = w.refId;
+    x.samples = w.samples;
+    x.firstLocalNs = w.info.firstLocalNs;
+    x.lastLocalNs = w.info.lastLocalNs;
+    x.lastHeartbeatLocalNs = w.info.lastHeartbeatLocalNs;
+    x.droppedEvents = w.info.droppedEvents;
+    x.closedCleanly = w.info.closedCleanly;
+    return x;
+}
+
+std::pair<size_t, size_t> LogIndex::blocksFor(int64_t a, int64_t b) const
+{
+    const size_t n = checkpoints.size();
+    // lo: the last checkpoint before which every record's time is < a (what lies before it ends
+    // before the window; what is still open there comes from its open spans).
+    size_t lo = 0;
+    while (lo + 1 < n && checkpoints[lo + 1].maxTsBefore < a)
+        ++lo;
+    // hi: the first checkpoint from which on every event starts after b (suffix minimum).
+    size_t hi = n;
+    while (hi > lo + 1 && checkpoints[hi - 1].minStartAfter > b)
+        --hi;
+    return {lo, hi};
+}
+
+std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string *why)
+{
+    std::string bytes;
+    std::string error;
+    if (!FileReader::readAll(indexPath, bytes, &error)) {
+        if (why)
+            *why = error;
+        return std::nullopt;
+    }
+    CacheFile::Reader r(bytes, kMagic, kVersion);
+    if (!r.ok()) {
+        if (why)
+            *why = r.error();
+        return std::nullopt;
+    }
+    LogIndex x;
+    x.stamp.size = r.i64();
+    x.stamp.mtimeNs = r.i64();
+    x.stamp.inode = r.u64();
+    x.stamp.headHash = r.u64();
+    x.headerEnd = r.i64();
+    x.firstLocalNs = r.i64();
+    x.lastLocalNs = r.i64();
+    x.lastHeartbeatLocalNs = r.i64();
+    x.droppedEvents = r.i64();
+    x.closedCleanly = r.u32() != 0;
+    x.events = r.i64();
+    x.refId = r.str();
+    x.checkpoints.resize(r.count(40));
+    for (Checkpoint &c : x.checkpoints) {
+        c.offset = r.i64();
+        c.line = r.i64();
+        c.maxTsBefore = r.i64();
+        c.minStartAfter = r.i64();
+        c.openBegin = r.u32();
+        c.openCount = r.u32();
+    }
+    x.openSpans.resize(r.count(4));
+    for (uint32_t &s : x.openSpans)
+        s = r.u32();
+    x.spans.resize(r.count(32));
+    for (Span &s : x.spans) {
+        s.tid = r.i64();
+        s.localStart = r.i64();
+        s.localEnd = r.i64();
+        s.flags = uint16_t(r.u32());
+        s.name = r.str();
+        s.args = r.str();
+    }
+    x.threadNames.resize(r.count(12));
+    for (auto &[tid, name] : x.threadNames) {
+        tid = r.i64();
+        name = r.str();
+    }
+    x.samples.resize(r.count(40));
+    for (sync::ClockSample &s : x.samples) {
+        s.t1 = r.i64();
+        s.t2 = r.i64();
+        s.t3 = r.i64();
+        s.t4 = r.i64();
+        s.burst = int32_t(r.u32());
+        s.seq = int32_t(r.u32());
+    }
+    if (!r.finish()) {
+        if (why)
+            *why = r.error();
+        return std::nullopt;
+    }
+    // Internal consistency: a reader never indexes past what it read.
+    bool consistent = !x.checkpoints.empty() && x.checkpoints[0].offset == 0;
+    for (size_t i = 0; consistent && i < x.checkpoints.size(); ++i) {
+        const Checkpoint &c = x.checkpoints[i];
+        consistent = c.offset >= 0 && c.offset <= x.stamp.size &&
+                     (i == 0 || c.offset >= x.checkpoints[i - 1].offset) &&
+                     uint64_t(c.openBegin) + c.openCount <= x.openSpans.size();
+    }
+    for (uint32_t s : x.openSpans)
+        consistent = consistent && s < x.spans.size();
+    if (!consistent) {
+        if (why)
+            *why = "inconsistent checkpoints";
+        return std::nullopt;
+    }
+    return x;
+}
+
+std::optional<LogIndex> LogIndex::load(const std::string &logPath, std::string *why)
+{
+    const std::optional<LogFileStamp> now = LogFileStamp::of(logPath);
+    if (!now) {
+        if (why)
+            *why = "no such log";
+        return std::nullopt;
+    }
+    std::string reason = "no index";
+    for (bool beside : {true, false}) {
+        const std::string p = pathFor(logPath, beside);
+        std::error_code ec;
+        if (!fs::exists(p, ec))
+            continue;
+        std::string r;
+        std::optional<LogIndex> x = read(p, &r);
+        if (!x) {
+            reason = p + ": " + r;
+            continue;
+        }
+        if (!(x->stamp == *now)) {
+            reason = p + ": stale (the log changed since it was written)";
+            continue;
+        }
+        return x;
+    }
+    if (why)
+        *why = reason;
+    return std::nullopt;
+}
+
+std::string LogIndex::store(const std::string &logPath) const
+{
+    CacheFile::Writer wr(kMagic, kVersion);
+    wr.i64(stamp.size);
+    wr.i64(stamp.mtimeNs);
+    wr.u64(stamp.inode);
+    wr.u64(stamp.headHash);
+    wr.i64(headerEnd);
+    wr.i64(firstLocalNs);
+    wr.i64(lastLocalNs);
+    wr.i64(lastHeartbeatLocalNs);
+    wr.i64(droppedEvents);
+    wr.u32(closedCleanly ? 1 : 0);
+    wr.i64(events);
+    wr.str(refId);
+    wr.u32(uint32_t(checkpoints.size()));
+    for (const Checkpoint &c : checkpoints) {
+        wr.i64(c.offset);
+        wr.i64(c.line);
+        wr.i64(c.maxTsBefore);
+        wr.i64(c.minStartAfter);
+        wr.u32(c.openBegin);
+        wr.u32(c.openCount);
+    }
+    wr.u32(uint32_t(openSpans.size()));
+    for (uint32_t s : openSpans)
+        wr.u32(s);
+    wr.u32(uint32_t(spans.size()));
+    for (const Span &s : spans) {
+        wr.i64(s.tid);
+        wr.i64(s.localStart);
+        wr.i64(s.localEnd);
+        wr.u32(s.flags);
+        wr.str(s.name);
+        wr.str(s.args);
+    }
+    wr.u32(uint32_t(threadNames.size()));
+    for (const auto &[tid, name] : threadNames) {
+        wr.i64(tid);
+        wr.str(name);
+    }
+    wr.u32(uint32_t(samples.size()));
+    for (const sync::ClockSample &s : samples) {
+        wr.i64(s.t1);
+        wr.i64(s.t2);
+        wr.i64(s.t3);
+        wr.i64(s.t4);
+        wr.u32(uint32_t(s.burst));
+        wr.u32(uint32_t(s.seq));
+    }
+    for (bool beside : {true, false})
+        if (wr.writeTo(pathFor(logPath, beside)))
+            return pathFor(logPath, beside);
+    return {};
+}
+
+} // namespace syncline::load

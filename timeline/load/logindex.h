@@ -1,0 +1,115 @@
+// LogIndex — the time index of one syncline log (docs/scale.md "Windowed opening"): checkpoints
+// at line boundaries about every kInterval bytes, each with the byte offset and line number, the
+// largest local time of any record before it, the smallest start of the events whose first line
+// lies in the block after it, and the events still open there (their B lines are before the
+// checkpoint, their ends after it). Those open events ("spans") are stored whole — tid, local
+// start and end as the full parse found them, flags, name and args — so a windowed read can
+// start at any checkpoint with the right ancestors and give events that end after its last
+// block their true end. The log's sync samples, thread names and the worker fields a full parse
+// ends with (first/last local time, heartbeat, drops, close) are stored too: clock correction
+// and the clock panel always see every sample.
+//
+// File: `<log dir>/.syncline-index/<log name>.sidx`, or, when that directory cannot be written,
+// `$XDG_CACHE_HOME/syncline/index/<hash of the log dir>/<log name>.sidx` (~/.cache without
+// XDG_CACHE_HOME). Binary, little-endian, version kVersion; it describes the log by size, mtime,
+// inode and a hash of its first 4 KiB, and ends with a hash of its own bytes. An index that does
+// not match its log in every one of those, or fails its own hash, is ignored (and rebuilt by the
+// next full load) — never trusted.
+//
+// Threading: a LogIndex is a value; Builder is used by the thread parsing its file; load/store
+// are safe from any thread (stores go through a temporary file and rename).
+#pragma once
+
+#include "timeline/load/parsedfile.h"
+
+#include "sync/clocksample.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncline::load {
+
+class LogParser;
+
+// The identity of a log file an index (or the correction cache) was made from.
+struct LogFileStamp
+{
+    int64_t size = 0;
+    int64_t mtimeNs = 0;
+    uint64_t inode = 0;
+    uint64_t headHash = 0; // FNV-1a 64 of the first min(4096, size) bytes
+    bool operator==(const LogFileStamp &) const = default;
+    static std::optional<LogFileStamp> of(const std::string &path);
+};
+
+struct LogIndex
+{
+    static constexpr uint32_t kVersion = 1;
+    static constexpr size_t kInterval = 256 << 10; // bytes between checkpoints (default)
+
+    struct Checkpoint
+    {
+        int64_t offset = 0;
+        int64_t line = 0;                      // lines before it
+        int64_t maxTsBefore = INT64_MIN;       // largest local ts of any record before it
+        int64_t minStartAfter = INT64_MAX;     // smallest start of events first seen in its block
+        uint32_t openBegin = 0, openCount = 0; // into openSpans
+    };
+    struct Span
+    {
+        int64_t tid = 0;
+        int64_t localStart = 0;
+        int64_t localEnd = 0;
+        uint16_t flags = 0; // the full parse's (EventOpen when it never ended)
+        std::string name;
+        std::string args; // "" = none
+    };
+
+    LogFileStamp stamp;
+    int64_t headerEnd = 0; // bytes of the header line (0 when the first line is not a header)
+    std::vector<Checkpoint> checkpoints; // checkpoints[0] is offset 0
+    std::vector<uint32_t> openSpans;     // per checkpoint, bottom to top per tid
+    std::vector<Span> spans;
+    std::vector<std::pair<int64_t, std::string>> threadNames;
+    std::string refId;
+    std::vector<sync::ClockSample> samples;
+    int64_t firstLocalNs = 0, lastLocalNs = 0, lastHeartbeatLocalNs = 0, droppedEvents = 0;
+    bool closedCleanly = false;
+    int64_t events = 0;
+
+    // Where the index of `logPath` is (beside it, else in the cache dir). `beside` selects.
+    static std::string pathFor(const std::string &logPath, bool beside);
+    // The valid index of `logPath`, if one exists beside it or in the cache dir: its stamp
+    // matches the log's now, version and own hash check out. *why (when given) says why not.
+    static std::optional<LogIndex> load(const std::string &logPath, std::string *why = nullptr);
+    // Reads one index file (no comparison with the log). nullopt when corrupt or another version.
+    static std::optional<LogIndex> read(const std::string &indexPath, std::string *why = nullptr);
+    // Writes beside the log, else into the cache dir; returns the path written ("" when neither
+    // could be written: the job still loads, without an index).
+    std::string store(const std::string &logPath) const;
+
+    // Blocks [lo, hi) a read of local times [a, b] needs (hi may be checkpoints.size(): to EOF).
+    std::pair<size_t, size_t> blocksFor(int64_t a, int64_t b) const;
+
+    // Collects checkpoints while LogParser::parseFile runs, then the spans from the finished
+    // (not yet sorted) file.
+    class Builder
+    {
+    public:
+        void checkpoint(const LogParser &parser);
+        LogIndex finish(const ParsedFile &file, const LogFileStamp &stamp, int64_t headerEnd);
+
+    private:
+        struct Snap
+        {
+            LogIndex::Checkpoint cp;
+            std::vector<uint32_t> trackSizes;
+            std::vector<std::pair<uint32_t, uint32_t>> open; // (track, event)
+        };
+        std::vector<Snap> m_snaps;
+    };
+};
+
+} // namespace syncline::load

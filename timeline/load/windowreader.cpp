@@ -1,0 +1,228 @@
+#include "timeline/load/windowreader.h"
+
+#include "timeline/load/filereader.h"
+#include "timeline/load/log/logparser.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <unistd.h>
+
+namespace syncline::load {
+
+namespace {
+
+void appendJsonString(std::string &out, std::string_view s)
+{
+    out += '"';
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += char(c);
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += char(c);
+        }
+    }
+    out += '"';
+}
+
+// The B record that opened `s` (its name and args as the full parse stored them).
+std::string beginLine(const LogIndex::Span &s)
+{
+    std::string line = "{\"t\":\"B\",\"ts\":" + std::to_string(s.localStart) +
+                       ",\"tid\":" + std::to_string(s.tid) + ",\"name\":";
+    appendJsonString(line, s.name);
+    if (!s.args.empty())
+        line += ",\"args\":" + s.args;
+    line += "}\n";
+    return line;
+}
+
+bool preadAll(int fd, std::string &buf, int64_t offset, size_t n, std::string *error)
+{
+    buf.resize(n);
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::pread(fd, buf.data() + got, n - got, off_t(offset + int64_t(got)));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            *error = "read error: " + std::string(std::strerror(errno));
+            return false;
+        }
+        if (r == 0)
+            break; // shorter than indexed: the caller saw the stamp, so only a race
+        got += size_t(r);
+    }
+    buf.resize(got);
+    return true;
+}
+
+} // namespace
+
+ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_t a, int64_t b,
+                              int64_t *bytesRead)
+{
+    LogParser parser(path);
+    std::string error;
+    const int fd = FileReader::openRegular(path, &error);
+    if (fd < 0) {
+        ParsedFile out;
+        out.path = path;
+        out.problems.push_back({LoadProblem::Severity::Error, path, 0, error});
+        return out;
+    }
+    const auto [lo, hi] = x.blocksFor(a, b);
+    const LogIndex::Checkpoint &from = x.checkpoints[lo];
+    const int64_t to = hi < x.checkpoints.size() ? x.checkpoints[hi].offset : x.stamp.size;
+    std::string buf;
+    int64_t read = 0;
+    // As parseFile does: ~80 bytes of log or more per event, so growth never copies.
+    parser.reserveEvents(size_t(std::max<int64_t>(to - from.offset, 0)) / 80 + 16);
+    if (lo > 0 && x.headerEnd > 0) {
+        if (preadAll(fd, buf, 0, size_t(x.headerEnd), &error))
+            parser.feed(buf);
+        read += int64_t(buf.size());
+    }
+    if (lo > 0) {
+        std::string opened;
+        for (uint32_t k = 0; k < from.openCount; ++k)
+            opened += beginLine(x.spans[x.openSpans[from.openBegin + k]]);
+        parser.feed(opened);
+        parser.seek(from.line, from.offset);
+    }
+    // The blocks in 4 MiB slices (a file's window costs a few MiB while it is parsed, however
+    // wide the window); a line longer than a slice grows it.
+    std::string tail;
+    constexpr size_t kSlice = 4 << 20;
+    std::string pending;
+    for (int64_t at = from.offset; at < to;) {
+        const size_t want = size_t(std::min<int64_t>(int64_t(kSlice), to - at));
+        if (!preadAll(fd, buf, at, want, &error) || buf.empty())
+            break;
+        at += int64_t(buf.size());
+        read += int64_t(buf.size());
+        pending += buf;
+        const size_t used = parser.feed(pending);
+        pending.erase(0, used);
+    }
+    if (hi == x.checkpoints.size())
+        tail = std::move(pending); // the file's last line, as the full parse saw it
+    ::close(fd);
+    std::string().swap(buf);
+    // The events still open at checkpoint hi, per tid bottom to top, and the parser's stacks
+    // (the same events, opened in the same order): each gets the end the full parse found.
+    std::map<int64_t, std::vector<const LogIndex::Span *>> stillOpen;
+    if (hi < x.checkpoints.size()) {
+        const LogIndex::Checkpoint &end = x.checkpoints[hi];
+        for (uint32_t k = 0; k < end.openCount; ++k) {
+            const LogIndex::Span &s = x.spans[x.openSpans[end.openBegin + k]];
+            stillOpen[s.tid].push_back(&s);
+        }
+    }
+    std::vector<std::pair<std::pair<uint32_t, uint32_t>, const LogIndex::Span *>> patches;
+    const auto &stacks = parser.openStacks();
+    for (size_t t = 0; t < stacks.size(); ++t) {
+        const EventTrack &tr = parser.partial().worker.tracks[t];
+        const auto it = stillOpen.find(tr.tid);
+        if (it == stillOpen.end())
+            continue;
+        for (size_t k = 0; k < stacks[t].size() && k < it->second.size(); ++k) {
+            const uint32_t e = stacks[t][k];
+            if (tr.localStart[e] == it->second[k]->localStart)
+                patches.push_back({{uint32_t(t), e}, it->second[k]});
+        }
+    }
+    ParsedFile f = parser.finish(tail);
+    if (!error.empty())
+        f.problems.push_back({LoadProblem::Severity::Error, path, 0,
+                              error + "; the rest of the window is not loaded"});
+    for (const auto &[at, s] : patches) {
+        EventTrack &tr = f.worker.tracks[at.first];
+        tr.localEnd[at.second] = s->localEnd;
+        tr.flags[at.second] = uint16_t((tr.flags[at.second] & ~EventOpen) | (s->flags & EventOpen));
+    }
+    // What the whole file says about the worker, not the window.
+    WorkerInfo &info = f.worker.info;
+    info.firstLocalNs = x.firstLocalNs;
+    info.lastLocalNs = x.lastLocalNs;
+    info.lastHeartbeatLocalNs = x.lastHeartbeatLocalNs;
+    info.droppedEvents = x.droppedEvents;
+    info.closedCleanly = x.closedCleanly;
+    for (EventTrack &tr : f.worker.tracks)
+        for (size_t i = 0; i < tr.count(); ++i)
+            if (tr.flags[i] & EventOpen)
+                tr.localEnd[i] = std::max(tr.localStart[i], x.lastLocalNs); // open at EOF
+    for (const auto &[tid, name] : x.threadNames)
+        for (EventTrack &tr : f.worker.tracks)
+            if (tr.tid == tid)
+                tr.threadName = name;
+    f.worker.refId = x.refId;
+    f.worker.samples = x.samples;
+    // The window's own "open events" note would count the events cut off at its end.
+    std::erase_if(f.problems, [](const LoadProblem &p) {
+        return p.severity == LoadProblem::Severity::Info &&
+               p.message.find("without an end, kept as open") != std::string::npos;
+    });
+    if (bytesRead)
+        *bytesRead = read;
+    return f;
+}
+
+void WindowReader::cut(Timeline &tl, ClockMode mode, int64_t begin, int64_t end)
+{
+    for (size_t w = 0; w < tl.workers.size(); ++w)
+        for (EventTrack &t : tl.workers[w].tracks)
+            cutTrack(t, tl.map(w, mode), begin, end);
+}
+
+void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begin, int64_t end)
+{
+    const size_t n = t.count();
+    std::vector<int32_t> newIndex(n, -1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (m.toGlobal(t.localStart[i]) <= end && m.toGlobal(t.localEnd[i]) >= begin)
+            newIndex[i] = int32_t(k++);
+    if (k == n)
+        return;
+    int maxDepth = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const int32_t j = newIndex[i];
+        if (j < 0)
+            continue;
+        t.localStart[size_t(j)] = t.localStart[i];
+        t.localEnd[size_t(j)] = t.localEnd[i];
+        t.nameId[size_t(j)] = t.nameId[i];
+        t.flags[size_t(j)] = t.flags[i];
+        t.depth[size_t(j)] = t.depth[i];
+        const int32_t p = t.parent[i];
+        // An ancestor encloses its descendants, so a kept event's parent is kept too.
+        t.parent[size_t(j)] = p >= 0 ? newIndex[size_t(p)] : -1;
+        maxDepth = std::max<int>(maxDepth, t.depth[i]);
+    }
+    auto shrink = [k](auto &v) {
+        v.resize(k);
+        v.shrink_to_fit();
+    };
+    shrink(t.localStart);
+    shrink(t.localEnd);
+    shrink(t.nameId);
+    shrink(t.flags);
+    shrink(t.depth);
+    shrink(t.parent);
+    t.maxDepth = k > 0 ? maxDepth : 0;
+    std::vector<std::pair<uint32_t, uint32_t>> refs;
+    for (const auto &[e, id] : t.argRefs)
+        if (newIndex[e] >= 0)
+            refs.emplace_back(uint32_t(newIndex[e]), id);
+    t.argRefs = std::move(refs);
+}
+
+} // namespace syncline::load

@@ -1,0 +1,39 @@
+// WindowReader — reads the part of one syncline log that a time window needs, using its LogIndex
+// (docs/scale.md "Windowed opening"): the blocks [lo, hi) that LogIndex::blocksFor gives for the
+// window's local times are read with one pread, after the header line and, as synthetic B
+// records, the events still open at checkpoint lo (so events that began before the window keep
+// their ancestors and their E records match); events still open at the end of block hi − 1 get
+// the end the full parse gave them (the index's spans). The result is a ParsedFile like
+// LogParser::parseFile's, holding every event of the file that overlaps the window (and some
+// around it, up to a block's worth: the caller cuts), with the worker fields, thread names and
+// every sync sample of the whole file.
+//
+// cut() is the one rule for a window: an event is kept when its global start <= end and its
+// global end >= begin in the window's mode (an ancestor of a kept event is kept too, since it
+// encloses it); parents and args refs are re-pointed.
+// Threading: stateless; any thread.
+#pragma once
+
+#include "timeline/load/logindex.h"
+#include "timeline/load/parsedfile.h"
+
+#include <atomic>
+#include <string>
+
+namespace syncline::load {
+
+class WindowReader
+{
+public:
+    // Reads local times [a, b] of `path`; *bytesRead gets the bytes read from the log.
+    static ParsedFile read(const std::string &path, const LogIndex &index, int64_t a, int64_t b,
+                           int64_t *bytesRead = nullptr);
+    // Keeps the events overlapping [begin, end] (global ns of `mode`) on every track.
+    static void cut(Timeline &timeline, ClockMode mode, int64_t begin, int64_t end);
+    // The same for one track whose worker maps local to global by `map`; the vectors are shrunk
+    // to what is kept (the windowed load cuts each file as it is read, so the blocks' events
+    // outside the window never add up).
+    static void cutTrack(EventTrack &track, const sync::ClockMap &map, int64_t begin, int64_t end);
+};
+
+} // namespace syncline::load
