@@ -1,6 +1,9 @@
 // bench_view — frame cost of the timeline view: geometry (LOD) + paint into a 1920×1080 QImage,
 // with 10 k events in the visible range (baseline, measured in the same run) versus 10 M.
 // Goal (issue 5): the 10 M frame ≤ 1.5× the 10 k frame and ≤ 16 ms.
+// Links (issue 17): the same 10 M job with 1 M messages (send → receive arrows between ranks:
+// ring neighbours and across hosts, 2–30 µs latency, spread over the whole run) against the job
+// without them, whole job and zoomed: goal ≤ 1.3× the frame without messages.
 //
 // usage: bench_view [--frames N] [--png DIR]   (--png writes the last frame of each case)
 //        bench_view --job DIR [--frames N]      a real job (make bench-scale): load time, first
@@ -36,6 +39,31 @@ struct CaseResult
     double geometryMs = 0;
     size_t primitives = 0;
 };
+
+// The 10 M job with `count` messages: rank r sends to r + 1 and r + 4 (mod workers) in turn, at
+// times spread evenly over the run, received 2–30 µs later (as the loader stores them: sorted
+// by track pair, then send time).
+std::shared_ptr<Timeline> withMessages(const Timeline &job, int64_t count)
+{
+    auto t = std::make_shared<Timeline>(job);
+    const int64_t span = job.range(ClockMode::Corrected).duration();
+    const auto workers = uint32_t(job.workers.size());
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    t->links.reserve(size_t(count));
+    for (int64_t i = 0; i < count; ++i) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        MessageLink l;
+        l.fromWorker = uint32_t(i % workers);
+        l.toWorker = (l.fromWorker + ((i / workers) % 2 ? 4 : 1)) % workers;
+        l.fromLocal = job.range(ClockMode::Corrected).begin + span * i / count;
+        l.toLocal = l.fromLocal + 2000 + int64_t(rng % 28000);
+        t->links.push_back(l);
+    }
+    std::sort(t->links.begin(), t->links.end(), MessageLink::lessByPair);
+    return t;
+}
 
 int64_t eventsInRange(const TimelineScene &scene, int64_t start, int64_t end)
 {
@@ -165,6 +193,35 @@ int main(int argc, char **argv)
     const double ratio = results[1].medianMs / results[0].medianMs;
     std::printf("\nratio 10M/10k frame: %.2f  (goal <= 1.5)   10M frame %.2f ms (goal <= 16 ms)\n",
                 ratio, results[1].medianMs);
-    std::printf("goals: %s\n", ratio <= 1.5 && results[1].medianMs <= 16.0 ? "MET" : "NOT MET");
+    // Links: the same job with 1 M messages, against itself without them, whole and zoomed.
+    std::printf("\nbuilding the 10M job with 1M messages...\n");
+    auto msgJob = withMessages(*big, 1'000'000);
+    TimelineScene msgScene(msgJob);
+    const CaseResult mWhole =
+        runCase("10M+1Mmsg", msgScene, msgScene.beginNs(), msgScene.endNs(), frames, pngDir);
+    const CaseResult mZoom = runCase("10M+1Mmsg-zoomed", msgScene, mid, mid + span, frames, pngDir);
+    // A second zoom where each message is drawn on its own (~20 µs: a few per pair).
+    const int64_t narrow = 200'000;
+    const CaseResult nBase = runCase("10M-narrow", bigScene, mid, mid + narrow, frames, pngDir);
+    const CaseResult nMsg =
+        runCase("10M+1Mmsg-narrow", msgScene, mid, mid + narrow, frames, pngDir);
+    const TimelineGeometry gw = computeGeometry(msgScene, {msgScene.beginNs(), msgScene.endNs(),
+                                                           1700, 0, 1054});
+    std::printf("\n%-18s %12s %12s %12s\n", "case", "frame ms", "geometry ms", "arrows");
+    const std::pair<const CaseResult *, const CaseResult *> rows[] = {
+        {&results[1], &mWhole}, {&results[2], &mZoom}, {&nBase, &nMsg}};
+    bool linksMet = true;
+    for (const auto &[base, msg] : rows) {
+        std::printf("%-18s %12.2f %12.2f\n%-18s %12.2f %12.2f %12zu   ratio %.2f (goal <= 1.3)\n",
+                    base->name.c_str(), base->medianMs, base->geometryMs, msg->name.c_str(),
+                    msg->medianMs, msg->geometryMs, msg->primitives - base->primitives,
+                    msg->medianMs / base->medianMs);
+        linksMet = linksMet && msg->medianMs / base->medianMs <= 1.3;
+    }
+    std::printf("whole job: %zu arrows stand for %lld of %zu messages\n", gw.links.arrows.size(),
+                (long long)gw.links.linksShown, msgJob->links.size());
+    std::printf("goals: %s; links: %s\n",
+                ratio <= 1.5 && results[1].medianMs <= 16.0 ? "MET" : "NOT MET",
+                linksMet ? "MET" : "NOT MET");
     return 0;
 }

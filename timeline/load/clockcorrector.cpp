@@ -1,6 +1,7 @@
 #include "timeline/load/clockcorrector.h"
 
 #include "timeline/load/workeradmission.h"
+#include "timeline/model/collectiveinstances.h"
 #include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
@@ -33,34 +34,17 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
         if (isColl[id] < 0)
-            isColl[id] = int8_t((!alignOn.empty() &&
-                                 ClockCorrector::matchesAlignPattern(alignOn, tl.names.name(id))) ||
-                                kinds.isCollective(tl.names, id));
+            isColl[id] = int8_t(ClockCorrector::isCollective(tl, kinds, alignOn, id));
         return isColl[id] == 1;
     };
-    for (size_t w = 0; w < tl.workers.size(); ++w) {
-        std::vector<sync::CollectiveInstance> mine;
-        for (const EventTrack &t : tl.workers[w].tracks)
-            for (size_t i = 0; i < t.count(); ++i)
-                if (!(t.flags[i] & (EventOpen | EventInstant)) && collective(t.nameId[i]))
-                    mine.push_back({int(w), 0, t.nameId[i], t.localStart[i], t.localEnd[i]});
-        std::stable_sort(mine.begin(), mine.end(),
-                         [](auto &a, auto &b) { return a.localBegin < b.localBegin; });
-        std::map<uint32_t, int64_t> next;
-        for (auto &c : mine) {
-            c.sequence = (generation[w] << 40) | next[c.nameId]++; // k < 2^40 per generation
-            out.push_back(c);
-        }
-    }
+    for (size_t w = 0; w < tl.workers.size(); ++w)
+        for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
+            out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
 }
 
 void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
-                 std::vector<sync::MessagePair> &out)
+                 std::vector<sync::MessagePair> *out, std::vector<MessageLink> *links)
 {
-    // (the flows below are appended after the msg pairs, then everything is sorted)
-    // Pairs by id: for each id, the last send and the last receive (in worker, then file
-    // order) make a pair when they lie on different workers. One sort of 16-byte keys by the id's
-    // hash (ids compared only where hashes are equal) instead of a map node per message.
     struct Key
     {
         uint64_t hash;
@@ -84,8 +68,13 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
             return c < 0;
         return std::tie(a.worker, a.index) < std::tie(b.worker, b.index);
     });
-    const size_t first = out.size();
-    out.reserve(first + total / 2); // at most one pair per send
+    if (out)
+        out->reserve(out->size() + total / 2); // at most one pair per send
+    if (links)
+        links->reserve(links->size() + total / 2 + tl.flows.size());
+    auto hasTrack = [&](uint32_t w, uint32_t t) {
+        return w < tl.workers.size() && t < tl.workers[w].tracks.size();
+    };
     for (size_t g = 0; g < keys.size();) {
         size_t end = g + 1;
         while (end < keys.size() && keys[end].hash == keys[g].hash && id(keys[end]) == id(keys[g]))
@@ -93,18 +82,50 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         const Key *send = nullptr, *recv = nullptr;
         for (size_t k = g; k < end; ++k)
             (messages[keys[k].worker].send(keys[k].index) ? send : recv) = &keys[k];
-        if (send && recv && send->worker != recv->worker)
-            out.push_back({int(send->worker), messages[send->worker][send->index].localNs,
-                           int(recv->worker), messages[recv->worker][recv->index].localNs});
+        if (send && recv) {
+            const MessageLog &sm = messages[send->worker], &rm = messages[recv->worker];
+            if (out && send->worker != recv->worker)
+                out->push_back({int(send->worker), sm[send->index].localNs, int(recv->worker),
+                                rm[recv->index].localNs});
+            const uint32_t st = sm.track(send->index), rt = rm.track(recv->index);
+            if (links && hasTrack(send->worker, st) && hasTrack(recv->worker, rt)) {
+                MessageLink l;
+                l.fromLocal = sm[send->index].localNs;
+                l.toLocal = rm[recv->index].localNs;
+                l.fromWorker = send->worker;
+                l.toWorker = recv->worker;
+                l.fromTrack = st;
+                l.toTrack = rt;
+                l.kind = MessageLink::Message;
+                links->push_back(l);
+            }
+        }
         g = end;
     }
     std::vector<Key>().swap(keys);
-    // Chrome flow arrows whose start and finish lie on different workers.
+    // Chrome flows: the engine takes arrows s → f across workers; the links every step of a
+    // flow (s → t → … → f, consecutive points of one id).
     for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
         const FlowPoint &a = tl.flows[i], &b = tl.flows[i + 1];
-        if (a.id == b.id && a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
-            out.push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
+        if (a.id != b.id)
+            continue;
+        if (out && a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
+            out->push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
+        if (links && a.phase != 'f' && b.phase != 's' && hasTrack(a.worker, a.track) &&
+            hasTrack(b.worker, b.track)) {
+            MessageLink l;
+            l.fromLocal = a.localNs;
+            l.toLocal = b.localNs;
+            l.fromWorker = a.worker;
+            l.toWorker = b.worker;
+            l.fromTrack = a.track;
+            l.toTrack = b.track;
+            l.kind = MessageLink::Flow;
+            links->push_back(l);
+        }
     }
+    if (links)
+        std::sort(links->begin(), links->end(), MessageLink::lessByPair);
 }
 
 void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
@@ -169,6 +190,21 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
 
 } // namespace
 
+bool ClockCorrector::isCollective(const Timeline &tl, EventKindLookup &kinds,
+                                  const std::string &alignOn, uint32_t nameId)
+{
+    return (!alignOn.empty() && matchesAlignPattern(alignOn, tl.names.name(nameId))) ||
+           kinds.isCollective(tl.names, nameId);
+}
+
+void ClockCorrector::markCollectives(Timeline &tl, EventKindLookup &kinds,
+                                     const std::string &alignOn)
+{
+    kinds.describe(tl);
+    for (uint32_t id = 0; id < tl.kinds.size(); ++id)
+        tl.kinds[id].collective = isCollective(tl, kinds, alignOn, id);
+}
+
 bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)
 {
     if (rec::GlobPattern::hasWildcards(pattern))
@@ -183,15 +219,24 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages
 }
 
 std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
-                                                            const std::vector<MessageLog> &messages)
+                                                            const std::vector<MessageLog> &messages,
+                                                            std::vector<MessageLink> *links)
 {
     std::vector<sync::MessagePair> out;
-    addMessages(tl, messages, out);
+    addMessages(tl, messages, &out, links);
     // A deterministic order that does not depend on the ids' hashes.
     std::sort(out.begin(), out.end(), [](const sync::MessagePair &a, const sync::MessagePair &b) {
         return std::tie(a.sendWorker, a.sendLocal, a.recvWorker, a.recvLocal) <
                std::tie(b.sendWorker, b.sendLocal, b.recvWorker, b.recvLocal);
     });
+    return out;
+}
+
+std::vector<MessageLink> ClockCorrector::links(const Timeline &tl,
+                                               const std::vector<MessageLog> &messages)
+{
+    std::vector<MessageLink> out;
+    addMessages(tl, messages, nullptr, &out);
     return out;
 }
 

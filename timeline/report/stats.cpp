@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -25,8 +26,9 @@ StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::vector<int64_t
     return row;
 }
 
-void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
-                  std::unordered_map<uint32_t, std::vector<int64_t>> &byName)
+// Calls sink(nameId, duration) for every event of `t` that counts (see the header).
+template <typename Sink>
+void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q, Sink &&sink)
 {
     size_t first = 0, last = t.count();
     int64_t localA = 0, localB = 0;
@@ -45,7 +47,7 @@ void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQue
             continue;
         if (q.useRange && (t.localEnd[i] < localA || t.localStart[i] > localB))
             continue;
-        byName[t.nameId[i]].push_back(map.toGlobal(t.localEnd[i]) - map.toGlobal(t.localStart[i]));
+        sink(t.nameId[i], map.toGlobal(t.localEnd[i]) - map.toGlobal(t.localStart[i]));
     }
 }
 
@@ -70,8 +72,10 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         auto &byName = perRank[tl.workers[w].info.rank];
         const Worker &wk = tl.workers[w];
         const sync::ClockMap &map = wk.map(mode);
-        for (const EventTrack &t : wk.tracks)
-            collectTrack(map, t, q, byName);
+        for (size_t t = 0; t < wk.tracks.size(); ++t)
+            if (q.includes(w, t))
+                collectTrack(map, wk.tracks[t], q,
+                             [&](uint32_t name, int64_t d) { byName[name].push_back(d); });
     }
     std::unordered_map<uint32_t, std::vector<StatsRow>> rows; // by name
     std::unordered_map<uint32_t, std::vector<int64_t>> all;
@@ -97,6 +101,63 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         out.insert(out.end(), r.begin(), r.end());
     }
     return out;
+}
+
+int64_t DurationHistogram::edge(int k)
+{
+    if (k <= 0)
+        return 1;
+    return int64_t(std::llround(std::pow(10.0, double(k) / kBinsPerDecade)));
+}
+
+int DurationHistogram::binOf(int64_t ns)
+{
+    if (ns <= 1)
+        return 0;
+    int k = int(std::floor(std::log10(double(ns)) * kBinsPerDecade));
+    while (k > 0 && edge(k) > ns) // floating-point rounding at the edges
+        --k;
+    while (edge(k + 1) <= ns)
+        ++k;
+    return k;
+}
+
+DurationHistogram Stats::histogram(const Timeline &tl, uint32_t nameId, const StatsQuery &q)
+{
+    DurationHistogram h;
+    h.nameId = nameId;
+    std::map<int, std::vector<int64_t>> perRank; // rank → bin → count (bins from 0)
+    int lo = std::numeric_limits<int>::max(), hi = -1;
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        const Worker &wk = tl.workers[w];
+        std::vector<int64_t> *counts = nullptr;
+        for (size_t t = 0; t < wk.tracks.size(); ++t)
+            if (q.includes(w, t))
+                collectTrack(wk.map(q.mode), wk.tracks[t], q, [&](uint32_t name, int64_t d) {
+                    if (name != nameId)
+                        return;
+                    if (!counts)
+                        counts = &perRank[wk.info.rank];
+                    const int b = DurationHistogram::binOf(d);
+                    if (size_t(b) >= counts->size())
+                        counts->resize(size_t(b) + 1, 0);
+                    ++(*counts)[size_t(b)];
+                    lo = std::min(lo, b);
+                    hi = std::max(hi, b);
+                });
+    }
+    if (hi < 0)
+        return h;
+    h.firstBin = lo;
+    h.total.assign(size_t(hi - lo + 1), 0);
+    for (auto &[rank, counts] : perRank) {
+        counts.resize(size_t(hi) + 1, 0);
+        h.ranks.push_back(rank);
+        h.counts.emplace_back(counts.begin() + lo, counts.end());
+        for (size_t b = 0; b < h.total.size(); ++b)
+            h.total[b] += h.counts.back()[b];
+    }
+    return h;
 }
 
 } // namespace syncline
