@@ -181,10 +181,11 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
         while (k < last && budget > 0) {
             const int64_t s = idx.fromNs(k, mode);
             // Off-screen sends: columns grow with the distance (a few steps for long links).
+            // Within a view width of the edges, columns as on screen.
             int64_t step = columnNs;
-            if (s < t0)
+            if (t0 - s > t1 - t0)
                 step = std::max(step, (t0 - s) / 2);
-            else if (s > t1)
+            else if (s - t1 > t1 - t0)
                 step = std::max(step, (s - t1) / 2);
             const int64_t columnEnd = s < t0 || s > t1 ? s + step
                                                         : t0 + ((s - t0) / columnNs + 1) * columnNs;

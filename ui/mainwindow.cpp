@@ -11,6 +11,7 @@
 #include "mainmenus.h"
 #include "overviewstrip.h"
 #include "problemspanel.h"
+#include "selectionmeasure.h"
 #include "statspanel.h"
 #include "timeformat.h"
 #include "timelineview.h"
@@ -474,8 +475,11 @@ void MainWindow::updateStatus()
     }
     const ZoomControl *z = m_view->zoomControl();
     parts << tr("view %1").arg(formatDuration(z->rangeDuration()));
-    if (z->hasSelection())
-        parts << tr("selection %1").arg(formatDuration(z->selectionEnd() - z->selectionStart()));
+    if (z->hasSelection()) // the measure: its length and the events begun in it
+        parts << tr("selection %1 · %L2 events")
+                     .arg(formatDuration(z->selectionEnd() - z->selectionStart()))
+                     .arg(qlonglong(SelectionMeasure::eventsBetween(
+                         *m_scene, z->selectionStart(), z->selectionEnd(), m_view->boxModels())));
     m_cursorLabel->setText(parts.join(QStringLiteral("   ")));
 }
 
