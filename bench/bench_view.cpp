@@ -11,6 +11,7 @@
 #include "tests/ui/testjob.h"
 
 #include "timeline/load/jobloader.h"
+#include "ui/linkpainter.h"
 #include "ui/timelinegeometry.h"
 #include "ui/timelinepainter.h"
 #include "ui/viewstyle.h"
@@ -78,42 +79,97 @@ int64_t eventsInRange(const TimelineScene &scene, int64_t start, int64_t end)
     return n;
 }
 
-CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t start, int64_t end,
-                   int frames, const char *pngDir)
+struct FrameTimes
 {
-    const ViewStyle style = ViewStyle::light();
-    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    double totalMs = 0, geometryMs = 0, linksPaintMs = 0;
+    size_t primitives = 0;
+};
+
+FrameRects benchRects()
+{
     FrameRects rects;
     rects.ruler = QRectF(220, 0, 1700, 26);
     rects.gutter = QRectF(0, 26, 220, 1054);
     rects.events = QRectF(220, 26, 1700, 1054);
+    return rects;
+}
+
+// One uncached frame (the worst case): geometry, then the whole paint into `image`.
+FrameTimes oneFrame(const TimelineScene &scene, int64_t start, int64_t end, QImage &image)
+{
+    const ViewStyle style = ViewStyle::light();
+    const FrameRects rects = benchRects();
     GeometryRequest req;
     req.rangeStart = start;
     req.rangeEnd = end;
     req.width = rects.events.width();
     req.height = rects.events.height();
+    const auto t0 = std::chrono::steady_clock::now();
+    const TimelineGeometry g = computeGeometry(scene, req);
+    const auto t1 = std::chrono::steady_clock::now();
+    QPainter p(&image);
+    p.fillRect(image.rect(), style.background);
+    TimelinePainter::paintFrame(p, rects, scene, g, style, FrameOptions{});
+    const auto t2 = std::chrono::steady_clock::now();
+    p.setClipRect(rects.events);
+    p.translate(rects.events.topLeft());
+    LinkPainter::paint(p, g.links, style); // again, alone: what the arrows cost to paint
+    p.end();
+    const auto t3 = std::chrono::steady_clock::now();
+    using ms = std::chrono::duration<double, std::milli>;
+    return {ms(t2 - t0).count(), ms(t1 - t0).count(), ms(t3 - t2).count(), g.primitiveCount()};
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t start, int64_t end,
+                   int frames, const char *pngDir)
+{
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
     std::vector<double> total, geo;
     size_t primitives = 0;
     for (int f = 0; f < frames; ++f) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const TimelineGeometry g = computeGeometry(scene, req); // uncached: the worst case
-        const auto t1 = std::chrono::steady_clock::now();
-        QPainter p(&image);
-        p.fillRect(image.rect(), style.background);
-        TimelinePainter::paintFrame(p, rects, scene, g, style, FrameOptions{});
-        p.end();
-        const auto t2 = std::chrono::steady_clock::now();
-        geo.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        total.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
-        primitives = g.primitiveCount();
+        const FrameTimes t = oneFrame(scene, start, end, image);
+        total.push_back(t.totalMs);
+        geo.push_back(t.geometryMs);
+        primitives = t.primitives;
     }
     if (pngDir)
         image.save(QString::fromUtf8(pngDir) +
                    QStringLiteral("/bench_view_%1.png").arg(QString::fromStdString(name)));
-    std::sort(total.begin(), total.end());
-    std::sort(geo.begin(), geo.end());
-    return {name, eventsInRange(scene, start, end), total[total.size() / 2], geo[geo.size() / 2],
-            primitives};
+    return {name, eventsInRange(scene, start, end), median(total), median(geo), primitives};
+}
+
+// The same range of the job without and with messages, frames alternating (the machine's load
+// changes alike for both): median frame of each, their ratio, and the arrows' own paint time.
+struct PairResult
+{
+    double baseMs = 0, msgMs = 0, linksPaintMs = 0;
+    size_t arrows = 0;
+};
+
+PairResult runPair(const TimelineScene &base, const TimelineScene &msg, int64_t start, int64_t end,
+                   int frames)
+{
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    std::vector<double> b, m, lp;
+    PairResult r;
+    for (int f = 0; f < frames; ++f) {
+        b.push_back(oneFrame(base, start, end, image).totalMs);
+        const FrameTimes t = oneFrame(msg, start, end, image);
+        m.push_back(t.totalMs);
+        lp.push_back(t.linksPaintMs);
+    }
+    r.baseMs = median(b);
+    r.msgMs = median(m);
+    r.linksPaintMs = median(lp);
+    GeometryRequest req{start, end, benchRects().events.width(), 0, benchRects().events.height()};
+    r.arrows = computeGeometry(msg, req).links.arrows.size();
+    return r;
 }
 
 // A real job directory: load it, then time the first frame and steady frames of the whole job
@@ -197,27 +253,26 @@ int main(int argc, char **argv)
     std::printf("\nbuilding the 10M job with 1M messages...\n");
     auto msgJob = withMessages(*big, 1'000'000);
     TimelineScene msgScene(msgJob);
-    const CaseResult mWhole =
-        runCase("10M+1Mmsg", msgScene, msgScene.beginNs(), msgScene.endNs(), frames, pngDir);
-    const CaseResult mZoom = runCase("10M+1Mmsg-zoomed", msgScene, mid, mid + span, frames, pngDir);
-    // A second zoom where each message is drawn on its own (~20 µs: a few per pair).
-    const int64_t narrow = 200'000;
-    const CaseResult nBase = runCase("10M-narrow", bigScene, mid, mid + narrow, frames, pngDir);
-    const CaseResult nMsg =
-        runCase("10M+1Mmsg-narrow", msgScene, mid, mid + narrow, frames, pngDir);
-    const TimelineGeometry gw = computeGeometry(msgScene, {msgScene.beginNs(), msgScene.endNs(),
-                                                           1700, 0, 1054});
-    std::printf("\n%-18s %12s %12s %12s\n", "case", "frame ms", "geometry ms", "arrows");
-    const std::pair<const CaseResult *, const CaseResult *> rows[] = {
-        {&results[1], &mWhole}, {&results[2], &mZoom}, {&nBase, &nMsg}};
+    const int64_t narrow = 200'000; // each pair's messages a few px apart: thinned less
+    struct View
+    {
+        const char *name;
+        int64_t start, end;
+    } views[] = {{"whole job", msgScene.beginNs(), msgScene.endNs()},
+                 {"zoomed", mid, mid + span},
+                 {"narrow (200 us)", mid, mid + narrow}};
+    std::printf("\n%-18s %14s %14s %8s %16s %8s\n", "view", "no msgs ms", "1M msgs ms", "arrows",
+                "arrows paint ms", "ratio");
     bool linksMet = true;
-    for (const auto &[base, msg] : rows) {
-        std::printf("%-18s %12.2f %12.2f\n%-18s %12.2f %12.2f %12zu   ratio %.2f (goal <= 1.3)\n",
-                    base->name.c_str(), base->medianMs, base->geometryMs, msg->name.c_str(),
-                    msg->medianMs, msg->geometryMs, msg->primitives - base->primitives,
-                    msg->medianMs / base->medianMs);
-        linksMet = linksMet && msg->medianMs / base->medianMs <= 1.3;
+    for (const View &v : views) {
+        const PairResult r = runPair(bigScene, msgScene, v.start, v.end, frames);
+        const double ratio = r.msgMs / r.baseMs;
+        std::printf("%-18s %14.2f %14.2f %8zu %16.2f %8.2f\n", v.name, r.baseMs, r.msgMs, r.arrows,
+                    r.linksPaintMs, ratio);
+        linksMet = linksMet && ratio <= 1.3;
     }
+    const TimelineGeometry gw =
+        computeGeometry(msgScene, {msgScene.beginNs(), msgScene.endNs(), 1700, 0, 1054});
     std::printf("whole job: %zu arrows stand for %lld of %zu messages\n", gw.links.arrows.size(),
                 (long long)gw.links.linksShown, msgJob->links.size());
     std::printf("goals: %s; links: %s\n",

@@ -105,8 +105,8 @@ void HistogramChart::paintEvent(QPaintEvent *)
     const int every = std::max(1, int(std::ceil(12.0 / std::max(sh, 0.1))));
     for (size_t r = 0; r < m_h.ranks.size(); r += size_t(every)) {
         const QRectF c = cellRect(0, int(r));
-        p.drawText(QRectF(0, c.top() + c.height() / 2 - 7, 52, 14), Qt::AlignRight | Qt::AlignVCenter,
-                   tr("rank %1").arg(m_h.ranks[r]));
+        p.drawText(QRectF(0, c.top() + c.height() / 2 - 7, 52, 14),
+                   Qt::AlignRight | Qt::AlignVCenter, tr("rank %1").arg(m_h.ranks[r]));
     }
     const QRectF plot = plotRect();
     const int labelEvery = std::max(1, int(std::ceil(60.0 / (plot.width() / m_h.binCount()))));

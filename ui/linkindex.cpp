@@ -53,12 +53,10 @@ size_t LinkIndex::seek(const Pair &p, size_t from, int64_t globalT, ClockMode mo
     from = std::clamp(from, p.begin, p.end);
     // The send's local time is >= localT exactly when its global time is >= globalT (monotone
     // map), up to the map's rounding: check the neighbour.
-    size_t k = size_t(std::lower_bound(links.begin() + ptrdiff_t(from),
-                                       links.begin() + ptrdiff_t(p.end), localT,
-                                       [](const MessageLink &l, int64_t t) {
-                                           return l.fromLocal < t;
-                                       }) -
-                      links.begin());
+    size_t k = size_t(
+        std::lower_bound(links.begin() + ptrdiff_t(from), links.begin() + ptrdiff_t(p.end), localT,
+                         [](const MessageLink &l, int64_t t) { return l.fromLocal < t; }) -
+        links.begin());
     while (k > from && fromNs(k - 1, mode) >= globalT)
         --k;
     while (k < p.end && fromNs(k, mode) < globalT)
@@ -102,8 +100,8 @@ size_t LinkIndex::endpointsIn(uint32_t worker, uint32_t track, int64_t localA, i
             }
         }
         if (p.toWorker == worker && p.toTrack == track) {
-            const auto [first, last] = std::pair(seek(p, p.begin, a - p.maxDelta[slot(mode)], mode),
-                                                 p.end);
+            const auto [first, last] =
+                std::pair(seek(p, p.begin, a - p.maxDelta[slot(mode)], mode), p.end);
             const int64_t stop = b - p.minDelta[slot(mode)];
             for (size_t k = first; k < last && fromNs(k, mode) <= stop; ++k) {
                 if (links[k].toLocal < localA || links[k].toLocal > localB)

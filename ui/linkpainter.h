@@ -3,15 +3,20 @@
 // that only replays it (TimelineGeometry::links is cached with the rest of the frame).
 //
 // Cost bounded by pixels, not links: per visible track pair, the send times are walked in
-// columns of at least kColumnPx px (one binary search a column), each column drawing one arrow
-// that stands for every link sent in it (count); the columns widen so that a pair gets at most
-// kMaxArrows / pairs arrows and the frame at most kMaxArrows. Links whose send lies off screen
-// are walked in columns that double with the distance, so a few long links cost a few steps.
-// Example: 1 M messages on 16 pairs at whole-job zoom on 1700 px → 16 × 106 arrows (16 px
-// columns), each standing for ~590 messages, after ~1700 binary searches.
-// An arrow goes from the send's time on the row of the innermost event there (the track's first
-// row when none; the header of a collapsed worker) to the receive's. The selected event's own
-// links (an endpoint inside it and in none of its children) are always drawn, highlighted.
+// columns (one binary search a column), each column drawing one arrow that stands for every
+// link sent in it (count). What a frame pays for is mostly ink — a 1 px line costs ~50 ns a
+// pixel in Qt's raster engine, so 600 arrows of 200 px cost more than the events — so the
+// columns are sized from an ink budget: a pair gets kInkPx / (pairs · its arrows' length)
+// arrows (its tracks' distance and typical latency on screen), at least kMinPerPair, at most
+// kMaxArrows / pairs; columns are never narrower than kColumnPx. A pair sparser than its columns
+// draws every link. Sends more than a view width off screen are walked in columns that grow
+// with the distance (half of it), so a few long links cost a few steps.
+// Example: 1 M messages on 24 pairs at whole-job zoom on 1700 px, arrows ~200 px long → 24 × 12
+// arrows (140 px columns), each standing for ~3500 messages, after ~300 binary searches.
+// An arrow for one link goes from the send's time on the row of the innermost event there (the
+// track's first row when none; the header of a collapsed worker) to the receive's; one that
+// stands for several joins the middles of the two tracks. The selected event's own links (an
+// endpoint inside it and in none of its children) are always drawn, highlighted.
 // Threading: compute() is a pure function of the scene; paint() on the painter's thread.
 #pragma once
 
@@ -52,8 +57,10 @@ struct LinkRequest
 class LinkPainter
 {
 public:
-    static constexpr int kMaxArrows = 1200;
+    static constexpr int kMaxArrows = 600;
     static constexpr double kColumnPx = 4;
+    static constexpr double kInkPx = 60000; // px of arrow lines a frame (see the header)
+    static constexpr int kMinPerPair = 8;
     static constexpr int kMaxSelectedLinks = 200;
 
     static LinkGeometry compute(const TimelineScene &scene, const LinkRequest &request);

@@ -35,8 +35,8 @@ QString linkDetailsHtml(const TimelineScene &scene, const EventRef &ref, int max
         return {};
     const LinkIndex &idx = scene.linkIndex();
     const ClockMode mode = scene.clockMode();
-    QString html = QStringLiteral("<p><b>Links</b> <span style='color:gray'>(%1)</span><br>")
-                       .arg(total);
+    QString html =
+        QStringLiteral("<p><b>Links</b> <span style='color:gray'>(%1)</span><br>").arg(total);
     auto kind = [](const MessageLink &l) {
         return l.kind == MessageLink::Flow ? QStringLiteral("flow") : QStringLiteral("msg");
     };
@@ -67,11 +67,10 @@ QString spreadHtml(const TimelineScene &scene, const CollectiveSpread &s)
         return {};
     const auto &lb = s.members[size_t(s.lastBegin)], &fb = s.members[size_t(s.firstBegin)];
     const auto &le = s.members[size_t(s.lastEnd)], &fe = s.members[size_t(s.firstEnd)];
-    QString html =
-        QStringLiteral("<p><b>Collective instance</b> %1 #%2 on %3 ranks<br>")
-            .arg(scene.displayName(s.nameId).toHtmlEscaped())
-            .arg(s.instance)
-            .arg(s.members.size());
+    QString html = QStringLiteral("<p><b>Collective instance</b> %1 #%2 on %3 ranks<br>")
+                       .arg(scene.displayName(s.nameId).toHtmlEscaped())
+                       .arg(s.instance)
+                       .arg(s.members.size());
     html += QStringLiteral("begin spread <b>%1</b> (rank %2 began last: everyone waited for "
                            "rank %2; first: rank %3)<br>")
                 .arg(formatDuration(s.beginSpreadNs()))
@@ -82,13 +81,13 @@ QString spreadHtml(const TimelineScene &scene, const CollectiveSpread &s)
                 .arg(le.rank)
                 .arg(fe.rank);
     for (const CollectiveSpread::Member &m : s.members)
-        html += QStringLiteral("<a href='event:%1:%2'>rank %3</a> <span style='color:gray'>begins "
-                               "%4, ends %5</span><br>")
-                    .arg(m.ref.model)
-                    .arg(m.ref.index)
-                    .arg(m.rank)
-                    .arg(signedDuration(m.beginNs - fb.beginNs),
-                         signedDuration(m.endNs - fe.endNs));
+        html +=
+            QStringLiteral("<a href='event:%1:%2'>rank %3</a> <span style='color:gray'>begins "
+                           "%4, ends %5</span><br>")
+                .arg(m.ref.model)
+                .arg(m.ref.index)
+                .arg(m.rank)
+                .arg(signedDuration(m.beginNs - fb.beginNs), signedDuration(m.endNs - fe.endNs));
     return html + QStringLiteral("</p>");
 }
 

@@ -33,7 +33,8 @@ StatsPanel::StatsPanel(QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(StatsTableModel::Name, QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
     m_scope->addItems({tr("Whole job"), tr("Selected range"), tr("Box selection")});
-    m_scope->setItemData(2, tr("Shift+drag in the timeline: the tracks and the time range in the box"),
+    m_scope->setItemData(2,
+                         tr("Shift+drag in the timeline: the tracks and the time range in the box"),
                          Qt::ToolTipRole);
     m_filter->setPlaceholderText(tr("Filter names…"));
     m_filter->setClearButtonEnabled(true);

@@ -356,8 +356,8 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
         else if (r.collapsed && r.model >= 0)
             builder.buildSummary(r.worker, y + 5, r.height - 8); // all its threads
     }
-    out.links = LinkPainter::compute(scene, {request.rangeStart, request.rangeEnd, request.width,
-                                             request.top, request.height});
+    out.links = LinkPainter::compute(
+        scene, {request.rangeStart, request.rangeEnd, request.width, request.top, request.height});
     return out;
 }
 

@@ -84,8 +84,8 @@ std::shared_ptr<Timeline> TstLinks::loadPair()
 {
     const std::string d = m_dir.path().toStdString();
     testlogs::write(d + "/timer_events.0.log",
-                    testlogs::header(0, 0, "host-a", 1000, kWall) + testlogs::begin(2000, 7, "step") +
-                        testlogs::begin(3000, 7, "send") +
+                    testlogs::header(0, 0, "host-a", 1000, kWall) +
+                        testlogs::begin(2000, 7, "step") + testlogs::begin(3000, 7, "send") +
                         "{\"t\":\"msg\",\"ts\":3500,\"tid\":7,\"dir\":\"send\",\"peer\":1,"
                         "\"id\":\"m1\"}\n" +
                         testlogs::end(4000, 7, "send") + testlogs::complete(1000, 500, 3, "load") +
@@ -133,15 +133,15 @@ void TstLinks::loaderKeepsMessagePairsOnTheirThreads()
 void TstLinks::chromeFlowStepsBecomeLinks()
 {
     const std::string path = m_dir.path().toStdString() + "/flows.json";
-    testlogs::write(path,
-                    "{\"traceEvents\":["
-                    "{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
-                    "{\"ph\":\"X\",\"name\":\"queue\",\"pid\":1,\"tid\":2,\"ts\":18,\"dur\":4},"
-                    "{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":1,\"tid\":3,\"ts\":28,\"dur\":9},"
-                    "{\"ph\":\"s\",\"id\":5,\"pid\":1,\"tid\":1,\"ts\":12,\"name\":\"f\",\"cat\":\"c\"},"
-                    "{\"ph\":\"t\",\"id\":5,\"pid\":1,\"tid\":2,\"ts\":20,\"name\":\"f\",\"cat\":\"c\"},"
-                    "{\"ph\":\"f\",\"bp\":\"e\",\"id\":5,\"pid\":1,\"tid\":3,\"ts\":30,\"name\":\"f\","
-                    "\"cat\":\"c\"}]}\n");
+    testlogs::write(
+        path, "{\"traceEvents\":["
+              "{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+              "{\"ph\":\"X\",\"name\":\"queue\",\"pid\":1,\"tid\":2,\"ts\":18,\"dur\":4},"
+              "{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":1,\"tid\":3,\"ts\":28,\"dur\":9},"
+              "{\"ph\":\"s\",\"id\":5,\"pid\":1,\"tid\":1,\"ts\":12,\"name\":\"f\",\"cat\":\"c\"},"
+              "{\"ph\":\"t\",\"id\":5,\"pid\":1,\"tid\":2,\"ts\":20,\"name\":\"f\",\"cat\":\"c\"},"
+              "{\"ph\":\"f\",\"bp\":\"e\",\"id\":5,\"pid\":1,\"tid\":3,\"ts\":30,\"name\":\"f\","
+              "\"cat\":\"c\"}]}\n");
     LoadOptions o;
     o.paths = {path};
     const LoadResult r = JobLoader::load(o);
@@ -345,8 +345,8 @@ void TstLinks::seqArgMakesACollectiveInstance()
             testjob::addEvent(*t, tr, "barrier", 1000 * k + (r == 1 && k == 2 ? 300 : 0),
                               1000 * k + 500, -1);
             tr.flags.back() |= EventHasArgs;
-            tr.argRefs.emplace_back(
-                uint32_t(k), t->args.intern("{\"group\":\"world\",\"seq\":" + std::to_string(k) + "}"));
+            tr.argRefs.emplace_back(uint32_t(k), t->args.intern("{\"group\":\"world\",\"seq\":" +
+                                                                std::to_string(k) + "}"));
         }
         w.tracks.push_back(std::move(tr));
         t->workers.push_back(std::move(w));
@@ -361,14 +361,14 @@ void TstLinks::seqArgMakesACollectiveInstance()
     QCOMPARE(s->endSpreadNs(), int64_t(0));
 }
 
-// 200 000 messages between 12 ranks: at whole-job zoom the arrows stay under the cap and stand
-// for the messages in their columns; zoomed in to a few, each is its own arrow.
+// 20 000 messages between 12 ranks: at whole-job zoom the arrows stay under the cap and stand
+// for the messages in their columns; zoomed in to a few per pair, each is its own arrow.
 void TstLinks::manyLinksStayBoundedByPixels()
 {
     auto job = testjob::makeDenseJob(12, 30000, 1000);
     const int64_t begin = job->range(ClockMode::Corrected).begin;
     const int64_t span = job->range(ClockMode::Corrected).duration();
-    const int64_t n = 200000;
+    const int64_t n = 20000;
     for (int64_t i = 0; i < n; ++i) {
         MessageLink l;
         l.fromWorker = uint32_t(i % 12);

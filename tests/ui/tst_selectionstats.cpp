@@ -109,8 +109,8 @@ void TstSelectionStats::boxSelectionStatsEqualDirectStats()
     };
     auto xAt = [&](int64_t t) {
         const ZoomControl *z = view->zoomControl();
-        return int(area.left() + double(t - z->rangeStart()) * area.width() /
-                                     double(z->rangeDuration()));
+        return int(area.left() +
+                   double(t - z->rangeStart()) * area.width() / double(z->rangeDuration()));
     };
     // From rank 0's io row to rank 1's main depth-1 row (rank 0 io, rank 1 main): 2 threads.
     const int io0 = scene->modelsOf(0).first + 1, main1 = scene->modelsOf(1).first;
@@ -156,8 +156,8 @@ void TstSelectionStats::boxSelectionStatsEqualDirectStats()
     QVERIFY(boxCount < wideCount);
     // The measure counts the box's events; Esc clears the box (stats back to the whole job).
     QVERIFY2(w.statusText().contains(
-                 QStringLiteral("%L1 events").arg(SelectionMeasure::eventsBetween(
-                     *scene, b0, b1, {io0, main1}))),
+                 QStringLiteral("%L1 events")
+                     .arg(SelectionMeasure::eventsBetween(*scene, b0, b1, {io0, main1}))),
              qPrintable(w.statusText()));
     view->setFocus();
     QTest::keyClick(view, Qt::Key_Escape);

@@ -15,8 +15,8 @@ CollectiveInstances::of(const Timeline &tl, size_t w, int64_t generation,
         const EventTrack &t = worker.tracks[ti];
         for (size_t i = 0; i < t.count(); ++i)
             if (!(t.flags[i] & (EventOpen | EventInstant)) && isCollective(t.nameId[i]))
-                mine.push_back({uint32_t(ti), uint32_t(i), t.nameId[i], t.localStart[i],
-                                t.localEnd[i], 0});
+                mine.push_back(
+                    {uint32_t(ti), uint32_t(i), t.nameId[i], t.localStart[i], t.localEnd[i], 0});
     }
     std::stable_sort(mine.begin(), mine.end(),
                      [](const CollectiveEvent &a, const CollectiveEvent &b) {

@@ -33,14 +33,13 @@ struct MessageLink
     static bool lessByPair(const MessageLink &a, const MessageLink &b)
     {
         return std::make_tuple(a.fromWorker, a.fromTrack, a.toWorker, uint32_t(a.toTrack),
-                               a.fromLocal) < std::make_tuple(b.fromWorker, b.fromTrack,
-                                                              b.toWorker, uint32_t(b.toTrack),
-                                                              b.fromLocal);
+                               a.fromLocal) < std::make_tuple(b.fromWorker, b.fromTrack, b.toWorker,
+                                                              uint32_t(b.toTrack), b.fromLocal);
     }
     bool samePair(const MessageLink &o) const
     {
-        return fromWorker == o.fromWorker && fromTrack == o.fromTrack &&
-               toWorker == o.toWorker && toTrack == o.toTrack;
+        return fromWorker == o.fromWorker && fromTrack == o.fromTrack && toWorker == o.toWorker &&
+               toTrack == o.toTrack;
     }
 };
 static_assert(sizeof(MessageLink) == 32);

@@ -68,12 +68,12 @@ struct DurationHistogram
     static int binOf(int64_t ns);
 
     uint32_t nameId = 0;
-    int firstBin = 0;                       // counts[r][b] is bin firstBin + b
-    std::vector<int> ranks;                 // ascending
+    int firstBin = 0;                         // counts[r][b] is bin firstBin + b
+    std::vector<int> ranks;                   // ascending
     std::vector<std::vector<int64_t>> counts; // [rank position][bin], all the same length
     std::vector<int64_t> total;               // per bin, over the ranks
     int binCount() const { return int(total.size()); }
-    int64_t binLow(int b) const { return edge(firstBin + b); }   // inclusive
+    int64_t binLow(int b) const { return edge(firstBin + b); }      // inclusive
     int64_t binHigh(int b) const { return edge(firstBin + b + 1); } // exclusive
 };
 

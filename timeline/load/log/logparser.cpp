@@ -1,8 +1,8 @@
 #include "timeline/load/log/logparser.h"
 
+#include "recorder/utf8.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/log/logheader.h"
-#include "recorder/utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -161,8 +161,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
             return;
         seeTime(r.ts);
         // The thread the link is drawn on (a record without tid: the first thread).
-        m_out.messages.add(r.ts, r.dir == "send", r.peer, r.id,
-                           r.hasTid ? trackFor(r.tid) : 0);
+        m_out.messages.add(r.ts, r.dir == "send", r.peer, r.id, r.hasTid ? trackFor(r.tid) : 0);
         return;
     case RecordType::Heartbeat:
         if (r.hasTs) {
