@@ -152,6 +152,7 @@ void TimelineScene::remapModels()
 void TimelineScene::applyLive(const LiveUpdate &u)
 {
     bool relayout = false;
+    m_highlighted.clear(); // a collective instance's refs may now name other events
     if (u.structureChanged) {
         remapModels();
         relayout = true;

@@ -183,20 +183,21 @@ void TstSelectionStats::histogramBinsAndFindFromABin()
     QVERIFY(histReady.wait(20000));
     const DurationHistogram &h = stats->histogram()->histogram();
     QCOMPARE(h.nameId, op);
-    // 1000 and 1500 ns → bin 12 [1 µs, 1.78 µs); 5000 → 14 [3.16 µs, 5.62 µs); 20000 → 17.
-    QCOMPARE(h.firstBin, 12);
-    QCOMPARE(h.binCount(), 6);
+    // 1000 ns → bin 24 [1 µs, 1.33 µs); 1500 → 25 [1.33 µs, 1.78 µs); 5000 → 29
+    // [4.22 µs, 5.62 µs); 20000 → 34 [17.8 µs, 23.7 µs).
+    QCOMPARE(h.firstBin, 24);
+    QCOMPARE(h.binCount(), 11);
     QCOMPARE(h.ranks, (std::vector<int>{0, 1, 2}));
-    QCOMPARE(h.counts[0], (std::vector<int64_t>{3, 0, 0, 0, 0, 1}));
-    QCOMPARE(h.counts[1], (std::vector<int64_t>{1, 0, 0, 0, 0, 2}));
-    QCOMPARE(h.counts[2], (std::vector<int64_t>{0, 0, 1, 0, 0, 0}));
-    QCOMPARE(h.total, (std::vector<int64_t>{4, 0, 1, 0, 0, 3}));
+    QCOMPARE(h.counts[0], (std::vector<int64_t>{2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}));
+    QCOMPARE(h.counts[1], (std::vector<int64_t>{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}));
+    QCOMPARE(h.counts[2], (std::vector<int64_t>{0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0}));
+    QCOMPARE(h.total, (std::vector<int64_t>{3, 1, 0, 0, 0, 1, 0, 0, 0, 0, 3}));
     // The same as the report layer computes directly.
     const DurationHistogram direct = Stats::histogram(*job, op);
     QCOMPARE(direct.counts, h.counts);
     // Click the 20 µs bar (all ranks): exactly its 3 events are the find matches.
     HistogramChart *chart = stats->histogram();
-    QTest::mouseClick(chart, Qt::LeftButton, {}, chart->cellRect(5, -1).center().toPoint());
+    QTest::mouseClick(chart, Qt::LeftButton, {}, chart->cellRect(10, -1).center().toPoint());
     TimelineScene *scene = w.view()->scene();
     QCOMPARE(scene->matchingEventCount(), int64_t(3));
     QVERIFY2(w.findBar()->statusText().startsWith(QStringLiteral("3 events · 1 name · ")),
@@ -222,12 +223,15 @@ void TstSelectionStats::histogramBinEdges_data()
     QTest::addColumn<qint64>("ns");
     QTest::addColumn<int>("bin");
     QTest::newRow("1 ns") << qint64(1) << 0;
-    QTest::newRow("999 ns") << qint64(999) << 11;
-    QTest::newRow("1 µs") << qint64(1000) << 12;
-    QTest::newRow("1.777 µs") << qint64(1777) << 12;
-    QTest::newRow("1.778 µs") << qint64(1778) << 13; // edge(13) = round(10^3.25) = 1778
-    QTest::newRow("10 ms") << qint64(10000000) << 28;
-    QTest::newRow("31.6 ms") << qint64(31622777) << 30;
+    QTest::newRow("2 ns") << qint64(2) << 1; // 1 ns bins below 10 ns
+    QTest::newRow("9 ns") << qint64(9) << 7;
+    QTest::newRow("10 ns") << qint64(10) << 8;
+    QTest::newRow("999 ns") << qint64(999) << 23;
+    QTest::newRow("1 µs") << qint64(1000) << 24;
+    QTest::newRow("1.333 µs") << qint64(1333) << 24;
+    QTest::newRow("1.334 µs") << qint64(1334) << 25; // edge(25) = round(10^3.125) = 1334
+    QTest::newRow("10 ms") << qint64(10000000) << 56;
+    QTest::newRow("31.6 ms") << qint64(31622777) << 60;
 }
 
 void TstSelectionStats::histogramBinEdges()

@@ -107,7 +107,8 @@ int64_t DurationHistogram::edge(int k)
 {
     if (k <= 0)
         return 1;
-    return int64_t(std::llround(std::pow(10.0, double(k) / kBinsPerDecade)));
+    // Below 10 ns the rounded powers repeat (1, 1, 2, 2, 3, …): 1 ns bins there instead.
+    return std::max<int64_t>(k + 1, std::llround(std::pow(10.0, double(k) / kBinsPerDecade)));
 }
 
 int DurationHistogram::binOf(int64_t ns)

@@ -58,12 +58,15 @@ struct StatsQuery
 };
 
 // Durations of one name on a log scale, per rank: bin k holds durations in
-// [edge(k), edge(k + 1)) with edge(k) = round(10^(k / kBinsPerDecade)) ns (1 ns, 1.78 ns, 3.16 ns,
-// 5.62 ns, 10 ns, …). Counted like the stats table (the same query: range, tracks, clock mode).
-// Example: durations 1 µs, 1.5 µs and 20 µs → bins 12 ([1 µs, 1.78 µs)) ×2 and 17 ([17.8 µs, 31.6 µs)).
+// [edge(k), edge(k + 1)) with edge(k) = max(k + 1, round(10^(k / kBinsPerDecade))) ns: each bin
+// 1.33× the last (…, 10 ns, 13 ns, 18 ns, 24 ns, …, 1 µs, 1.33 µs, …), and 1 ns wide below
+// 10 ns, where the rounded powers would repeat. Counted like the stats table (the same query:
+// range, tracks, clock mode).
+// Example: durations 1 µs, 1.2 µs and 20 µs → bin 24 ([1 µs, 1.33 µs)) twice, bin 34
+// ([17.8 µs, 23.7 µs)) once.
 struct DurationHistogram
 {
-    static constexpr int kBinsPerDecade = 4;
+    static constexpr int kBinsPerDecade = 8;
     static int64_t edge(int k);
     static int binOf(int64_t ns);
 
