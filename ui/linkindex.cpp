@@ -94,8 +94,9 @@ size_t LinkIndex::endpointsIn(uint32_t worker, uint32_t track, int64_t localA, i
                  ++k) {
                 if (links[k].fromLocal < localA)
                     continue;
-                ++total;
-                if (out && out->size() < max)
+                if (++total > max)
+                    return total; // scanned enough (the caller stops at max)
+                if (out)
                     out->push_back(k);
             }
         }
@@ -106,8 +107,9 @@ size_t LinkIndex::endpointsIn(uint32_t worker, uint32_t track, int64_t localA, i
             for (size_t k = first; k < last && fromNs(k, mode) <= stop; ++k) {
                 if (links[k].toLocal < localA || links[k].toLocal > localB)
                     continue;
-                ++total;
-                if (in && in->size() < max)
+                if (++total > max)
+                    return total;
+                if (in)
                     in->push_back(k);
             }
         }

@@ -43,8 +43,8 @@ public:
     // Whether link i meets [t0, t1] (its span from send to receive, either order).
     bool meets(size_t i, int64_t t0, int64_t t1, ClockMode mode) const;
     // Links leaving (`out`) and arriving at (`in`) track (worker, track) at a local time in
-    // [localA, localB], at most `max` of each, in time order per pair; returns how many there
-    // are in all (of both kinds), so a caller can say "and N more".
+    // [localA, localB], in time order per pair; the scan stops after `max` endpoints of both
+    // kinds together. Returns how many it found.
     size_t endpointsIn(uint32_t worker, uint32_t track, int64_t localA, int64_t localB,
                        ClockMode mode, size_t max, std::vector<size_t> *out,
                        std::vector<size_t> *in) const;

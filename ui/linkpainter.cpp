@@ -70,34 +70,37 @@ double LinkPainter::yAt(const TimelineScene &scene, int m, int64_t localT, doubl
 }
 
 void LinkPainter::linksOf(const TimelineScene &scene, const EventRef &ref, std::vector<size_t> *out,
-                          std::vector<size_t> *in, size_t max, size_t *total)
+                          std::vector<size_t> *in, size_t max, size_t *total, int64_t fromNs,
+                          int64_t toNs)
 {
     if (!ref.valid())
         return;
     const TrackModel &tm = scene.model(ref.model);
     const EventTrack &t = tm.track();
     const size_t i = size_t(ref.index);
+    int64_t a = t.localStart[i], b = t.localEnd[i];
+    const sync::ClockMap &map = tm.map(scene.clockMode());
+    if (fromNs != std::numeric_limits<int64_t>::min())
+        a = std::max(a, map.toLocal(fromNs));
+    if (toNs != std::numeric_limits<int64_t>::max())
+        b = std::min(b, map.toLocal(toNs));
+    if (b < a)
+        return;
+    // Every endpoint in the event's span whose innermost event is this one (an endpoint inside a
+    // child belongs to the child): one search per endpoint, no walk over the children.
+    // Without `total`, the scan stops once `max` of each kind are found.
+    const size_t scan = total ? std::numeric_limits<size_t>::max() : 4 * max;
     std::vector<size_t> o, n;
-    // Every endpoint in the event's span, then those inside a child dropped (they belong to it).
-    scene.linkIndex().endpointsIn(uint32_t(tm.worker()), uint32_t(tm.trackIndex()), t.localStart[i],
-                                  t.localEnd[i], scene.clockMode(),
-                                  std::numeric_limits<size_t>::max(), &o, &n);
-    const std::vector<int> kids = tm.children(ref.index);
-    auto inChild = [&](int64_t localT) {
-        auto it = std::upper_bound(kids.begin(), kids.end(), localT,
-                                   [&](int64_t v, int k) { return v < t.localStart[size_t(k)]; });
-        if (it == kids.begin())
-            return false;
-        const size_t k = size_t(*std::prev(it));
-        return localT <= t.localEnd[k];
-    };
+    scene.linkIndex().endpointsIn(uint32_t(tm.worker()), uint32_t(tm.trackIndex()), a, b,
+                                  scene.clockMode(), scan, &o, &n);
     const LinkIndex &idx = scene.linkIndex();
+    auto mine = [&](int64_t localT) { return eventAt(scene, ref.model, localT) == ref; };
     size_t count = 0;
     for (size_t k : o)
-        if (!inChild(idx.link(k).fromLocal) && ++count && out && out->size() < max)
+        if (mine(idx.link(k).fromLocal) && ++count && out && out->size() < max)
             out->push_back(k);
     for (size_t k : n)
-        if (!inChild(idx.link(k).toLocal) && ++count && in && in->size() < max)
+        if (mine(idx.link(k).toLocal) && ++count && in && in->size() < max)
             in->push_back(k);
     if (total)
         *total = count;
@@ -154,7 +157,9 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
     // The selected event's own links first: always drawn.
     if (scene.selected().valid()) {
         std::vector<size_t> out, in;
-        linksOf(scene, scene.selected(), &out, &in, kMaxSelectedLinks);
+        // Only what can be on screen: endpoints inside the view (a few hundred at most).
+        linksOf(scene, scene.selected(), &out, &in, kMaxSelectedLinks, nullptr, req.rangeStart,
+                req.rangeEnd);
         for (size_t k : out)
             arrow(k, 1, true);
         for (size_t k : in)

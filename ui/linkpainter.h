@@ -28,6 +28,7 @@
 #include <QRectF>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace syncline::ui {
@@ -70,9 +71,13 @@ public:
     static double yAt(const TimelineScene &scene, int model, int64_t localT, double top);
     // The innermost event of model m containing local time t (invalid ref when none).
     static EventRef eventAt(const TimelineScene &scene, int model, int64_t localT);
-    // The links of `ref` (endpoints inside it and in none of its children): outgoing, incoming.
+    // The links of `ref` (endpoints inside it and in none of its children): outgoing, incoming,
+    // at most `max` of each; with `total`, also how many there are in all. fromNs/toNs (global)
+    // narrow the search to the part of the event in that range.
     static void linksOf(const TimelineScene &scene, const EventRef &ref, std::vector<size_t> *out,
-                        std::vector<size_t> *in, size_t max, size_t *total = nullptr);
+                        std::vector<size_t> *in, size_t max, size_t *total = nullptr,
+                        int64_t fromNs = std::numeric_limits<int64_t>::min(),
+                        int64_t toNs = std::numeric_limits<int64_t>::max());
 };
 
 } // namespace syncline::ui
