@@ -45,6 +45,10 @@ uint32_t ChromeTraceState::trackFor(std::string_view pidTok, std::string_view ti
     std::string key;
     key.reserve(pidTok.size() + tidTok.size() + 1);
     key.append(pidTok).append(1, '\x1f').append(tidTok);
+    if (m_tracks.size() >= ParsedFile::kMaxTracks) {
+        const auto known = m_trackIndex.find(key);
+        return known == m_trackIndex.end() ? kNoTrack : known->second;
+    }
     auto [it, inserted] = m_trackIndex.emplace(std::move(key), uint32_t(m_tracks.size()));
     if (inserted) {
         auto idOf = [this](std::string_view tok) {
@@ -121,6 +125,13 @@ void ChromeTraceState::handleEvent(od::value el)
         return;
     }
     const uint32_t ti = trackFor(ev.pidTok, ev.tidTok);
+    if (ti == kNoTrack) {
+        problems.add("too many threads", 0,
+                     "event \"" + std::string(ev.name) + "\" of tid " + std::string(ev.tidTok) +
+                         " dropped: the trace has " + std::to_string(ParsedFile::kMaxTracks) +
+                         " threads already (the most one file may have)");
+        return;
+    }
     if (m_out.worker.tracks[ti].pid >= 0)
         ++m_pidCounts[m_out.worker.tracks[ti].pid];
     seeTime(ts);
