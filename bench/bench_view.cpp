@@ -1,6 +1,9 @@
 // bench_view — frame cost of the timeline view: geometry (LOD) + paint into a 1920×1080 QImage,
 // with 10 k events in the visible range (baseline, measured in the same run) versus 10 M.
 // Goal (issue 5): the 10 M frame ≤ 1.5× the 10 k frame and ≤ 16 ms.
+// Links (issue 17): the same 10 M job with 1 M messages (send → receive arrows between ranks:
+// ring neighbours and across hosts, 2–30 µs latency, spread over the whole run) against the job
+// without them, whole job and zoomed: goal ≤ 1.3× the frame without messages.
 //
 // usage: bench_view [--frames N] [--png DIR]   (--png writes the last frame of each case)
 //        bench_view --job DIR [--frames N]      a real job (make bench-scale): load time, first
@@ -8,6 +11,7 @@
 #include "tests/ui/testjob.h"
 
 #include "timeline/load/jobloader.h"
+#include "ui/linkpainter.h"
 #include "ui/timelinegeometry.h"
 #include "ui/timelinepainter.h"
 #include "ui/viewstyle.h"
@@ -37,6 +41,31 @@ struct CaseResult
     size_t primitives = 0;
 };
 
+// The 10 M job with `count` messages: rank r sends to r + 1 and r + 4 (mod workers) in turn, at
+// times spread evenly over the run, received 2–30 µs later (as the loader stores them: sorted
+// by track pair, then send time).
+std::shared_ptr<Timeline> withMessages(const Timeline &job, int64_t count)
+{
+    auto t = std::make_shared<Timeline>(job);
+    const int64_t span = job.range(ClockMode::Corrected).duration();
+    const auto workers = uint32_t(job.workers.size());
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    t->links.reserve(size_t(count));
+    for (int64_t i = 0; i < count; ++i) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        MessageLink l;
+        l.fromWorker = uint32_t(i % workers);
+        l.toWorker = (l.fromWorker + ((i / workers) % 2 ? 4 : 1)) % workers;
+        l.fromLocal = job.range(ClockMode::Corrected).begin + span * i / count;
+        l.toLocal = l.fromLocal + 2000 + int64_t(rng % 28000);
+        t->links.push_back(l);
+    }
+    std::sort(t->links.begin(), t->links.end(), MessageLink::lessByPair);
+    return t;
+}
+
 int64_t eventsInRange(const TimelineScene &scene, int64_t start, int64_t end)
 {
     int64_t n = 0;
@@ -50,42 +79,97 @@ int64_t eventsInRange(const TimelineScene &scene, int64_t start, int64_t end)
     return n;
 }
 
-CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t start, int64_t end,
-                   int frames, const char *pngDir)
+struct FrameTimes
 {
-    const ViewStyle style = ViewStyle::light();
-    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    double totalMs = 0, geometryMs = 0, linksPaintMs = 0;
+    size_t primitives = 0;
+};
+
+FrameRects benchRects()
+{
     FrameRects rects;
     rects.ruler = QRectF(220, 0, 1700, 26);
     rects.gutter = QRectF(0, 26, 220, 1054);
     rects.events = QRectF(220, 26, 1700, 1054);
+    return rects;
+}
+
+// One uncached frame (the worst case): geometry, then the whole paint into `image`.
+FrameTimes oneFrame(const TimelineScene &scene, int64_t start, int64_t end, QImage &image)
+{
+    const ViewStyle style = ViewStyle::light();
+    const FrameRects rects = benchRects();
     GeometryRequest req;
     req.rangeStart = start;
     req.rangeEnd = end;
     req.width = rects.events.width();
     req.height = rects.events.height();
+    const auto t0 = std::chrono::steady_clock::now();
+    const TimelineGeometry g = computeGeometry(scene, req);
+    const auto t1 = std::chrono::steady_clock::now();
+    QPainter p(&image);
+    p.fillRect(image.rect(), style.background);
+    TimelinePainter::paintFrame(p, rects, scene, g, style, FrameOptions{});
+    const auto t2 = std::chrono::steady_clock::now();
+    p.setClipRect(rects.events);
+    p.translate(rects.events.topLeft());
+    LinkPainter::paint(p, g.links, style); // again, alone: what the arrows cost to paint
+    p.end();
+    const auto t3 = std::chrono::steady_clock::now();
+    using ms = std::chrono::duration<double, std::milli>;
+    return {ms(t2 - t0).count(), ms(t1 - t0).count(), ms(t3 - t2).count(), g.primitiveCount()};
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+CaseResult runCase(const std::string &name, const TimelineScene &scene, int64_t start, int64_t end,
+                   int frames, const char *pngDir)
+{
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
     std::vector<double> total, geo;
     size_t primitives = 0;
     for (int f = 0; f < frames; ++f) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const TimelineGeometry g = computeGeometry(scene, req); // uncached: the worst case
-        const auto t1 = std::chrono::steady_clock::now();
-        QPainter p(&image);
-        p.fillRect(image.rect(), style.background);
-        TimelinePainter::paintFrame(p, rects, scene, g, style, FrameOptions{});
-        p.end();
-        const auto t2 = std::chrono::steady_clock::now();
-        geo.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        total.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
-        primitives = g.primitiveCount();
+        const FrameTimes t = oneFrame(scene, start, end, image);
+        total.push_back(t.totalMs);
+        geo.push_back(t.geometryMs);
+        primitives = t.primitives;
     }
     if (pngDir)
         image.save(QString::fromUtf8(pngDir) +
                    QStringLiteral("/bench_view_%1.png").arg(QString::fromStdString(name)));
-    std::sort(total.begin(), total.end());
-    std::sort(geo.begin(), geo.end());
-    return {name, eventsInRange(scene, start, end), total[total.size() / 2], geo[geo.size() / 2],
-            primitives};
+    return {name, eventsInRange(scene, start, end), median(total), median(geo), primitives};
+}
+
+// The same range of the job without and with messages, frames alternating (the machine's load
+// changes alike for both): median frame of each, their ratio, and the arrows' own paint time.
+struct PairResult
+{
+    double baseMs = 0, msgMs = 0, linksPaintMs = 0;
+    size_t arrows = 0;
+};
+
+PairResult runPair(const TimelineScene &base, const TimelineScene &msg, int64_t start, int64_t end,
+                   int frames)
+{
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    std::vector<double> b, m, lp;
+    PairResult r;
+    for (int f = 0; f < frames; ++f) {
+        b.push_back(oneFrame(base, start, end, image).totalMs);
+        const FrameTimes t = oneFrame(msg, start, end, image);
+        m.push_back(t.totalMs);
+        lp.push_back(t.linksPaintMs);
+    }
+    r.baseMs = median(b);
+    r.msgMs = median(m);
+    r.linksPaintMs = median(lp);
+    GeometryRequest req{start, end, benchRects().events.width(), 0, benchRects().events.height()};
+    r.arrows = computeGeometry(msg, req).links.arrows.size();
+    return r;
 }
 
 // A real job directory: load it, then time the first frame and steady frames of the whole job
@@ -165,6 +249,34 @@ int main(int argc, char **argv)
     const double ratio = results[1].medianMs / results[0].medianMs;
     std::printf("\nratio 10M/10k frame: %.2f  (goal <= 1.5)   10M frame %.2f ms (goal <= 16 ms)\n",
                 ratio, results[1].medianMs);
-    std::printf("goals: %s\n", ratio <= 1.5 && results[1].medianMs <= 16.0 ? "MET" : "NOT MET");
+    // Links: the same job with 1 M messages, against itself without them, whole and zoomed.
+    std::printf("\nbuilding the 10M job with 1M messages...\n");
+    auto msgJob = withMessages(*big, 1'000'000);
+    TimelineScene msgScene(msgJob);
+    const int64_t narrow = 200'000; // each pair's messages a few px apart: thinned less
+    struct View
+    {
+        const char *name;
+        int64_t start, end;
+    } views[] = {{"whole job", msgScene.beginNs(), msgScene.endNs()},
+                 {"zoomed", mid, mid + span},
+                 {"narrow (200 us)", mid, mid + narrow}};
+    std::printf("\n%-18s %14s %14s %8s %16s %8s\n", "view", "no msgs ms", "1M msgs ms", "arrows",
+                "arrows paint ms", "ratio");
+    bool linksMet = true;
+    for (const View &v : views) {
+        const PairResult r = runPair(bigScene, msgScene, v.start, v.end, frames);
+        const double ratio = r.msgMs / r.baseMs;
+        std::printf("%-18s %14.2f %14.2f %8zu %16.2f %8.2f\n", v.name, r.baseMs, r.msgMs, r.arrows,
+                    r.linksPaintMs, ratio);
+        linksMet = linksMet && ratio <= 1.3;
+    }
+    const TimelineGeometry gw =
+        computeGeometry(msgScene, {msgScene.beginNs(), msgScene.endNs(), 1700, 0, 1054});
+    std::printf("whole job: %zu arrows stand for %lld of %zu messages\n", gw.links.arrows.size(),
+                (long long)gw.links.linksShown, msgJob->links.size());
+    std::printf("goals: %s; links: %s\n",
+                ratio <= 1.5 && results[1].medianMs <= 16.0 ? "MET" : "NOT MET",
+                linksMet ? "MET" : "NOT MET");
     return 0;
 }

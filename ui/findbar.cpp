@@ -61,6 +61,11 @@ bool FindBar::isRegex() const
     return m_regex->isChecked();
 }
 
+void FindBar::setRegex(bool on)
+{
+    m_regex->setChecked(on);
+}
+
 void FindBar::setRankLimits(int minRank, int maxRank)
 {
     const QSignalBlocker a(m_minRank);

@@ -20,6 +20,7 @@ public:
     explicit FindBar(QWidget *parent = nullptr);
     QString pattern() const;
     bool isRegex() const;
+    void setRegex(bool on);
     void setRankLimits(int minRank, int maxRank);
     void setStatus(const QString &text, bool error);
     QString statusText() const; // the counter ("12 events · 1 name")

@@ -1,7 +1,11 @@
 #include "findcontroller.h"
 
 #include "findbar.h"
+#include "timeformat.h"
 #include "timelineview.h"
+
+#include <QLineEdit>
+#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -73,8 +77,32 @@ QString FindController::matchStatus() const
 {
     const int64_t events = m_scene->matchingEventCount();
     const int names = m_scene->matchingNameCount();
-    return (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) + QStringLiteral(" · ") +
-           (names == 1 ? tr("1 name") : tr("%1 names").arg(names));
+    QString s = (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) +
+                QStringLiteral(" · ") + (names == 1 ? tr("1 name") : tr("%1 names").arg(names));
+    if (const auto &f = m_scene->durationFilter()) {
+        s += QStringLiteral(" · %1 – %2").arg(formatDuration(f->minNs), formatDuration(f->maxNs));
+        if (f->rank >= 0)
+            s += tr(" · rank %1").arg(f->rank);
+    }
+    return s;
+}
+
+void FindController::findDurations(uint32_t nameId, int64_t minNs, int64_t maxNs, int rank)
+{
+    if (!m_scene)
+        return;
+    const QString name = m_scene->displayName(nameId);
+    m_bar->setRegex(true);
+    const QString pattern = QLatin1Char('^') + QRegularExpression::escape(name) + QLatin1Char('$');
+    if (m_bar->findEdit()->text() == pattern)
+        search(pattern, true); // the text did not change: clear the previous filter ourselves
+    else
+        m_bar->findEdit()->setText(pattern); // searches (and clears any duration filter)
+    m_scene->setDurationFilter(TimelineScene::DurationFilter{minNs, maxNs, rank});
+    refreshStatus();
+    m_changed();
+    m_view->selectEvent({}, false);
+    step(true);
 }
 
 void FindController::refreshStatus()

@@ -33,6 +33,10 @@ public:
     void updateRankLimits();
     // Live: events were appended; the counter follows.
     void refreshStatus();
+    // Find exactly the events of name `nameId` with durations in [minNs, maxNs) (on `rank` when
+    // >= 0): a duration histogram's bin. The find box gets the name as an anchored regex, the
+    // scene the duration filter; the first match is selected and revealed.
+    void findDurations(uint32_t nameId, int64_t minNs, int64_t maxNs, int rank);
 
 private:
     void search(const QString &pattern, bool regex);

@@ -124,6 +124,15 @@ void MainMenus::buildViewMenu()
         w->compareController(), &CompareController::combinedChanged, interleave, [w, interleave] {
             setChecked(interleave, w->compareController()->layout() == CompareLayout::Interleaved);
         });
+    m_links = view->addAction(tr("&Links (messages and flows)"));
+    m_links->setCheckable(true);
+    m_links->setChecked(true);
+    m_links->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_links->setToolTip(tr("Arrows from each message's send to its receive, and along flows"));
+    connect(m_links, &QAction::toggled, w, [w](bool on) {
+        QSettings().setValue(QStringLiteral("view/links"), on);
+        w->setLinksVisible(on);
+    });
     m_dark = view->addAction(tr("&Dark theme"));
     m_dark->setCheckable(true);
     connect(m_dark, &QAction::toggled, w, &MainWindow::setDarkTheme);

@@ -1,6 +1,6 @@
 // MainMenus — the viewer's menu bar: File (open files/directory, attach, recent files, exports,
 // quit), View (find, fit, raw clocks, wall-clock ruler, collapse/expand all, colour by category,
-// dark theme, the docks) and Help (keyboard shortcuts, about). It owns the checkable actions
+// links, dark theme, the docks) and Help (keyboard shortcuts, about). It owns the checkable actions
 // and the recent-files list (QSettings "recentFiles", newest first, at most 10 entries, one
 // entry per opened set of paths) and acts only through MainWindow's public interface.
 // Threading: GUI thread only.
@@ -29,6 +29,7 @@ public:
     QAction *wallClockAction() const { return m_wall; }
     QAction *categoryAction() const { return m_category; }
     QAction *darkAction() const { return m_dark; }
+    QAction *linksAction() const { return m_links; } // View ▸ Links (Ctrl+L)
     // Sets a checkable action's state without emitting toggled (the window already is there).
     static void setChecked(QAction *action, bool on);
     // A dock created after the menus (the live Workers dock): its show/hide entry in View.
@@ -51,6 +52,7 @@ private:
     QAction *m_wall = nullptr;
     QAction *m_category = nullptr;
     QAction *m_dark = nullptr;
+    QAction *m_links = nullptr;
     QMenu *m_view = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "clockpanel.h"
+#include "collectivespread.h"
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "detailspanel.h"
@@ -12,6 +13,7 @@
 #include "mainmenus.h"
 #include "overviewstrip.h"
 #include "problemspanel.h"
+#include "selectionmeasure.h"
 #include "statspanel.h"
 #include "timeformat.h"
 #include "timelineview.h"
@@ -81,6 +83,8 @@ MainWindow::MainWindow(QWidget *parent)
         settings.value(QStringLiteral("view/wallClock"), false).toBool());
     MainMenus::setChecked(m_menus->categoryAction(),
                           settings.value(QStringLiteral("view/byCategory"), false).toBool());
+    MainMenus::setChecked(m_menus->linksAction(),
+                          settings.value(QStringLiteral("view/links"), true).toBool());
     setDarkTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
     if (!settings.contains(QStringLiteral("window/geometry")))
         resize(1400, 900);
@@ -166,6 +170,7 @@ void MainWindow::connectPanels()
     connect(m_view, &TimelineView::gutterWidthChanged, m_overview, &OverviewStrip::setLeftMargin);
     connect(m_details, &DetailsPanel::eventActivated, this,
             [this](EventRef ref) { m_view->selectEvent(ref, true); });
+    connect(m_details, &DetailsPanel::pointActivated, m_view, &TimelineView::revealPoint);
     connect(m_legend, &LegendBar::nameClicked, this, [this](const QString &name) {
         m_find->findEdit()->setText(name);
         m_find->focusFind();
@@ -188,6 +193,21 @@ void MainWindow::connectPanels()
                 updateStatus();
             });
     connect(m_view->zoomControl(), &ZoomControl::rangeChanged, this, &MainWindow::updateStatus);
+    // Box selection (Shift+drag) → the stats of exactly those tracks × that range; a histogram
+    // bin → find marks on its events.
+    connect(m_view, &TimelineView::boxSelected, this,
+            [this](const std::vector<int> &models, qint64 s, qint64 e) {
+                std::vector<std::pair<uint32_t, uint32_t>> tracks;
+                for (int m : models)
+                    tracks.emplace_back(uint32_t(m_scene->model(m).worker()),
+                                        uint32_t(m_scene->model(m).trackIndex()));
+                m_stats->setBoxSelection(std::move(tracks), s, e);
+                updateStatus();
+            });
+    connect(m_stats, &StatsPanel::histogramBinClicked, this,
+            [this](quint32 name, qint64 lo, qint64 hi, int rank) {
+                m_findControl->findDurations(name, lo, hi, rank);
+            });
 }
 
 void MainWindow::buildDocks()
@@ -392,6 +412,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_sources = sources;
     m_scene = std::make_shared<TimelineScene>(m_timeline);
     m_scene->setColourByCategory(m_menus->categoryAction()->isChecked());
+    m_scene->setLinksVisible(m_menus->linksAction()->isChecked());
     m_view->setScene(m_scene);
     if (!live)
         m_view->fitRowsToHeight(); // every worker on screen when it can be
@@ -468,7 +489,7 @@ void MainWindow::setClockMode(ClockMode mode)
     m_clocks->setCorrected(mode == ClockMode::Corrected);
     MainMenus::setChecked(m_menus->rawAction(), mode == ClockMode::Raw);
     sceneChanged();
-    m_details->showEvent(m_scene.get(), m_scene->selected());
+    onEventSelected(m_scene->selected()); // details and the collective spread in the new mode
     m_stats->setClockMode(mode); // recomputes; a job still running for the old mode is dropped
     m_compare->setClockMode(mode);
 }
@@ -535,7 +556,22 @@ void MainWindow::showProblem(const LoadProblem &p)
 
 void MainWindow::onEventSelected(const EventRef &ref)
 {
-    m_details->showEvent(m_scene.get(), ref);
+    // A collective instance: the same instance on every rank is outlined, its spread shown.
+    std::optional<CollectiveSpread> spread;
+    if (m_scene) {
+        spread = CollectiveSpread::of(*m_scene, ref);
+        m_scene->setHighlighted(spread ? spread->refs() : std::vector<EventRef>());
+        m_view->viewport()->update();
+    }
+    m_details->showEvent(m_scene.get(), ref, spread);
+}
+
+void MainWindow::setLinksVisible(bool on)
+{
+    if (m_scene) {
+        m_scene->setLinksVisible(on);
+        sceneChanged();
+    }
 }
 
 void MainWindow::onCursorTime(qint64 t, bool inside)
@@ -564,8 +600,11 @@ void MainWindow::updateStatus()
     }
     const ZoomControl *z = m_view->zoomControl();
     parts << tr("view %1").arg(formatDuration(z->rangeDuration()));
-    if (z->hasSelection())
-        parts << tr("selection %1").arg(formatDuration(z->selectionEnd() - z->selectionStart()));
+    if (z->hasSelection()) // the measure: its length and the events begun in it
+        parts << tr("selection %1 · %L2 events")
+                     .arg(formatDuration(z->selectionEnd() - z->selectionStart()))
+                     .arg(qlonglong(SelectionMeasure::eventsBetween(
+                         *m_scene, z->selectionStart(), z->selectionEnd(), m_view->boxModels())));
     m_cursorLabel->setText(parts.join(QStringLiteral("   ")));
 }
 

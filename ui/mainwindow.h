@@ -97,6 +97,7 @@ public:
     void setDarkTheme(bool dark);
     void setAllCollapsed(bool collapsed);
     void setColourByCategory(bool on); // View ▸ Colour by category
+    void setLinksVisible(bool on);     // View ▸ Links (message and flow arrows)
     MainMenus *menus() const { return m_menus; }
     // Status-bar button "N notes" / "⚠ N problems" (hidden when none); clicking opens the dock.
     QPushButton *problemsButton() const { return m_problemsButton; }

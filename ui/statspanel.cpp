@@ -17,7 +17,8 @@ namespace syncline::ui {
 StatsPanel::StatsPanel(QWidget *parent)
     : QWidget(parent), m_model(new StatsTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)), m_chart(new RankBarChart(this)), m_scope(new QComboBox(this)),
-      m_filter(new QLineEdit(this)), m_status(new QLabel(this))
+      m_filter(new QLineEdit(this)), m_status(new QLabel(this)),
+      m_histogram(new HistogramChart(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(StatsTableModel::SortRole);
@@ -31,7 +32,10 @@ StatsPanel::StatsPanel(QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(StatsTableModel::Name, QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
-    m_scope->addItems({tr("Whole job"), tr("Selected range")});
+    m_scope->addItems({tr("Whole job"), tr("Selected range"), tr("Box selection")});
+    m_scope->setItemData(2,
+                         tr("Shift+drag in the timeline: the tracks and the time range in the box"),
+                         Qt::ToolTipRole);
     m_filter->setPlaceholderText(tr("Filter names…"));
     m_filter->setClearButtonEnabled(true);
     auto *top = new QHBoxLayout;
@@ -40,7 +44,10 @@ StatsPanel::StatsPanel(QWidget *parent)
     top->addWidget(m_status);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
-    split->addWidget(m_chart);
+    auto *charts = new QSplitter(Qt::Vertical, this);
+    charts->addWidget(m_chart);
+    charts->addWidget(m_histogram);
+    split->addWidget(charts);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
@@ -51,6 +58,23 @@ StatsPanel::StatsPanel(QWidget *parent)
             &QSortFilterProxyModel::setFilterFixedString);
     connect(m_scope, &QComboBox::currentIndexChanged, this, &StatsPanel::refresh);
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &StatsPanel::finished);
+    connect(&m_histWatcher, &QFutureWatcher<HistogramResult>::finished, this, [this] {
+        HistogramResult r = m_histWatcher.result();
+        if (m_histPending) {
+            m_histPending = false;
+            startHistogram();
+        }
+        if (r.jobId != m_histJob || r.timeline != m_timeline)
+            return; // stale
+        ++m_histogramsDone;
+        const std::string_view n = m_timeline->names.name(r.histogram.nameId);
+        m_histogram->setHistogram(QString::fromUtf8(n.data(), qsizetype(n.size())),
+                                  std::move(r.histogram));
+        emit histogramReady();
+    });
+    connect(m_histogram, &HistogramChart::binClicked, this, [this](qint64 lo, qint64 hi, int rank) {
+        emit histogramBinClicked(m_histogram->histogram().nameId, lo, hi, rank);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (current.isValid())
@@ -61,6 +85,7 @@ StatsPanel::StatsPanel(QWidget *parent)
 StatsPanel::~StatsPanel()
 {
     m_watcher.waitForFinished();
+    m_histWatcher.waitForFinished();
 }
 
 void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode mode)
@@ -71,7 +96,41 @@ void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode
     m_chartName.reset();
     m_model->setRows(nullptr, {});
     m_chart->setData({}, {});
+    m_histogram->setHistogram({}, {});
+    m_boxTracks.clear();
     refresh();
+}
+
+void StatsPanel::setBoxSelection(std::vector<std::pair<uint32_t, uint32_t>> tracks, int64_t start,
+                                 int64_t end)
+{
+    std::sort(tracks.begin(), tracks.end());
+    m_boxTracks = std::move(tracks);
+    m_boxStart = start;
+    m_boxEnd = end;
+    if (m_boxTracks.empty() && m_scope->currentIndex() != 2)
+        return;
+    const QSignalBlocker block(m_scope);
+    m_scope->setCurrentIndex(m_boxTracks.empty() ? 0 : 2);
+    refresh();
+}
+
+StatsQuery StatsPanel::currentQuery() const
+{
+    StatsQuery query;
+    query.perRank = true;
+    query.mode = m_mode; // by value, as given (the view's mode)
+    if (m_scope->currentIndex() == 2 && !m_boxTracks.empty()) {
+        query.useRange = true;
+        query.beginNs = std::min(m_boxStart, m_boxEnd);
+        query.endNs = std::max(m_boxStart, m_boxEnd);
+        query.tracks = m_boxTracks;
+    } else if (rangeScoped()) {
+        query.useRange = true;
+        query.beginNs = m_rangeStart;
+        query.endNs = std::max(m_rangeStart, m_rangeEnd);
+    }
+    return query;
 }
 
 void StatsPanel::setSelectedRange(int64_t start, int64_t end)
@@ -104,14 +163,7 @@ void StatsPanel::refresh()
 
 void StatsPanel::start()
 {
-    StatsQuery query;
-    query.perRank = true;
-    query.mode = m_mode; // by value, as given (the view's mode)
-    if (rangeScoped()) {
-        query.useRange = true;
-        query.beginNs = m_rangeStart;
-        query.endNs = std::max(m_rangeStart, m_rangeEnd);
-    }
+    const StatsQuery query = currentQuery();
     m_status->setText(tr("computing…"));
     const uint64_t id = m_jobId;
     const ClockMode mode = m_mode;
@@ -133,7 +185,15 @@ void StatsPanel::finished()
     ++m_completed;
     m_rows = std::move(r.rows);
     m_model->setRows(m_timeline, m_rows);
-    if (rangeScoped())
+    if (m_scope->currentIndex() == 2 && !m_boxTracks.empty())
+        m_status->setText(tr("%1 names in %2 on %3 threads (box)")
+                              .arg(m_model->rowCount())
+                              .arg(formatDuration(std::abs(m_boxEnd - m_boxStart)))
+                              .arg(m_boxTracks.size()));
+    else if (m_scope->currentIndex() == 2)
+        m_status->setText(tr("%1 names · no box selected (Shift+drag in the timeline): whole job")
+                              .arg(m_model->rowCount()));
+    else if (rangeScoped())
         m_status->setText(tr("%1 names in %2")
                               .arg(m_model->rowCount())
                               .arg(formatDuration(m_rangeEnd - m_rangeStart)));
@@ -168,6 +228,25 @@ void StatsPanel::chooseName(uint32_t nameId)
             bars.push_back({*r.rank, r.meanNs});
     const std::string_view n = m_timeline->names.name(nameId);
     m_chart->setData(QString::fromUtf8(n.data(), qsizetype(n.size())), std::move(bars));
+    startHistogram();
+}
+
+void StatsPanel::startHistogram()
+{
+    if (!m_timeline || !m_chartName)
+        return;
+    ++m_histJob;
+    if (m_histWatcher.isRunning()) {
+        m_histPending = true;
+        return;
+    }
+    const uint64_t id = m_histJob;
+    const uint32_t name = *m_chartName;
+    const StatsQuery query = currentQuery();
+    std::shared_ptr<const Timeline> timeline = m_timeline;
+    m_histWatcher.setFuture(QtConcurrent::run([id, name, timeline, query] {
+        return HistogramResult{id, timeline, Stats::histogram(*timeline, name, query)};
+    }));
 }
 
 } // namespace syncline::ui

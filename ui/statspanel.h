@@ -1,5 +1,6 @@
-// StatsPanel — the per-name statistics table (whole job or the selected time range) and, for
-// the chosen name, a per-rank bar chart with stragglers marked; the chart follows every new
+// StatsPanel — the per-name statistics table (whole job, the selected time range, or a box
+// selection of tracks × range) and, for the chosen name, a per-rank bar chart with stragglers
+// marked and a duration histogram (log-scale bins per rank; a click on a bin finds its events); the chart follows every new
 // result (scope change, new range, clock mode). "Selected range" with no range selected (Esc)
 // shows the whole job and says so, so legend, table and chart never go empty. Stats are computed off the GUI
 // thread (QtConcurrent) as jobs with an id; a result whose id is not the latest, or whose clock
@@ -10,6 +11,7 @@
 // calls setClockMode(), which makes a running job stale.
 #pragma once
 
+#include "histogramchart.h"
 #include "rankbarchart.h"
 #include "statstablemodel.h"
 
@@ -36,6 +38,14 @@ public:
     void setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode mode);
     // Range for "Selected range" mode (global ns); start >= end = no selection.
     void setSelectedRange(int64_t start, int64_t end);
+    // A box selection in the view (Shift+drag): these tracks (worker, track) × [start, end];
+    // switches the scope to "Box selection" and recomputes. Empty tracks clears it.
+    void setBoxSelection(std::vector<std::pair<uint32_t, uint32_t>> tracks, int64_t start,
+                         int64_t end);
+    // The query the table (and the histogram) is computed for, in the current scope.
+    StatsQuery currentQuery() const;
+    HistogramChart *histogram() const { return m_histogram; }
+    uint64_t completedHistograms() const { return m_histogramsDone; }
     // The mode the stats are computed in (the view's); recomputes.
     void setClockMode(ClockMode mode);
     ClockMode clockMode() const { return m_mode; }
@@ -44,13 +54,17 @@ public:
     QSortFilterProxyModel *proxy() const { return m_proxy; }
     QTableView *table() const { return m_table; }
     RankBarChart *chart() const { return m_chart; }
-    QComboBox *scopeBox() const { return m_scope; } // 0 Whole job, 1 Selected range
+    // 0 Whole job, 1 Selected range, 2 Box selection (tracks × range)
+    QComboBox *scopeBox() const { return m_scope; }
     QString statusText() const;
     void chooseName(uint32_t nameId);
     uint64_t completedJobs() const { return m_completed; }
 
 signals:
     void statsReady();
+    void histogramReady();
+    // A histogram bin was clicked: find those events (MainWindow marks them).
+    void histogramBinClicked(quint32 nameId, qint64 lowNs, qint64 highNs, int rank);
 
 private:
     struct Result
@@ -62,6 +76,7 @@ private:
     };
     void start();
     void finished();
+    void startHistogram();
     bool rangeScoped() const; // "Selected range" with a non-empty range
 
     std::shared_ptr<const Timeline> m_timeline;
@@ -73,6 +88,20 @@ private:
     QLineEdit *m_filter;
     QLabel *m_status;
     QFutureWatcher<Result> m_watcher;
+    HistogramChart *m_histogram;
+    struct HistogramResult
+    {
+        uint64_t jobId = 0;
+        std::shared_ptr<const Timeline> timeline;
+        DurationHistogram histogram;
+    };
+    QFutureWatcher<HistogramResult> m_histWatcher;
+    uint64_t m_histJob = 0;
+    uint64_t m_histogramsDone = 0;
+    bool m_histPending = false;
+    std::vector<std::pair<uint32_t, uint32_t>> m_boxTracks;
+    int64_t m_boxStart = 0;
+    int64_t m_boxEnd = 0;
     std::vector<StatsRow> m_rows; // all rows of the latest result (incl. per rank)
     int64_t m_rangeStart = 0;
     int64_t m_rangeEnd = 0;

@@ -115,7 +115,7 @@ void RowBuilder::emitEvent(uint32_t e, double x0, double x1)
     if (!m_scene.nameVisible(name))
         return;
     const uint16_t flags = t.flags[e];
-    const bool dimmed = !m_scene.nameMatches(name);
+    const bool dimmed = !m_scene.eventMatches(m_modelIndex, int(e));
     if (flags & EventInstant) {
         m_out.instants.emplace_back(x0, m_y + m_h / 2);
         ++m_out.eventsDrawn;
@@ -261,7 +261,7 @@ void RowBuilder::buildSummary(int worker, double y, double h)
             continue;
         }
         const uint32_t name = m_scene.model(ref.model).nameId(ref.index);
-        const bool lit = !search || m_scene.nameMatches(name);
+        const bool lit = !search || m_scene.eventMatches(ref.model, ref.index);
         addSegment(x, x + 1, name, !lit);
         if (search && lit)
             addMark(x, x + 1);
@@ -333,7 +333,7 @@ size_t TimelineGeometry::primitiveCount() const
         n += b.rects.size();
     for (const ColourBatch &b : foldBatches)
         n += b.rects.size();
-    return n + matchMarks.size();
+    return n + matchMarks.size() + links.arrows.size() + links.highlights.size();
 }
 
 TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryRequest &request)
@@ -356,6 +356,8 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
         else if (r.collapsed && r.model >= 0)
             builder.buildSummary(r.worker, y + 5, r.height - 8); // all its threads
     }
+    out.links = LinkPainter::compute(
+        scene, {request.rangeStart, request.rangeEnd, request.width, request.top, request.height});
     return out;
 }
 

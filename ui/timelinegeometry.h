@@ -28,6 +28,7 @@
 // Threading: computeGeometry/hitTest are pure functions of their inputs (const scene).
 #pragma once
 
+#include "linkpainter.h"
 #include "timelinescene.h"
 
 #include <QColor>
@@ -88,6 +89,7 @@ struct TimelineGeometry
     std::vector<QRectF> overdueRects; // red outline
     std::vector<QPointF> instants;    // centre of an instant marker
     QRectF selectedRect;              // null when no selected event is visible
+    LinkGeometry links;               // message/flow arrows and collective highlights
     int64_t eventsDrawn = 0;          // individual rectangles emitted
     int64_t eventsFolded = 0;         // events represented by fold blocks
     size_t primitiveCount() const;    // everything the painter draws (bounded by pixels)

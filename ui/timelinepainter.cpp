@@ -92,6 +92,7 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), local.height()), style.selectionRange);
     }
     paintEvents(p, g, scene, style);
+    LinkPainter::paint(p, g.links, style);
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));
         p.drawLine(QPointF(options.cursorX, 0), QPointF(options.cursorX, local.height()));
@@ -276,7 +277,9 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
         const double x1 = area.left() + double(options.selectionEnd - rangeStart) * pxPerNs;
         const QRectF sel(x0, area.top(), std::max(1.0, x1 - x0), area.height());
         p.fillRect(sel, style.selectionRange);
-        const QString text = formatDuration(options.selectionEnd - options.selectionStart);
+        QString text = formatDuration(options.selectionEnd - options.selectionStart);
+        if (options.selectionEvents >= 0)
+            text += QStringLiteral(" · %L1 events").arg(qlonglong(options.selectionEvents));
         p.setPen(style.selection);
         p.drawText(selectionLabelRect(sel, fm.horizontalAdvance(text), area), Qt::AlignCenter,
                    text);

@@ -43,6 +43,7 @@ struct FrameOptions
     double cursorX = -1;    // event-area px; < 0 = none
     int64_t selectionStart = -1;
     int64_t selectionEnd = -1;
+    int64_t selectionEvents = -1; // events begun in the selection (the ruler says so); < 0 none
 };
 
 class TimelinePainter

@@ -8,7 +8,7 @@
 namespace syncline::ui {
 
 TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
-    : m_timeline(std::move(timeline))
+    : m_timeline(std::move(timeline)), m_links(std::make_shared<LinkIndex>(m_timeline.get()))
 {
     const Timeline &t = *m_timeline;
     for (size_t w = 0; w < t.workers.size(); ++w) {
@@ -152,6 +152,7 @@ void TimelineScene::remapModels()
 void TimelineScene::applyLive(const LiveUpdate &u)
 {
     bool relayout = false;
+    m_highlighted.clear(); // a collective instance's refs may now name other events
     if (u.structureChanged) {
         remapModels();
         relayout = true;
@@ -190,6 +191,8 @@ void TimelineScene::setClockMode(ClockMode mode)
     if (mode == m_mode)
         return;
     m_mode = mode;
+    if (m_durationFilter && searchActive())
+        rebuildMatches(); // durations differ between the modes
     ++m_revision;
 }
 
@@ -253,6 +256,7 @@ void TimelineScene::setNameFilter(const QString &text)
 
 bool TimelineScene::setSearch(const QString &pattern, bool regex)
 {
+    m_durationFilter.reset();
     m_match.clear();
     m_matchPos.clear();
     m_matchingNames = 0;
@@ -302,7 +306,8 @@ void TimelineScene::extendMatches(size_t model, size_t from)
         pos.erase(std::lower_bound(pos.begin(), pos.end(), uint32_t(tail)), pos.end());
         for (size_t p = tail; p < row.size(); ++p) {
             const uint32_t name = names[row[p]];
-            if (m_match[name] && nameVisible(name))
+            if (m_match[name] && nameVisible(name) &&
+                (!m_durationFilter || inDurationFilter(tm, int(row[p]))))
                 pos.push_back(uint32_t(p));
         }
     }
@@ -375,7 +380,7 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
                 : forward     ? std::max(0, tm.lastIndex(t0, m_mode))
                               : std::min(tm.count() - 1, tm.lastIndex(t0, m_mode) + 1);
         for (; i >= 0 && i < tm.count(); i += forward ? 1 : -1) {
-            if (!m_match.empty() && !m_match[tm.nameId(i)])
+            if (!m_match.empty() && !eventMatches(m, i))
                 continue;
             if (!eventVisible(m, i))
                 continue;
@@ -397,6 +402,39 @@ void TimelineScene::setSelected(const EventRef &ref)
     if (ref == m_selected)
         return;
     m_selected = ref;
+    ++m_revision;
+}
+
+bool TimelineScene::inDurationFilter(const TrackModel &tm, int i) const
+{
+    const DurationFilter &f = *m_durationFilter;
+    if (tm.flags(i) & (EventOpen | EventInstant))
+        return false; // like the stats: complete intervals only
+    if (f.rank >= 0 && tm.workerData().info.rank != f.rank)
+        return false;
+    const int64_t d = tm.duration(i, m_mode);
+    return d >= f.minNs && d < f.maxNs;
+}
+
+void TimelineScene::setDurationFilter(const std::optional<DurationFilter> &filter)
+{
+    m_durationFilter = filter;
+    if (searchActive())
+        rebuildMatches();
+    ++m_revision;
+}
+
+void TimelineScene::setLinksVisible(bool on)
+{
+    if (on == m_linksVisible)
+        return;
+    m_linksVisible = on;
+    ++m_revision;
+}
+
+void TimelineScene::setHighlighted(std::vector<EventRef> refs)
+{
+    m_highlighted = std::move(refs);
     ++m_revision;
 }
 

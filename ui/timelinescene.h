@@ -16,6 +16,7 @@
 #pragma once
 
 #include "colourscheme.h"
+#include "linkindex.h"
 #include "rowlayout.h"
 #include "trackmodel.h"
 
@@ -27,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,24 @@ public:
     bool setSearch(const QString &pattern, bool regex);
     bool searchActive() const { return !m_match.empty(); }
     bool nameMatches(uint32_t nameId) const { return m_match.empty() || m_match[nameId]; }
+    // Find narrowed to durations in [minNs, maxNs) and, with rank >= 0, one rank (a duration
+    // histogram's bin, StatsPanel): only those events of the matching names are matches, lit
+    // and marked. setSearch() clears it.
+    struct DurationFilter
+    {
+        int64_t minNs = 0;
+        int64_t maxNs = 0;
+        int rank = -1;
+    };
+    void setDurationFilter(const std::optional<DurationFilter> &filter);
+    const std::optional<DurationFilter> &durationFilter() const { return m_durationFilter; }
+    // Whether event i of model m is a find match (its name matches and it passes the duration
+    // filter); true for everything without a search.
+    bool eventMatches(int model, int index) const
+    {
+        const TrackModel &tm = m_models[size_t(model)];
+        return nameMatches(tm.nameId(index)) && (!m_durationFilter || inDurationFilter(tm, index));
+    }
     int matchingNameCount() const { return m_matchingNames; }
     // Matching events (name matches the find pattern and passes the name filter) in the workers
     // the rank filter shows — the find bar's counter.
@@ -116,6 +136,14 @@ public:
     EventRef selected() const { return m_selected; }
     void setSelected(const EventRef &ref);
 
+    // Links (message pairs, flows) drawn as arrows (View ▸ Links, LinkPainter).
+    const LinkIndex &linkIndex() const { return *m_links; }
+    bool linksVisible() const { return m_linksVisible; }
+    void setLinksVisible(bool on);
+    // Events outlined as one collective instance across ranks (CollectiveSpread); empty = none.
+    const std::vector<EventRef> &highlighted() const { return m_highlighted; }
+    void setHighlighted(std::vector<EventRef> refs);
+
 private:
     void rebuildLayout();
     void addNames();
@@ -123,6 +151,7 @@ private:
     bool nameFilterHit(const QString &name) const;
     bool searchHit(const QString &name) const;
     bool eventVisible(int model, int index) const;
+    bool inDurationFilter(const TrackModel &tm, int index) const;
     void rebuildMatches();
     void extendMatches(size_t model, size_t from);
 
@@ -150,6 +179,10 @@ private:
     int m_maxRank = std::numeric_limits<int>::max();
     uint64_t m_indexed = 0;
     EventRef m_selected;
+    std::optional<DurationFilter> m_durationFilter;
+    std::shared_ptr<const LinkIndex> m_links;
+    bool m_linksVisible = true;
+    std::vector<EventRef> m_highlighted;
     ClockMode m_mode = ClockMode::Corrected;
     uint64_t m_revision = 1;
 };

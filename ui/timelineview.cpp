@@ -1,6 +1,7 @@
 #include "timelineview.h"
 
 #include "eventtext.h"
+#include "selectionmeasure.h"
 #include "timelinepainter.h"
 
 #include <QHelpEvent>
@@ -169,8 +170,12 @@ void TimelineView::paintEvent(QPaintEvent *)
     options.cursorX = m_cursorX;
     options.selectionStart = m_zoom->selectionStart();
     options.selectionEnd = m_zoom->selectionEnd();
+    if (options.selectionEnd > options.selectionStart) // the measure: events begun in it
+        options.selectionEvents = SelectionMeasure::eventsBetween(
+            *m_scene, options.selectionStart, options.selectionEnd, m_boxModels);
     const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
     TimelinePainter::paintFrame(p, rects, *m_scene, g, m_style, options);
+    paintBox(p);
     p.fillRect(QRect(0, 0, m_gutterWidth, kRulerHeight), m_style.ruler);
     p.setPen(m_style.mutedText);
     p.setFont(m_style.smallFont);
@@ -217,6 +222,8 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
         m_drag = Drag::RulerSelect;
         m_pressTime = timeAtX(pos.x() - m_gutterWidth);
         m_zoom->clearSelection();
+        if (!m_boxModels.empty())
+            setBoxSelection({}, 0, 0, 0, 0); // a new measure on every track
         return;
     }
     if (std::abs(pos.x() - m_gutterWidth) <= 3) {
@@ -231,6 +238,12 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
             m_scene->setCollapsed(worker, !m_scene->isCollapsed(worker));
             sceneChanged();
         }
+        return;
+    }
+    if (event->modifiers() & Qt::ShiftModifier) { // box selection: tracks × time
+        m_drag = Drag::Box;
+        m_pressTime = timeAtX(pos.x() - m_gutterWidth);
+        m_pressContentY = pos.y() - kRulerHeight + verticalScrollBar()->value();
         return;
     }
     m_drag = Drag::Pan;
@@ -258,6 +271,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
             m_pressRangeStart - int64_t(std::llround((pos.x() - m_pressPos.x()) * nsPerPx));
         m_zoom->setRange(start, start + m_zoom->rangeDuration());
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
+    } else if (m_drag == Drag::Box) {
+        const int x = std::clamp(pos.x(), area.left(), area.right());
+        const double y = std::clamp(pos.y(), area.top(), area.bottom()) - kRulerHeight +
+                         verticalScrollBar()->value();
+        m_boxT0 = std::min(m_pressTime, timeAtX(x - m_gutterWidth));
+        m_boxT1 = std::max(m_pressTime, timeAtX(x - m_gutterWidth));
+        m_boxY0 = std::min(m_pressContentY, y);
+        m_boxY1 = std::max(m_pressContentY, y);
+        m_boxModels = SelectionMeasure::modelsIn(*m_scene, m_boxY0, m_boxY1);
     } else if (m_drag == Drag::RulerSelect) {
         m_zoom->setSelection(
             m_pressTime, timeAtX(std::clamp(pos.x(), area.left(), area.right()) - m_gutterWidth));
@@ -278,6 +300,65 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
     viewport()->unsetCursor();
     if (drag == Drag::Pan && !m_moved)
         selectEvent(eventAt(event->position().toPoint()), false);
+    if (drag == Drag::Box) {
+        if (m_moved)
+            setBoxSelection(m_boxModels, m_boxT0, m_boxT1, m_boxY0, m_boxY1);
+        else
+            setBoxSelection({}, 0, 0, 0, 0);
+    }
+}
+
+void TimelineView::setBoxSelection(std::vector<int> models, int64_t t0, int64_t t1,
+                                   double contentY0, double contentY1)
+{
+    m_boxModels = std::move(models);
+    m_boxT0 = std::min(t0, t1);
+    m_boxT1 = std::max(t0, t1);
+    m_boxY0 = contentY0;
+    m_boxY1 = contentY1;
+    if (m_boxModels.empty() || m_boxT1 <= m_boxT0) {
+        m_boxModels.clear();
+        m_boxT0 = m_boxT1 = 0;
+    } else {
+        m_zoom->setSelection(m_boxT0, m_boxT1); // the ruler measures it
+    }
+    viewport()->update();
+    emit boxSelected(m_boxModels, m_boxT0, m_boxT1);
+}
+
+void TimelineView::paintBox(QPainter &p) const
+{
+    if (m_boxModels.empty() && m_drag != Drag::Box)
+        return;
+    const QRect area = eventArea();
+    const double pxPerNs = double(area.width()) / double(m_zoom->rangeDuration());
+    const double x0 = area.left() + double(m_boxT0 - m_zoom->rangeStart()) * pxPerNs;
+    const double x1 = area.left() + double(m_boxT1 - m_zoom->rangeStart()) * pxPerNs;
+    const double top = kRulerHeight - verticalScrollBar()->value();
+    QRectF r(QPointF(x0, m_boxY0 + top), QPointF(x1, m_boxY1 + top));
+    p.save();
+    p.setClipRect(area);
+    QColor fill = m_style.selection;
+    fill.setAlphaF(0.12);
+    p.fillRect(r, fill);
+    p.setPen(QPen(m_style.selection, 1, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r);
+    p.restore();
+}
+
+void TimelineView::revealPoint(int model, qint64 t)
+{
+    if (!m_scene || model < 0 || model >= int(m_scene->models().size()))
+        return;
+    const int64_t w = m_zoom->rangeDuration();
+    m_zoom->setRange(t - w / 2, t - w / 2 + w);
+    const int worker = int(m_scene->model(model).worker());
+    if (m_scene->isCollapsed(worker)) {
+        m_scene->setCollapsed(worker, false);
+        sceneChanged();
+    }
+    revealRow(m_scene->layout().rowOf(model, 0));
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
@@ -313,6 +394,8 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Escape:
         m_zoom->clearSelection();
         selectEvent({}, false);
+        if (!m_boxModels.empty())
+            setBoxSelection({}, 0, 0, 0, 0);
         break;
     default:
         QAbstractScrollArea::keyPressEvent(event);

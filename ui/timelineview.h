@@ -4,7 +4,9 @@
 //
 // Navigation: wheel zooms at the cursor (Shift+wheel or wheel over the labels scrolls), drag pans
 // (both axes), W/S zoom in/out, A/D pan, F or Home fits, double-click zooms to an event, drag on
-// the ruler selects a time range (Esc clears), click selects an event, click on a group header
+// the ruler selects a time range (the measure tool: its length and the events begun in it; Esc
+// clears), Shift+drag in the events box-selects tracks × a time range (boxSelected; the
+// Statistics panel computes for exactly that), click selects an event, click on a group header
 // collapses/expands it, drag the label column's right edge to resize it. Hover shows a tooltip
 // and reports the cursor time.
 // Invariants: times in global ns (scene's clock mode); geometry x = double(t − rangeStart)·pxPerNs.
@@ -18,6 +20,9 @@
 #include <QAbstractScrollArea>
 
 #include <memory>
+#include <vector>
+
+class QPainter;
 
 namespace syncline::ui {
 
@@ -59,11 +64,20 @@ public:
     // drawn on its own; expands its collapsed group.
     void revealEvent(const EventRef &ref);
     void revealRow(int layoutRow); // scroll vertically so that row is on screen
+    // Centre the view on global time t (keeping the zoom) and scroll to model's first row.
+    void revealPoint(int model, qint64 globalNs);
+    // The box selection (Shift+drag): models (sorted) and its time range; empty when none.
+    const std::vector<int> &boxModels() const { return m_boxModels; }
+    std::pair<int64_t, int64_t> boxRange() const { return {m_boxT0, m_boxT1}; }
+    // Sets (or with no models clears) the box selection as a Shift+drag would; emits boxSelected.
+    void setBoxSelection(std::vector<int> models, int64_t t0, int64_t t1, double contentY0,
+                         double contentY1);
 
 signals:
     void eventSelected(syncline::ui::EventRef ref);
     void cursorTimeChanged(qint64 globalNs, bool inside);
     void gutterWidthChanged(int px);
+    void boxSelected(std::vector<int> models, qint64 startNs, qint64 endNs);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -84,8 +98,10 @@ private:
         None,
         Pan,
         RulerSelect,
-        Gutter
+        Gutter,
+        Box
     };
+    void paintBox(QPainter &p) const;
     void updateScrollBars();
     int64_t timeAtX(double eventX) const;
 
@@ -102,6 +118,10 @@ private:
     int64_t m_pressTime = 0;
     bool m_moved = false;
     int m_gutterWidth = kDefaultGutterWidth;
+    std::vector<int> m_boxModels;
+    int64_t m_boxT0 = 0, m_boxT1 = 0;
+    double m_boxY0 = 0, m_boxY1 = 0; // content y
+    double m_pressContentY = 0;
 };
 
 } // namespace syncline::ui

@@ -1,6 +1,7 @@
 #include "timeline/load/clockcorrector.h"
 
 #include "timeline/load/workeradmission.h"
+#include "timeline/model/collectiveinstances.h"
 #include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
@@ -36,25 +37,12 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
         if (isColl[id] < 0)
-            isColl[id] = int8_t((!alignOn.empty() &&
-                                 ClockCorrector::matchesAlignPattern(alignOn, tl.names.name(id))) ||
-                                kinds.isCollective(tl.names, id));
+            isColl[id] = int8_t(ClockCorrector::isCollective(tl, kinds, alignOn, id));
         return isColl[id] == 1;
     };
-    for (size_t w = 0; w < tl.workers.size(); ++w) {
-        std::vector<sync::CollectiveInstance> mine;
-        for (const EventTrack &t : tl.workers[w].tracks)
-            for (size_t i = 0; i < t.count(); ++i)
-                if (!(t.flags[i] & (EventOpen | EventInstant)) && collective(t.nameId[i]))
-                    mine.push_back({int(w), 0, t.nameId[i], t.localStart[i], t.localEnd[i]});
-        std::stable_sort(mine.begin(), mine.end(),
-                         [](auto &a, auto &b) { return a.localBegin < b.localBegin; });
-        std::map<uint32_t, int64_t> next;
-        for (auto &c : mine) {
-            c.sequence = (generation[w] << 40) | next[c.nameId]++; // k < 2^40 per generation
-            out.push_back(c);
-        }
-    }
+    for (size_t w = 0; w < tl.workers.size(); ++w)
+        for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
+            out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
 }
 
 // Runs fn(i) for i in [0, n) on the available cores (at most one thread per item).
@@ -92,7 +80,7 @@ void inPlaceBuckets(std::vector<T> &items, const std::vector<size_t> &start, Buc
 }
 
 void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
-                 std::vector<sync::MessagePair> &out)
+                 std::vector<sync::MessagePair> *out, std::vector<MessageLink> *links)
 {
     // (the flows below are appended after the msg pairs, then everything is sorted)
     // Pairs by id: for each id, the last send and the last receive (in worker, then file
@@ -125,7 +113,11 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         bucketStart[b + 1] += bucketStart[b];
     inPlaceBuckets(keys, bucketStart, [&](const Key &k) { return bucketOf(k.hash); });
     auto id = [&](const Key &k) { return messages[k.worker].id(k.index); };
+    auto hasTrack = [&](uint32_t w, uint32_t t) {
+        return w < tl.workers.size() && t < tl.workers[w].tracks.size();
+    };
     std::vector<std::vector<sync::MessagePair>> found(kBuckets);
+    std::vector<std::vector<MessageLink>> foundLinks(kBuckets);
     parallelFor(kBuckets, [&](size_t b) {
         const auto first = keys.begin() + ptrdiff_t(bucketStart[b]);
         const auto last = keys.begin() + ptrdiff_t(bucketStart[b + 1]);
@@ -133,13 +125,29 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
             return std::tie(a.hash, a.worker, a.index) < std::tie(c.hash, c.worker, c.index);
         });
         std::vector<sync::MessagePair> &mine = found[b];
+        std::vector<MessageLink> &myLinks = foundLinks[b];
         auto emit = [&](auto from, auto to) { // one id's records, in (worker, index) order
             const Key *send = nullptr, *recv = nullptr;
             for (auto k = from; k != to; ++k)
                 (messages[k->worker].send(k->index) ? send : recv) = &*k;
-            if (send && recv && send->worker != recv->worker)
-                mine.push_back({int(send->worker), messages[send->worker][send->index].localNs,
-                                int(recv->worker), messages[recv->worker][recv->index].localNs});
+            if (!send || !recv)
+                return;
+            const MessageLog &sm = messages[send->worker], &rm = messages[recv->worker];
+            if (out && send->worker != recv->worker)
+                mine.push_back({int(send->worker), sm[send->index].localNs, int(recv->worker),
+                                rm[recv->index].localNs});
+            const uint32_t st = sm.track(send->index), rt = rm.track(recv->index);
+            if (links && hasTrack(send->worker, st) && hasTrack(recv->worker, rt)) {
+                MessageLink l;
+                l.fromLocal = sm[send->index].localNs;
+                l.toLocal = rm[recv->index].localNs;
+                l.fromWorker = send->worker;
+                l.toWorker = recv->worker;
+                l.fromTrack = st;
+                l.toTrack = rt;
+                l.kind = MessageLink::Message;
+                myLinks.push_back(l);
+            }
         };
         for (auto g = first; g != last;) {
             auto end = g + 1;
@@ -165,20 +173,46 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         }
     });
     std::vector<Key>().swap(keys);
-    size_t pairs = 0;
-    for (const auto &f : found)
-        pairs += f.size();
-    out.reserve(out.size() + pairs);
-    for (auto &f : found) {
-        out.insert(out.end(), f.begin(), f.end());
-        std::vector<sync::MessagePair>().swap(f);
+    size_t pairs = 0, linkCount = 0;
+    for (size_t b = 0; b < kBuckets; ++b) {
+        pairs += found[b].size();
+        linkCount += foundLinks[b].size();
     }
-    // Chrome flow arrows whose start and finish lie on different workers.
+    if (out)
+        out->reserve(out->size() + pairs);
+    if (links)
+        links->reserve(links->size() + linkCount + tl.flows.size());
+    for (size_t b = 0; b < kBuckets; ++b) {
+        if (out)
+            out->insert(out->end(), found[b].begin(), found[b].end());
+        if (links)
+            links->insert(links->end(), foundLinks[b].begin(), foundLinks[b].end());
+        std::vector<sync::MessagePair>().swap(found[b]);
+        std::vector<MessageLink>().swap(foundLinks[b]);
+    }
+    // Chrome flows: the engine takes arrows s → f across workers; the links every step of a
+    // flow (s → t → … → f, consecutive points of one id).
     for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
         const FlowPoint &a = tl.flows[i], &b = tl.flows[i + 1];
-        if (a.id == b.id && a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
-            out.push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
+        if (a.id != b.id)
+            continue;
+        if (out && a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
+            out->push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
+        if (links && a.phase != 'f' && b.phase != 's' && hasTrack(a.worker, a.track) &&
+            hasTrack(b.worker, b.track)) {
+            MessageLink l;
+            l.fromLocal = a.localNs;
+            l.toLocal = b.localNs;
+            l.fromWorker = a.worker;
+            l.toWorker = b.worker;
+            l.fromTrack = a.track;
+            l.toTrack = b.track;
+            l.kind = MessageLink::Flow;
+            links->push_back(l);
+        }
     }
+    if (links)
+        std::sort(links->begin(), links->end(), MessageLink::lessByPair);
 }
 
 // Sorts the pairs by (send worker, send time, receive worker, receive time): bucketed by send
@@ -266,6 +300,21 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
 
 } // namespace
 
+bool ClockCorrector::isCollective(const Timeline &tl, EventKindLookup &kinds,
+                                  const std::string &alignOn, uint32_t nameId)
+{
+    return (!alignOn.empty() && matchesAlignPattern(alignOn, tl.names.name(nameId))) ||
+           kinds.isCollective(tl.names, nameId);
+}
+
+void ClockCorrector::markCollectives(Timeline &tl, EventKindLookup &kinds,
+                                     const std::string &alignOn)
+{
+    kinds.describe(tl);
+    for (uint32_t id = 0; id < tl.kinds.size(); ++id)
+        tl.kinds[id].collective = isCollective(tl, kinds, alignOn, id);
+}
+
 bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)
 {
     if (rec::GlobPattern::hasWildcards(pattern))
@@ -280,12 +329,21 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages
 }
 
 std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
-                                                            const std::vector<MessageLog> &messages)
+                                                            const std::vector<MessageLog> &messages,
+                                                            std::vector<MessageLink> *links)
 {
     std::vector<sync::MessagePair> out;
-    addMessages(tl, messages, out);
+    addMessages(tl, messages, &out, links);
     // A deterministic order that does not depend on the ids' hashes.
     sortPairs(out, tl.workers.size());
+    return out;
+}
+
+std::vector<MessageLink> ClockCorrector::links(const Timeline &tl,
+                                               const std::vector<MessageLog> &messages)
+{
+    std::vector<MessageLink> out;
+    addMessages(tl, messages, nullptr, &out);
     return out;
 }
 

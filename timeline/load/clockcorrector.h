@@ -51,9 +51,23 @@ public:
     // Message pairs for the engine: per id, the last send and the last receive (worker order,
     // then file order) when they lie on different workers, plus Chrome flow arrows (s → f)
     // across workers; sorted by (send worker, send time, receive worker, receive time).
+    // With `links`, also the viewer's arrows from the same matching (every pair, on any two
+    // tracks, and every step s/t → t/f of a flow), sorted by MessageLink::lessByPair.
     static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
-                                                       const std::vector<MessageLog> &messages);
+                                                       const std::vector<MessageLog> &messages,
+                                                       std::vector<MessageLink> *links = nullptr);
+    // Only the links (a job loaded without correction).
+    static std::vector<MessageLink> links(const Timeline &timeline,
+                                          const std::vector<MessageLog> &messages);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
+    // The one rule for which names are blocking collectives: --align-on matches it, or the
+    // config gives it the category "collective".
+    static bool isCollective(const Timeline &timeline, EventKindLookup &kinds,
+                             const std::string &alignOn, uint32_t nameId);
+    // Timeline::kinds for every name (EventKindLookup::describe), with NameKind::collective set
+    // by isCollective — what the viewer's collective instances go by.
+    static void markCollectives(Timeline &timeline, EventKindLookup &kinds,
+                                const std::string &alignOn);
 };
 
 } // namespace syncline::load

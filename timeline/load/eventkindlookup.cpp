@@ -45,6 +45,7 @@ void EventKindLookup::describe(Timeline &tl)
         const Entry &e = m_cache[i];
         NameKind k;
         k.category = e.category;
+        k.collective = e.collective;
         if (e.colour.size() == 7 && e.colour[0] == '#') { // validated by TimerConfig
             k.rgb = uint32_t(std::strtoul(e.colour.c_str() + 1, nullptr, 16));
             k.hasColour = true;

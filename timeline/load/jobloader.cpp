@@ -408,9 +408,12 @@ LoadResult JobLoader::load(const LoadOptions &o)
     progress.report(kCorrect, 0.0, std::to_string(tl.workers.size()) + " workers");
     // The message records are only needed for their pairs: matched, then freed before the
     // engine runs (they are the biggest transient of a load).
+    // The same matching gives the viewer's arrows (Timeline::links).
     std::vector<sync::MessagePair> pairs;
     if (o.correctClocks)
-        pairs = ClockCorrector::pairMessages(tl, built.messages);
+        pairs = ClockCorrector::pairMessages(tl, built.messages, &tl.links);
+    else
+        tl.links = ClockCorrector::links(tl, built.messages);
     std::vector<MessageLog>().swap(built.messages);
     releaseFreeMemory();
     ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks}, std::nullopt,
@@ -421,7 +424,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
         return result;
     }
     progress.report(kIndex, 0.0, "names and categories");
-    kinds.describe(tl); // categories and colours per name, for the viewer
+    // Categories, colours and collectives per name, for the viewer.
+    ClockCorrector::markCollectives(tl, kinds, o.alignOn);
     if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty())
         CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks);
     if (o.window.use) {

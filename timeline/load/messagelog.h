@@ -5,14 +5,19 @@
 // started matching them.
 //
 // Invariants: records in file order; id(i) is the record's id exactly as logged (ids longer
-// than 8 MiB − 1 bytes are cut there — far beyond any line the recorder writes).
+// than 8 MiB − 1 bytes are cut there — far beyond any line the recorder writes). track(i) is the
+// index of the record's thread (tid) in the worker's tracks, kept as runs (a new entry only when
+// the thread changes from one record to the next: 8 bytes a run, so the records stay 16 bytes);
+// the builder remaps it when it sorts the tracks (remapTracks), the viewer draws links on it.
 // Threading: one per parser, used by one thread; read-only once the file is parsed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace syncline::load {
@@ -30,8 +35,10 @@ public:
     static_assert(sizeof(Record) == 16);
 
     // `peer` (the other rank) is not kept: pairs are found by id, and nothing reads it.
-    void add(int64_t localNs, bool send, int64_t /*peer*/, std::string_view id)
+    void add(int64_t localNs, bool send, int64_t /*peer*/, std::string_view id, uint32_t track = 0)
     {
+        if (m_trackRuns.empty() || m_trackRuns.back().second != track)
+            m_trackRuns.emplace_back(uint32_t(m_records.size()), track);
         constexpr size_t kMaxId = (size_t(1) << 23) - 1;
         id = id.substr(0, kMaxId);
         Record r;
@@ -51,16 +58,36 @@ public:
         const Record &r = m_records[i];
         return std::string_view(m_ids).substr(size_t(r.idOffset), size_t(r.idLength));
     }
+    // The track of record i: O(log runs).
+    uint32_t track(size_t i) const
+    {
+        auto it = std::upper_bound(m_trackRuns.begin(), m_trackRuns.end(), uint32_t(i),
+                                   [](uint32_t v, const auto &run) { return v < run.first; });
+        return it == m_trackRuns.begin() ? 0 : std::prev(it)->second;
+    }
+    // The tracks were reordered: track t is now where[t].
+    void remapTracks(const std::vector<uint32_t> &where)
+    {
+        for (auto &run : m_trackRuns)
+            if (run.second < where.size())
+                run.second = where[run.second];
+    }
     void shrink()
     {
+        m_trackRuns.shrink_to_fit();
         m_records.shrink_to_fit();
         m_ids.shrink_to_fit();
     }
-    size_t bytes() const { return m_records.capacity() * sizeof(Record) + m_ids.capacity(); }
+    size_t bytes() const
+    {
+        return m_records.capacity() * sizeof(Record) + m_ids.capacity() +
+               m_trackRuns.capacity() * sizeof(m_trackRuns[0]);
+    }
 
 private:
     std::vector<Record> m_records;
     std::string m_ids;
+    std::vector<std::pair<uint32_t, uint32_t>> m_trackRuns; // (first record, track), ascending
 };
 
 } // namespace syncline::load

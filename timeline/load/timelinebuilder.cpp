@@ -165,6 +165,7 @@ void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
     permuteInPlace(tracks, order);
     for (FlowPoint &f : file.flows)
         f.track = where[f.track];
+    file.messages.remapTracks(where);
 
     for (EventTrack &t : tracks) {
         const int64_t partial = sortAndNest(t);

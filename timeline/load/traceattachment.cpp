@@ -108,6 +108,7 @@ void sortTracks(ParsedFile &f)
     tracks.swap(sorted);
     for (FlowPoint &fp : f.flows)
         fp.track = where[fp.track];
+    f.messages.remapTracks(where);
 }
 
 } // namespace

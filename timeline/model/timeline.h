@@ -12,6 +12,7 @@
 
 #include "timeline/model/argstore.h"
 #include "timeline/model/loadproblem.h"
+#include "timeline/model/messagelink.h"
 #include "timeline/model/stringtable.h"
 #include "timeline/model/worker.h"
 
@@ -47,12 +48,15 @@ struct FlowPoint
 
 // What the config's event_kinds say about one event name (docs/config.md): its category ("" when
 // none) and its explicit colour (0xRRGGBB, when hasColour). Filled by the loader and LiveJob
-// through EventKindLookup::describe.
+// through EventKindLookup::describe (and ClockCorrector::markCollectives).
 struct NameKind
 {
     std::string category;
     uint32_t rgb = 0;
     bool hasColour = false;
+    // The clock correction treats the name as a blocking collective (category "collective", or
+    // it matched --align-on): its k-th instances are one operation (CollectiveInstances).
+    bool collective = false;
 };
 
 // A windowed load (LoadOptions::window, docs/scale.md): the timeline holds only the events that
@@ -79,6 +83,9 @@ public:
     sync::CausalityReport causality;
     std::vector<std::string> clockNotes;
     std::vector<FlowPoint> flows; // sorted by (id, localNs)
+    // Arrows between tracks (msg pairs and flow steps), sorted by MessageLink::lessByPair.
+    // Loaded jobs only: a live attach keeps its messages for the clock correction only.
+    std::vector<MessageLink> links;
     // Corrected mode: global ns = the sync engine's global time (the time server's clock, or the
     // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
     // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.

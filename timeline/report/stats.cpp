@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <span>
 
@@ -62,8 +63,11 @@ struct Collector
     }
 };
 
+// Calls sink(nameId, duration) for every event of `t` that counts (see the header); starts and
+// ends are scratch for the track's global times.
+template <typename Sink>
 void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
-                  Collector &c)
+                  std::vector<int64_t> &starts, std::vector<int64_t> &ends, Sink &&sink)
 {
     size_t first = 0, last = t.count();
     int64_t localA = 0, localB = 0;
@@ -79,18 +83,25 @@ void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQue
     }
     const size_t n = last - first;
     // The map's batch form (a segment cursor instead of a search per call; the same values).
-    c.starts.resize(n);
-    c.ends.resize(n);
-    map.toGlobal(std::span<const int64_t>(t.localStart.data() + first, n), c.starts);
-    map.toGlobal(std::span<const int64_t>(t.localEnd.data() + first, n), c.ends);
+    starts.resize(n);
+    ends.resize(n);
+    map.toGlobal(std::span<const int64_t>(t.localStart.data() + first, n), starts);
+    map.toGlobal(std::span<const int64_t>(t.localEnd.data() + first, n), ends);
     for (size_t j = 0; j < n; ++j) {
         const size_t i = first + j;
         if (t.flags[i] & (EventOpen | EventInstant))
             continue;
         if (q.useRange && (t.localEnd[i] < localA || t.localStart[i] > localB))
             continue;
-        c.of(t.nameId[i]).push_back(c.ends[j] - c.starts[j]);
+        sink(t.nameId[i], ends[j] - starts[j]);
     }
+}
+
+void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
+                  Collector &c)
+{
+    collectTrack(map, t, q, c.starts, c.ends,
+                 [&](uint32_t name, int64_t d) { c.of(name).push_back(d); });
 }
 
 } // namespace
@@ -120,8 +131,9 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         for (size_t w : workers) {
             const Worker &wk = tl.workers[w];
             const sync::ClockMap &map = wk.map(mode);
-            for (const EventTrack &t : wk.tracks)
-                collectTrack(map, t, q, rank);
+            for (size_t t = 0; t < wk.tracks.size(); ++t)
+                if (q.includes(w, t))
+                    collectTrack(map, wk.tracks[t], q, rank);
         }
         for (uint32_t name : rank.touched) {
             std::vector<int64_t> &d = rank.byName[name];
@@ -146,6 +158,66 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
             out.insert(out.end(), rows[name].begin(), rows[name].end()); // ranks ascending
     }
     return out;
+}
+
+int64_t DurationHistogram::edge(int k)
+{
+    if (k <= 0)
+        return 1;
+    // Below 10 ns the rounded powers repeat (1, 1, 2, 2, 3, …): 1 ns bins there instead.
+    return std::max<int64_t>(k + 1, std::llround(std::pow(10.0, double(k) / kBinsPerDecade)));
+}
+
+int DurationHistogram::binOf(int64_t ns)
+{
+    if (ns <= 1)
+        return 0;
+    int k = int(std::floor(std::log10(double(ns)) * kBinsPerDecade));
+    while (k > 0 && edge(k) > ns) // floating-point rounding at the edges
+        --k;
+    while (edge(k + 1) <= ns)
+        ++k;
+    return k;
+}
+
+DurationHistogram Stats::histogram(const Timeline &tl, uint32_t nameId, const StatsQuery &q)
+{
+    DurationHistogram h;
+    h.nameId = nameId;
+    std::map<int, std::vector<int64_t>> perRank; // rank → bin → count (bins from 0)
+    int lo = std::numeric_limits<int>::max(), hi = -1;
+    std::vector<int64_t> starts, ends; // scratch
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        const Worker &wk = tl.workers[w];
+        std::vector<int64_t> *counts = nullptr;
+        for (size_t t = 0; t < wk.tracks.size(); ++t)
+            if (q.includes(w, t))
+                collectTrack(wk.map(q.mode), wk.tracks[t], q, starts, ends,
+                             [&](uint32_t name, int64_t d) {
+                    if (name != nameId)
+                        return;
+                    if (!counts)
+                        counts = &perRank[wk.info.rank];
+                    const int b = DurationHistogram::binOf(d);
+                    if (size_t(b) >= counts->size())
+                        counts->resize(size_t(b) + 1, 0);
+                    ++(*counts)[size_t(b)];
+                    lo = std::min(lo, b);
+                    hi = std::max(hi, b);
+                });
+    }
+    if (hi < 0)
+        return h;
+    h.firstBin = lo;
+    h.total.assign(size_t(hi - lo + 1), 0);
+    for (auto &[rank, counts] : perRank) {
+        counts.resize(size_t(hi) + 1, 0);
+        h.ranks.push_back(rank);
+        h.counts.emplace_back(counts.begin() + lo, counts.end());
+        for (size_t b = 0; b < h.total.size(); ++b)
+            h.total[b] += h.counts.back()[b];
+    }
+    return h;
 }
 
 } // namespace syncline

@@ -3,6 +3,7 @@
 // Counted: complete intervals (B/E pairs and X records, overdue ones included) in the current
 // clock mode; open events and instants are not (an open event has no duration yet).
 // Durations are global: end_ns − start_ns on the timeline (as in the events CSV).
+// With `tracks`, only those threads count (a box selection of tracks × range).
 // With a range [beginNs, endNs] (global ns, absolute, current mode) only events that overlap
 // it count, with their whole duration; per track the range is found by binary search, so a
 // narrow range over a big job costs little.
@@ -18,8 +19,10 @@
 
 #include "timeline/model/timeline.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace syncline {
@@ -44,12 +47,46 @@ struct StatsQuery
     int64_t endNs = 0;   // global ns, inclusive
     bool perRank = true;
     ClockMode mode = ClockMode::Corrected; // which clock maps the range and durations use
+    // Only these tracks (worker index, track index), sorted; empty = every track. The viewer's
+    // box selection (tracks × range) uses it.
+    std::vector<std::pair<uint32_t, uint32_t>> tracks;
+    bool includes(size_t worker, size_t track) const
+    {
+        return tracks.empty() || std::binary_search(tracks.begin(), tracks.end(),
+                                                    std::pair(uint32_t(worker), uint32_t(track)));
+    }
+};
+
+// Durations of one name on a log scale, per rank: bin k holds durations in
+// [edge(k), edge(k + 1)) with edge(k) = max(k + 1, round(10^(k / kBinsPerDecade))) ns: each bin
+// 1.33× the last (…, 10 ns, 13 ns, 18 ns, 24 ns, …, 1 µs, 1.33 µs, …), and 1 ns wide below
+// 10 ns, where the rounded powers would repeat. Counted like the stats table (the same query:
+// range, tracks, clock mode).
+// Example: durations 1 µs, 1.2 µs and 20 µs → bin 24 ([1 µs, 1.33 µs)) twice, bin 34
+// ([17.8 µs, 23.7 µs)) once.
+struct DurationHistogram
+{
+    static constexpr int kBinsPerDecade = 8;
+    static int64_t edge(int k);
+    static int binOf(int64_t ns);
+
+    uint32_t nameId = 0;
+    int firstBin = 0;                         // counts[r][b] is bin firstBin + b
+    std::vector<int> ranks;                   // ascending
+    std::vector<std::vector<int64_t>> counts; // [rank position][bin], all the same length
+    std::vector<int64_t> total;               // per bin, over the ranks
+    int binCount() const { return int(total.size()); }
+    int64_t binLow(int b) const { return edge(firstBin + b); }      // inclusive
+    int64_t binHigh(int b) const { return edge(firstBin + b + 1); } // exclusive
 };
 
 class Stats
 {
 public:
     static std::vector<StatsRow> compute(const Timeline &timeline, const StatsQuery &query = {});
+    // The duration histogram of one name under the same query (per rank, log-scale bins).
+    static DurationHistogram histogram(const Timeline &timeline, uint32_t nameId,
+                                       const StatsQuery &query = {});
     // Nearest-rank percentile of `v` (reorders v); 0 for an empty vector.
     static int64_t percentile(std::vector<int64_t> &v, double p);
 };

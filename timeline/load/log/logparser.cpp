@@ -176,7 +176,8 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         if (!need(r.hasTs, "ts"))
             return;
         seeTime(r.ts);
-        m_out.messages.add(r.ts, r.dir == "send", r.peer, r.id);
+        // The thread the link is drawn on (a record without tid: the first thread).
+        m_out.messages.add(r.ts, r.dir == "send", r.peer, r.id, r.hasTid ? trackFor(r.tid) : 0);
         return;
     case RecordType::Heartbeat:
         if (r.hasTs) {
