@@ -1,5 +1,6 @@
 #include "timelinepainter.h"
 
+#include "counterpainter.h"
 #include "timeformat.h"
 
 #include <QFontMetricsF>
@@ -92,6 +93,7 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
         p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), local.height()), style.selectionRange);
     }
     paintEvents(p, g, scene, style);
+    CounterPainter::paintRows(p, local, scene, req, style);
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));
         p.drawLine(QPointF(options.cursorX, 0), QPointF(options.cursorX, local.height()));
@@ -226,6 +228,8 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
             const QFontMetricsF bm(style.boldFont);
             p.drawText(row.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        bm.elidedText(label, Qt::ElideRight, row.width() - 10));
+        } else if (r.kind == LayoutRow::CounterRow) {
+            CounterPainter::paintGutterRow(p, row, scene, r, style);
         } else if (r.firstOfTrack) {
             const TrackModel &m = scene.model(r.model);
             const EventTrack &t = m.track();

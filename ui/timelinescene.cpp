@@ -31,7 +31,19 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
     addNames();
     m_collapsed.assign(t.workers.size(), false);
     m_visible.assign(t.workers.size(), true);
+    buildCounterModels();
     rebuildLayout();
+}
+
+void TimelineScene::buildCounterModels()
+{
+    m_counterModels.clear();
+    m_counterWorker.clear();
+    for (size_t w = 0; w < m_timeline->workers.size(); ++w)
+        for (size_t k = 0; k < m_timeline->workers[w].counters.size(); ++k) {
+            m_counterModels.emplace_back(m_timeline.get(), w, k);
+            m_counterWorker.push_back(w);
+        }
 }
 
 // Names interned since the last call: display names, colours, filter and search flags.
@@ -154,6 +166,7 @@ void TimelineScene::applyLive(const LiveUpdate &u)
     bool relayout = false;
     if (u.structureChanged) {
         remapModels();
+        buildCounterModels();
         relayout = true;
     }
     if (u.newNames || m_displayNames.size() != m_timeline->names.size())
@@ -181,7 +194,8 @@ void TimelineScene::applyLive(const LiveUpdate &u)
 
 void TimelineScene::rebuildLayout()
 {
-    m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics);
+    m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics,
+                   m_counterWorker);
     ++m_revision;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "colourscheme.h"
+#include "countermodel.h"
 #include "rowlayout.h"
 #include "trackmodel.h"
 
@@ -50,6 +51,8 @@ public:
     std::shared_ptr<const Timeline> timelinePtr() const { return m_timeline; }
     const std::vector<TrackModel> &models() const { return m_models; }
     const TrackModel &model(int m) const { return m_models[size_t(m)]; }
+    // One per counter series (Worker::counters), in worker order: LayoutRow::counter indexes it.
+    const std::vector<CounterModel> &counterModels() const { return m_counterModels; }
     const RowLayout &layout() const { return m_layout; }
     const ColourScheme &colours() const { return m_colours; }
     // View ▸ Colour by category: names of a configured category share its colour (ColourScheme).
@@ -120,6 +123,7 @@ private:
     void rebuildLayout();
     void addNames();
     void remapModels();
+    void buildCounterModels();
     bool nameFilterHit(const QString &name) const;
     bool searchHit(const QString &name) const;
     bool eventVisible(int model, int index) const;
@@ -128,6 +132,8 @@ private:
 
     std::shared_ptr<const Timeline> m_timeline;
     std::vector<TrackModel> m_models;
+    std::vector<CounterModel> m_counterModels;
+    std::vector<size_t> m_counterWorker; // per counter model: its worker
     RowLayout m_layout;
     RowMetrics m_metrics;
     ColourScheme m_colours;
