@@ -24,11 +24,11 @@ double yOf(double v, const CounterModel &m, const QRectF &band)
 
 } // namespace
 
-QColor CounterPainter::colour(int counterModel, bool dark)
+QColor CounterPainter::colour(int slot, bool dark)
 {
     static const QRgb kLight[] = {0x1f77b4, 0x2ca02c, 0x9467bd, 0xd62728, 0x8c564b, 0x17becf};
     static const QRgb kDark[] = {0x6baed6, 0x74c476, 0xb39ddb, 0xf28e8e, 0xc49c94, 0x80deea};
-    const int i = counterModel % 6;
+    const int i = slot % 6;
     return QColor(dark ? kDark[i] : kLight[i]);
 }
 
@@ -65,7 +65,7 @@ void CounterPainter::paintRows(QPainter &p, const QRectF &area, const TimelineSc
         p.fillRect(QRectF(band.left(), band.bottom() - 0.5, band.width(), 0.5), style.grid);
         const std::vector<CounterColumn> cols =
             m.columns(req.rangeStart, req.pxPerNs(), width, scene.clockMode());
-        const QColor c = colour(r.counter, style.dark);
+        const QColor c = colour(scene.counterColourSlot(r.counter), style.dark);
         QColor fill = c;
         fill.setAlphaF(0.28);
         const double base = yOf(std::clamp(0.0, m.axisMin(), m.axisMax()), m, band);
@@ -106,7 +106,7 @@ void CounterPainter::paintGutterRow(QPainter &p, const QRectF &row, const Timeli
 {
     const CounterModel &m = scene.counterModels()[size_t(r.counter)];
     const QRectF inner = row.adjusted(18, 1, -6, -1);
-    p.fillRect(QRectF(row.left() + 8, row.top() + 6, 6, 6), colour(r.counter, style.dark));
+    p.fillRect(QRectF(row.left() + 8, row.top() + 6, 6, 6), colour(scene.counterColourSlot(r.counter), style.dark));
     p.setFont(style.font);
     p.setPen(style.mutedText);
     const QFontMetricsF fm(style.font);

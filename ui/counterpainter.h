@@ -30,8 +30,8 @@ public:
     // Tooltip HTML for the point (event-area px) when it lies on a counter row with a value
     // there; "" otherwise.
     static QString tooltipAt(const TimelineScene &scene, const GeometryRequest &req, QPointF pos);
-    // The series' colour (one of a few, by its index in the scene).
-    static QColor colour(int counterModel, bool dark);
+    // The colour of a series' slot (TimelineScene::counterColourSlot: one per label).
+    static QColor colour(int slot, bool dark);
     // "1.25 G", "312 k", "0.5", "-3.2 m": a compact value for the axis and the tooltip.
     static QString formatValue(double v);
 };

@@ -39,10 +39,14 @@ void TimelineScene::buildCounterModels()
 {
     m_counterModels.clear();
     m_counterWorker.clear();
+    m_counterSlot.clear();
+    std::map<std::string, int> slots;
     for (size_t w = 0; w < m_timeline->workers.size(); ++w)
         for (size_t k = 0; k < m_timeline->workers[w].counters.size(); ++k) {
             m_counterModels.emplace_back(m_timeline.get(), w, k);
             m_counterWorker.push_back(w);
+            const std::string label = m_timeline->workers[w].counters[k].label();
+            m_counterSlot.push_back(slots.emplace(label, int(slots.size())).first->second);
         }
 }
 

@@ -53,6 +53,9 @@ public:
     const TrackModel &model(int m) const { return m_models[size_t(m)]; }
     // One per counter series (Worker::counters), in worker order: LayoutRow::counter indexes it.
     const std::vector<CounterModel> &counterModels() const { return m_counterModels; }
+    // Colour slot of counter model k: its label's place among the job's distinct counter labels
+    // (first appearance), so "loss" has one colour on every rank.
+    int counterColourSlot(int k) const { return m_counterSlot[size_t(k)]; }
     const RowLayout &layout() const { return m_layout; }
     const ColourScheme &colours() const { return m_colours; }
     // View ▸ Colour by category: names of a configured category share its colour (ColourScheme).
@@ -134,6 +137,7 @@ private:
     std::vector<TrackModel> m_models;
     std::vector<CounterModel> m_counterModels;
     std::vector<size_t> m_counterWorker; // per counter model: its worker
+    std::vector<int> m_counterSlot;      // per counter model: its colour slot
     RowLayout m_layout;
     RowMetrics m_metrics;
     ColourScheme m_colours;

@@ -161,6 +161,20 @@ void TstCounterView::layoutPutsCountersAfterTracks()
     QVERIFY(rows[2].y >= rows[1].y + rows[1].height);
     scene.setCollapsed(0, true);
     QCOMPARE(scene.layout().rows().size(), size_t(1)); // collapsed: the header only
+    // Two ranks with the same counters: one colour slot per label, on every rank.
+    auto two = makeJob(1000);
+    Worker second = two->workers[0];
+    second.info.rank = 1;
+    std::swap(second.counters[0], second.counters[1]); // noise first here
+    two->workers.push_back(second);
+    TimelineScene both(two);
+    QCOMPARE(both.counterModels().size(), size_t(4));
+    QCOMPARE(both.counterColourSlot(0), 0); // rank 0 loss
+    QCOMPARE(both.counterColourSlot(1), 1); // rank 0 noise
+    QCOMPARE(both.counterColourSlot(2), 1); // rank 1 noise
+    QCOMPARE(both.counterColourSlot(3), 0); // rank 1 loss
+    QCOMPARE(both.layout().rows().back().counter, 3);
+    QCOMPARE(both.layout().rows().back().worker, 1);
 }
 
 void TstCounterView::paintedPixels()
@@ -185,6 +199,7 @@ void TstCounterView::paintedPixels()
     const LayoutRow &row = scene.layout().rows()[2];
     QCOMPARE(row.kind, LayoutRow::CounterRow);
     const double top = 26 + row.y, bottom = top + row.height;
+    QCOMPARE(scene.counterColourSlot(0), 0);
     const QColor c = CounterPainter::colour(0, false);
     auto yOf = [&](double v) { return bottom - 3 - v / 10.0 * (row.height - 6); };
     // Column with the value v (x in event-area px): the stroke's colour at y(v), the fill or
@@ -196,9 +211,12 @@ void TstCounterView::paintedPixels()
             best = std::min(best, colourDistance(image.pixel(200 + x, y + dy), c));
         return best;
     };
-    const int bg = colourDistance(image.pixel(200 + 100, int(top + row.height / 2)),
+    if (qEnvironmentVariableIsSet("SYNCLINE_TEST_IMAGE"))
+        image.save(qEnvironmentVariable("SYNCLINE_TEST_IMAGE"));
+    // Grid lines are at every 1000 ns (100 px): the columns checked lie between them.
+    const int bg = colourDistance(image.pixel(200 + 150, int(top + row.height / 2)),
                                   style.background);
-    QVERIFY2(bg < 10, "before the first sample the row is empty"); // x=100: t = 1000
+    QVERIFY2(bg < 10, "before the first sample the row is empty"); // x=150: t = 1500
     QVERIFY(strokeAt(430, 10) < 40);                                // t = 4300: value 10
     QVERIFY(colourDistance(image.pixel(200 + 430, int(yOf(5))), c) > 40); // filled, not stroked
     QVERIFY(colourDistance(image.pixel(200 + 430, int(yOf(5))), style.background) > 20);
@@ -215,7 +233,7 @@ void TstCounterView::paintedPixels()
     QVERIFY(textPixels > 30);
     const QString tip = CounterPainter::tooltipAt(scene, req, QPointF(430, row.y + 10));
     QVERIFY2(tip.contains(QStringLiteral("<b>loss</b> = 10")), qPrintable(tip));
-    QVERIFY(CounterPainter::tooltipAt(scene, req, QPointF(100, row.y + 10)).isEmpty());
+    QVERIFY(CounterPainter::tooltipAt(scene, req, QPointF(150, row.y + 10)).isEmpty());
     QCOMPARE(CounterPainter::formatValue(1073741824), QStringLiteral("1.074 G"));
     QCOMPARE(CounterPainter::formatValue(0.25), QStringLiteral("0.25"));
 }

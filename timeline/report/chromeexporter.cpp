@@ -2,6 +2,8 @@
 
 #include "timeline/report/textwriter.h"
 
+#include <vector>
+
 namespace syncline {
 
 namespace {
@@ -50,7 +52,7 @@ void event(TextWriter &w, const Timeline &tl, const EventTrack &t, size_t i, int
 }
 
 // An async lane's event: b + e (open: b only, the reader keeps it open), n for an instant; one
-// id per span, so a reader groups them by (pid, cat) again and re-lays the lanes out.
+// id per tree, so a reader groups them by (pid, cat) again and re-lays the lanes out.
 void asyncEvent(TextWriter &w, const Timeline &tl, const EventTrack &t, size_t i, int64_t pid,
                 int64_t tid, const sync::ClockMap &map, int64_t origin, int64_t id)
 {
@@ -128,9 +130,14 @@ int64_t ChromeExporter::write(const Timeline &tl, ClockMode mode, std::ostream &
             const EventTrack &t = worker.tracks[ti];
             const int64_t tid = int64_t(ti) + 1;
             if (t.async) { // async lanes are not threads: no thread metadata
-                for (size_t i = 0; i < t.count(); ++i, ++n)
+                // One id per tree (a root and what nests in it): it reads back as one tree.
+                std::vector<int64_t> idOf(t.count());
+                for (size_t i = 0; i < t.count(); ++i, ++n) {
+                    const int32_t parent = i < t.parent.size() ? t.parent[i] : -1;
+                    idOf[i] = parent < 0 ? ++asyncId : idOf[size_t(parent)];
                     asyncEvent(w, tl, t, i, pid, tid, tl.map(wi, mode), tl.originNs(mode),
-                               ++asyncId);
+                               idOf[i]);
+                }
                 continue;
             }
             metadata(w, "thread_name", pid, tid, "name", true,

@@ -109,7 +109,7 @@ void TstCounterExport::chromeRoundTrip()
     for (const auto &e : doc["traceEvents"])
         ++phases[e["ph"].get<std::string>()];
     QCOMPARE(phases["C"], 4);            // 2 samples × 2 series
-    QCOMPARE(phases["b"], 4);            // send, recv, read (open), and the lane-0 ...
+    QCOMPARE(phases["b"], 3);            // send, recv, read (open) ...
     QCOMPARE(phases["e"], 2);            // ... the open one has no e
     QCOMPARE(phases["n"], 1);
 

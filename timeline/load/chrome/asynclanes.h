@@ -1,11 +1,11 @@
-// AsyncLanes — lays out asynchronous spans (Chrome `b`/`e`/`n` events of one (pid, cat)) in as
-// few lanes as keep every lane perfectly nested, so overlapping spans never collide on screen.
+// AsyncLanes — lays out asynchronous span trees (the roots of Chrome `b`/`e`/`n` events of one
+// (pid, cat), one tree per cat + id) in lanes where no two overlap, so async work that runs at the
+// same time never collides on screen (a tree's own nested spans go with its root).
 //
-// Greedy over spans in (start, longer first) order: each lane keeps the stack of its spans still
-// open; a span goes to the first lane where, after popping the spans that ended at or before its
-// start, it fits inside the top (or the stack is empty). Example: A[0,10) B[2,5) C[4,12):
-// A → lane 0; B nests in A → lane 0; C starts inside A and B but ends after both → lane 1.
-// Instants (start == end) always fit the first lane. O(spans · lanes).
+// Greedy interval partitioning over spans in (start, longer first) order: each lane keeps the
+// end of its last span; a span goes to the first lane that has ended at or before its start.
+// Example: A[0,10) B[2,5) C[12,14): A → lane 0, B overlaps A → lane 1, C → lane 0. An instant
+// (start == end) needs a lane free at its time too. O(spans · lanes).
 // Threading: pure functions.
 #pragma once
 

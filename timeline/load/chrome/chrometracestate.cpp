@@ -285,8 +285,10 @@ void ChromeTraceState::addAsync(int64_t ts, const Event &ev)
 }
 
 // Per key, in time order: `b` opens, `e` closes the innermost open span of its name (the
-// innermost one when it has no name), `n` is an instant. Then per (pid, cat) the spans are laid
-// out in lanes (AsyncLanes) and each lane becomes an async EventTrack.
+// innermost one when it has no name), `n` is an instant; what starts while a span of its key is
+// open belongs to that span's tree. Then per (pid, cat) the trees' roots are laid out in lanes
+// (AsyncLanes), each tree in its root's lane, and each lane becomes an async EventTrack (the
+// builder nests it: a tree's spans nest by time, and trees of one lane are disjoint).
 void ChromeTraceState::finishAsync()
 {
     struct Span
@@ -295,6 +297,7 @@ void ChromeTraceState::finishAsync()
         uint32_t nameId;
         uint16_t flags;
         const std::string *args;
+        size_t root; // the outermost span of its tree (its own index for a root)
     };
     std::map<std::pair<std::string, std::string>, std::vector<Span>> groups; // (pid, cat)
     int64_t unmatched = 0, open = 0;
@@ -304,12 +307,13 @@ void ChromeTraceState::finishAsync()
         std::vector<Span> &spans = groups[{k.pidToken, k.cat}];
         std::vector<size_t> stack; // indices into spans
         for (const AsyncPoint &pt : k.points) {
+            const size_t root = stack.empty() ? spans.size() : spans[stack.back()].root;
             if (pt.ph == 'n') {
-                spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args});
+                spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args, root});
             } else if (pt.ph == 'b') {
                 stack.push_back(spans.size());
                 spans.push_back({pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen,
-                                 &pt.args});
+                                 &pt.args, root});
             } else {
                 size_t k2 = stack.size();
                 while (k2 > 0 && pt.nameId != 0 && spans[stack[k2 - 1]].nameId != pt.nameId)
@@ -337,11 +341,16 @@ void ChromeTraceState::finishAsync()
                      std::to_string(open) + " async begin(s) (ph b) without an end kept as open",
                      Severity::Info);
     for (auto &[key, spans] : groups) {
-        std::vector<AsyncSpan> order(spans.size());
+        // Lanes for the trees' roots; a span's descendants (same cat + id) follow it.
+        std::vector<AsyncSpan> roots;
+        std::vector<uint32_t> laneOf(spans.size(), 0);
         for (size_t i = 0; i < spans.size(); ++i)
-            order[i] = {spans[i].start, spans[i].end, uint32_t(i)};
+            if (spans[i].root == i)
+                roots.push_back({spans[i].start, spans[i].end, uint32_t(i)});
         uint32_t lanes = 0;
-        const std::vector<uint32_t> lane = AsyncLanes::assign(order, &lanes);
+        const std::vector<uint32_t> lane = AsyncLanes::assign(roots, &lanes);
+        for (size_t r = 0; r < roots.size(); ++r)
+            laneOf[roots[r].point] = lane[r];
         const auto first = uint32_t(m_out.worker.tracks.size());
         auto pn = m_processNames.find(key.first);
         const std::string process = pn != m_processNames.end() ? pn->second
@@ -357,9 +366,8 @@ void ChromeTraceState::finishAsync()
                            (lanes > 1 ? " #" + std::to_string(l + 1) : "");
             m_out.worker.tracks.push_back(std::move(t));
         }
-        for (size_t i = 0; i < order.size(); ++i) {
-            const Span &sp = spans[order[i].point];
-            EventTrack &t = m_out.worker.tracks[first + lane[i]];
+        for (const Span &sp : spans) {
+            EventTrack &t = m_out.worker.tracks[first + laneOf[sp.root]];
             const uint32_t e = m_out.addEvent(t, sp.start, sp.end, sp.nameId, sp.flags);
             m_out.addArgs(t, e, *sp.args);
         }
