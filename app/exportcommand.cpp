@@ -110,12 +110,12 @@ int run(int argc, char **argv)
     Outputs o;
     const int rc = args.parse("export", argc, argv, [&](int &i) {
         const std::string a = argv[i];
-        std::string *target = a == "--chrome"       ? &o.chrome
-                              : a == "--stats-csv"  ? &o.statsCsv
-                              : a == "--stats-json" ? &o.statsJson
+        std::string *target = a == "--chrome"         ? &o.chrome
+                              : a == "--stats-csv"    ? &o.statsCsv
+                              : a == "--stats-json"   ? &o.statsJson
                               : a == "--counters-csv" ? &o.countersCsv
-                              : a == "--range"      ? &o.range
-                                                    : nullptr;
+                              : a == "--range"        ? &o.range
+                                                      : nullptr;
         if (!target)
             return 0;
         if (i + 1 >= argc) {

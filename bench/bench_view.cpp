@@ -191,10 +191,9 @@ int main(int argc, char **argv)
     TimelineScene plainScene(plain), countedScene(counted);
     std::vector<double> plainMs, countedMs;
     for (int round = 0; round < 3; ++round) {
-        plainMs.push_back(
-            runCase("no-counter", plainScene, plainScene.beginNs(), plainScene.endNs(), frames,
-                    round == 2 ? pngDir : nullptr)
-                .medianMs);
+        plainMs.push_back(runCase("no-counter", plainScene, plainScene.beginNs(),
+                                  plainScene.endNs(), frames, round == 2 ? pngDir : nullptr)
+                              .medianMs);
         countedMs.push_back(runCase("1M-counter", countedScene, countedScene.beginNs(),
                                     countedScene.endNs(), frames, round == 2 ? pngDir : nullptr)
                                 .medianMs);
@@ -206,7 +205,7 @@ int main(int argc, char **argv)
                 "(goal <= 1.3)\n",
                 plainMs[1], countedMs[1], counterRatio);
     std::printf("goals: %s\n", ratio <= 1.5 && results[1].medianMs <= 16.0 && counterRatio <= 1.3
-                                    ? "MET"
-                                    : "NOT MET");
+                                   ? "MET"
+                                   : "NOT MET");
     return 0;
 }

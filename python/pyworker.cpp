@@ -56,7 +56,8 @@ pyb::list PyWorker::events() const
     const Worker &w = worker();
     for (uint32_t t = 0; t < w.tracks.size(); ++t)
         for (uint32_t i = 0; i < w.tracks[t].count(); ++i)
-            order.emplace_back(m_timeline->startNs(m_worker, t, i, m_mode), w.tracks[t].depth[i], t, i);
+            order.emplace_back(m_timeline->startNs(m_worker, t, i, m_mode), w.tracks[t].depth[i], t,
+                               i);
     std::sort(order.begin(), order.end());
     pyb::list out;
     for (const auto &[start, depth, t, i] : order)
@@ -73,8 +74,7 @@ pyb::list PyWorker::counters() const
         for (size_t i = 0; i < c.count(); ++i)
             times[i] = map.toGlobal(c.localTs[i]);
         out.append(pyb::dict("name"_a = c.name, "series"_a = c.series, "label"_a = c.label(),
-                             "times_ns"_a = times, "local_ns"_a = c.localTs,
-                             "values"_a = c.value));
+                             "times_ns"_a = times, "local_ns"_a = c.localTs, "values"_a = c.value));
     }
     return out;
 }

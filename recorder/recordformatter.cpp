@@ -5,8 +5,8 @@
 #include "recorder/utf8.h"
 
 #include <charconv>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 
 namespace syncline::rec {
 

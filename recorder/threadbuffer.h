@@ -36,7 +36,7 @@ enum class RecordType : uint8_t
     Complete,
     ThreadName,
     Message, // a `msg` record: nameId 0 = send, 1 = recv; dur = peer rank; args = the id, as JSON text
-    Counter  // a `C` record (format 1.1): nameId the counter's name; dur = the double value's bits
+    Counter // a `C` record (format 1.1): nameId the counter's name; dur = the double value's bits
 };
 
 // One buffered record: 32 bytes. `args` (a JSON object's text) is owned by the record.

@@ -83,8 +83,8 @@ std::vector<CounterColumn> CounterModel::columns(int64_t rangeStart, double pxPe
     if (c.count() == 0 || width <= 0 || pxPerNs <= 0)
         return out;
     const sync::ClockMap &map = m_timeline->workers[m_worker].map(mode);
-    const int64_t endLocal = std::max(m_timeline->workers[m_worker].info.lastLocalNs,
-                                      c.localTs.back());
+    const int64_t endLocal =
+        std::max(m_timeline->workers[m_worker].info.lastLocalNs, c.localTs.back());
     const auto &ts = c.localTs;
     auto boundary = [&](int col) {
         return map.toLocal(rangeStart + int64_t(double(col) / pxPerNs));

@@ -40,8 +40,8 @@ QString CounterPainter::formatValue(double v)
         double scale;
         const char *suffix;
     };
-    static const Unit kUnits[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " G"}, {1e6, " M"},
-                                  {1e3, " k"}};
+    static const Unit kUnits[] = {
+        {1e15, " P"}, {1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}};
     for (const Unit &u : kUnits)
         if (a >= u.scale)
             return QString::number(v / u.scale, 'g', 4) + QString::fromLatin1(u.suffix);
@@ -106,7 +106,8 @@ void CounterPainter::paintGutterRow(QPainter &p, const QRectF &row, const Timeli
 {
     const CounterModel &m = scene.counterModels()[size_t(r.counter)];
     const QRectF inner = row.adjusted(18, 1, -6, -1);
-    p.fillRect(QRectF(row.left() + 8, row.top() + 6, 6, 6), colour(scene.counterColourSlot(r.counter), style.dark));
+    p.fillRect(QRectF(row.left() + 8, row.top() + 6, 6, 6),
+               colour(scene.counterColourSlot(r.counter), style.dark));
     p.setFont(style.font);
     p.setPen(style.mutedText);
     const QFontMetricsF fm(style.font);
@@ -150,8 +151,9 @@ QString CounterPainter::tooltipAt(const TimelineScene &scene, const GeometryRequ
     const int64_t sampleT = w.map(scene.clockMode()).toGlobal(c.localTs[size_t(s)]);
     return QStringLiteral("<b>%1</b> = %2<br>sampled at %3 (%4 before the cursor)<br>%5")
         .arg(QString::fromStdString(c.label()).toHtmlEscaped(),
-             QString::number(c.value[size_t(s)], 'g', 10), formatDuration(sampleT - scene.originNs()),
-             formatDuration(t - sampleT), QString::fromStdString(w.label()).toHtmlEscaped());
+             QString::number(c.value[size_t(s)], 'g', 10),
+             formatDuration(sampleT - scene.originNs()), formatDuration(t - sampleT),
+             QString::fromStdString(w.label()).toHtmlEscaped());
 }
 
 } // namespace syncline::ui

@@ -336,10 +336,10 @@ bool TimelineView::viewportEvent(QEvent *event)
     if (event->type() == QEvent::ToolTip && m_scene) {
         auto *help = static_cast<QHelpEvent *>(event);
         const EventRef ref = eventAt(help->pos());
-        const QString counter = ref.valid() ? QString()
-                                            : CounterPainter::tooltipAt(
-                                                  *m_scene, currentRequest(),
-                                                  QPointF(help->pos() - eventArea().topLeft()));
+        const QString counter =
+            ref.valid() ? QString()
+                        : CounterPainter::tooltipAt(*m_scene, currentRequest(),
+                                                    QPointF(help->pos() - eventArea().topLeft()));
         if (ref.valid())
             QToolTip::showText(help->globalPos(), eventTooltipHtml(*m_scene, ref), viewport());
         else if (!counter.isEmpty())

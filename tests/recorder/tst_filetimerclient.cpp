@@ -493,10 +493,9 @@ void TstFileTimerClient::counters()
         notes += n["msg"].get<std::string>().find("readers of format 1.0 skip them") !=
                  std::string::npos;
     QCOMPARE(notes, 1);
-    QCOMPARE(log.ofType("close")[0]["events"].get<int64_t>(), int64_t(log.ofType("B").size() +
-                                                                     log.ofType("E").size() +
-                                                                     log.ofType("thread").size() +
-                                                                     cs.size()));
+    QCOMPARE(log.ofType("close")[0]["events"].get<int64_t>(),
+             int64_t(log.ofType("B").size() + log.ofType("E").size() + log.ofType("thread").size() +
+                     cs.size()));
 }
 
 void TstFileTimerClient::testClockSkew()

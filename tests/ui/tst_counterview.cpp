@@ -101,7 +101,8 @@ void TstCounterView::minMaxMatchesBruteForce()
             ++b;
         if (b > v.size())
             continue;
-        const auto [lo, hi] = std::minmax_element(v.begin() + ptrdiff_t(a), v.begin() + ptrdiff_t(b));
+        const auto [lo, hi] =
+            std::minmax_element(v.begin() + ptrdiff_t(a), v.begin() + ptrdiff_t(b));
         const auto mm = m.minMax(a, b);
         QCOMPARE(mm.first, *lo);
         QCOMPARE(mm.second, *hi);
@@ -214,15 +215,15 @@ void TstCounterView::paintedPixels()
     if (qEnvironmentVariableIsSet("SYNCLINE_TEST_IMAGE"))
         image.save(qEnvironmentVariable("SYNCLINE_TEST_IMAGE"));
     // Grid lines are at every 1000 ns (100 px): the columns checked lie between them.
-    const int bg = colourDistance(image.pixel(200 + 150, int(top + row.height / 2)),
-                                  style.background);
-    QVERIFY2(bg < 10, "before the first sample the row is empty"); // x=150: t = 1500
-    QVERIFY(strokeAt(430, 10) < 40);                                // t = 4300: value 10
+    const int bg =
+        colourDistance(image.pixel(200 + 150, int(top + row.height / 2)), style.background);
+    QVERIFY2(bg < 10, "before the first sample the row is empty");        // x=150: t = 1500
+    QVERIFY(strokeAt(430, 10) < 40);                                      // t = 4300: value 10
     QVERIFY(colourDistance(image.pixel(200 + 430, int(yOf(5))), c) > 40); // filled, not stroked
     QVERIFY(colourDistance(image.pixel(200 + 430, int(yOf(5))), style.background) > 20);
-    QVERIFY(strokeAt(730, 0) < 40);                                 // t = 7300: value 0
+    QVERIFY(strokeAt(730, 0) < 40); // t = 7300: value 0
     QVERIFY(colourDistance(image.pixel(200 + 730, int(yOf(6))), style.background) < 10);
-    QVERIFY(strokeAt(930, 5) < 40);                                 // t = 9300: value 5
+    QVERIFY(strokeAt(930, 5) < 40); // t = 9300: value 5
     QVERIFY(colourDistance(image.pixel(200 + 930, int(yOf(9))), style.background) < 10);
     // The gutter: the swatch in the counter's colour, and text (label, axis values).
     QVERIFY(colourDistance(image.pixel(10, int(top + 8)), c) < 10);
@@ -249,8 +250,8 @@ void TstCounterView::widgetTooltip()
     const LayoutRow &row = scene->layout().rows()[2];
     const QRect area = view.eventArea();
     const double x = view.zoomControl()->xOf(4300, area.width());
-    const QPoint pos(area.left() + int(x), area.top() + int(row.y + 10) -
-                                               view.verticalScrollBar()->value());
+    const QPoint pos(area.left() + int(x),
+                     area.top() + int(row.y + 10) - view.verticalScrollBar()->value());
     QVERIFY(!view.eventAt(pos).valid()); // not an event
     QHelpEvent help(QEvent::ToolTip, pos, view.viewport()->mapToGlobal(pos));
     QApplication::sendEvent(view.viewport(), &help);

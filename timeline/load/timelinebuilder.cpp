@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <tuple>
 #include <optional>
+#include <tuple>
 
 namespace syncline::load {
 

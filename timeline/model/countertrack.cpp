@@ -40,11 +40,10 @@ void CounterTrack::finish()
 
 void CounterTrack::sortByKey(std::vector<CounterTrack> &counters)
 {
-    std::stable_sort(counters.begin(), counters.end(),
-                     [](const CounterTrack &a, const CounterTrack &b) {
-                         return std::tie(a.pid, a.name, a.series) <
-                                std::tie(b.pid, b.name, b.series);
-                     });
+    std::stable_sort(
+        counters.begin(), counters.end(), [](const CounterTrack &a, const CounterTrack &b) {
+            return std::tie(a.pid, a.name, a.series) < std::tie(b.pid, b.name, b.series);
+        });
 }
 
 int CounterTrack::sampleAt(int64_t localT) const

@@ -20,8 +20,8 @@ class CounterTrack
 {
 public:
     int64_t pid = 0;
-    std::string name;   // counter name: "loss", "[memory]", "Memory"
-    std::string series; // args key of a Chrome `C` event ("Total Allocated"); "" for a log's
+    std::string name;     // counter name: "loss", "[memory]", "Memory"
+    std::string series;   // args key of a Chrome `C` event ("Total Allocated"); "" for a log's
     std::string category; // Chrome `cat` ("" when none); kept for export
     std::vector<int64_t> localTs;
     std::vector<double> value;

@@ -135,8 +135,7 @@ int64_t ChromeExporter::write(const Timeline &tl, ClockMode mode, std::ostream &
                 for (size_t i = 0; i < t.count(); ++i, ++n) {
                     const int32_t parent = i < t.parent.size() ? t.parent[i] : -1;
                     idOf[i] = parent < 0 ? ++asyncId : idOf[size_t(parent)];
-                    asyncEvent(w, tl, t, i, pid, tid, tl.map(wi, mode), tl.originNs(mode),
-                               idOf[i]);
+                    asyncEvent(w, tl, t, i, pid, tid, tl.map(wi, mode), tl.originNs(mode), idOf[i]);
                 }
                 continue;
             }

@@ -91,16 +91,16 @@ void TstCounters::logCounterRecords()
     const std::string path = dir.path().toStdString() + "/timer_events.0.log";
     std::string h = testlogs::header(0);
     h.replace(h.find("\"version\":1"), 11, "\"version\":1,\"minor\":1");
-    std::string log = h;                                            // line 1
-    log += testlogs::begin(2000, 7, "step");                        // 2
-    log += counterLine(2100, "loss", "0.75");                       // 3
-    log += counterLine(2200, "gpu_mem", "1073741824");              // 4
+    std::string log = h;                                                                 // line 1
+    log += testlogs::begin(2000, 7, "step");                                             // 2
+    log += counterLine(2100, "loss", "0.75");                                            // 3
+    log += counterLine(2200, "gpu_mem", "1073741824");                                   // 4
     log += "{\"t\":\"C\",\"ts\":2300,\"tid\":7,\"name\":\"loss\",\"value\":\"high\"}\n"; // 5
-    log += "{\"t\":\"C\",\"ts\":2400,\"tid\":7,\"name\":\"loss\"}\n"; // 6: no value
-    log += counterLine(2500, "loss", "null");                       // 7: NaN at the writer
-    log += counterLine(2600, "loss", "2.5e-1");                     // 8
+    log += "{\"t\":\"C\",\"ts\":2400,\"tid\":7,\"name\":\"loss\"}\n";       // 6: no value
+    log += counterLine(2500, "loss", "null");                               // 7: NaN at the writer
+    log += counterLine(2600, "loss", "2.5e-1");                             // 8
     log += "{\"value\":-3,\"name\":\"gpu_mem\",\"ts\":2700,\"t\":\"C\"}\n"; // 9: any key order
-    log += testlogs::end(3000, 7, "step");                          // 10
+    log += testlogs::end(3000, 7, "step");                                  // 10
     testlogs::write(path, log);
 
     const LoadResult r = loadPaths({path});
@@ -164,33 +164,62 @@ void TstCounters::chromeCountersAndAsync()
     const std::string extra =
         "{\"ph\": \"C\", \"name\": \"GPU memory\", \"pid\": 4037, \"ts\": " + us(0) +
         ", \"args\": {\"allocated\": 1000, \"reserved\": 4096}},\n"
-        "{\"ph\": \"C\", \"name\": \"GPU memory\", \"pid\": 4037, \"ts\": " + us(100) +
+        "{\"ph\": \"C\", \"name\": \"GPU memory\", \"pid\": 4037, \"ts\": " +
+        us(100) +
         ", \"args\": {\"allocated\": 3000.5, \"reserved\": 4096}},\n"
-        "{\"ph\": \"C\", \"name\": \"GPU memory\", \"pid\": 4037, \"ts\": " + us(50) +
+        "{\"ph\": \"C\", \"name\": \"GPU memory\", \"pid\": 4037, \"ts\": " +
+        us(50) +
         ", \"args\": {\"allocated\": 2000}},\n"
-        "{\"ph\": \"C\", \"name\": \"queue\", \"id\": 3, \"pid\": 4037, \"ts\": " + us(10) +
+        "{\"ph\": \"C\", \"name\": \"queue\", \"id\": 3, \"pid\": 4037, \"ts\": " +
+        us(10) +
         ", \"args\": {\"depth\": 2}},\n"
-        "{\"ph\": \"C\", \"name\": \"queue\", \"id\": 3, \"pid\": 4037, \"ts\": " + us(20) +
+        "{\"ph\": \"C\", \"name\": \"queue\", \"id\": 3, \"pid\": 4037, \"ts\": " +
+        us(20) +
         ", \"args\": {\"depth\": \"many\"}},\n"
-        "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x1\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(0) + ", \"args\": {\"bytes\": 64}},\n"
+        "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x1\", \"pid\": "
+        "4037, "
+        "\"tid\": 1, \"ts\": " +
+        us(0) +
+        ", \"args\": {\"bytes\": 64}},\n"
         "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"chunk\", \"id\": \"0x1\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(10) + "},\n"
+        "\"tid\": 1, \"ts\": " +
+        us(10) +
+        "},\n"
         "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"chunk\", \"id\": \"0x1\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(30) + "},\n"
-        "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x1\", \"pid\": 4037, "
-        "\"tid\": 2, \"ts\": " + us(80) + "},\n"
-        "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x2\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(40) + "},\n"
-        "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x2\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(120) + "},\n"
-        "{\"ph\": \"n\", \"cat\": \"nccl\", \"name\": \"progress\", \"id\": \"0x2\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(60) + "},\n"
+        "\"tid\": 1, \"ts\": " +
+        us(30) +
+        "},\n"
+        "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x1\", \"pid\": "
+        "4037, "
+        "\"tid\": 2, \"ts\": " +
+        us(80) +
+        "},\n"
+        "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x2\", \"pid\": "
+        "4037, "
+        "\"tid\": 1, \"ts\": " +
+        us(40) +
+        "},\n"
+        "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x2\", \"pid\": "
+        "4037, "
+        "\"tid\": 1, \"ts\": " +
+        us(120) +
+        "},\n"
+        "{\"ph\": \"n\", \"cat\": \"nccl\", \"name\": \"progress\", \"id\": \"0x2\", \"pid\": "
+        "4037, "
+        "\"tid\": 1, \"ts\": " +
+        us(60) +
+        "},\n"
         "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x1\", \"scope\": "
-        "\"other\", \"pid\": 4037, \"tid\": 1, \"ts\": " + us(200) + "},\n"
-        "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x9\", \"pid\": 4037, "
-        "\"tid\": 1, \"ts\": " + us(300) + "},\n"
-        "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"noid\", \"pid\": 4037, \"tid\": 1, \"ts\": " +
+        "\"other\", \"pid\": 4037, \"tid\": 1, \"ts\": " +
+        us(200) +
+        "},\n"
+        "{\"ph\": \"e\", \"cat\": \"nccl\", \"name\": \"allreduce\", \"id\": \"0x9\", \"pid\": "
+        "4037, "
+        "\"tid\": 1, \"ts\": " +
+        us(300) +
+        "},\n"
+        "{\"ph\": \"b\", \"cat\": \"nccl\", \"name\": \"noid\", \"pid\": 4037, \"tid\": 1, "
+        "\"ts\": " +
         us(5) + "},\n";
     const std::string withAsync = dir.path().toStdString() + "/sampled_rank-0.json";
     testlogs::write(withAsync, withEvents(original, extra));
@@ -252,9 +281,9 @@ void TstCounters::chromeCountersAndAsync()
     };
     const auto lane0 = names(async[0]), lane1 = names(async[1]);
     const auto openEnd = std::to_string((w.info.lastLocalNs - t0ns) / 1000);
-    QCOMPARE(QString::fromStdString(lane0),
-             QString::fromStdString("allreduce@0-80:0 chunk@10-30:1 allreduce@200-" + openEnd +
-                                    ":0"));
+    QCOMPARE(
+        QString::fromStdString(lane0),
+        QString::fromStdString("allreduce@0-80:0 chunk@10-30:1 allreduce@200-" + openEnd + ":0"));
     QCOMPARE(QString::fromStdString(lane1), QStringLiteral("allreduce@40-120:0 progress@60-60:1"));
     QVERIFY(async[0]->threadName.ends_with("#1") && async[1]->threadName.ends_with("#2"));
     QVERIFY(async[0]->flags[2] & EventOpen);
@@ -294,9 +323,9 @@ void TstCounters::asyncLanesNeverOverlap()
         for (uint32_t l = 0; l < lane[i]; ++l) {
             bool blocked = false;
             for (size_t j = 0; j < i && !blocked; ++j)
-                blocked = lane[j] == l && (spans[i].end > spans[i].start
-                                               ? spans[j].end > spans[i].start
-                                               : spans[j].end >= spans[i].start);
+                blocked = lane[j] == l &&
+                          (spans[i].end > spans[i].start ? spans[j].end > spans[i].start
+                                                         : spans[j].end >= spans[i].start);
             QVERIFY(blocked);
         }
 }
@@ -308,8 +337,9 @@ void TstCounters::attachedTraceCountersFollowTheWorkersClock()
     const std::string original =
         readAll(testdata::dir() + "/hta_sampled_kineto_2rank/sampled_rank-0.json");
     const int64_t t0 = 1682725898236567;
-    const std::string extra = "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 4037, \"ts\": " +
-                              std::to_string(t0) + ", \"args\": {\"bytes\": 5}},\n";
+    const std::string extra =
+        "{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 4037, \"ts\": " + std::to_string(t0) +
+        ", \"args\": {\"bytes\": 5}},\n";
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
     testlogs::write(d + "/sampled_rank-0.json", withEvents(original, extra));

@@ -108,16 +108,17 @@ void TstCounterExport::chromeRoundTrip()
     std::map<std::string, int> phases;
     for (const auto &e : doc["traceEvents"])
         ++phases[e["ph"].get<std::string>()];
-    QCOMPARE(phases["C"], 4);            // 2 samples × 2 series
-    QCOMPARE(phases["b"], 3);            // send, recv, read (open) ...
-    QCOMPARE(phases["e"], 2);            // ... the open one has no e
+    QCOMPARE(phases["C"], 4); // 2 samples × 2 series
+    QCOMPARE(phases["b"], 3); // send, recv, read (open) ...
+    QCOMPARE(phases["e"], 2); // ... the open one has no e
     QCOMPARE(phases["n"], 1);
 
     auto back = load({out});
     QVERIFY(back);
     const Worker &b = back->workers[0];
     QCOMPARE(b.counters.size(), w.counters.size());
-    const int64_t o1 = tl->originNs(ClockMode::Corrected), o2 = back->originNs(ClockMode::Corrected);
+    const int64_t o1 = tl->originNs(ClockMode::Corrected),
+                  o2 = back->originNs(ClockMode::Corrected);
     for (size_t k = 0; k < w.counters.size(); ++k) {
         QCOMPARE(b.counters[k].label(), w.counters[k].label());
         QCOMPARE(b.counters[k].value, w.counters[k].value);
@@ -143,11 +144,10 @@ void TstCounterExport::countersCsvAndContracts()
 {
     QTemporaryDir dir;
     const std::string log = dir.path().toStdString() + "/timer_events.0.log";
-    testlogs::write(log, testlogs::header(0, 0, "node,a") + testlogs::begin(2000, 1, "step") +
-                             counterLine(2500, "loss", "0.1") +
-                             counterLine(2600, "gpu_mem", "1073741824") +
-                             counterLine(2700, "loss", "0.30000000000000004") +
-                             testlogs::end(3000, 1, "step"));
+    testlogs::write(
+        log, testlogs::header(0, 0, "node,a") + testlogs::begin(2000, 1, "step") +
+                 counterLine(2500, "loss", "0.1") + counterLine(2600, "gpu_mem", "1073741824") +
+                 counterLine(2700, "loss", "0.30000000000000004") + testlogs::end(3000, 1, "step"));
     auto tl = load({log});
     QVERIFY(tl);
     std::ostringstream csv;

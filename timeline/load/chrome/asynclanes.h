@@ -17,7 +17,7 @@ namespace syncline::load {
 struct AsyncSpan
 {
     int64_t start = 0;
-    int64_t end = 0; // == start for an instant (`n`)
+    int64_t end = 0;    // == start for an instant (`n`)
     uint32_t point = 0; // the caller's reference (index of its begin record)
 };
 

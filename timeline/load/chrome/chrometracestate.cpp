@@ -94,8 +94,7 @@ ChromeTraceState::Event ChromeTraceState::readEvent(od::value el)
         else if (k == "id2" && ev.idTok.empty() && v.type() == od::json_type::object) {
             od::object id2 = v.get_object(); // {"local": "0x1"} or {"global": ...}: one token
             ev.idTok = trimmed(id2.raw_json());
-        }
-        else if (k == "args" && v.type() == od::json_type::object) {
+        } else if (k == "args" && v.type() == od::json_type::object) {
             od::object args = v.get_object();
             ev.argsRaw = args.raw_json();
         }
@@ -261,8 +260,9 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
         }
     if (added == 0 && (!args.is_object() || args.empty()))
         problems.add("bad counter values", 0,
-                     "counter \"" + name + "\" without numeric args (a C event's values are its "
-                     "args members); skipped");
+                     "counter \"" + name +
+                         "\" without numeric args (a C event's values are its "
+                         "args members); skipped");
 }
 
 // b/e/n: kept per (pid, cat, id, scope) and matched in time order by finishAsync().
@@ -312,8 +312,8 @@ void ChromeTraceState::finishAsync()
                 spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args, root});
             } else if (pt.ph == 'b') {
                 stack.push_back(spans.size());
-                spans.push_back({pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen,
-                                 &pt.args, root});
+                spans.push_back(
+                    {pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen, &pt.args, root});
             } else {
                 size_t k2 = stack.size();
                 while (k2 > 0 && pt.nameId != 0 && spans[stack[k2 - 1]].nameId != pt.nameId)

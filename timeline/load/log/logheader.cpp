@@ -104,8 +104,8 @@ bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, Pr
         }
         // Format 1.N (`minor`, absent = 0) only adds record types and keys, which readers of
         // an older 1.x skip: a newer minor loads, with a note that some records may be unshown.
-        if (const auto m = h.find("minor"); m != h.end() &&
-                                            (!m->is_number_integer() || m->get<int64_t>() > kMinor))
+        if (const auto m = h.find("minor");
+            m != h.end() && (!m->is_number_integer() || m->get<int64_t>() > kMinor))
             problems.add("header", lineNo,
                          "log format 1." + m->dump().substr(0, 20) +
                              " is newer than this reader's 1." + std::to_string(kMinor) +

@@ -1,8 +1,8 @@
 #include "timeline/load/log/logparser.h"
 
+#include "recorder/utf8.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/log/logheader.h"
-#include "recorder/utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -259,8 +259,8 @@ void LogParser::handleCounter(const LogRecord &r)
     const std::string_view name = validText(r.name, 0, "name");
     auto it = m_counterIndex.find(std::string(name));
     if (it == m_counterIndex.end()) {
-        it = m_counterIndex.emplace(std::string(name), uint32_t(m_out.worker.counters.size()))
-                 .first;
+        it =
+            m_counterIndex.emplace(std::string(name), uint32_t(m_out.worker.counters.size())).first;
         CounterTrack c;
         c.pid = m_out.worker.info.pid;
         c.name = std::string(name);
