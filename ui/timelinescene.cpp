@@ -40,13 +40,14 @@ void TimelineScene::buildCounterModels()
     m_counterModels.clear();
     m_counterWorker.clear();
     m_counterSlot.clear();
-    std::map<std::string, int> slots;
+    std::map<std::string, int> slotOfLabel;
     for (size_t w = 0; w < m_timeline->workers.size(); ++w)
         for (size_t k = 0; k < m_timeline->workers[w].counters.size(); ++k) {
             m_counterModels.emplace_back(m_timeline.get(), w, k);
             m_counterWorker.push_back(w);
             const std::string label = m_timeline->workers[w].counters[k].label();
-            m_counterSlot.push_back(slots.emplace(label, int(slots.size())).first->second);
+            m_counterSlot.push_back(
+                slotOfLabel.emplace(label, int(slotOfLabel.size())).first->second);
         }
 }
 
@@ -168,9 +169,13 @@ void TimelineScene::remapModels()
 void TimelineScene::applyLive(const LiveUpdate &u)
 {
     bool relayout = false;
+    if (u.structureChanged || u.countersChanged) {
+        // Counter models are rebuilt whole (their pyramid is O(samples), a few ms per million).
+        buildCounterModels();
+        relayout = relayout || u.structureChanged || u.newCounters;
+    }
     if (u.structureChanged) {
         remapModels();
-        buildCounterModels();
         relayout = true;
     }
     if (u.newNames || m_displayNames.size() != m_timeline->names.size())

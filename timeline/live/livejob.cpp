@@ -1,11 +1,11 @@
 #include "timeline/live/livejob.h"
 
+#include "recorder/timerconfig.h"
+#include "recorder/workeridentity.h"
+#include "timeline/live/livefile.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/jobinputs.h"
 #include "timeline/load/workeradmission.h"
-#include "timeline/live/livefile.h"
-#include "recorder/timerconfig.h"
-#include "recorder/workeridentity.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -287,8 +287,8 @@ int64_t LiveJob::latestRecordNs(ClockMode mode) const
 {
     int64_t now = std::numeric_limits<int64_t>::min();
     for (size_t i = 0; i < m_files.size(); ++i)
-        now = std::max(now, m_timeline->toGlobal(i, m_files[i]->parsed().worker.info.lastLocalNs,
-                                                 mode));
+        now = std::max(now,
+                       m_timeline->toGlobal(i, m_files[i]->parsed().worker.info.lastLocalNs, mode));
     return m_files.empty() ? 0 : now;
 }
 
@@ -309,6 +309,8 @@ LiveUpdate LiveJob::commit(bool forceClock)
         u.newEvents += s.newEvents;
         u.closedEvents += s.closedEvents;
         u.structureChanged = u.structureChanged || s.newTracks;
+        u.countersChanged = u.countersChanged || s.newCounters || s.newCounterSamples > 0;
+        u.newCounters = u.newCounters || s.newCounters;
         for (const auto &[track, from] : s.changedTracks)
             u.changedTracks.push_back({uint32_t(i), track, from});
         samples += m_files[i]->sampleCount();
