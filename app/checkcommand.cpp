@@ -1,5 +1,7 @@
 // `syncline check PATH... [--align-on PATTERN]` — loads the job and prints every problem found
-// (bad lines with file:line, misnesting, duplicates, dropped events, clock notes). Exit status:
+// (bad lines with file:line, misnesting, duplicates, dropped events, clock notes, syncline logs
+// that end without the recorder's `close` record: cut by a crash, a kill, a deletion or a full
+// disk while written, or still being written). Exit status:
 // 0 when nothing is wrong, 1 when any warning or error was found, 2 for usage errors or when
 // nothing could be loaded. Text from the files (names, hosts, paths) is printed through
 // utf8::terminalSafe: control characters and invalid bytes as \xNN.
@@ -43,6 +45,13 @@ int run(int argc, char **argv)
         errors += p.severity == LoadProblem::Severity::Error;
     }
     for (const Worker &w : tl->workers) {
+        if (w.info.kind == SourceKind::SynclineLog && !w.info.closedCleanly) {
+            std::printf("warning: %s: rank %d: no close record: the log is cut (the process "
+                        "crashed or was killed, or the log was deleted or its disk filled while it "
+                        "was written) or still being written\n",
+                        utf8::terminalSafe(w.info.sourceFile).c_str(), w.info.rank);
+            ++warnings;
+        }
         if (w.info.droppedEvents > 0) {
             std::printf("warning: %s: rank %d dropped %lld event(s) (buffer overflow)\n",
                         utf8::terminalSafe(w.info.sourceFile).c_str(), w.info.rank,
@@ -69,7 +78,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "check", "check PATH... [--align-on PATTERN]",
     "Validates a job: prints every problem found while loading (malformed lines with file:line,\n"
     "ends without a begin, misnesting, records out of order, duplicate ranks, dropped events,\n"
-    "clock notes). Exit status 0 when nothing is wrong, 1 when anything is, 2 on usage errors\n"
+    "logs without a close record (cut or still written), clock notes). Exit status 0 when nothing "
+    "is wrong, 1 when anything is, 2 on usage errors\n"
     "or when nothing could be loaded.",
     run}));
 

@@ -6,7 +6,9 @@
 //     path (string-view name → id cache, 32-byte record, one release store each). Both are timed
 //     in batches of 1000 with flush() between batches outside the timed region, so the buffer
 //     never overflows (drops would flatter the figure; the run checks dropped == 0).
-//  3. WriterThroughput: N records pre-filled into a ThreadBuffer, then a LogWriter started on
+//  3. Instant, Message: instant("checkpoint") and message(true, 3, "grad-bucket-17"), timed the
+//     same way (a message allocates its id's text: it is not the cheapest record).
+//  4. WriterThroughput: N records pre-filled into a ThreadBuffer, then a LogWriter started on
 //     them; time until flush() returns = formatting + write() of N records by the one writer
 //     thread, to a real file. Reported as events/s of writer CPU time (and of wall time).
 // Times are CPU times (see cpuSeconds) so that other load on a shared machine does not count.
@@ -90,6 +92,41 @@ void StartEndPair(benchmark::State &state)
 }
 BENCHMARK(StartEndPair)->UseManualTime()->MinTime(1.0);
 
+// The two point records, instant("checkpoint") and message(send, peer, id), timed like the pair.
+void Instant(benchmark::State &state)
+{
+    FileTimerClient client(benchDir() + "/timer_config.json", benchDir() + "/instant.log");
+    for (auto _ : state) {
+        const double t0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < kBatch; ++i)
+            client.instant("checkpoint");
+        state.SetIterationTime(cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - t0);
+        client.flush();
+    }
+    client.close();
+    state.counters["dropped"] = double(client.stats().dropped);
+    state.counters["per_op"] = benchmark::Counter(
+        kBatch, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(Instant)->UseManualTime()->MinTime(1.0);
+
+void Message(benchmark::State &state)
+{
+    FileTimerClient client(benchDir() + "/timer_config.json", benchDir() + "/message.log");
+    for (auto _ : state) {
+        const double t0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+        for (int i = 0; i < kBatch; ++i)
+            client.message(true, 3, "grad-bucket-17");
+        state.SetIterationTime(cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - t0);
+        client.flush();
+    }
+    client.close();
+    state.counters["dropped"] = double(client.stats().dropped);
+    state.counters["per_op"] = benchmark::Counter(
+        kBatch, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(Message)->UseManualTime()->MinTime(1.0);
+
 void WriterThroughput(benchmark::State &state)
 {
     const size_t n = size_t(state.range(0));
@@ -167,6 +204,12 @@ int main(int argc, char **argv)
         std::printf("\nstart+end pair: %.1f ns, two clock reads: %.1f ns, ratio %.2fx "
                     "(goal <= 4x)\n",
                     pair->second / kBatch, clock->second / kBatch, pair->second / clock->second);
+    for (const char *name : {"Instant", "Message"}) {
+        const auto it = reporter.m_ns.find(std::string(name) + "/min_time:1.000/manual_time");
+        if (clock != reporter.m_ns.end() && it != reporter.m_ns.end())
+            std::printf("%s: %.1f ns, ratio to two clock reads %.2fx\n", name, it->second / kBatch,
+                        it->second / clock->second);
+    }
     std::filesystem::remove_all(benchDir());
     benchmark::Shutdown();
     return 0;

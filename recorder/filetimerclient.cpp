@@ -262,16 +262,25 @@ void FileTimerClient::endEvent(std::string_view name, const EventArgs &args)
         m_callbacks.onEnd(name);
 }
 
+// The one preamble of the point records (instant, msg): the text checked, the time read first
+// (before the buffer lookup, so the stamp is as close to the call as it can be), the buffer.
+// Defined here, before its callers, so that it inlines into them: the hot path stays one call.
+inline ThreadBuffer *FileTimerClient::beginPoint(Record &r, RecordType type, std::string_view text,
+                                                 const char *emptyError)
+{
+    if (text.empty())
+        throw TimerError(emptyError);
+    r.type = type;
+    r.ts = m_clock.now();
+    return threadBuffer();
+}
+
 void FileTimerClient::instant(std::string_view name, const EventArgs &args)
 {
     if (!enabled())
         return;
-    if (name.empty())
-        throw TimerError("instant: empty event name");
     Record r;
-    r.type = RecordType::Instant;
-    r.ts = m_clock.now();
-    ThreadBuffer *b = threadBuffer();
+    ThreadBuffer *b = beginPoint(r, RecordType::Instant, name, "instant: empty event name");
     r.nameId = NameIdCache::id(name);
     r.args = formattedArgs(args);
     pushOrDrop(b, r);
@@ -344,12 +353,8 @@ void FileTimerClient::message(bool send, int64_t peer, std::string_view id)
 {
     if (!enabled())
         return;
-    if (id.empty())
-        throw TimerError("message: empty id");
     Record r;
-    r.type = RecordType::Message;
-    r.ts = m_clock.now();
-    ThreadBuffer *b = threadBuffer();
+    ThreadBuffer *b = beginPoint(r, RecordType::Message, id, "message: empty id");
     r.nameId = send ? 0 : 1;
     r.dur = peer;
     std::string *text = new std::string;

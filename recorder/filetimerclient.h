@@ -61,6 +61,8 @@ namespace syncline::rec {
 class ClientTimeSync;
 class LogWriter;
 class ThreadBuffer;
+struct Record;
+enum class RecordType : uint8_t;
 
 class TimerError : public std::logic_error
 {
@@ -154,6 +156,10 @@ private:
     void beforeStart(std::string_view name); // name check and onStart callback
     void pushBegin(std::string_view name, std::string *args);
     void pushEnd(std::string_view name, std::string *args);
+    // instant() and message(): checks `text` (TimerError(emptyError) when empty), sets the
+    // record's type and time; returns the calling thread's buffer.
+    ThreadBuffer *beginPoint(Record &r, RecordType type, std::string_view text,
+                             const char *emptyError);
     void abandonAfterFork();
 
     const uint64_t m_serial; // unique per client in the process (thread-local cache key)

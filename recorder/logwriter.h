@@ -1,9 +1,9 @@
 // LogWriter — the one writer thread of a FileTimerClient: drains every ThreadBuffer, formats
 // JSON Lines (RecordFormatter) and write()s them to the log file.
 //
-// Guarantees: anything queued is written within flush_interval_ms (the writer polls the
-// buffers every flushInterval/5, clamped to 1..10 ms, and writes pending text before it is
-// flushInterval old); an `hb` record every heartbeat_interval_ms; a `close` record on close().
+// Guarantees: anything queued is written within flush_interval_ms of being recorded, while the
+// writer thread gets a core when its timer fires (it wakes every flushInterval/4, clamped to
+// 0.5..10 ms, at absolute deadlines, whatever the volume; see run()); an `hb` record every heartbeat_interval_ms; a `close` record on close().
 // Recording threads never wait for it. I/O failures (cannot open, ENOSPC, EIO…) print one
 // message to stderr, set error() (and stats().ioError), and from then on text is discarded while
 // the buffers keep being drained; the process goes on. So does a log deleted while being

@@ -1,6 +1,8 @@
 // ThreadBuffer — see threadbuffer.h.
 #include "recorder/threadbuffer.h"
 
+#include <algorithm>
+
 namespace syncline::rec {
 
 namespace {
@@ -20,7 +22,8 @@ size_t roundUpPow2(size_t n)
 } // namespace
 
 ThreadBuffer::ThreadBuffer(int64_t tid, size_t capacity, bool grow)
-    : m_tid(tid), m_grow(grow), m_prodRing(new Ring(roundUpPow2(capacity))), m_consRing(m_prodRing)
+    : m_tid(tid), m_grow(grow), m_capacity(roundUpPow2(capacity)),
+      m_prodRing(new Ring(std::min<size_t>(m_capacity, kInitialCapacity))), m_consRing(m_prodRing)
 {
     m_stack.reserve(64);
 }
@@ -45,9 +48,11 @@ bool ThreadBuffer::push(const Record &r, uint64_t need)
     if (m_tail - m_cachedHead + need > cap) {
         m_cachedHead = ring->head.load(std::memory_order_acquire);
         if (m_tail - m_cachedHead + need > cap) {
-            bump(bufferFull);
-            if (!m_grow)
-                return false;
+            if (cap >= m_capacity) {
+                bump(bufferFull);
+                if (!m_grow)
+                    return false;
+            }
             Ring *bigger = new Ring(cap * 2);
             ring->next.store(bigger, std::memory_order_release);
             m_prodRing = ring = bigger;

@@ -5,14 +5,20 @@
 // to the tail and releases slots with one store of the head per batch. Neither side ever
 // blocks or takes a lock.
 //
-// Overflow (TimerConfig::overflow):
+// Memory: a ring starts small (kInitialCapacity records, 8 KiB) and doubles when it is full, up
+// to the configured capacity (buffer_events) — so a thread that records a few events costs a few
+// KiB, not the whole capacity (500 threads recording one event each used to commit 1 GB). The
+// consumer frees an outgrown ring once it has read it. A ring never shrinks while its thread
+// lives; the buffer of an exited thread is freed by the writer once drained (`retired`).
+// Overflow (TimerConfig::overflow), once the ring is at the configured capacity:
 //  - DropNewest: a record that does not fit is dropped and counted. The producer reserves one
 //    slot for the E of every B it wrote, so an E always fits: a B is accepted only when there
 //    is room for it, its E and every reserved E; an I/X/thread record needs room for itself
 //    plus the reservations.
-//  - Grow: when full, the producer allocates a ring twice the size, links it with a release
-//    store of `next`, and continues there; the consumer finishes the old ring, frees it and
-//    follows `next`. Lossless.
+//  - Grow: the ring keeps doubling past it. Lossless.
+// Growing (both cases): the producer allocates a ring twice the size, links it with a release
+// store of `next`, and continues there; the consumer finishes the old ring, frees it and
+// follows `next`.
 // The producer-side nesting stack (names of open events) also lives here; only the owning
 // thread touches it.
 //
@@ -59,6 +65,9 @@ public:
         bool written; // false when its B was dropped (its E is dropped too)
     };
 
+    static constexpr size_t kInitialCapacity = 256; // records (32 B each)
+
+    // `capacity`: the configured capacity in records (rounded up to a power of two, >= 64).
     ThreadBuffer(int64_t tid, size_t capacity, bool grow);
     ~ThreadBuffer();
     ThreadBuffer(const ThreadBuffer &) = delete;
@@ -74,6 +83,8 @@ public:
     // Consumer side: calls f(Record&) for up to `max` records in order, returns the count.
     template <class F> size_t drain(F &&f, size_t max);
     bool empty() const;
+    // Records the current (producer) ring holds room for (tests, memory accounting).
+    size_t ringCapacity() const { return size_t(m_prodRing->mask + 1); }
 
     std::vector<OpenEvent> &stack() { return m_stack; }
     // Owning thread only (the sole writer of these counters: a plain load+store, no RMW).
@@ -89,7 +100,7 @@ public:
 
     std::atomic<uint64_t> accepted{0};   // records queued
     std::atomic<uint64_t> dropped{0};    // events lost to the overflow policy
-    std::atomic<uint64_t> bufferFull{0}; // times a push found the buffer full
+    std::atomic<uint64_t> bufferFull{0}; // times a push found the buffer full at its capacity
     std::atomic<int64_t> openWritten{0}; // open events whose B was queued
     std::atomic<bool> retired{false};    // the owning thread has exited
 
@@ -108,6 +119,7 @@ private:
 
     const int64_t m_tid;
     const bool m_grow;
+    const uint64_t m_capacity; // the configured capacity (power of two)
     // Producer-owned.
     alignas(64) Ring *m_prodRing;
     uint64_t m_tail = 0;

@@ -38,6 +38,8 @@ void writeJob(const QString &dir)
             f << R"({"t":"E","ts":)" << t + 900 << R"(,"tid":1,"name":"step"})"
               << "\n";
         }
+        f << R"({"t":"close","ts":200000000,"events":600,"dropped":0,"open":0})"
+          << "\n";
     }
 }
 

@@ -61,6 +61,7 @@ private slots:
     void statsJsonOnHorovodTrace();
     void statsTextOnKineto();
     void checkCleanAndBroken();
+    void checkWarnsOfCutLog();
     void exportFiles();
     void errors();
     void windowVerbsWithoutDisplay();
@@ -124,6 +125,35 @@ void TstJobCommands::checkCleanAndBroken()
                  std::string::npos,
              r.out.c_str());
     QVERIFY(r.out.find(bad + ":3: end without a begin") != std::string::npos);
+}
+
+// A log cut while it was written (deleted, disk full, killed: issue 15, item 11) has no close
+// record; `check` used to pass it with 0 warnings.
+void TstJobCommands::checkWarnsOfCutLog()
+{
+    QTemporaryDir dir;
+    std::string log = kHeader;
+    for (int i = 0; i < 100; ++i)
+        log += R"({"t":"X","ts":)" + std::to_string(1000 * i) +
+               R"(,"dur":500,"tid":1,"name":"step"})"
+               "\n";
+    const std::string closing = R"({"t":"close","ts":200000,"events":100,"dropped":0,"open":0})"
+                                "\n";
+    write(dir.filePath("w.0.log"), log + closing);
+    Run r = syncline({"check", dir.path()});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.find("0 error(s), 0 warning(s)") != std::string::npos, r.out.c_str());
+
+    // The disk filled up in the middle of a line: a torn last line, no close record.
+    write(dir.filePath("w.0.log"), log.substr(0, log.size() - 17));
+    r = syncline({"check", dir.path()});
+    QCOMPARE(r.exitCode, 1);
+    const std::string path = dir.filePath("w.0.log").toStdString();
+    QVERIFY2(r.out.find("warning: " + path + ": rank 0: no close record: the log is cut") !=
+                 std::string::npos,
+             r.out.c_str());
+    QVERIFY2(r.out.find("1 worker(s), 99 event(s): 0 error(s), 1 warning(s)") != std::string::npos,
+             r.out.c_str());
 }
 
 void TstJobCommands::exportFiles()

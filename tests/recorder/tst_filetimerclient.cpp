@@ -1,7 +1,8 @@
-// Tests for FileTimerClient with real files: round trip through an independent reader
-// (logreader.h), nesting, many threads, misnesting, callbacks, overflow, heartbeats, macros,
-// the synthetic clock and time sync. Process and failure behaviour (SIGKILL, unwritable path,
-// full disk, fork, exit) is in tst_recorderprocess.cpp.
+// Tests for FileTimerClient's API with real files: round trip through an independent reader
+// (logreader.h), nesting, misnesting, callbacks, macros, messages and named tracks. Threads,
+// buffers and limits are in tst_recorderlimits.cpp, the clock and time sync in
+// tst_recorderclock.cpp, process and failure behaviour (SIGKILL, unwritable path, full disk,
+// fork, exit) in tst_recorderprocess.cpp.
 #include "../common/loopbackudp.h"
 #include "../common/monotonicraw.h"
 #include "../common/stderrcapture.h"
@@ -38,17 +39,11 @@ class TstFileTimerClient : public QObject
 private slots:
     void roundTrip();
     void nesting();
-    void manyThreads();
     void misnesting();
     void callbacks();
-    void dropNewest();
-    void heartbeatAndDefaults();
     void macros();
-    void testClockSkew();
-    void timeSyncWithHostedServer();
     void messagesAndNamedTracks();
     void counters();
-    void nameTableFullDropsSoftly();
 };
 
 void TstFileTimerClient::roundTrip()
@@ -180,92 +175,6 @@ void TstFileTimerClient::nesting()
     QVERIFY(log.records.front()["config"].is_null());
 }
 
-void TstFileTimerClient::manyThreads()
-{
-    // 8 threads × ~1M records each (B, X, E per iteration), lossless policy.
-    QTemporaryDir dir;
-    const std::string cfg =
-        writeConfig(dir, R"({"overflow": "grow", "buffer_events": 4096, "flush_interval_ms": 50})");
-    const std::string logPath = dir.filePath("many.log").toStdString();
-    constexpr int kThreads = 8, kIter = 333334;
-    RecorderStats stats;
-    {
-        FileTimerClient client(cfg, logPath);
-        std::vector<std::thread> threads;
-        for (int t = 0; t < kThreads; ++t)
-            threads.emplace_back([&client] {
-                for (int64_t i = 0; i < kIter; ++i) {
-                    client.startEvent("w");
-                    client.recordInterval("x", i, i + 1);
-                    client.endEvent("w");
-                }
-            });
-        for (auto &t : threads)
-            t.join();
-        client.close();
-        stats = client.stats();
-    }
-    QCOMPARE(stats.dropped, uint64_t(0));
-    QCOMPARE(stats.events, uint64_t(kThreads) * (3 * kIter + 1));
-    QCOMPARE(stats.written, stats.events);
-    // Too big for a DOM parser in a test budget: an independent field scanner, per line.
-    std::ifstream in(logPath);
-    std::string line;
-    struct PerThread
-    {
-        int64_t nextX = 0;
-        int64_t lastTs = 0;
-        int depth = 0;
-        int64_t records = 0;
-    };
-    std::map<int64_t, PerThread> per;
-    auto field = [](const std::string &l, const char *key) {
-        const size_t p = l.find(key);
-        return p == std::string::npos ? int64_t(-1)
-                                      : std::strtoll(l.c_str() + p + strlen(key), nullptr, 10);
-    };
-    int64_t lines = 0, closeEvents = -1, closeDropped = -1;
-    bool ordered = true;
-    while (std::getline(in, line)) {
-        ++lines;
-        if (line.rfind("{\"t\":\"close\"", 0) == 0) {
-            closeEvents = field(line, "\"events\":");
-            closeDropped = field(line, "\"dropped\":");
-            continue;
-        }
-        const int64_t tid = field(line, "\"tid\":");
-        if (tid < 0 || line.rfind("{\"t\":\"thread\"", 0) == 0) {
-            if (tid >= 0)
-                ++per[tid].records;
-            continue;
-        }
-        PerThread &p = per[tid];
-        ++p.records;
-        const int64_t ts = field(line, "\"ts\":");
-        if (line.rfind("{\"t\":\"X\"", 0) == 0) {
-            ordered = ordered && ts == p.nextX && p.depth == 1;
-            ++p.nextX;
-        } else if (line.rfind("{\"t\":\"B\"", 0) == 0) {
-            ordered = ordered && p.depth == 0 && ts >= p.lastTs;
-            p.depth = 1;
-            p.lastTs = ts;
-        } else if (line.rfind("{\"t\":\"E\"", 0) == 0) {
-            ordered = ordered && p.depth == 1 && ts >= p.lastTs;
-            p.depth = 0;
-            p.lastTs = ts;
-        }
-    }
-    QVERIFY(ordered);
-    QCOMPARE(int(per.size()), kThreads);
-    for (const auto &[tid, p] : per) {
-        QCOMPARE(p.nextX, int64_t(kIter));
-        QCOMPARE(p.records, int64_t(3 * kIter + 1));
-        QCOMPARE(p.depth, 0);
-    }
-    QCOMPARE(closeEvents, int64_t(kThreads) * (3 * kIter + 1));
-    QCOMPARE(closeDropped, int64_t(0));
-}
-
 void TstFileTimerClient::misnesting()
 {
     QTemporaryDir dir;
@@ -358,60 +267,6 @@ void TstFileTimerClient::callbacks()
     QCOMPARE(log.ofType("close")[0]["open"].get<int>(), 0);
 }
 
-void TstFileTimerClient::dropNewest()
-{
-    QTemporaryDir dir;
-    const std::string cfg = writeConfig(dir, R"({"buffer_events": 64, "overflow": "drop_newest"})");
-    const std::string logPath = dir.filePath("d.log").toStdString();
-    FileTimerClient client(cfg, logPath);
-    constexpr int kIter = 20000;
-    for (int k = 0; k < kIter; ++k) {
-        client.startEvent("outer");
-        client.instant("i");
-        client.startEvent("inner");
-        client.endEvent("inner");
-        client.endEvent("outer");
-    }
-    client.close();
-    const RecorderStats s = client.stats();
-    QVERIFY(s.dropped > 0);
-    QVERIFY(s.bufferFull > 0);
-    const testlog::Log log = testlog::read(logPath);
-    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
-    const size_t b = log.ofType("B").size(), e = log.ofType("E").size(), i = log.ofType("I").size();
-    QCOMPARE(b, e); // a dropped B drops its E; a written B always gets its E
-    // Every event is either written or counted as dropped (a B/E pair counts once).
-    QCOMPARE(uint64_t(b + i) + s.dropped, uint64_t(3 * kIter));
-    const json close = log.ofType("close")[0];
-    QCOMPARE(close["dropped"].get<uint64_t>(), s.dropped);
-    QCOMPARE(close["events"].get<uint64_t>(), uint64_t(b + e + i + 1));
-}
-
-void TstFileTimerClient::heartbeatAndDefaults()
-{
-    QTemporaryDir dir;
-    const std::string cfg = writeConfig(dir, R"({"heartbeat_interval_ms": 10})");
-    const std::string logPath = dir.filePath("hb.log").toStdString();
-    FileTimerClient client(cfg, logPath);
-    client.instant("x");
-    QTest::qSleep(200);
-    client.flush();
-    const testlog::Log live = testlog::read(logPath);
-    QVERIFY(live.ofType("close").empty());
-    const auto hbs = live.ofType("hb");
-    QVERIFY(hbs.size() >= 2);
-    int64_t prev = 0;
-    for (const auto &hb : hbs) {
-        QVERIFY(hb["ts"].get<int64_t>() > prev);
-        prev = hb["ts"].get<int64_t>();
-        QCOMPARE(hb["dropped"].get<int>(), 0);
-        QCOMPARE(hb["buffer_full"].get<int>(), 0);
-        QVERIFY(hb.contains("events") && hb.contains("bytes"));
-    }
-    QCOMPARE(hbs.back()["events"].get<int>(), 2); // thread + I
-    QCOMPARE(live.ofType("I").size(), size_t(1)); // flush() made it visible
-}
-
 void TstFileTimerClient::macros()
 {
     QTemporaryDir dir;
@@ -498,70 +353,6 @@ void TstFileTimerClient::counters()
                      cs.size()));
 }
 
-void TstFileTimerClient::testClockSkew()
-{
-    QTemporaryDir dir;
-    const std::string cfg =
-        writeConfig(dir, R"({"test_clock": {"offset_ns": 5000000000, "drift_ppm": 0}})");
-    const std::string logPath = dir.filePath("skew.log").toStdString();
-    qputenv("SYNCLINE_TEST_CLOCK_DRIFT_PPM", "100");
-    qputenv("SYNCLINE_HOST", "emulated-node");
-    qputenv("SYNCLINE_BOOT_ID", "emulated-boot");
-    FileTimerClient client(cfg, logPath);
-    qunsetenv("SYNCLINE_TEST_CLOCK_DRIFT_PPM");
-    qunsetenv("SYNCLINE_HOST");
-    qunsetenv("SYNCLINE_BOOT_ID");
-    const int64_t raw = test::monotonicRawNs();
-    client.instant("x");
-    const int64_t raw2 = test::monotonicRawNs();
-    client.close();
-    const testlog::Log log = testlog::read(logPath);
-    const json &h = log.records.front();
-    QCOMPARE(h["host"].get<std::string>(), std::string("emulated-node"));
-    QCOMPARE(h["boot_id"].get<std::string>(), std::string("emulated-boot"));
-    QCOMPARE(h["skew"]["offset_ns"].get<int64_t>(), int64_t(5000000000));
-    QCOMPARE(h["skew"]["drift_ppm"].get<double>(), 100.0);
-    const int64_t ts = log.ofType("I")[0]["ts"].get<int64_t>();
-    auto stamp = [](int64_t r) { return r + std::llround(double(r) * 100e-6) + 5000000000; };
-    QVERIFY(ts >= stamp(raw) && ts <= stamp(raw2));
-}
-
-void TstFileTimerClient::timeSyncWithHostedServer()
-{
-    const int port = test::freeUdpPort();
-    QVERIFY(port > 0);
-
-    QTemporaryDir dir;
-    const std::string cfg = writeConfig(
-        dir, R"({"sync": {"server": "127.0.0.1:)" + std::to_string(port) +
-                 R"(", "host_server": true, "burst_size": 4, "interval_s": 0.05, "token": "t"}})");
-    const std::string logPath = dir.filePath("sync.log").toStdString();
-    FileTimerClient client(cfg, logPath);
-    int64_t bound = -2;
-    for (int k = 0; k < 200 && bound < 0; ++k) {
-        QTest::qSleep(20);
-        client.globalTimeNs(&bound);
-    }
-    QVERIFY(bound >= 0); // the sync client has an estimate
-    client.close();
-    const testlog::Log log = testlog::read(logPath);
-    QVERIFY(log.problems.empty());
-    const auto syncs = log.ofType("sync");
-    QVERIFY(syncs.size() >= 4);
-    for (const auto &r : syncs) {
-        QVERIFY(r["t1"].get<int64_t>() <= r["t4"].get<int64_t>());
-        QVERIFY(r["t2"].get<int64_t>() <= r["t3"].get<int64_t>());
-        // Same clock on both sides: the reference stamps lie inside the local round trip.
-        QVERIFY(r["t1"].get<int64_t>() <= r["t2"].get<int64_t>());
-        QVERIFY(r["t3"].get<int64_t>() <= r["t4"].get<int64_t>());
-        QVERIFY(!r["ref"].get<std::string>().empty());
-        QVERIFY(r["seq"].get<int>() < 4);
-    }
-    QCOMPARE(log.ofType("note")[0]["msg"].get<std::string>(),
-             "time server started on port " + std::to_string(port));
-    QCOMPARE(log.records.back()["t"].get<std::string>(), std::string("close"));
-}
-
 // msg records (message()) and intervals on named tracks (recordIntervalOnTrack): what they write,
 // from several threads at once, and the misuse they refuse.
 void TstFileTimerClient::messagesAndNamedTracks()
@@ -620,51 +411,6 @@ void TstFileTimerClient::messagesAndNamedTracks()
     QCOMPARE(perTid[-3], 1);
     QCOMPARE(log.ofType("close")[0]["events"].get<int64_t>(),
              int64_t(2 + kThreads * kPerThread + 1 + 4)); // msgs, X, thread records
-}
-
-// More distinct names than the process-wide name table holds (issue 15, item 4): the 16,777,217th
-// name threw std::length_error out of startEvent/instant and aborted the host process. Now the
-// table stops at NameTable::kMaxNames; a record with a new name is dropped and counted, names
-// already known keep working, a begin/end pair with a new name drops both, and stderr says so
-// once. In a child process: the table is process-wide and never shrinks.
-void TstFileTimerClient::nameTableFullDropsSoftly()
-{
-    QTemporaryDir dir;
-    const std::string cfg = writeConfig(
-        dir, R"({"overflow": "grow", "buffer_events": 65536, "flush_interval_ms": 10})");
-    const std::string logPath = dir.filePath("names.log").toStdString();
-    const int rc = test::inChild([&] {
-        test::StderrCapture capture;
-        FileTimerClient client(cfg, logPath);
-        client.instant("known");
-        for (uint32_t i = 0; i < NameTable::kMaxNames; ++i)
-            client.instant("n" + std::to_string(i)); // the last ones find the table full
-        client.flush();
-        const uint64_t dropped = client.stats().dropped;
-        if (dropped == 0)
-            return false;
-        client.instant("brand-new-1");
-        client.startEvent("brand-new-2"); // dropped, so is its end: no TimerError
-        client.endEvent("brand-new-2");
-        client.recordInterval("brand-new-3", 1, 2);
-        client.instant("known"); // an interned name still records
-        client.flush();
-        const RecorderStats s = client.stats();
-        client.close();
-        const std::string err = capture.text();
-        const std::string line = "syncline: more than 1048576 distinct event/thread names in this "
-                                 "process; records with a new name are dropped (counted as "
-                                 "dropped)\n";
-        return s.dropped == dropped + 3 && err == line;
-    });
-    QCOMPARE(rc, 0);
-    const testlog::Log log = testlog::read(logPath);
-    QVERIFY(log.problems.empty());
-    QCOMPARE(log.ofType("B").size(), size_t(0));
-    const auto instants = log.ofType("I");
-    QVERIFY(instants.size() < size_t(NameTable::kMaxNames) + 2);
-    QCOMPARE(instants.back()["name"].get<std::string>(), std::string("known"));
-    QVERIFY(log.ofType("X").empty());
 }
 
 QTEST_APPLESS_MAIN(TstFileTimerClient)

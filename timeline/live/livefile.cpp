@@ -2,6 +2,7 @@
 
 #include "timeline/load/eventkindlookup.h"
 #include "timeline/load/filereader.h"
+#include "timeline/load/log/linescanner.h"
 #include "timeline/load/timelinebuilder.h"
 
 #include <algorithm>
@@ -60,6 +61,48 @@ void markOverdue(EventTrack &t, uint32_t i, EventKindLookup &kinds, const Timeli
 
 } // namespace
 
+namespace {
+
+constexpr size_t kKeep = 4096;            // bytes of head and tail compared
+constexpr size_t kMaxFirstLine = 1 << 16; // a header line longer than this is not waited for
+
+// Up to `n` bytes of fd at `offset` (fewer at the end of the file).
+std::string readAt(int fd, int64_t offset, size_t n)
+{
+    std::string out(n, '\0');
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::pread(fd, out.data() + got, n - got, offset + int64_t(got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += size_t(r);
+    }
+    out.resize(got);
+    return out;
+}
+
+// Closes the fd of a replacing file unless it was adopted (release()); never the followed one.
+class FdGuard
+{
+public:
+    FdGuard(int fd, int followed) : m_fd(fd == followed ? -1 : fd) {}
+    ~FdGuard()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    FdGuard(const FdGuard &) = delete;
+    FdGuard &operator=(const FdGuard &) = delete;
+    void release() { m_fd = -1; }
+
+private:
+    int m_fd;
+};
+
+} // namespace
+
 LiveFile::LiveFile(std::string path)
     : m_path(std::move(path)), m_lastGrowth(Clock::now()), m_parser(m_path)
 {
@@ -77,8 +120,8 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
         return 0;
     if (m_fd < 0) {
         std::string why;
-        m_fd = FileReader::openRegular(m_path, &why);
-        if (m_fd < 0) {
+        const int fd = FileReader::openRegular(m_path, &why);
+        if (fd < 0) {
             struct stat st
             {
             };
@@ -90,8 +133,10 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
             }
             return -1;
         }
+        adopt(fd);
     }
     int64_t total = 0;
+    bool headChecked = false;
     for (;;) {
         const size_t carry = m_carry.size();
         if (scratch.size() < carry + chunkBytes)
@@ -106,8 +151,20 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
         }
         if (n == 0)
             break;
+        // New bytes: before they are parsed, the file must still begin as it did (one read of
+        // at most 4 KiB, in the page cache) — else it was truncated and rewritten past the old
+        // size, and these bytes are the middle of another stream.
+        if (!headChecked && m_headDone) {
+            headChecked = true;
+            if (readAt(m_fd, 0, m_head.size()) != m_head) {
+                if (!resolveChange(false, false))
+                    return total;
+                continue; // read the stream now followed from its new offset
+            }
+        }
         m_offset += n;
         total += n;
+        keepHeadAndTail(std::string_view(scratch.data() + carry, size_t(n)));
         const std::string_view text(scratch.data(), carry + size_t(n));
         const size_t used = m_parser.feed(text);
         m_carry.assign(text.substr(used));
@@ -118,16 +175,138 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
         m_lastGrowth = Clock::now();
         return total;
     }
+    // Nothing new: shrunk (one fstat, as before), or replaced by rename() (one stat of the path,
+    // at most once a second: a replacement of a quiet file is seen within a second).
     struct stat st
     {
     };
-    if (::fstat(m_fd, &st) == 0 && st.st_size < m_offset) {
-        m_error = m_path + ": file shrank from " + std::to_string(m_offset) + " to " +
-                  std::to_string(st.st_size) + " bytes (truncated or replaced); no longer followed";
-        m_stopped = true;
-        return -1;
-    }
+    if (::fstat(m_fd, &st) == 0 && st.st_size < m_offset)
+        return resolveChange(false, true) ? ingest(scratch, chunkBytes) : 0;
+    const auto now = Clock::now();
+    if (now - m_lastPathCheck < std::chrono::seconds(1))
+        return 0;
+    m_lastPathCheck = now;
+    struct stat at
+    {
+    };
+    // A path that is gone (deleted, or between the two halves of a rotation) is not a
+    // replacement: the open file is read on.
+    if (::stat(m_path.c_str(), &at) == 0 && S_ISREG(at.st_mode) &&
+        (uint64_t(at.st_dev) != m_dev || uint64_t(at.st_ino) != m_ino))
+        return resolveChange(true, false) ? ingest(scratch, chunkBytes) : 0;
     return 0;
+}
+
+void LiveFile::adopt(int fd)
+{
+    if (m_fd >= 0 && m_fd != fd)
+        ::close(m_fd);
+    m_fd = fd;
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) == 0) {
+        m_dev = uint64_t(st.st_dev);
+        m_ino = uint64_t(st.st_ino);
+    }
+}
+
+void LiveFile::keepHeadAndTail(std::string_view bytes)
+{
+    if (!m_headDone) {
+        const size_t nl = bytes.find('\n');
+        const size_t take =
+            std::min(nl == std::string_view::npos ? bytes.size() : nl + 1, kKeep - m_head.size());
+        m_head.append(bytes.substr(0, take));
+        m_headDone = nl != std::string_view::npos || m_head.size() == kKeep;
+    }
+    if (bytes.size() >= kKeep) {
+        m_tail.assign(bytes.substr(bytes.size() - kKeep));
+    } else {
+        m_tail.append(bytes);
+        if (m_tail.size() > kKeep)
+            m_tail.erase(0, m_tail.size() - kKeep);
+    }
+}
+
+void LiveFile::note(LoadProblem::Severity severity, std::string message)
+{
+    m_notes.push_back({severity, m_path, 0, std::move(message)});
+}
+
+std::vector<LoadProblem> LiveFile::takeProblems()
+{
+    std::vector<LoadProblem> out = m_parser.takeProblems();
+    for (LoadProblem &p : m_notes)
+        out.push_back(std::move(p));
+    m_notes.clear();
+    return out;
+}
+
+// The file at the path is no longer the stream read so far: `replaced` (the path holds another
+// file), `shrank` (the open file is shorter than what was read), or neither (its first line
+// changed). Decides what to follow (see ingest() in the header); false when nothing is to be
+// read now.
+bool LiveFile::resolveChange(bool replaced, bool shrank)
+{
+    int fd = m_fd;
+    if (replaced) {
+        std::string why;
+        fd = FileReader::openRegular(m_path, &why);
+        if (fd < 0)
+            return true; // not readable (yet): the old file is read on
+    }
+    FdGuard closeNew(fd, m_fd);
+    struct stat ns
+    {
+    };
+    const int64_t size = ::fstat(fd, &ns) == 0 ? int64_t(ns.st_size) : 0;
+    const std::string before = std::to_string(m_offset) + " bytes read";
+    if (replaced && m_headDone && size >= m_offset && readAt(fd, 0, m_head.size()) == m_head &&
+        readAt(fd, m_offset - int64_t(m_tail.size()), m_tail.size()) == m_tail) {
+        note(LoadProblem::Severity::Info,
+             "replaced by another file (rename) that begins with the " + before +
+                 "; following the new file from there");
+        closeNew.release();
+        adopt(fd);
+        return true;
+    }
+    const std::string first = readAt(fd, 0, kMaxFirstLine);
+    const size_t nl = first.find('\n');
+    if (nl == std::string::npos && first.size() < kMaxFirstLine)
+        return false; // its first line is not complete yet: decide when it is
+    LineScanner scanner;
+    LogRecord record;
+    const bool header = nl != std::string::npos &&
+                        scanner.scan(std::string_view(first).substr(0, nl), record) &&
+                        record.type == RecordType::Header;
+    const std::string what = replaced ? "was replaced by another file (rename)"
+                             : shrank ? "shrank from " + std::to_string(m_offset) + " to " +
+                                            std::to_string(size) + " bytes (truncated)"
+                                      : "was truncated and rewritten (its first line changed)";
+    if (header) {
+        note(LoadProblem::Severity::Warning,
+             "file " + what + "; the events of the " + before +
+                 " stay; the new file begins with a header and is followed from its start as "
+                 "another worker incarnation");
+        ::close(m_fd);
+        m_fd = -1;
+        m_replaced = m_stopped = true;
+        return false;
+    }
+    note(LoadProblem::Severity::Warning,
+         "file " + what + "; the events of the " + before +
+             " stay; the new content has no header and is read from its start as more of this "
+             "worker's log (e.g. copytruncate)");
+    closeNew.release();
+    adopt(fd);
+    m_offset = 0;
+    m_carry.clear();
+    m_head.clear();
+    m_headDone = false;
+    m_tail.clear();
+    m_parser.restartLineNumbers();
+    return true;
 }
 
 std::vector<sync::ClockSample> LiveFile::currentSamples(std::string *refId) const

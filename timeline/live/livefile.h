@@ -64,19 +64,44 @@ public:
     const std::string &path() const { return m_path; }
     // Reads and parses what was appended, in chunks of chunkBytes through `scratch` (a buffer
     // shared by the files of one job, grown as needed); returns the bytes read (0: nothing new,
-    // -1: error, see error()). A file that shrank (truncated or replaced) is reported once and
-    // not read further. A path that is not a regular file (a FIFO put in a log's place) is never
-    // opened in a way that blocks (FileReader::openRegular): it is skipped, once, with
+    // -1: error, see error()). A path that is not a regular file (a FIFO put in a log's place) is
+    // never opened in a way that blocks (FileReader::openRegular): it is skipped, once, with
     // skipped() true and error() "not a regular file (FIFO); skipped".
+    //
+    // The file is checked to still be the byte stream read so far, at almost no cost: when it
+    // grew, its first line is read again before the new bytes are parsed (truncated and
+    // rewritten past the old size: the first line changed); when nothing is new, one fstat
+    // (shrunk: truncated) and, at most once a second, one stat of the path (replaced by
+    // rename(): device/inode differ from the open fd's). Each change is reported once (a
+    // problem in takeProblems()) and resolved (resolveChange()):
+    //  - the new file begins with every byte read so far (the first line and the last 4 KiB
+    //    before the offset compare equal: a copy of the log, extended, renamed over it): the
+    //    new file is followed from the same offset — nothing is read twice;
+    //  - its first line is a header record: it is another incarnation; this file is frozen
+    //    (replaced() true: what was read stays, nothing more is read) and the owner follows the
+    //    path from its start with a new LiveFile;
+    //  - it has no header (copytruncate: the recorder writes with O_APPEND and goes on at the new
+    //    end): its content is read from its start as more of this worker's log;
+    //  - its first line is not complete yet: nothing is decided or read until it is.
     int64_t ingest(std::vector<char> &scratch, size_t chunkBytes);
     const std::string &error() const { return m_error; }
     bool skipped() const { return m_skipped; }
+    // True once another incarnation's log took this path's place (see ingest()); stays true.
+    bool replaced() const { return m_replaced; }
+    // True once, the first time it is called after replaced() became true.
+    bool takeReplaced()
+    {
+        const bool r = m_replaced && !m_replacedTaken;
+        m_replacedTaken = m_replacedTaken || r;
+        return r;
+    }
 
     // True once a record was parsed (the file has a worker).
     bool hasRecords() const { return m_parser.partial().records > 0; }
     const load::ParsedFile &parsed() const { return m_parser.partial(); }
     const load::LogParser &parser() const { return m_parser; }
-    std::vector<LoadProblem> takeProblems() { return m_parser.takeProblems(); }
+    // The parser's problems and this file's own notes (a change of the file, see ingest()).
+    std::vector<LoadProblem> takeProblems();
     size_t sampleCount() const { return m_parser.partialSamples().size(); }
     // The samples against the reference most samples were taken with, as LogParser::finish().
     std::vector<sync::ClockSample> currentSamples(std::string *refId) const;
@@ -113,6 +138,12 @@ private:
         uint32_t src;
     };
 
+    // A change found by ingest(); false when nothing is to be read now (not decided yet, or
+    // this file frozen).
+    bool resolveChange(bool replaced, bool shrank);
+    void adopt(int fd); // follow `fd` (the file now at the path) instead of m_fd
+    void keepHeadAndTail(std::string_view bytes); // bytes just read at m_offset - size
+    void note(LoadProblem::Severity severity, std::string message);
     void syncNames(Timeline &timeline);
     void syncTracks(Worker &worker, LiveMergeStats &stats);
     void noteLateArgs(size_t p);
@@ -134,6 +165,14 @@ private:
     std::string m_error;
     bool m_stopped = false;
     bool m_skipped = false;
+    bool m_replaced = false;
+    bool m_replacedTaken = false;
+    uint64_t m_dev = 0, m_ino = 0; // of m_fd
+    Clock::time_point m_lastPathCheck{};
+    std::string m_head;      // the file's first line (with its '\n'), at most 4 KiB
+    bool m_headDone = false; // m_head is complete
+    std::string m_tail;      // the last (at most 4 KiB) bytes before m_offset
+    std::vector<LoadProblem> m_notes;
     Clock::time_point m_lastGrowth;
     load::LogParser m_parser;
 

@@ -164,6 +164,7 @@ int64_t LiveJob::ingest(bool rescan)
     if (rescan)
         rescanInputs();
     int64_t total = 0;
+    std::vector<std::string> reborn; // paths another incarnation's log took (LiveFile::ingest)
     auto read = [&](LiveFile &f) {
         const int64_t n = f.ingest(m_scratch, m_options.readChunkBytes);
         if (n < 0 && f.skipped())
@@ -172,12 +173,30 @@ int64_t LiveJob::ingest(bool rescan)
             m_ingestProblems.push_back({Severity::Error, f.path(), 0, f.error()});
         else
             total += n;
+        if (f.takeReplaced())
+            reborn.push_back(f.path());
     };
     for (auto &f : m_files)
         read(*f);
     for (auto &f : m_pending)
         read(*f);
-    if (total > 0)
+    // A replaced file that never had a record is no worker: drop it (its notes kept).
+    for (size_t i = 0; i < m_pending.size();) {
+        if (!m_pending[i]->replaced()) {
+            ++i;
+            continue;
+        }
+        for (LoadProblem &p : m_pending[i]->takeProblems())
+            m_ingestProblems.push_back(std::move(p));
+        m_pending.erase(m_pending.begin() + ptrdiff_t(i));
+    }
+    // The new incarnation is read from its start, as a file found by a rescan.
+    for (size_t k = 0; k < reborn.size(); ++k) {
+        auto f = std::make_unique<LiveFile>(std::string(reborn[k]));
+        read(*f);
+        m_pending.push_back(std::move(f));
+    }
+    if (total > 0 || !reborn.empty())
         m_lastChange = Clock::now();
     m_bytesSinceCommit += total;
     return total;
@@ -230,6 +249,8 @@ bool LiveJob::refreshStates()
         WorkerState s = WorkerState::Running;
         if (info.closedCleanly)
             s = WorkerState::Finished;
+        else if (f.replaced()) // its log's place was taken: this incarnation's log is over
+            s = WorkerState::EndedWithoutClose;
         else if (pidGone(i))
             s = WorkerState::EndedWithoutClose;
         else if (m_options.endedAfterS > 0 && quiet > m_options.endedAfterS)

@@ -11,7 +11,8 @@
 //   Finished          a `close` record was read;
 //   EndedWithoutClose no `close`, and its process is gone (same machine: kill(pid, 0) fails or
 //                     the pid is a zombie), or — for a worker on another machine, whose pid
-//                     cannot be checked — its file has not grown for endedAfterS (0 = never);
+//                     cannot be checked — its file has not grown for endedAfterS (0 = never),
+//                     or its log was replaced by another incarnation's (see below);
 //   Silent            no record and no heartbeat for silentAfterS (default: the config's
 //                     silent_after_s, 10 s) — stopped, hung, or its file system stalled;
 //   Running           otherwise.
@@ -22,7 +23,10 @@
 // they pass their kind's expected maximum; those of finished or ended workers stop at the worker's
 // last record, as in a load. Workers are kept sorted by (rank, restart, file); a new one shifts the
 // indices of the ones after it (LiveUpdate::structureChanged). Only syncline logs are followed;
-// Chrome traces in the directory are reported once and ignored. Threading: ingest() touches only
+// Chrome traces in the directory are reported once and ignored. A followed file that another
+// incarnation's log replaced (truncated and rewritten, or renamed over; LiveFile::ingest) keeps
+// its worker and events, and that worker's state is frozen (Finished or EndedWithoutClose); the
+// path is then read from its start by a new LiveFile, which becomes a new worker. Threading: ingest() touches only
 // the files' parsers and may run on a worker thread while the Timeline is read elsewhere; commit()
 // mutates the Timeline and must run on the thread that owns it (the GUI thread in the viewer); the
 // two must never run concurrently. timeline() may be shared (shared_ptr) but is only valid to read

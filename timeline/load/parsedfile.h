@@ -29,6 +29,13 @@ using rec::logTimeInRange;
 
 struct ParsedFile
 {
+    // Threads (tracks) one file may have. A track costs about 500 bytes even with one event
+    // (the EventTrack and its arrays), so a hostile file of 1M distinct tids, one event each,
+    // would take ~0.6 GB; past this limit the records of new tids are dropped and reported
+    // (`too many threads`), which bounds a file's track memory to ~32 MB. Real processes have
+    // hundreds of threads, a Kineto trace tens of streams.
+    static constexpr size_t kMaxTracks = 65536;
+
     std::string path;
     bool usable = false; // a worker was produced (even a partial one)
     bool rankKnown = true;

@@ -1,6 +1,9 @@
 // JobLoader on the real traces in tests/data (expected numbers computed independently with
-// Python's json module) and on generated logs covering every robustness rule of log format v1.
+// Python's json module) and the loader's options: the config (log path templates, overdue
+// kinds), clock correction from sync samples, a missing path, cancelling. The reading rules of
+// log format v1 on generated logs are in tst_jobloaderrules.cpp.
 #include "tests/common/testdata.h"
+#include "tests/timeline/load/jobloadertest.h"
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
@@ -12,74 +15,16 @@
 #include <map>
 
 using namespace syncline;
-
-namespace {
-
-LoadResult loadPaths(std::vector<std::string> paths, std::string alignOn = {})
-{
-    LoadOptions o;
-    o.paths = std::move(paths);
-    o.alignOn = std::move(alignOn);
-    o.threads = 2;
-    return JobLoader::load(o);
-}
-
-int countProblems(const Timeline &tl, const std::string &needle)
-{
-    return int(std::count_if(tl.problems.begin(), tl.problems.end(), [&](const LoadProblem &p) {
-        return p.message.find(needle) != std::string::npos;
-    }));
-}
-
-int64_t totalDuration(const Worker &w)
-{
-    int64_t sum = 0;
-    for (const auto &t : w.tracks)
-        for (size_t i = 0; i < t.count(); ++i)
-            sum += t.localEnd[i] - t.localStart[i];
-    return sum;
-}
-
-bool checkInvariants(const EventTrack &t)
-{
-    for (size_t i = 0; i < t.count(); ++i) {
-        if (i > 0 && t.localStart[i] < t.localStart[i - 1])
-            return false;
-        if (t.localEnd[i] < t.localStart[i])
-            return false;
-        const int p = t.parent[i];
-        if (p >= int(i))
-            return false;
-        if (p < 0 ? t.depth[i] != 0 : t.depth[i] != t.depth[p] + 1)
-            return false;
-        if (p >= 0 && (t.localStart[i] < t.localStart[p] || t.localEnd[i] > t.localEnd[p]))
-            return false;
-    }
-    return true;
-}
-
-} // namespace
+using namespace jobloadertest;
 
 class TstJobLoader : public QObject
 {
     Q_OBJECT
-
 private slots:
     void kinetoTwoRanks();
-    void horovodUnclosedArray();
     void chromeMetadataOddTypes();
-    void malformedLinesReported();
-    void tornLastLineSkippedQuietly();
-    void duplicateRankReported();
-    void membershipChangeIsTwoIncarnations();
-    void outOfOrderRecordsSorted();
-    void endWithoutBeginAndMisnesting();
+    void horovodUnclosedArray();
     void lostEndInDemoLog();
-    void openEventsKept();
-    void headerMissingRankFromFileName();
-    void intervalsNestWithBeginEnd();
-    void argsStoredApartAndMerged();
-    void argsSharedAcrossEventsAndFiles();
     void overdueFromConfig();
     void overdueIndependentOfNameOrder();
     void configLogPathTemplate();
@@ -194,155 +139,6 @@ void TstJobLoader::horovodUnclosedArray()
     QVERIFY(named); // process_name metadata names the tracks
 }
 
-void TstJobLoader::malformedLinesReported()
-{
-    QTemporaryDir dir;
-    std::string text = testlogs::header(0) + testlogs::begin(2000, 1, "step");
-    text += "{\"t\":\"B\",\"ts\":2100,\"tid\":1,\"name\":\"bad\"\n"; // line 3: unterminated object
-    text += "not json at all\n";                                     // line 4
-    for (int i = 0; i < 6; ++i)
-        text += "{\"t\":\"X\",\"ts\":2.5,\"dur\":1,\"tid\":1,\"name\":\"frac\"}\n"; // lines 5..10
-    text += testlogs::end(3000, 1, "step");
-    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
-    testlogs::write(path, text);
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    const Timeline &tl = *r.timeline;
-    QCOMPARE(tl.eventCount(), size_t(1)); // the rest loads
-    QCOMPARE(tl.workers[0].tracks[0].localEnd[0], int64_t(3000));
-    std::vector<std::string> shown;
-    for (const auto &p : tl.problems)
-        if (p.message.find("malformed line") == 0)
-            shown.push_back(p.toString());
-    QCOMPARE(shown.size(), size_t(5)); // first five in full
-    QCOMPARE(shown[0], path + ":3: malformed line: ',' or '}' expected at column 40");
-    QCOMPARE(shown[1], path + ":4: malformed line: not a JSON object at column 1");
-    QCOMPARE(
-        shown[2],
-        path +
-            ":5: malformed line: ts: expected an integer, got a fraction or exponent at column 15");
-    QCOMPARE(countProblems(tl, "… and 3 more: malformed lines (8 in all)"), 1);
-}
-
-void TstJobLoader::tornLastLineSkippedQuietly()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
-    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, "a") +
-                              testlogs::end(2500, 1, "a") + "{\"t\":\"B\",\"ts\":26");
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    QCOMPARE(r.timeline->eventCount(), size_t(1));
-    QCOMPARE(countProblems(*r.timeline, "malformed"), 0);
-}
-
-void TstJobLoader::duplicateRankReported()
-{
-    QTemporaryDir dir;
-    const std::string d = dir.path().toStdString();
-    testlogs::write(d + "/a.log", testlogs::header(3) + testlogs::begin(2000, 1, "a") +
-                                      testlogs::end(2100, 1, "a"));
-    testlogs::write(d + "/b.log", testlogs::header(3) + testlogs::begin(2000, 1, "b") +
-                                      testlogs::end(2100, 1, "b"));
-    const LoadResult r = loadPaths({d});
-    QVERIFY(r.timeline);
-    QCOMPARE(r.timeline->workers.size(), size_t(2)); // both kept
-    QCOMPARE(countProblems(*r.timeline, "duplicate rank 3 restart 0"), 1);
-}
-
-// torchelastic re-forming the group after a second agent joined: rank 0 again with restart
-// count 0 but world size 2. Two workers, an Info (not the duplicate warning), labels by world
-// size; the same world size again is a duplicate, labelled by pid.
-void TstJobLoader::membershipChangeIsTwoIncarnations()
-{
-    QTemporaryDir dir;
-    const std::string d = dir.path().toStdString();
-    auto header = [](int world, int pid) {
-        std::string h = testlogs::header(0, 0, "host-a");
-        h.replace(h.find("\"world_size\":2"), 14, "\"world_size\":" + std::to_string(world));
-        h.replace(h.find("\"pid\":100"), 9, "\"pid\":" + std::to_string(pid));
-        return h;
-    };
-    const std::string events = testlogs::begin(2000, 1, "step") + testlogs::end(2100, 1, "step");
-    testlogs::write(d + "/timer_events.0.log", header(1, 41) + events);
-    testlogs::write(d + "/timer_events.0.r0.p42.log", header(2, 42) + events);
-    LoadResult r = loadPaths({d});
-    QVERIFY(r.timeline);
-    const Timeline &tl = *r.timeline;
-    QCOMPARE(tl.workers.size(), size_t(2));
-    QCOMPARE(countProblems(tl, "duplicate rank"), 0);
-    QCOMPARE(countProblems(tl, "rank 0 restart 0 with world size 2 (also in " + d +
-                                   "/timer_events.0.log, world size 1): a membership change"),
-             1);
-    std::vector<std::string> labels;
-    for (const Worker &w : tl.workers)
-        labels.push_back(w.label());
-    std::sort(labels.begin(), labels.end());
-    QCOMPARE(labels, (std::vector<std::string>{"rank 0 · host-a · restart 0 · world 1",
-                                               "rank 0 · host-a · restart 0 · world 2"}));
-    testlogs::write(d + "/timer_events.0.r0.p43.log", header(2, 43) + events);
-    r = loadPaths({d});
-    QCOMPARE(r.timeline->workers.size(), size_t(3));
-    QCOMPARE(countProblems(*r.timeline, "duplicate rank 0 restart 0"), 1);
-    labels.clear();
-    for (const Worker &w : r.timeline->workers)
-        labels.push_back(w.label());
-    std::sort(labels.begin(), labels.end());
-    QCOMPARE(labels, (std::vector<std::string>{"rank 0 · host-a · restart 0 · world 1",
-                                               "rank 0 · host-a · restart 0 · world 2 · pid 42",
-                                               "rank 0 · host-a · restart 0 · world 2 · pid 43"}));
-}
-
-void TstJobLoader::outOfOrderRecordsSorted()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/w.0.log";
-    testlogs::write(path, testlogs::header(0) + testlogs::begin(5000, 1, "late") +
-                              testlogs::end(6000, 1, "late") + testlogs::begin(2000, 1, "early") +
-                              testlogs::end(3000, 1, "early"));
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    const EventTrack &t = r.timeline->workers[0].tracks[0];
-    QCOMPARE(t.count(), size_t(2));
-    QCOMPARE(r.timeline->names.name(t.nameId[0]), std::string_view("early"));
-    QCOMPARE(t.localStart[1], int64_t(5000));
-    QCOMPARE(countProblems(*r.timeline, "record out of order"), 1);
-}
-
-void TstJobLoader::endWithoutBeginAndMisnesting()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/w.0.log";
-    testlogs::write(path, testlogs::header(0) + testlogs::end(1500, 1, "orphan") +
-                              testlogs::begin(2000, 1, "outer") +
-                              testlogs::begin(2100, 1, "inner") + testlogs::end(2200, 1, "outer") +
-                              testlogs::end(2300, 1, "inner") + testlogs::end(2400, 1, "outer"));
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    const Timeline &tl = *r.timeline;
-    QCOMPARE(countProblems(tl, "end without a begin: E \"orphan\""), 1);
-    // E "outer" while "inner" is open: as Chrome and Perfetto do, it closes inner and outer
-    // (a lost E of inner is the usual cause); the later E records have nothing open.
-    QCOMPARE(countProblems(tl, "misnesting: E \"outer\" on tid 1 while \"inner\" still open"), 1);
-    QCOMPARE(countProblems(tl, "end without a begin: E \"inner\""), 1);
-    QCOMPARE(countProblems(tl, "end without a begin: E \"outer\""), 1);
-    const EventTrack &t = tl.workers[0].tracks[0];
-    QCOMPARE(t.count(), size_t(2));
-    QCOMPARE(t.localEnd[0], int64_t(2200)); // outer
-    QCOMPARE(t.localEnd[1], int64_t(2200)); // inner, closed with it
-    QVERIFY(!(t.flags[0] & EventOpen) && !(t.flags[1] & EventOpen));
-    QCOMPARE(int(t.depth[1]), 1);
-    // An E whose name no open event has is still dropped, and says so.
-    const std::string other = dir.path().toStdString() + "/w.1.log";
-    testlogs::write(other, testlogs::header(1) + testlogs::begin(2000, 1, "outer") +
-                               testlogs::end(2100, 1, "stranger") +
-                               testlogs::end(2400, 1, "outer"));
-    const LoadResult r2 = loadPaths({other});
-    QVERIFY(r2.timeline);
-    QCOMPARE(countProblems(*r2.timeline, "no open event has that name; E dropped"), 1);
-    QCOMPARE(r2.timeline->workers[0].tracks[0].localEnd[0], int64_t(2400));
-}
-
 // A real demo log (tests/data/demo_excerpt: rank 0 of `make demo`, 700 lines) with one E lost:
 // the last child of the trainer's third step. Its parent's E closes it at the parent's end
 // (reported), and every event keeps the depth it has in the intact log — nothing later is
@@ -407,125 +203,6 @@ void TstJobLoader::lostEndInDemoLog()
             QCOMPARE(u.localEnd[i], t.localEnd[i]);
     }
     QCOMPARE(u.localEnd[size_t(child)], t.localEnd[size_t(step)]); // closed with its parent
-}
-
-void TstJobLoader::openEventsKept()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/w.0.log";
-    testlogs::write(path, testlogs::header(0) + testlogs::begin(2000, 1, "hang") +
-                              testlogs::begin(2100, 1, "inner") + testlogs::end(2200, 1, "inner") +
-                              "{\"t\":\"hb\",\"ts\":9000,\"events\":3,\"dropped\":0,\"buffer_"
-                              "full\":0,\"bytes\":10}\n");
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    const EventTrack &t = r.timeline->workers[0].tracks[0];
-    QCOMPARE(t.count(), size_t(2));
-    QVERIFY(t.flags[0] & EventOpen);
-    QCOMPARE(t.localEnd[0], int64_t(9000)); // the worker's last local time seen
-    QVERIFY(!(t.flags[1] & EventOpen));
-    QVERIFY(!r.timeline->workers[0].info.closedCleanly);
-    QCOMPARE(r.timeline->workers[0].info.lastHeartbeatLocalNs, int64_t(9000));
-    QCOMPARE(countProblems(*r.timeline, "1 event(s) without an end, kept as open"), 1);
-}
-
-void TstJobLoader::headerMissingRankFromFileName()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/timer_events.17.log";
-    testlogs::write(path, testlogs::begin(2000, 1, "a") + testlogs::end(2100, 1, "a"));
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    QCOMPARE(r.timeline->workers[0].info.rank, 17);
-    QCOMPARE(
-        countProblems(*r.timeline, "first line is not a header; rank 17 taken from the file name"),
-        1);
-    QCOMPARE(r.timeline->eventCount(), size_t(1));
-}
-
-void TstJobLoader::intervalsNestWithBeginEnd()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/w.0.log";
-    // X records are written after the interval, so they arrive after the enclosing B.
-    testlogs::write(
-        path, testlogs::header(0) + testlogs::begin(1000, 7, "step") +
-                  testlogs::complete(1100, 50, 7, "k1") + testlogs::complete(1120, 10, 7, "k2") +
-                  testlogs::end(2000, 7, "step") + testlogs::complete(1990, 30, 7, "overlaps"));
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    const EventTrack &t = r.timeline->workers[0].tracks[0];
-    QCOMPARE(t.count(), size_t(4));
-    QCOMPARE(std::vector<int>(t.depth.begin(), t.depth.end()), std::vector<int>({0, 1, 2, 0}));
-    QCOMPARE(std::vector<int32_t>(t.parent.begin(), t.parent.end()),
-             std::vector<int32_t>({-1, 0, 1, -1}));
-    QVERIFY(t.flags[1] & EventInterval);
-    QCOMPARE(countProblems(*r.timeline, "overlap an enclosing event partially"), 1);
-    QCOMPARE(t.firstIndexEndingAfter(1125), 0);
-    QCOMPARE(t.firstIndexEndingAfter(2001), 3);
-    QCOMPARE(t.lastIndexStartingBefore(1119), 1);
-}
-
-void TstJobLoader::argsStoredApartAndMerged()
-{
-    QTemporaryDir dir;
-    const std::string path = dir.path().toStdString() + "/w.0.log";
-    testlogs::write(
-        path,
-        testlogs::header(0) + testlogs::begin(1000, 1, "step", "{\"step\":12}") +
-            "{\"t\":\"E\",\"ts\":1500,\"tid\":1,\"name\":\"step\",\"args\":{\"loss\":0.5}}\n" +
-            testlogs::begin(1600, 1, "plain") + testlogs::end(1700, 1, "plain"));
-    const LoadResult r = loadPaths({path});
-    QVERIFY(r.timeline);
-    const EventTrack &t = r.timeline->workers[0].tracks[0];
-    QCOMPARE(t.argRefs.size(), size_t(1));
-    QCOMPARE(r.timeline->args[size_t(t.argsId(0))], std::string("{\"step\":12,\"loss\":0.5}"));
-    QCOMPARE(t.argsId(1), int64_t(-1));
-    QVERIFY(t.flags[0] & EventHasArgs);
-}
-
-// Args are interned (issue 14): events and files with the same text share one id, each text is
-// kept byte for byte, and an E that merges more args in gives that event a new text without
-// touching the events that shared the old one.
-void TstJobLoader::argsSharedAcrossEventsAndFiles()
-{
-    QTemporaryDir dir;
-    const std::string d = dir.path().toStdString();
-    const std::string odd = R"({ "s" : "a \"q\" \u00e9", "f": 1.50, "n": null, "a": [true, {}] })";
-    for (int rank = 0; rank < 2; ++rank) {
-        std::string log = testlogs::header(rank);
-        for (int step = 0; step < 3; ++step) {
-            const int64_t t = 1000 * (step + 1);
-            const std::string a = "{\"step\":" + std::to_string(step) + "}";
-            log += testlogs::begin(t, 1, "step", a) + testlogs::begin(t + 10, 1, "fwd", a) +
-                   testlogs::end(t + 100, 1, "fwd");
-            if (step == 1)
-                log += R"({"t":"E","ts":)" + std::to_string(t + 200) +
-                       R"(,"tid":1,"name":"step","args":{"loss":0.25}})" + "\n";
-            else
-                log += testlogs::end(t + 200, 1, "step");
-        }
-        log += testlogs::begin(9000, 1, "odd", odd) + testlogs::end(9100, 1, "odd");
-        testlogs::write(d + "/timer_events." + std::to_string(rank) + ".log", log);
-    }
-    const LoadResult r = loadPaths({d});
-    QVERIFY(r.timeline);
-    const Timeline &tl = *r.timeline;
-    QCOMPARE(tl.workers.size(), size_t(2));
-    // 3 step texts + the merged step-1 text + the odd one, once for both workers.
-    QCOMPARE(tl.args.size(), size_t(5));
-    for (const Worker &w : tl.workers) {
-        const EventTrack &t = w.tracks[0];
-        QCOMPARE(t.count(), size_t(7));
-        QCOMPARE(t.argRefs.size(), size_t(7));
-        auto text = [&](uint32_t i) { return tl.args[size_t(t.argsId(i))]; };
-        QCOMPARE(text(0), std::string(R"({"step":0})"));
-        QCOMPARE(t.argsId(0), t.argsId(1)); // step 0 and its fwd share one id
-        QCOMPARE(text(2), std::string(R"({"step":1,"loss":0.25})"));
-        QCOMPARE(text(3), std::string(R"({"step":1})")); // fwd of step 1 keeps the old text
-        QCOMPARE(text(6), odd);
-        QCOMPARE(t.argsId(0), tl.workers[0].tracks[0].argsId(0)); // shared across files
-    }
 }
 
 void TstJobLoader::overdueFromConfig()

@@ -47,6 +47,10 @@ uint32_t ChromeTraceState::trackFor(std::string_view pidTok, std::string_view ti
     std::string key;
     key.reserve(pidTok.size() + tidTok.size() + 1);
     key.append(pidTok).append(1, '\x1f').append(tidTok);
+    if (m_tracks.size() >= ParsedFile::kMaxTracks) {
+        const auto known = m_trackIndex.find(key);
+        return known == m_trackIndex.end() ? kNoTrack : known->second;
+    }
     auto [it, inserted] = m_trackIndex.emplace(std::move(key), uint32_t(m_tracks.size()));
     if (inserted) {
         auto idOf = [this](std::string_view tok) {
@@ -140,6 +144,13 @@ void ChromeTraceState::handleEvent(od::value el)
         return;
     }
     const uint32_t ti = trackFor(ev.pidTok, ev.tidTok);
+    if (ti == kNoTrack) {
+        problems.add("too many threads", 0,
+                     "event \"" + std::string(ev.name) + "\" of tid " + std::string(ev.tidTok) +
+                         " dropped: the trace has " + std::to_string(ParsedFile::kMaxTracks) +
+                         " threads already (the most one file may have)");
+        return;
+    }
     if (m_out.worker.tracks[ti].pid >= 0)
         ++m_pidCounts[m_out.worker.tracks[ti].pid];
     seeTime(ts);
@@ -245,6 +256,15 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
             }
             std::string key;
             key.append(ev.pidTok).append(1, '\x1f').append(name).append(1, '\x1f').append(it.key());
+            if (m_out.worker.counters.size() >= ParsedFile::kMaxTracks &&
+                !m_counterIndex.count(key)) {
+                problems.add("too many counters", 0,
+                             "counter \"" + name + "\" series \"" + it.key() +
+                                 "\" dropped: the trace has " +
+                                 std::to_string(ParsedFile::kMaxTracks) +
+                                 " counter series already (the limit per file)");
+                continue;
+            }
             auto [pos, inserted] =
                 m_counterIndex.emplace(std::move(key), uint32_t(m_out.worker.counters.size()));
             if (inserted) {

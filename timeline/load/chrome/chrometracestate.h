@@ -74,6 +74,8 @@ private:
     void addAsync(int64_t ts, const Event &ev);
     void finishAsync();
     int64_t pidOf(std::string_view pidTok);
+    // kNoTrack for a new (pid, tid) once the trace has ParsedFile::kMaxTracks tracks.
+    static constexpr uint32_t kNoTrack = UINT32_MAX;
     uint32_t trackFor(std::string_view pidTok, std::string_view tidTok);
     void seeTime(int64_t t);
     void matchBeginEnds(uint32_t ti);

@@ -84,6 +84,20 @@ uint32_t LogParser::trackFor(int64_t tid)
 {
     if (m_hasLastTrack && tid == m_lastTid)
         return m_lastTrack;
+    if (m_out.worker.tracks.size() >= ParsedFile::kMaxTracks) {
+        const auto known = m_trackIndex.find(tid);
+        if (known == m_trackIndex.end()) {
+            m_problems.add("too many threads", m_line,
+                           "record of tid " + std::to_string(tid) + " dropped: the file has " +
+                               std::to_string(ParsedFile::kMaxTracks) +
+                               " threads already (the most one file may have)");
+            return kNoTrack;
+        }
+        m_hasLastTrack = true;
+        m_lastTid = tid;
+        m_lastTrack = known->second;
+        return known->second;
+    }
     auto [it, inserted] = m_trackIndex.emplace(tid, uint32_t(m_out.worker.tracks.size()));
     if (inserted) {
         EventTrack t;
@@ -149,9 +163,11 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
             handleEnd(r);
         return;
     case RecordType::Thread:
-        if (need(r.hasTid, "tid"))
-            m_out.worker.tracks[trackFor(r.tid)].threadName =
-                std::string(validText(r.name, 0, "name"));
+        if (need(r.hasTid, "tid")) {
+            const uint32_t ti = trackFor(r.tid);
+            if (ti != kNoTrack)
+                m_out.worker.tracks[ti].threadName = std::string(validText(r.name, 0, "name"));
+        }
         return;
     case RecordType::Sync:
         handleSync(r);
@@ -212,6 +228,8 @@ void LogParser::handleEvent(const LogRecord &r)
         flags = EventInstant;
     }
     const uint32_t ti = trackFor(r.tid);
+    if (ti == kNoTrack)
+        return;
     EventTrack &t = m_out.worker.tracks[ti];
     if (r.type == RecordType::Begin)
         checkOrder(ti, r.ts);
@@ -258,6 +276,13 @@ void LogParser::handleCounter(const LogRecord &r)
         return;
     const std::string_view name = validText(r.name, 0, "name");
     auto it = m_counterIndex.find(std::string(name));
+    if (it == m_counterIndex.end() && m_out.worker.counters.size() >= ParsedFile::kMaxTracks) {
+        m_problems.add("too many counters", m_line,
+                       "counter \"" + std::string(name) + "\" dropped: the file has " +
+                           std::to_string(ParsedFile::kMaxTracks) +
+                           " counter names already (the limit per file)");
+        return;
+    }
     if (it == m_counterIndex.end()) {
         it =
             m_counterIndex.emplace(std::string(name), uint32_t(m_out.worker.counters.size())).first;
@@ -290,6 +315,8 @@ void LogParser::missingKey(const char *what)
 void LogParser::handleEnd(const LogRecord &r)
 {
     const uint32_t ti = trackFor(r.tid);
+    if (ti == kNoTrack)
+        return;
     EventTrack &t = m_out.worker.tracks[ti];
     auto &stack = m_open[ti];
     seeTime(r.ts);

@@ -51,6 +51,9 @@ public:
     }
     const std::vector<std::string> &syncRefs() const { return m_sync.refs(); }
     std::vector<LoadProblem> takeProblems() { return m_problems.take(); }
+    // The next fed line is line 1 again (a live reader whose file was truncated goes on
+    // reading its new content as more of the same log).
+    void restartLineNumbers() { m_line = 0; }
 
 private:
     void handleLine(std::string_view line, bool last);
@@ -71,6 +74,9 @@ private:
     // `text` when it is valid UTF-8; else a copy (in m_fixed[slot], valid until the next call
     // with that slot) with each invalid byte replaced by U+FFFD, and a problem for the line.
     std::string_view validText(std::string_view text, int slot, const char *what);
+    // The track of `tid`, created at its first record; kNoTrack (the record is dropped, and
+    // reported) for a new tid once the file has ParsedFile::kMaxTracks tracks.
+    static constexpr uint32_t kNoTrack = UINT32_MAX;
     uint32_t trackFor(int64_t tid);
     void seeTime(int64_t ts);
     void checkOrder(uint32_t track, int64_t ts);
