@@ -1,10 +1,11 @@
 // `syncline export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE
-//  | --png FILE | --svg FILE [--width W] [--height H] [--range START:END] [--align-on PATTERN]
+//  | --counters-csv FILE | --png FILE | --svg FILE [--width W] [--height H] [--range START:END] [--align-on PATTERN]
 //  [--raw]` — writes one or more exports of the loaded job (several outputs in one run are fine).
 #include "command.h"
 #include "jobargs.h"
 
 #include "timeline/report/chromeexporter.h"
+#include "timeline/report/countercsvexporter.h"
 #include "timeline/report/csvexporter.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
@@ -21,7 +22,7 @@ namespace {
 // export's own outputs; the events CSV and the image are JobArgs' (shared with attach).
 struct Outputs
 {
-    std::string chrome, statsCsv, statsJson;
+    std::string chrome, statsCsv, statsJson, countersCsv;
 };
 
 int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Outputs &o,
@@ -44,6 +45,8 @@ int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Ou
         check(CsvExporter::writeFile(tl, mode, t.csv, range, &error));
     if (!o.chrome.empty())
         check(ChromeExporter::writeFile(tl, mode, o.chrome, &error));
+    if (!o.countersCsv.empty())
+        check(CounterCsvExporter::writeFile(tl, mode, o.countersCsv, range, &error));
     if (!o.statsCsv.empty() || !o.statsJson.empty()) {
         StatsQuery q;
         q.useRange = range.use;
@@ -80,10 +83,11 @@ int run(int argc, char **argv)
     Outputs o;
     const int rc = args.parse("export", argc, argv, [&](int &i) {
         const std::string a = argv[i];
-        std::string *target = a == "--chrome"       ? &o.chrome
-                              : a == "--stats-csv"  ? &o.statsCsv
-                              : a == "--stats-json" ? &o.statsJson
-                                                    : nullptr;
+        std::string *target = a == "--chrome"         ? &o.chrome
+                              : a == "--stats-csv"    ? &o.statsCsv
+                              : a == "--stats-json"   ? &o.statsJson
+                              : a == "--counters-csv" ? &o.countersCsv
+                                                      : nullptr;
         if (!target)
             return 0;
         if (i + 1 >= argc) {
@@ -97,11 +101,11 @@ int run(int argc, char **argv)
         return rc;
     const TimelineOutputs &t = args.outputs;
     if (t.csv.empty() && o.chrome.empty() && o.statsCsv.empty() && o.statsJson.empty() &&
-        t.png.empty() && t.svg.empty()) {
+        o.countersCsv.empty() && t.png.empty() && t.svg.empty()) {
         std::fprintf(
             stderr,
             "syncline export: nothing to write: give --csv, --chrome, --stats-csv, --stats-json, "
-            "--png or --svg FILE\n");
+            "--counters-csv, --png or --svg FILE\n");
         return 2;
     }
     auto tl = args.load("export");
@@ -116,8 +120,8 @@ int run(int argc, char **argv)
 
 SYNCLINE_REGISTER_COMMAND((Command{
     "export",
-    "export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE | --png FILE "
-    "| --svg FILE "
+    "export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE "
+    "| --counters-csv FILE | --png FILE | --svg FILE "
     "[--width W] [--height H] [--range START:END] [--align-on PATTERN] [--raw]",
     "Loads the job and writes the chosen exports (several may be given at once):\n"
     "  --csv FILE         events CSV "
@@ -127,6 +131,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --chrome FILE      Chrome-trace JSON with corrected times (Perfetto, chrome://tracing)\n"
     "  --stats-csv FILE   statistics as CSV;  --stats-json FILE  as JSON (same shape as stats "
     "--json)\n"
+    "  --counters-csv FILE  counter samples (rank,restart,host,pid,counter,series,time_ns,local_ns,"
+    "value)\n"
     "  --png FILE, --svg FILE  the timeline as an image, --width/--height px (default 1920x1080)\n"
     "  --range START:END  only events overlapping this range, times from the earliest event with "
     "an\n"

@@ -199,6 +199,16 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
             "\"send\" or \"recv\", peer the other rank, id matching the send to its receive. "
             "The clock correction uses send/recv pairs as causality constraints.")
         .def(
+            "counter",
+            [](pyb::object o, std::string_view name, double value) {
+                self(o).recorder().counter(name, value);
+            },
+            "name"_a, "value"_a,
+            "Records one sample of the counter `name` (a `C` record, stamped now): GPU memory, "
+            "loss, queue depth, ... Any number (or object with __float__, e.g. a 0-d tensor); "
+            "NaN/inf are written as null (no sample). The viewer draws each counter as a graph "
+            "under the worker's tracks.")
+        .def(
             "set_thread_name",
             [](pyb::object o, std::string_view name) { self(o).recorder().setThreadName(name); },
             "name"_a, "Names the calling thread's track in the log.")

@@ -5,6 +5,8 @@
 
 #include "timeline/model/timeline.h"
 
+#include <pybind11/stl.h>
+
 #include <algorithm>
 #include <tuple>
 
@@ -64,6 +66,20 @@ pyb::list PyWorker::events() const
     return out;
 }
 
+pyb::list PyWorker::counters() const
+{
+    pyb::list out;
+    const sync::ClockMap &map = worker().map(m_mode);
+    for (const CounterTrack &c : worker().counters) {
+        std::vector<int64_t> times(c.count());
+        for (size_t i = 0; i < c.count(); ++i)
+            times[i] = map.toGlobal(c.localTs[i]);
+        out.append(pyb::dict("name"_a = c.name, "series"_a = c.series, "label"_a = c.label(),
+                             "times_ns"_a = times, "local_ns"_a = c.localTs, "values"_a = c.value));
+    }
+    return out;
+}
+
 void PyWorker::bind(pyb::module_ &m)
 {
     pyb::class_<PyWorker>(m, "Worker", "One worker process of a Timeline (a view).")
@@ -94,6 +110,10 @@ void PyWorker::bind(pyb::module_ &m)
                                "True synthetic skew from the header (test/demo facility) or None.")
         .def_property_readonly("threads", &PyWorker::threads, "[(tid, name), ...]")
         .def_property_readonly("events", &PyWorker::events)
+        .def_property_readonly("counters", &PyWorker::counters,
+                               "[{name, series, label, times_ns (global, this view's clock mode), "
+                               "local_ns, values}, ...], one per counter series, by (pid, name, "
+                               "series)")
         .def("__repr__",
              [](const PyWorker &w) { return "<syncline.Worker " + w.worker().label() + ">"; });
 }

@@ -28,7 +28,8 @@ public:
     pybind11::dict clock() const;
     pybind11::object skew() const; // dict or None
     pybind11::list threads() const;
-    pybind11::list events() const; // this worker's events, by start
+    pybind11::list events() const;   // this worker's events, by start
+    pybind11::list counters() const; // [{name, series, label, times_ns, local_ns, values}, ...]
 
     static void bind(pybind11::module_ &m);
 

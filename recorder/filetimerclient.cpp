@@ -13,6 +13,7 @@
 #include "recorder/timerange.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -359,6 +360,26 @@ void FileTimerClient::message(bool send, int64_t peer, std::string_view id)
     std::string *text = new std::string;
     RecordFormatter::appendEscaped(*text, id);
     r.args = text;
+    pushOrDrop(b, r);
+}
+
+void FileTimerClient::counter(std::string_view name, double value)
+{
+    if (!enabled())
+        return;
+    if (name.empty())
+        throw TimerError("counter: empty counter name");
+    Record r;
+    r.type = RecordType::Counter;
+    r.ts = m_clock.now();
+    ThreadBuffer *b = threadBuffer();
+    r.nameId = NameIdCache::id(name);
+    static_assert(sizeof(r.dur) == sizeof value);
+    std::memcpy(&r.dur, &value, sizeof value);
+    if (!m_counterNoted.load(std::memory_order_relaxed) && !m_counterNoted.exchange(true))
+        // Readers of format 1.0 skip `C` records silently (unknown type); they show notes.
+        m_writer->appendNote("info", "this log holds counter records (\"t\":\"C\", log format "
+                                     "1.1); readers of format 1.0 skip them");
     pushOrDrop(b, r);
 }
 

@@ -121,6 +121,11 @@ public:
     // send to its receive (unique in the job). The clock correction uses pairs as causality
     // constraints. An empty id throws TimerError.
     void message(bool send, int64_t peer, std::string_view id);
+    // One sample of the counter `name` (a `C` record, format 1.1), stamped now: GPU memory,
+    // loss, queue depth... The viewer draws each name as a line graph under the worker's tracks.
+    // Hot path like instant(). A NaN or infinite value is written as null (shown as no sample).
+    // An empty name throws TimerError.
+    void counter(std::string_view name, double value);
     void setThreadName(std::string_view name);
     // Blocks until everything recorded before the call is written.
     void flush();
@@ -168,6 +173,7 @@ private:
     int64_t m_creatorTid = 0;
     std::atomic<bool> m_closed{false};
     std::atomic<int> m_threadCount{0};
+    std::atomic<bool> m_counterNoted{false}; // the note for format-1.0 readers was written
     std::unique_ptr<LogWriter> m_writer;
     // Named tracks of recordIntervalOnTrack (their buffers are also the writer's), under
     // m_trackMutex.

@@ -13,6 +13,7 @@ std::string HeaderRecord::format(const WorkerIdentity &identity, const Clock &cl
     h["t"] = "header";
     h["format"] = "syncline";
     h["version"] = 1;
+    h["minor"] = 1; // format 1.1: the `C` counter record (docs/log-format.md)
     h["rank"] = identity.rank;
     h["local_rank"] = identity.localRank;
     h["world_size"] = identity.worldSize;

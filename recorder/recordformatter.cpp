@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace syncline::rec {
 
@@ -138,6 +139,20 @@ void RecordFormatter::append(std::string &out, const Record &r, int64_t tid)
         out += escapedName(r.nameId);
         out += "}\n";
         return;
+    case RecordType::Counter: {
+        out += "{\"t\":\"C\",\"ts\":";
+        appendInt(out, r.ts);
+        out += ",\"tid\":";
+        appendInt(out, tid);
+        out += ",\"name\":";
+        out += escapedName(r.nameId);
+        out += ",\"value\":";
+        double v = 0;
+        std::memcpy(&v, &r.dur, sizeof v);
+        appendDouble(out, v); // null when not finite
+        out += "}\n";
+        return;
+    }
     case RecordType::Message:
         out += "{\"t\":\"msg\",\"ts\":";
         appendInt(out, r.ts);

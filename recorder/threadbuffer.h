@@ -41,7 +41,8 @@ enum class RecordType : uint8_t
     Instant,
     Complete,
     ThreadName,
-    Message // a `msg` record: nameId 0 = send, 1 = recv; dur = peer rank; args = the id, as JSON text
+    Message, // a `msg` record: nameId 0 = send, 1 = recv; dur = peer rank; args = the id, as JSON text
+    Counter // a `C` record (format 1.1): nameId the counter's name; dur = the double value's bits
 };
 
 // One buffered record: 32 bytes. `args` (a JSON object's text) is owned by the record.

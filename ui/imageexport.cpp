@@ -100,16 +100,20 @@ RowMetrics fittedMetrics(const TimelineScene &scene, double available)
     int headers = 0;
     int rows = 0;
     int tracks = 0;
+    int counters = 0;
     for (const LayoutRow &r : scene.layout().rows()) {
         headers += r.kind == LayoutRow::GroupHeader;
         rows += r.kind == LayoutRow::EventRow;
         tracks += r.kind == LayoutRow::EventRow && r.firstOfTrack;
+        counters += r.kind == LayoutRow::CounterRow;
     }
     RowMetrics m;
-    if (rows == 0)
+    if (rows == 0 && counters == 0)
         return m;
-    const double fixed = headers * m.headerHeight + tracks * m.trackGap;
-    m.rowHeight = std::clamp((available - fixed) / rows, 6.0, 18.0);
+    // A counter row is about 2.2 event rows tall (40 px beside 18), shrinking with them.
+    const double fixed = headers * m.headerHeight + (tracks + counters) * m.trackGap;
+    m.rowHeight = std::clamp((available - fixed) / (rows + 2.2 * counters), 6.0, 18.0);
+    m.counterHeight = std::clamp(2.2 * m.rowHeight, 14.0, m.counterHeight);
     return m;
 }
 

@@ -8,16 +8,18 @@ namespace syncline::ui {
 
 void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
                       const std::vector<bool> &visible, const std::vector<bool> &collapsed,
-                      const RowMetrics &metrics)
+                      const RowMetrics &metrics, const std::vector<size_t> &counterWorker)
 {
     m_rows.clear();
     m_metrics = metrics;
     double y = 0;
-    size_t m = 0;
+    size_t m = 0, c = 0;
     for (size_t w = 0; w < workerCount; ++w) {
-        const size_t firstModel = m;
+        const size_t firstModel = m, firstCounter = c;
         while (m < models.size() && models[m].worker() == w)
             ++m;
+        while (c < counterWorker.size() && counterWorker[c] == w)
+            ++c;
         if (w < visible.size() && !visible[w])
             continue;
         const bool isCollapsed = w < collapsed.size() && collapsed[w];
@@ -46,6 +48,16 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
                 y += metrics.rowHeight;
             }
             y += metrics.trackGap;
+        }
+        for (size_t k = firstCounter; k < c; ++k) {
+            LayoutRow row;
+            row.kind = LayoutRow::CounterRow;
+            row.worker = int(w);
+            row.counter = int(k);
+            row.y = y;
+            row.height = metrics.counterHeight;
+            m_rows.push_back(row);
+            y += metrics.counterHeight + metrics.trackGap;
         }
     }
     m_total = y;

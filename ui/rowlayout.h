@@ -1,6 +1,6 @@
 // RowLayout — the vertical layout of the timeline: one group per worker (a header row with its
 // label, "rank 3 · host-b · restart 0"), then per thread one row per nesting depth. Collapsed
-// groups keep only their header (which shows the depth-0 events of the worker's first thread).
+// groups keep only their header; counter series (CounterRow) follow the worker's threads (which shows the depth-0 events of the worker's first thread).
 //
 // Invariants: rows are in display order with increasing y; y and height are in px from the top
 // of the content (not the viewport); rows never overlap; totalHeight() is the last row's bottom.
@@ -21,12 +21,14 @@ struct LayoutRow
     enum Kind
     {
         GroupHeader,
-        EventRow
+        EventRow,
+        CounterRow // one counter series, after the worker's tracks (CounterPainter draws it)
     };
     Kind kind = EventRow;
     int worker = 0;
     int model = -1; // index into the scene's models; for a collapsed header, the first track's
     int depth = 0;
+    int counter = -1; // CounterRow: index into the scene's counter models
     double y = 0;
     double height = 0;
     bool collapsed = false;    // header of a collapsed group
@@ -38,6 +40,7 @@ struct RowMetrics
     double headerHeight = 22;
     double rowHeight = 18;
     double trackGap = 4;
+    double counterHeight = 40;
 };
 
 class RowLayout
@@ -45,9 +48,11 @@ class RowLayout
 public:
     // workerOf[m] = worker of model m; models are grouped per worker in worker order.
     // visible[w] false hides worker w entirely (rank filter); collapsed[w] keeps only its header.
+    // counterWorker[k] = worker of counter model k (grouped per worker in worker order): each
+    // gets a CounterRow after its worker's tracks.
     void build(const std::vector<TrackModel> &models, size_t workerCount,
                const std::vector<bool> &visible, const std::vector<bool> &collapsed,
-               const RowMetrics &metrics);
+               const RowMetrics &metrics, const std::vector<size_t> &counterWorker = {});
 
     const std::vector<LayoutRow> &rows() const { return m_rows; }
     double totalHeight() const { return m_total; }

@@ -1,5 +1,6 @@
 #include "timelinepainter.h"
 
+#include "counterpainter.h"
 #include "timeformat.h"
 
 #include <QFontMetricsF>
@@ -93,6 +94,7 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
     }
     paintEvents(p, g, scene, style);
     LinkPainter::paint(p, g.links, style);
+    CounterPainter::paintRows(p, local, scene, req, style);
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));
         p.drawLine(QPointF(options.cursorX, 0), QPointF(options.cursorX, local.height()));
@@ -227,6 +229,8 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
             const QFontMetricsF bm(style.boldFont);
             p.drawText(row.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        bm.elidedText(label, Qt::ElideRight, row.width() - 10));
+        } else if (r.kind == LayoutRow::CounterRow) {
+            CounterPainter::paintGutterRow(p, row, scene, r, style);
         } else if (r.firstOfTrack) {
             const TrackModel &m = scene.model(r.model);
             const EventTrack &t = m.track();

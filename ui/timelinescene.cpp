@@ -31,7 +31,24 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
     addNames();
     m_collapsed.assign(t.workers.size(), false);
     m_visible.assign(t.workers.size(), true);
+    buildCounterModels();
     rebuildLayout();
+}
+
+void TimelineScene::buildCounterModels()
+{
+    m_counterModels.clear();
+    m_counterWorker.clear();
+    m_counterSlot.clear();
+    std::map<std::string, int> slotOfLabel;
+    for (size_t w = 0; w < m_timeline->workers.size(); ++w)
+        for (size_t k = 0; k < m_timeline->workers[w].counters.size(); ++k) {
+            m_counterModels.emplace_back(m_timeline.get(), w, k);
+            m_counterWorker.push_back(w);
+            const std::string label = m_timeline->workers[w].counters[k].label();
+            m_counterSlot.push_back(
+                slotOfLabel.emplace(label, int(slotOfLabel.size())).first->second);
+        }
 }
 
 // Names interned since the last call: display names, colours, filter and search flags.
@@ -153,6 +170,11 @@ void TimelineScene::applyLive(const LiveUpdate &u)
 {
     bool relayout = false;
     m_highlighted.clear(); // a collective instance's refs may now name other events
+    if (u.structureChanged || u.countersChanged) {
+        // Counter models are rebuilt whole (their pyramid is O(samples), a few ms per million).
+        buildCounterModels();
+        relayout = relayout || u.structureChanged || u.newCounters;
+    }
     if (u.structureChanged) {
         remapModels();
         relayout = true;
@@ -182,7 +204,8 @@ void TimelineScene::applyLive(const LiveUpdate &u)
 
 void TimelineScene::rebuildLayout()
 {
-    m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics);
+    m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics,
+                   m_counterWorker);
     ++m_revision;
 }
 

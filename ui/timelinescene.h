@@ -17,6 +17,7 @@
 
 #include "colourscheme.h"
 #include "linkindex.h"
+#include "countermodel.h"
 #include "rowlayout.h"
 #include "trackmodel.h"
 
@@ -52,6 +53,11 @@ public:
     std::shared_ptr<const Timeline> timelinePtr() const { return m_timeline; }
     const std::vector<TrackModel> &models() const { return m_models; }
     const TrackModel &model(int m) const { return m_models[size_t(m)]; }
+    // One per counter series (Worker::counters), in worker order: LayoutRow::counter indexes it.
+    const std::vector<CounterModel> &counterModels() const { return m_counterModels; }
+    // Colour slot of counter model k: its label's place among the job's distinct counter labels
+    // (first appearance), so "loss" has one colour on every rank.
+    int counterColourSlot(int k) const { return m_counterSlot[size_t(k)]; }
     const RowLayout &layout() const { return m_layout; }
     const ColourScheme &colours() const { return m_colours; }
     // View ▸ Colour by category: names of a configured category share its colour (ColourScheme).
@@ -148,6 +154,7 @@ private:
     void rebuildLayout();
     void addNames();
     void remapModels();
+    void buildCounterModels();
     bool nameFilterHit(const QString &name) const;
     bool searchHit(const QString &name) const;
     bool eventVisible(int model, int index) const;
@@ -157,6 +164,9 @@ private:
 
     std::shared_ptr<const Timeline> m_timeline;
     std::vector<TrackModel> m_models;
+    std::vector<CounterModel> m_counterModels;
+    std::vector<size_t> m_counterWorker; // per counter model: its worker
+    std::vector<int> m_counterSlot;      // per counter model: its colour slot
     RowLayout m_layout;
     RowMetrics m_metrics;
     ColourScheme m_colours;

@@ -1,5 +1,6 @@
 #include "timelineview.h"
 
+#include "counterpainter.h"
 #include "eventtext.h"
 #include "selectionmeasure.h"
 #include "timelinepainter.h"
@@ -79,6 +80,7 @@ void TimelineView::fitRowsToHeight()
         m.headerHeight = std::floor(def.headerHeight * k);
         m.rowHeight = std::floor(def.rowHeight * k);
         m.trackGap = std::max(1.0, std::floor(def.trackGap * k));
+        m.counterHeight = std::floor(def.counterHeight * k);
         m_scene->setRowMetrics(m);
     }
     sceneChanged();
@@ -417,8 +419,14 @@ bool TimelineView::viewportEvent(QEvent *event)
     if (event->type() == QEvent::ToolTip && m_scene) {
         auto *help = static_cast<QHelpEvent *>(event);
         const EventRef ref = eventAt(help->pos());
+        const QString counter =
+            ref.valid() ? QString()
+                        : CounterPainter::tooltipAt(*m_scene, currentRequest(),
+                                                    QPointF(help->pos() - eventArea().topLeft()));
         if (ref.valid())
             QToolTip::showText(help->globalPos(), eventTooltipHtml(*m_scene, ref), viewport());
+        else if (!counter.isEmpty())
+            QToolTip::showText(help->globalPos(), counter, viewport());
         else
             QToolTip::hideText();
         return true;

@@ -70,3 +70,18 @@ def test_examples_read_timer_config_in_workdir(workdir, name):
     records, out = run_example(name, workdir)
     assert records[0]["config"] == str(workdir / "timer_config.json")
     assert {s for *_, s in printed(out)} == {"overdue"}  # every event > 1 ms
+
+
+def test_counters_example(workdir):
+    r = run_python([str(EXAMPLES / "counters.py"), "12"], cwd=str(SOURCE_DIR),
+                   SYNCLINE_WORKDIR=workdir)
+    assert r.returncode == 0, r.stderr
+    records = assert_valid_log(workdir / "timer_events.log")
+    samples = [rec for rec in records if rec["t"] == "C"]
+    assert [s["name"] for s in samples if s["name"] == "loss"] == ["loss"] * 12
+    # Printed from get_timeline(): each counter with its sample count (memory when torch is here).
+    lines = {m.group(1): int(m.group(2)) for m in
+             (re.search(r"counter (\S+)\s+(\d+) samples", line) for line in r.stdout.splitlines()) if m}
+    assert lines["loss"] == 12 and lines["learning_rate"] == 12
+    lr = [s["value"] for s in samples if s["name"] == "learning_rate"]
+    assert lr[0] == 0.1 and all(a >= b for a, b in zip(lr, lr[1:]))  # the cosine schedule

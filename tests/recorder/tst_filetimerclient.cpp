@@ -17,7 +17,9 @@
 
 #include <climits>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,6 +43,7 @@ private slots:
     void callbacks();
     void macros();
     void messagesAndNamedTracks();
+    void counters();
 };
 
 void TstFileTimerClient::roundTrip()
@@ -290,6 +293,64 @@ void TstFileTimerClient::macros()
     QCOMPARE(log.ofType("E")[1]["name"].get<std::string>(), std::string("scoped"));
     for (const auto &r : log.records)
         QVERIFY(r.value("name", "") != "disabled");
+}
+
+// counter(): `C` records (format 1.1) in the real file, values exact (shortest round-trip text,
+// NaN/inf as null), stamped on the calling thread in order with its events, one note for
+// readers of format 1.0, the header's minor version; SYNCLINE_COUNTER; an empty name throws.
+void TstFileTimerClient::counters()
+{
+    QTemporaryDir dir;
+    const std::string logPath = dir.filePath("counters.log").toStdString();
+    FileTimerClient client("", logPath);
+    const double values[] = {0.1, 1e300, -0.0, 1073741824.0, 3.0, 2.5e-310};
+    client.startEvent("step");
+    for (double v : values)
+        client.counter("mem", v);
+    client.counter("loss", std::numeric_limits<double>::quiet_NaN());
+    client.counter("loss", -std::numeric_limits<double>::infinity());
+    SYNCLINE_COUNTER(client, "loss", 0.5);
+    client.endEvent("step");
+    QVERIFY_THROWS_EXCEPTION(TimerError, client.counter("", 1.0));
+    std::thread other([&] { client.counter("queue", 7); });
+    other.join();
+    client.close();
+
+    const testlog::Log log = testlog::read(logPath);
+    QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
+    QCOMPARE(log.records[0]["version"].get<int>(), 1);
+    QCOMPARE(log.records[0]["minor"].get<int>(), 1);
+    const auto cs = log.ofType("C");
+    QCOMPARE(cs.size(), size_t(10));
+    for (size_t i = 0; i < std::size(values); ++i) {
+        QCOMPARE(cs[i]["name"].get<std::string>(), std::string("mem"));
+        QCOMPARE(cs[i]["value"].get<double>(), values[i]); // exact
+        QVERIFY(cs[i]["value"].is_number_float());
+    }
+    QVERIFY(std::signbit(cs[2]["value"].get<double>())); // -0.0 stays -0.0
+    QVERIFY(cs[6]["value"].is_null());
+    QVERIFY(cs[7]["value"].is_null());
+    QCOMPARE(cs[8]["value"].get<double>(), 0.5);
+    QCOMPARE(cs[9]["name"].get<std::string>(), std::string("queue"));
+    QVERIFY(cs[9]["tid"].get<int64_t>() != cs[0]["tid"].get<int64_t>());
+    // In order with the thread's events: B step < every C < E step.
+    const int64_t b = log.ofType("B")[0]["ts"].get<int64_t>();
+    const int64_t e = log.ofType("E")[0]["ts"].get<int64_t>();
+    int64_t last = b;
+    for (size_t i = 0; i < 9; ++i) {
+        QVERIFY(cs[i]["ts"].get<int64_t>() >= last);
+        last = cs[i]["ts"].get<int64_t>();
+        QCOMPARE(cs[i]["tid"].get<int64_t>(), int64_t(gettid()));
+    }
+    QVERIFY(last <= e);
+    int notes = 0;
+    for (const json &n : log.ofType("note"))
+        notes += n["msg"].get<std::string>().find("readers of format 1.0 skip them") !=
+                 std::string::npos;
+    QCOMPARE(notes, 1);
+    QCOMPARE(log.ofType("close")[0]["events"].get<int64_t>(),
+             int64_t(log.ofType("B").size() + log.ofType("E").size() + log.ofType("thread").size() +
+                     cs.size()));
 }
 
 // msg records (message()) and intervals on named tracks (recordIntervalOnTrack): what they write,

@@ -10,5 +10,6 @@ int disabledMacros(syncline::rec::FileTimerClient &client)
     SYNCLINE_START(client, (++evaluated, "disabled"));
     SYNCLINE_INSTANT(client, (++evaluated, "disabled"));
     SYNCLINE_END(client, (++evaluated, "disabled"));
+    SYNCLINE_COUNTER(client, (++evaluated, "disabled"), (++evaluated, 1.0));
     return evaluated;
 }

@@ -531,7 +531,51 @@ LiveMergeStats LiveFile::merge(Worker &w, Timeline &tl, EventKindLookup &kinds,
             stats.changedTracks.emplace_back(m_trackMap[p], uint32_t(from));
         m_tracks[p].argRefsSeen = src.argRefs.size();
     }
+    mergeCounters(w, stats);
     return stats;
+}
+
+void LiveFile::mergeCounters(Worker &w, LiveMergeStats &stats)
+{
+    const auto &src = m_parser.partial().worker.counters;
+    auto find = [&w](const CounterTrack &c) {
+        for (CounterTrack &d : w.counters)
+            if (d.pid == c.pid && d.name == c.name && d.series == c.series)
+                return &d;
+        return static_cast<CounterTrack *>(nullptr);
+    };
+    for (size_t k = m_counterSeen.size(); k < src.size(); ++k) {
+        CounterTrack c;
+        c.pid = src[k].pid;
+        c.name = src[k].name;
+        c.series = src[k].series;
+        c.category = src[k].category;
+        w.counters.push_back(std::move(c));
+        m_counterSeen.push_back(0);
+        stats.newCounters = true;
+    }
+    if (stats.newCounters)
+        CounterTrack::sortByKey(w.counters);
+    for (size_t k = 0; k < src.size(); ++k) {
+        const CounterTrack &from = src[k];
+        if (m_counterSeen[k] == from.count())
+            continue;
+        CounterTrack *to = find(from);
+        const bool first = to->count() == 0;
+        bool sorted = true;
+        for (size_t i = m_counterSeen[k]; i < from.count(); ++i) {
+            sorted = sorted && (to->count() == 0 || to->localTs.back() <= from.localTs[i]);
+            to->add(from.localTs[i], from.value[i]);
+            to->minValue = first && i == m_counterSeen[k] ? from.value[i]
+                                                          : std::min(to->minValue, from.value[i]);
+            to->maxValue = first && i == m_counterSeen[k] ? from.value[i]
+                                                          : std::max(to->maxValue, from.value[i]);
+        }
+        if (!sorted)
+            to->finish();
+        stats.newCounterSamples += from.count() - m_counterSeen[k];
+        m_counterSeen[k] = from.count();
+    }
 }
 
 void LiveFile::growOpenEvents(Worker &w, Timeline &tl, EventKindLookup &kinds, int64_t openEndLocal)

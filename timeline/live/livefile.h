@@ -43,6 +43,8 @@ struct LiveMergeStats
     size_t newEvents = 0;
     size_t closedEvents = 0;
     bool newTracks = false;
+    bool newCounters = false;     // counter series appeared (Worker::counters re-sorted)
+    size_t newCounterSamples = 0; // samples appended to Worker::counters
     // (timeline track index, first changed event index) per track that got new events: events
     // before that index kept their index, depth, parent and start (only open events' ends and
     // flags may have changed); from it on, events were appended, merged and re-nested.
@@ -152,6 +154,9 @@ private:
                      int64_t openEndLocal, LiveMergeStats &stats);
     void mergeSuffix(EventTrack &dst, TrackState &state, size_t k, size_t old);
     uint32_t copyArgs(Timeline &timeline, size_t p, int64_t srcRef);
+    // Appends the parser's new counter samples to the worker's counters (new series inserted in
+    // (pid, name, series) order); min/max kept up to date, re-sorted only when a sample is late.
+    void mergeCounters(Worker &worker, LiveMergeStats &stats);
 
     std::string m_path;
     int m_fd = -1;
@@ -171,9 +176,10 @@ private:
     Clock::time_point m_lastGrowth;
     load::LogParser m_parser;
 
-    std::vector<uint32_t> m_nameMap;  // parser name id → timeline name id
-    std::vector<uint32_t> m_trackMap; // parser track → timeline track index
-    std::vector<TrackState> m_tracks; // per parser track
+    std::vector<uint32_t> m_nameMap;   // parser name id → timeline name id
+    std::vector<uint32_t> m_trackMap;  // parser track → timeline track index
+    std::vector<TrackState> m_tracks;  // per parser track
+    std::vector<size_t> m_counterSeen; // per parser counter: samples already merged
 };
 
 } // namespace syncline

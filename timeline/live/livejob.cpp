@@ -330,6 +330,8 @@ LiveUpdate LiveJob::commit(bool forceClock)
         u.newEvents += s.newEvents;
         u.closedEvents += s.closedEvents;
         u.structureChanged = u.structureChanged || s.newTracks;
+        u.countersChanged = u.countersChanged || s.newCounters || s.newCounterSamples > 0;
+        u.newCounters = u.newCounters || s.newCounters;
         for (const auto &[track, from] : s.changedTracks)
             u.changedTracks.push_back({uint32_t(i), track, from});
         samples += m_files[i]->sampleCount();

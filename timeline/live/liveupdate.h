@@ -66,11 +66,14 @@ struct LiveUpdate
     bool structureChanged = false; // workers or tracks were added (indices may have shifted)
     bool clockChanged = false;
     bool statesChanged = false;
-    size_t newNames = 0;                        // names interned into Timeline::names
+    bool countersChanged = false; // counter samples or series were added (Worker::counters)
+    bool newCounters = false;     // ... of which new series (a view relays its rows)
+    size_t newNames = 0;          // names interned into Timeline::names
     std::vector<LiveTrackChange> changedTracks; // what a view must re-index (incremental views)
     bool changed() const
     {
-        return newEvents || closedEvents || structureChanged || clockChanged || statesChanged;
+        return newEvents || closedEvents || structureChanged || clockChanged || statesChanged ||
+               countersChanged;
     }
 };
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <tuple>
 
 namespace syncline::load {
 
@@ -157,7 +158,8 @@ void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
     std::vector<uint32_t> order(tracks.size());
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return std::pair(tracks[a].pid, tracks[a].tid) < std::pair(tracks[b].pid, tracks[b].tid);
+        return std::tuple(tracks[a].async, tracks[a].pid, tracks[a].tid) <
+               std::tuple(tracks[b].async, tracks[b].pid, tracks[b].tid);
     });
     std::vector<uint32_t> where(tracks.size());
     for (uint32_t i = 0; i < order.size(); ++i)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 namespace syncline::load {
 
@@ -96,7 +97,8 @@ void sortTracks(ParsedFile &f)
     std::vector<uint32_t> order(tracks.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return std::pair(tracks[a].pid, tracks[a].tid) < std::pair(tracks[b].pid, tracks[b].tid);
+        return std::tuple(tracks[a].async, tracks[a].pid, tracks[a].tid) <
+               std::tuple(tracks[b].async, tracks[b].pid, tracks[b].tid);
     });
     std::vector<uint32_t> where(tracks.size());
     std::vector<EventTrack> sorted;
@@ -131,6 +133,12 @@ void TraceAttachment::attach(ParsedFile &log, ParsedFile &trace, int64_t shift, 
             (t.threadName.empty() ? "tid " + std::to_string(t.tid) : t.threadName) + " (profiler)";
         log.worker.tracks.push_back(std::move(t));
     }
+    for (CounterTrack &c : trace.worker.counters) {
+        for (int64_t &v : c.localTs)
+            v += shift;
+        log.worker.counters.push_back(std::move(c));
+    }
+    CounterTrack::sortByKey(log.worker.counters);
     for (FlowPoint fp : trace.flows) {
         fp.track += trackBase;
         fp.localNs += shift;

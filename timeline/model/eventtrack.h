@@ -34,6 +34,11 @@ public:
     int64_t tid = 0;
     int64_t pid = 0; // process id of the thread (Chrome traces may hold several pids per worker)
     std::string threadName;
+    // An async lane (Chrome `b`/`e`/`n` events, matched by cat + id [+ scope]): not a thread;
+    // `tid` is synthetic (negative) and `category` the events' cat. Spans that overlap without
+    // nesting go to different lanes of one (pid, cat), so each lane nests perfectly.
+    bool async = false;
+    std::string category;
 
     std::vector<int64_t> localStart;
     std::vector<int64_t> localEnd;

@@ -1,7 +1,7 @@
 // Worker — one worker process (rank, restart) of a job: identity, its threads' events,
 // its clock samples and both clock maps (corrected by the sync engine, and raw).
 //
-// Invariants: tracks sorted by tid; every track's events satisfy EventTrack's invariants.
+// Invariants: tracks sorted by (pid, tid), async lanes (EventTrack::async) after the threads; every track's events satisfy EventTrack's invariants.
 // `raw` maps local time through the header's wall-clock anchor (what viewers without skew
 // correction show); `corrected` is the sync engine's map. Both map into the same global ns
 // scale so the view can toggle between them in place.
@@ -9,6 +9,7 @@
 #pragma once
 
 #include "timeline/model/clockmode.h"
+#include "timeline/model/countertrack.h"
 #include "timeline/model/eventtrack.h"
 
 #include "sync/clockmap.h"
@@ -70,6 +71,9 @@ class Worker
 public:
     WorkerInfo info;
     std::vector<EventTrack> tracks;
+    // Counter series (log `C` records, Chrome `C` events), sorted by (pid, name, series); local
+    // times like the tracks', mapped by the same ClockMap.
+    std::vector<CounterTrack> counters;
     std::vector<sync::ClockSample> samples;
     std::string refId; // reference clock id of the samples
     sync::ClockMap corrected;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,6 +25,18 @@ TextWriter &TextWriter::num(double v)
     char tmp[32];
     const int n = std::snprintf(tmp, sizeof tmp, "%.6g", v);
     m_buf.append(tmp, size_t(n));
+    return *this;
+}
+
+TextWriter &TextWriter::numExact(double v)
+{
+    if (!std::isfinite(v)) {
+        m_buf += "null";
+        return *this;
+    }
+    char tmp[32];
+    const auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
+    m_buf.append(tmp, size_t(res.ptr - tmp));
     return *this;
 }
 

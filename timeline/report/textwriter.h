@@ -30,6 +30,8 @@ public:
     }
     TextWriter &num(int64_t v);
     TextWriter &num(double v);
+    // The shortest text that reads back as the same double (std::to_chars); "null" if not finite.
+    TextWriter &numExact(double v);
     // ns → µs with exactly three decimals: 1234567 → "1234.567", -5 → "-0.005".
     TextWriter &micros(int64_t ns);
     // A JSON string literal with quotes; valid UTF-8 passes through, each invalid byte becomes

@@ -14,6 +14,7 @@ package only decides what to record and when.
 ``ProfilerRecorder``           ``torch.profiler`` CPU ops written into the log in the client's
                                clock (time zero tied to it by measurement)
 ``CudaIntervals``              ``torch.cuda.Event`` pairs resolved later, without synchronising
+``record_memory(client)``      memory counters now (CUDA allocated/reserved, else the RSS)
 =============================  ==============================================================
 
 Importing this package imports torch; ``import syncline`` alone never does.
@@ -22,6 +23,7 @@ from ._collectives import CollectiveRecorder, record_collectives
 from ._cuda import CudaIntervals, HostEvent
 from ._data import timed_loader, TimedLoader
 from ._ddp import DdpCommHook, register_ddp_hook
+from ._memory import record_memory
 from ._modules import ModuleInstrumentation, instrument, instrument_optimizer
 from ._profiler import ProfilerRecorder, ClockTie
 
@@ -32,4 +34,5 @@ __all__ = [
     "timed_loader", "TimedLoader",
     "ProfilerRecorder", "ClockTie",
     "CudaIntervals", "HostEvent",
+    "record_memory",
 ]

@@ -6,9 +6,9 @@
 
 #include "sync/syncengine.h"
 #include "timeline/live/dirwatcher.h"
-#include "timeline/load/jobloader.h"
 #include "timeline/live/livefollower.h"
 #include "timeline/live/livejob.h"
+#include "timeline/load/jobloader.h"
 
 #include <QtTest>
 
@@ -99,6 +99,7 @@ class TstLiveJob : public QObject
 
 private slots:
     void tornLineKeptUntilComplete();
+    void countersFollowTheFile();
     void streamedEqualsLoaded();
     void openEventsGrowAndTurnOverdue();
     void clockRefreshMovesByEstimateChange();
@@ -139,6 +140,44 @@ void TstLiveJob::tornLineKeptUntilComplete()
     QCOMPARE(job.poll().closedEvents, size_t(1));
     QCOMPARE(t.localEnd[0], int64_t(9000));
     QVERIFY(!(t.flags[0] & EventOpen));
+}
+
+// Counter records (format 1.1) arrive live: new series appear in (pid, name) order, samples are
+// appended as the file grows (a late one re-sorts), min/max follow, and the update says so.
+void TstLiveJob::countersFollowTheFile()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString(), log = d + "/w.0.log";
+    auto c = [](int64_t ts, const char *name, const char *v) {
+        return "{\"t\":\"C\",\"ts\":" + std::to_string(ts) + ",\"tid\":1,\"name\":\"" + name +
+               "\",\"value\":" + v + "}\n";
+    };
+    testlogs::write(log, testlogs::header(0) + testlogs::begin(5000, 1, "step") +
+                             c(5100, "loss", "2.0"));
+    LiveJob job(options(d));
+    QVERIFY(job.fatalError().empty());
+    LiveUpdate u = job.poll();
+    const Timeline &tl = *job.timeline();
+    QCOMPARE(tl.workers.size(), size_t(1));
+    QCOMPARE(tl.workers[0].counters.size(), size_t(1));
+    QVERIFY(u.countersChanged && u.newCounters && u.changed());
+    append(log, c(5200, "loss", "1.5") + c(5300, "gpu_mem", "4096") + c(5250, "loss", "1.75"));
+    u = job.poll();
+    QVERIFY(u.countersChanged && u.newCounters);
+    const auto &cs = tl.workers[0].counters;
+    QCOMPARE(cs.size(), size_t(2));
+    QCOMPARE(cs[0].name, std::string("gpu_mem")); // sorted by name
+    QCOMPARE(cs[1].localTs, (std::vector<int64_t>{5100, 5200, 5250}));
+    QCOMPARE(cs[1].value, (std::vector<double>{2.0, 1.5, 1.75}));
+    QCOMPARE(cs[1].minValue, 1.5);
+    QCOMPARE(cs[1].maxValue, 2.0);
+    append(log, c(5400, "loss", "0.5"));
+    u = job.poll();
+    QVERIFY(u.countersChanged && !u.newCounters);
+    QCOMPARE(cs[1].count(), size_t(4));
+    QCOMPARE(cs[1].minValue, 0.5);
+    u = job.poll();
+    QVERIFY(!u.countersChanged); // nothing new
 }
 
 // A log written in random chunks while LiveJob polls must end up exactly as a full load of the

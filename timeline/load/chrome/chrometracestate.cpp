@@ -1,11 +1,13 @@
 // ChromeTraceState — see chrometracestate.h.
 #include "timeline/load/chrome/chrometracestate.h"
 
+#include "timeline/load/chrome/asynclanes.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -91,7 +93,12 @@ ChromeTraceState::Event ChromeTraceState::readEvent(od::value el)
             ev.idTok = trimmed(v.raw_json_token());
         else if (k == "bp")
             ev.bp = v.get_string();
-        else if (k == "args" && v.type() == od::json_type::object) {
+        else if (k == "scope" && v.type() == od::json_type::string)
+            ev.scope = v.get_string();
+        else if (k == "id2" && ev.idTok.empty() && v.type() == od::json_type::object) {
+            od::object id2 = v.get_object(); // {"local": "0x1"} or {"global": ...}: one token
+            ev.idTok = trimmed(id2.raw_json());
+        } else if (k == "args" && v.type() == od::json_type::object) {
             od::object args = v.get_object();
             ev.argsRaw = args.raw_json();
         }
@@ -113,7 +120,7 @@ void ChromeTraceState::handleEvent(od::value el)
         return;
     }
     if (p != 'X' && p != 'B' && p != 'E' && p != 'i' && p != 'I' && p != 'R' && p != 's' &&
-        p != 't' && p != 'f') {
+        p != 't' && p != 'f' && p != 'C' && p != 'b' && p != 'e' && p != 'n') {
         ++m_unsupported[std::string(ev.ph)];
         return;
     }
@@ -122,6 +129,18 @@ void ChromeTraceState::handleEvent(od::value el)
         problems.add("events without a valid ts", 0,
                      "event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
                          ") has no numeric ts; skipped");
+        return;
+    }
+    if (p == 'C' || p == 'b' || p == 'e' || p == 'n') {
+        // Not on a thread's track: counters and async spans have tracks of their own.
+        const int64_t pid = pidOf(ev.pidTok);
+        if (pid >= 0)
+            ++m_pidCounts[pid];
+        seeTime(ts);
+        if (p == 'C')
+            addCounter(ts, ev);
+        else
+            addAsync(ts, ev);
         return;
     }
     const uint32_t ti = trackFor(ev.pidTok, ev.tidTok);
@@ -204,6 +223,182 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
     EventTrack &t = m_out.worker.tracks[track];
     const uint32_t index = m_out.addEvent(t, ts, end, m_out.names.intern(ev.name), flags);
     m_out.addArgs(t, index, ev.argsRaw);
+}
+
+int64_t ChromeTraceState::pidOf(std::string_view pidTok)
+{
+    int64_t v = 0;
+    if (!pidTok.empty() && pidTok[0] != '"' && ChromeTraceParser::microsToNs(pidTok, v) &&
+        v % 1000 == 0)
+        return v / 1000;
+    return -1; // a string pid: no number (the track keeps its label)
+}
+
+// C: each numeric args member is one series of the counter (pid, name [+ " " + id]); Chrome
+// draws a multi-key counter stacked, here each key gets a track of its own.
+void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
+{
+    auto args = nlohmann::json::parse(ev.argsRaw.empty() ? std::string_view("{}") : ev.argsRaw,
+                                      nullptr, false);
+    std::string name(ev.name);
+    if (!ev.idTok.empty()) // Chrome: "the id is combined with the name to form the counter name"
+        name += ' ' + (ev.idTok[0] == '"' ? std::string(ev.idTok.substr(1, ev.idTok.size() - 2))
+                                          : std::string(ev.idTok));
+    int added = 0;
+    if (args.is_object())
+        for (auto it = args.begin(); it != args.end(); ++it) {
+            if (!it->is_number() || !std::isfinite(it->get<double>())) {
+                problems.add("bad counter values", 0,
+                             "counter \"" + name + "\" series \"" + it.key() +
+                                 "\" has a value that is not a finite number (" +
+                                 it->dump().substr(0, 40) + "); sample skipped");
+                continue;
+            }
+            std::string key;
+            key.append(ev.pidTok).append(1, '\x1f').append(name).append(1, '\x1f').append(it.key());
+            if (m_out.worker.counters.size() >= ParsedFile::kMaxTracks &&
+                !m_counterIndex.count(key)) {
+                problems.add("too many counters", 0,
+                             "counter \"" + name + "\" series \"" + it.key() +
+                                 "\" dropped: the trace has " +
+                                 std::to_string(ParsedFile::kMaxTracks) +
+                                 " counter series already (the limit per file)");
+                continue;
+            }
+            auto [pos, inserted] =
+                m_counterIndex.emplace(std::move(key), uint32_t(m_out.worker.counters.size()));
+            if (inserted) {
+                CounterTrack c;
+                c.pid = pidOf(ev.pidTok);
+                c.name = name;
+                c.series = it.key();
+                c.category = std::string(ev.cat);
+                m_out.worker.counters.push_back(std::move(c));
+            }
+            m_out.worker.counters[pos->second].add(ts, it->get<double>());
+            ++added;
+        }
+    if (added == 0 && (!args.is_object() || args.empty()))
+        problems.add("bad counter values", 0,
+                     "counter \"" + name +
+                         "\" without numeric args (a C event's values are its "
+                         "args members); skipped");
+}
+
+// b/e/n: kept per (pid, cat, id, scope) and matched in time order by finishAsync().
+void ChromeTraceState::addAsync(int64_t ts, const Event &ev)
+{
+    if (ev.idTok.empty()) {
+        problems.add("async events without an id", 0,
+                     "async event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
+                         ") has no id (async events are matched by cat + id); skipped");
+        return;
+    }
+    std::string key;
+    key.append(ev.pidTok).append(1, '\x1f').append(ev.cat).append(1, '\x1f');
+    key.append(ev.idTok).append(1, '\x1f').append(ev.scope);
+    auto [pos, inserted] = m_asyncIndex.emplace(std::move(key), uint32_t(m_async.size()));
+    if (inserted)
+        m_async.push_back({std::string(ev.pidTok), std::string(ev.cat), {}});
+    m_async[pos->second].points.push_back(
+        {ts, m_seq++, ev.ph[0], m_out.names.intern(ev.name), std::string(ev.argsRaw)});
+}
+
+// Per key, in time order: `b` opens, `e` closes the innermost open span of its name (the
+// innermost one when it has no name), `n` is an instant; what starts while a span of its key is
+// open belongs to that span's tree. Then per (pid, cat) the trees' roots are laid out in lanes
+// (AsyncLanes), each tree in its root's lane, and each lane becomes an async EventTrack (the
+// builder nests it: a tree's spans nest by time, and trees of one lane are disjoint).
+void ChromeTraceState::finishAsync()
+{
+    struct Span
+    {
+        int64_t start, end;
+        uint32_t nameId;
+        uint16_t flags;
+        const std::string *args;
+        size_t root; // the outermost span of its tree (its own index for a root)
+    };
+    std::map<std::pair<std::string, std::string>, std::vector<Span>> groups; // (pid, cat)
+    int64_t unmatched = 0, open = 0;
+    for (AsyncKey &k : m_async) {
+        std::stable_sort(k.points.begin(), k.points.end(),
+                         [](const AsyncPoint &a, const AsyncPoint &b) { return a.ts < b.ts; });
+        std::vector<Span> &spans = groups[{k.pidToken, k.cat}];
+        std::vector<size_t> stack; // indices into spans
+        for (const AsyncPoint &pt : k.points) {
+            const size_t root = stack.empty() ? spans.size() : spans[stack.back()].root;
+            if (pt.ph == 'n') {
+                spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args, root});
+            } else if (pt.ph == 'b') {
+                stack.push_back(spans.size());
+                spans.push_back(
+                    {pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen, &pt.args, root});
+            } else {
+                size_t k2 = stack.size();
+                while (k2 > 0 && pt.nameId != 0 && spans[stack[k2 - 1]].nameId != pt.nameId)
+                    --k2;
+                if (k2 == 0 && pt.nameId != 0 && !stack.empty())
+                    k2 = stack.size(); // no open span of that name: the innermost one
+                if (k2 == 0) {
+                    ++unmatched;
+                    continue;
+                }
+                Span &sp = spans[stack[k2 - 1]];
+                sp.end = std::max(pt.ts, sp.start);
+                sp.flags = 0;
+                stack.erase(stack.begin() + ptrdiff_t(k2 - 1));
+            }
+        }
+        open += int64_t(stack.size());
+    }
+    if (unmatched > 0)
+        problems.add("async ends without a begin", 0,
+                     std::to_string(unmatched) +
+                         " async end(s) (ph e) with no open begin of the same cat and id; dropped");
+    if (open > 0)
+        problems.add("open events", 0,
+                     std::to_string(open) + " async begin(s) (ph b) without an end kept as open",
+                     Severity::Info);
+    for (auto &[key, spans] : groups) {
+        // Lanes for the trees' roots; a span's descendants (same cat + id) follow it.
+        std::vector<AsyncSpan> roots;
+        std::vector<uint32_t> laneOf(spans.size(), 0);
+        for (size_t i = 0; i < spans.size(); ++i)
+            if (spans[i].root == i)
+                roots.push_back({spans[i].start, spans[i].end, uint32_t(i)});
+        uint32_t lanes = 0;
+        const std::vector<uint32_t> lane = AsyncLanes::assign(roots, &lanes);
+        for (size_t r = 0; r < roots.size(); ++r)
+            laneOf[roots[r].point] = lane[r];
+        const auto first = uint32_t(m_out.worker.tracks.size());
+        auto pn = m_processNames.find(key.first);
+        const std::string process = pn != m_processNames.end() ? pn->second
+                                    : (!key.first.empty() && key.first[0] == '"')
+                                        ? key.first.substr(1, key.first.size() - 2)
+                                        : "pid " + key.first;
+        for (uint32_t l = 0; l < lanes; ++l) {
+            EventTrack t;
+            t.pid = pidOf(key.first);
+            t.async = true;
+            t.category = key.second;
+            t.threadName = process + " / async" + (key.second.empty() ? "" : " " + key.second) +
+                           (lanes > 1 ? " #" + std::to_string(l + 1) : "");
+            m_out.worker.tracks.push_back(std::move(t));
+        }
+        for (const Span &sp : spans) {
+            EventTrack &t = m_out.worker.tracks[first + laneOf[sp.root]];
+            const uint32_t e = m_out.addEvent(t, sp.start, sp.end, sp.nameId, sp.flags);
+            m_out.addArgs(t, e, *sp.args);
+        }
+    }
+    // Synthetic tids in creation order (tracks sort by tid: lane 1 before lane 2).
+    const auto firstAsync = uint32_t(m_tracks.size());
+    const auto n = int64_t(m_out.worker.tracks.size() - firstAsync);
+    for (int64_t k = 0; k < n; ++k)
+        m_out.worker.tracks[size_t(firstAsync + k)].tid = m_synthetic - n + k;
+    m_synthetic -= n;
+    m_async.clear();
 }
 
 // distributedInfo.rank: an integer in int's range; a string of digits is taken (with a
@@ -327,6 +522,10 @@ ParsedFile ChromeTraceState::finish()
     for (uint32_t ti = 0; ti < m_tracks.size(); ++ti)
         matchBeginEnds(ti);
     nameTracks();
+    finishAsync();
+    for (CounterTrack &c : m_out.worker.counters)
+        c.finish();
+    CounterTrack::sortByKey(m_out.worker.counters);
     int64_t bestCount = -1;
     for (const auto &[pid, n] : m_pidCounts)
         if (n > bestCount) {

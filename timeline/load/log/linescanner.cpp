@@ -1,6 +1,7 @@
 // LineScanner — see linescanner.h.
 #include "timeline/load/log/linescanner.h"
 
+#include <charconv>
 #include <cstring>
 
 namespace syncline::load {
@@ -33,6 +34,8 @@ RecordType typeOf(std::string_view t)
             return RecordType::Complete;
         case 'I':
             return RecordType::Instant;
+        case 'C':
+            return RecordType::Counter;
         default:
             return RecordType::Unknown;
         }
@@ -186,6 +189,24 @@ bool LineScanner::readString(std::string_view &value, bool *has, int slot, const
     return m_json.parseString(value, slot);
 }
 
+bool LineScanner::parseValue(LogRecord &out)
+{
+    const char *start = m_json.pos();
+    if (m_json.end() - start >= 4 && std::memcmp(start, "null", 4) == 0) {
+        out.hasValue = out.valueNull = true;
+        return m_json.skipValue(0);
+    }
+    if (!m_json.skipNumber())
+        return m_json.fail(start, "value: expected a number or null");
+    const auto [end, ec] = std::from_chars(start, m_json.pos(), out.value);
+    if (ec == std::errc::result_out_of_range)
+        out.valueNull = true; // 1e999: not a finite double
+    else if (ec != std::errc() || end != m_json.pos())
+        return m_json.fail(start, "value: expected a number or null");
+    out.hasValue = true;
+    return true;
+}
+
 bool LineScanner::parseField(std::string_view key, LogRecord &out)
 {
     if (key.size() == 1 && key[0] == 't') {
@@ -202,6 +223,8 @@ bool LineScanner::parseField(std::string_view key, LogRecord &out)
     }
     if (const StringField f = stringField(key, out); f.value)
         return readString(*f.value, f.has, f.slot, f.name);
+    if (key == "value") // a C record's value (format 1.1): any JSON number, or null
+        return parseValue(out);
     if (key == "args") {
         if (!m_json.peek('{'))
             return m_json.fail(m_json.pos(), "args: expected an object");

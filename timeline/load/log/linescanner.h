@@ -50,6 +50,7 @@ private:
     // generic path. Accepts only lines that are valid JSON.
     bool scanCanonical(std::string_view line, LogRecord &out);
     bool scanGeneric(std::string_view line, LogRecord &out);
+    bool parseValue(LogRecord &out);
     bool parseField(std::string_view key, LogRecord &out);
     static IntField intField(std::string_view key, LogRecord &out);
     static StringField stringField(std::string_view key, LogRecord &out);

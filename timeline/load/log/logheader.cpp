@@ -79,6 +79,9 @@ void readFields(const nlohmann::json &h, WorkerInfo &info, int64_t lineNo, Probl
     }
 }
 
+// The newest minor version of format 1 this reader knows (1.1 added the `C` counter record).
+constexpr int64_t kMinor = 1;
+
 } // namespace
 
 bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, ProblemLog &problems,
@@ -99,6 +102,15 @@ bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, Pr
                          Severity::Error);
             return false;
         }
+        // Format 1.N (`minor`, absent = 0) only adds record types and keys, which readers of
+        // an older 1.x skip: a newer minor loads, with a note that some records may be unshown.
+        if (const auto m = h.find("minor");
+            m != h.end() && (!m->is_number_integer() || m->get<int64_t>() > kMinor))
+            problems.add("header", lineNo,
+                         "log format 1." + m->dump().substr(0, 20) +
+                             " is newer than this reader's 1." + std::to_string(kMinor) +
+                             ": records of types it does not know are skipped",
+                         Severity::Info);
         readFields(h, info, lineNo, problems);
         if (h.contains("start_ns")) {
             const int64_t v = intField(h, "start_ns", INT64_MIN, -kMaxTimeNs, kMaxTimeNs, lineNo,

@@ -172,6 +172,9 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     case RecordType::Sync:
         handleSync(r);
         return;
+    case RecordType::Counter:
+        handleCounter(r);
+        return;
     case RecordType::Msg:
         if (!need(r.hasTs, "ts"))
             return;
@@ -261,6 +264,35 @@ void LogParser::handleSync(const LogRecord &r)
     m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)});
     seeTime(r.t1);
     seeTime(r.t4);
+}
+
+// C (format 1.1): one sample of the worker's counter `name`; a null value (the recorder was
+// given NaN or an infinity) is a sample that is not shown.
+void LogParser::handleCounter(const LogRecord &r)
+{
+    if (!need(r.hasTs, "ts") || !need(r.hasName, "name") || !need(r.hasValue, "value"))
+        return;
+    seeTime(r.ts);
+    if (r.valueNull)
+        return;
+    const std::string_view name = validText(r.name, 0, "name");
+    auto it = m_counterIndex.find(std::string(name));
+    if (it == m_counterIndex.end() && m_out.worker.counters.size() >= ParsedFile::kMaxTracks) {
+        m_problems.add("too many counters", m_line,
+                       "counter \"" + std::string(name) + "\" dropped: the file has " +
+                           std::to_string(ParsedFile::kMaxTracks) +
+                           " counter names already (the limit per file)");
+        return;
+    }
+    if (it == m_counterIndex.end()) {
+        it =
+            m_counterIndex.emplace(std::string(name), uint32_t(m_out.worker.counters.size())).first;
+        CounterTrack c;
+        c.pid = m_out.worker.info.pid;
+        c.name = std::string(name);
+        m_out.worker.counters.push_back(std::move(c));
+    }
+    m_out.worker.counters[it->second].add(r.ts, r.value);
 }
 
 std::string_view LogParser::validText(std::string_view text, int slot, const char *what)
@@ -432,6 +464,9 @@ ParsedFile LogParser::finish(std::string_view tail)
                                 ? ""
                                 : " (no close record: crashed, hung or still running)"),
                        Severity::Info);
+    for (CounterTrack &c : m_out.worker.counters)
+        c.finish();
+    CounterTrack::sortByKey(m_out.worker.counters);
     m_out.usable = m_sawRecord && !m_refused; // no rank: numbered by WorkerAdmission
     m_out.problems = m_problems.take();
     return std::move(m_out);

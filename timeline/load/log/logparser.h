@@ -83,6 +83,7 @@ private:
     void handleEvent(const LogRecord &r); // B, X, I
     void handleEnd(const LogRecord &r);
     void handleSync(const LogRecord &r);
+    void handleCounter(const LogRecord &r); // C (format 1.1)
     bool need(bool has, const char *what)
     {
         if (has) [[likely]]
@@ -121,6 +122,7 @@ private:
     uint32_t m_lastTrack = 0;
     std::string m_fixed[2]; // validText() scratch: 0 name, 1 args
     SyncSampleSet m_sync;
+    std::unordered_map<std::string, uint32_t> m_counterIndex; // name → worker.counters index
     bool m_anyTime = false;
     size_t m_reserveHint = 0; // events to reserve for the first track
 };

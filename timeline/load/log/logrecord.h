@@ -22,7 +22,8 @@ enum class RecordType : uint8_t
     Msg,
     Heartbeat,
     Note,
-    Close
+    Close,
+    Counter // `C`, format 1.1
 };
 
 struct LogRecord
@@ -30,6 +31,8 @@ struct LogRecord
     RecordType type = RecordType::Unknown;
     bool hasType = false;
     bool hasTs = false, hasTid = false, hasDur = false, hasName = false, hasArgs = false;
+    bool hasValue = false, valueNull = false; // `value` of a C record (null: not finite)
+    double value = 0;
     bool hasT1 = false, hasT2 = false, hasT3 = false, hasT4 = false;
     int64_t ts = 0, tid = 0, dur = 0;
     int64_t t1 = 0, t2 = 0, t3 = 0, t4 = 0, burst = 0, seq = 0;
