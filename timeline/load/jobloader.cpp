@@ -259,6 +259,9 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     size_t done = 0;
     ArgStore args;
     progress.report(kWindow, 0.0, "0 of " + std::to_string(files.size()) + " files");
+    // Plain copies: a lambda may not capture structured bindings before C++20 compilers that
+    // implement P1091 (clang 14, the fuzz build's compiler, does not).
+    const int64_t windowA = A, windowB = B;
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < files.size();) {
             if (cancelled(o))
@@ -271,7 +274,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             // Cut now (the same rule as the final cut): the blocks' events outside the window
             // and the parser's spare capacity are freed before the next file is read.
             for (EventTrack &t : files[i].worker.tracks)
-                WindowReader::cutTrack(t, maps[i], A, B);
+                WindowReader::cutTrack(t, maps[i], windowA, windowB);
             // The correction is cached: the window's message records are not needed.
             files[i].messages = MessageLog();
             std::lock_guard lock(mutex);
