@@ -52,7 +52,8 @@ std::shared_ptr<Timeline> withMessages(const Timeline &job, int64_t count)
     const int64_t span = job.range(ClockMode::Corrected).duration();
     const auto workers = uint32_t(job.workers.size());
     uint64_t rng = 0x9E3779B97F4A7C15ull;
-    t->links.reserve(size_t(count));
+    std::vector<MessageLink> links;
+    links.reserve(size_t(count));
     for (int64_t i = 0; i < count; ++i) {
         rng ^= rng << 13;
         rng ^= rng >> 7;
@@ -62,9 +63,9 @@ std::shared_ptr<Timeline> withMessages(const Timeline &job, int64_t count)
         l.toWorker = (l.fromWorker + ((i / workers) % 2 ? 4 : 1)) % workers;
         l.fromLocal = job.range(ClockMode::Corrected).begin + span * i / count;
         l.toLocal = l.fromLocal + 2000 + int64_t(rng % 28000);
-        t->links.push_back(l);
+        links.push_back(l);
     }
-    std::sort(t->links.begin(), t->links.end(), MessageLink::lessByPair);
+    t->links = LinkTable(std::move(links)); // sorted and grouped, 16 bytes a link
     return t;
 }
 

@@ -7,11 +7,14 @@ namespace syncline::ui {
 CompareController::CompareController(QObject *parent) : QObject(parent)
 {
     connect(&m_watcher, &QFutureWatcher<Job>::finished, this, &CompareController::deltasFinished);
+    connect(&m_arrangeWatcher, &QFutureWatcher<Arrangement>::finished, this,
+            &CompareController::arrangeFinished);
 }
 
 CompareController::~CompareController()
 {
     m_watcher.waitForFinished();
+    m_arrangeWatcher.waitForFinished();
 }
 
 void CompareController::setRuns(std::shared_ptr<const Timeline> a,
@@ -31,6 +34,7 @@ void CompareController::setRuns(std::shared_ptr<const Timeline> a,
 void CompareController::clear()
 {
     ++m_jobId;
+    m_shownArrangeId = ++m_arrangeId;
     m_a.reset();
     m_b.reset();
     m_combined.reset();
@@ -75,12 +79,16 @@ int64_t CompareController::anchorFromOriginNs(bool runB, ClockMode mode) const
 }
 
 // The anchor in both runs and both clock modes (the start where it is missing), then the
-// combined timeline.
-void CompareController::rebuild()
+// combined timeline. Runs on a worker thread: reads A and B only.
+CompareController::Arrangement CompareController::arrange(uint64_t id, const Timeline &a,
+                                                          const Timeline &b,
+                                                          const CompareAnchor &anchor,
+                                                          CompareLayout layout)
 {
-    m_anchorNote.clear();
-    CompareAnchor used = m_anchor;
-    const Timeline *runs[2] = {m_a.get(), m_b.get()};
+    Arrangement out;
+    out.id = id;
+    CompareAnchor used = anchor;
+    const Timeline *runs[2] = {&a, &b};
     const ClockMode modes[2] = {ClockMode::Corrected, ClockMode::Raw};
     for (int attempt = 0; attempt < 2; ++attempt) {
         bool ok = true;
@@ -89,28 +97,62 @@ void CompareController::rebuild()
                 std::string why;
                 const auto t = used.find(*runs[r], modes[m], &why);
                 if (t) {
-                    m_anchorNs[r][m] = *t;
+                    out.anchorNs[r][m] = *t;
                     continue;
                 }
                 ok = false;
                 if (!used.byStart())
-                    m_anchorNote = tr("anchor %1: run %2: %3; aligned at the start instead")
-                                       .arg(QString::fromStdString(used.text()),
-                                            r ? QStringLiteral("B") : QStringLiteral("A"),
-                                            QString::fromStdString(why));
+                    out.note = tr("anchor %1: run %2: %3; aligned at the start instead")
+                                   .arg(QString::fromStdString(used.text()),
+                                        r ? QStringLiteral("B") : QStringLiteral("A"),
+                                        QString::fromStdString(why));
             }
         if (ok)
             break;
         if (used.byStart()) { // a run without events: nothing to align
-            for (auto &run : m_anchorNs)
+            for (auto &run : out.anchorNs)
                 run[0] = run[1] = 0;
             break;
         }
         used = CompareAnchor{};
     }
-    m_shift.correctedNs = m_anchorNs[0][0] - m_anchorNs[1][0];
-    m_shift.rawNs = m_anchorNs[0][1] - m_anchorNs[1][1];
-    m_combined = CompareTimeline::combine(*m_a, *m_b, m_shift, m_layout);
+    out.shift.correctedNs = out.anchorNs[0][0] - out.anchorNs[1][0];
+    out.shift.rawNs = out.anchorNs[0][1] - out.anchorNs[1][1];
+    out.combined = CompareTimeline::combine(a, b, out.shift, layout);
+    return out;
+}
+
+void CompareController::rebuild()
+{
+    ++m_arrangeId;
+    if (m_arrangeWatcher.isRunning()) {
+        m_arrangePending = true; // start again (with the latest anchor and layout) when it ends
+        return;
+    }
+    const uint64_t id = m_arrangeId;
+    auto a = m_a, b = m_b;
+    const CompareAnchor anchor = m_anchor;
+    const CompareLayout layout = m_layout;
+    m_arrangeWatcher.setFuture(QtConcurrent::run(
+        [id, a, b, anchor, layout] { return arrange(id, *a, *b, anchor, layout); }));
+}
+
+void CompareController::arrangeFinished()
+{
+    Arrangement r = m_arrangeWatcher.result();
+    if (m_arrangePending) {
+        m_arrangePending = false;
+        if (active())
+            rebuild();
+    }
+    if (r.id != m_arrangeId || !active())
+        return; // stale
+    ++m_arranged;
+    m_shownArrangeId = r.id;
+    m_shift = r.shift;
+    std::copy(&r.anchorNs[0][0], &r.anchorNs[0][0] + 4, &m_anchorNs[0][0]);
+    m_anchorNote = r.note;
+    m_combined = std::move(r.combined);
     emit combinedChanged(m_combined);
 }
 

@@ -42,7 +42,7 @@ void DetailsPanel::activateLink(size_t k, bool toEnd)
 {
     if (!m_scene || k >= m_scene->linkIndex().size())
         return;
-    const MessageLink &l = m_scene->linkIndex().link(k);
+    const MessageLink l = m_scene->linkIndex().link(k);
     const uint32_t w = toEnd ? l.toWorker : l.fromWorker;
     const uint32_t t = toEnd ? uint32_t(l.toTrack) : l.fromTrack;
     const int64_t local = toEnd ? l.toLocal : l.fromLocal;

@@ -97,10 +97,10 @@ void LinkPainter::linksOf(const TimelineScene &scene, const EventRef &ref, std::
     auto mine = [&](int64_t localT) { return eventAt(scene, ref.model, localT) == ref; };
     size_t count = 0;
     for (size_t k : o)
-        if (mine(idx.link(k).fromLocal) && ++count && out && out->size() < max)
+        if (mine(idx.ends(k).fromLocal) && ++count && out && out->size() < max)
             out->push_back(k);
     for (size_t k : n)
-        if (mine(idx.link(k).toLocal) && ++count && in && in->size() < max)
+        if (mine(idx.ends(k).toLocal) && ++count && in && in->size() < max)
             in->push_back(k);
     if (total)
         *total = count;
@@ -137,7 +137,7 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
         return b > a ? (a + b) / 2 - req.top : std::numeric_limits<double>::quiet_NaN();
     };
     auto arrow = [&](size_t k, int64_t count, bool selected) {
-        const MessageLink &l = idx.link(k);
+        const MessageLink l = idx.link(k);
         const int fm = modelOf(scene, l.fromWorker, l.fromTrack);
         const int tm = modelOf(scene, l.toWorker, l.toTrack);
         const double y0 = count > 1 ? centre(fm) : yAt(scene, fm, l.fromLocal, req.top);
@@ -199,7 +199,7 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
         const int64_t columnNs = columnsOf(*p);
         auto [k, last] = idx.candidates(*p, t0, t1, mode);
         while (k < last && budget > 0) {
-            const int64_t s = idx.fromNs(k, mode);
+            const int64_t s = idx.fromNs(*p, k, mode);
             // Off-screen sends: columns grow with the distance (a few steps for long links).
             // Within a view width of the edges, columns as on screen.
             int64_t step = columnNs;
@@ -210,7 +210,7 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
             const int64_t columnEnd =
                 s < t0 || s > t1 ? s + step : t0 + ((s - t0) / columnNs + 1) * columnNs;
             const size_t next = std::max(k + 1, idx.seek(*p, k + 1, columnEnd, mode));
-            if (idx.meets(k, t0, t1, mode)) {
+            if (idx.meets(*p, k, t0, t1, mode)) {
                 arrow(k, int64_t(next - k), false);
                 --budget;
             }

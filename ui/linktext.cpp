@@ -41,7 +41,7 @@ QString linkDetailsHtml(const TimelineScene &scene, const EventRef &ref, int max
         return l.kind == MessageLink::Flow ? QStringLiteral("flow") : QStringLiteral("msg");
     };
     for (size_t k : out) {
-        const MessageLink &l = idx.link(k);
+        const MessageLink l = idx.link(k);
         html += QStringLiteral("→ <a href='link:%1:to'>%2</a> <span style='color:gray'>%3, "
                                "arrives %4</span><br>")
                     .arg(k)
@@ -49,7 +49,7 @@ QString linkDetailsHtml(const TimelineScene &scene, const EventRef &ref, int max
                          signedDuration(idx.toNs(k, mode) - idx.fromNs(k, mode)));
     }
     for (size_t k : in) {
-        const MessageLink &l = idx.link(k);
+        const MessageLink l = idx.link(k);
         html += QStringLiteral("← <a href='link:%1:from'>%2</a> <span style='color:gray'>%3, "
                                "sent %4</span><br>")
                     .arg(k)

@@ -258,6 +258,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
 {
     if (!m_showingCompare && m_compare->active()) { // another job replaces the comparison
         m_compare->clear();
+        m_compareArriving = false;
         m_comparePanel->refresh();
         m_compareDock->hide();
     }

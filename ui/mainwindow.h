@@ -158,9 +158,10 @@ private:
     CompareController *m_compare = nullptr;
     ComparePanel *m_comparePanel = nullptr;
     QDockWidget *m_compareDock = nullptr;
-    bool m_showingCompare = false; // showTimeline called for the comparison
-    bool m_live = false;           // the timeline shown is a live one
-    QStringList m_compareB;        // B's paths of the comparison being loaded
+    bool m_showingCompare = false;  // showTimeline called for the comparison
+    bool m_compareArriving = false; // a new comparison: loadFinished when its view is shown
+    bool m_live = false;            // the timeline shown is a live one
+    QStringList m_compareB;         // B's paths of the comparison being loaded
     qint64 m_cursorTime = 0;
     bool m_cursorInside = false;
 };

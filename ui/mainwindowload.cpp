@@ -126,10 +126,11 @@ void MainWindow::onCompareLoaded(std::shared_ptr<const Timeline> a,
         return;
     }
     const ClockMode mode = m_scene ? m_scene->clockMode() : ClockMode::Corrected;
+    // The combined view is arranged off the GUI thread: loadFinished when it arrives
+    // (showCompared).
+    m_infoLabel->setText(tr("arranging A and B…"));
+    m_compareArriving = true;
     m_compare->setRuns(std::move(a), std::move(b), m_sources, m_compareB, mode);
-    m_compareDock->show();
-    m_compareDock->raise();
-    emit loadFinished(true);
 }
 
 // The combined A/B timeline (a new comparison, another anchor or layout): shown like a loaded
@@ -151,6 +152,12 @@ void MainWindow::showCompared(std::shared_ptr<Timeline> combined)
     const auto name = [](const QStringList &p) { return QFileInfo(p.front()).fileName(); };
     setWindowTitle(
         tr("%1 vs %2 — syncline").arg(name(m_compare->pathsA()), name(m_compare->pathsB())));
+    if (m_compareArriving) {
+        m_compareArriving = false;
+        m_compareDock->show();
+        m_compareDock->raise();
+        emit loadFinished(true);
+    }
 }
 
 void MainWindow::reloadAlignedOn(const QString &pattern)

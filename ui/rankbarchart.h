@@ -28,6 +28,7 @@ public:
     void setData(const QString &title, std::vector<Bar> bars);
     const std::vector<bool> &stragglerFlags() const { return m_flags; }
     const std::vector<Bar> &bars() const { return m_bars; }
+    QString title() const { return m_title; }
     int64_t thresholdNs() const { return m_threshold; }
 
     QSize sizeHint() const override { return QSize(400, 160); }

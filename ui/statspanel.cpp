@@ -32,6 +32,8 @@ StatsPanel::StatsPanel(QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(StatsTableModel::Name, QHeaderView::Stretch);
     m_table->setAlternatingRowColors(true);
+    m_table->horizontalHeader()->moveSection(StatsTableModel::Run, 1); // beside the name
+    m_table->setColumnHidden(StatsTableModel::Run, true);
     m_scope->addItems({tr("Whole job"), tr("Selected range"), tr("Box selection")});
     m_scope->setItemData(2,
                          tr("Shift+drag in the timeline: the tracks and the time range in the box"),
@@ -78,7 +80,8 @@ StatsPanel::StatsPanel(QWidget *parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (current.isValid())
-                    chooseName(current.data(StatsTableModel::NameIdRole).toUInt());
+                    chooseName(current.data(StatsTableModel::NameIdRole).toUInt(),
+                               current.data(StatsTableModel::RunRole).toString());
             });
 }
 
@@ -94,6 +97,7 @@ void StatsPanel::setTimeline(std::shared_ptr<const Timeline> timeline, ClockMode
     m_mode = mode;
     m_rows.clear();
     m_chartName.reset();
+    m_chartRun.clear();
     m_model->setRows(nullptr, {});
     m_chart->setData({}, {});
     m_histogram->setHistogram({}, {});
@@ -185,6 +189,7 @@ void StatsPanel::finished()
     ++m_completed;
     m_rows = std::move(r.rows);
     m_model->setRows(m_timeline, m_rows);
+    m_table->setColumnHidden(StatsTableModel::Run, !m_model->hasRuns());
     if (m_scope->currentIndex() == 2 && !m_boxTracks.empty())
         m_status->setText(tr("%1 names in %2 on %3 threads (box)")
                               .arg(m_model->rowCount())
@@ -217,17 +222,31 @@ bool StatsPanel::rangeScoped() const
     return m_scope->currentIndex() == 1 && m_rangeEnd > m_rangeStart;
 }
 
-void StatsPanel::chooseName(uint32_t nameId)
+void StatsPanel::chooseName(uint32_t nameId, const QString &run)
 {
     if (!m_timeline)
         return;
     m_chartName = nameId;
+    if (!run.isEmpty())
+        m_chartRun = run;
+    // A comparison: the chart is of one run (the chosen row's; A until one is chosen).
+    bool runs = false;
+    for (const Worker &w : m_timeline->workers)
+        runs = runs || !w.info.run.empty();
+    if (!runs)
+        m_chartRun.clear();
+    else if (m_chartRun.isEmpty())
+        m_chartRun = QStringLiteral("A");
+    const std::string chartRun = m_chartRun.toStdString();
     std::vector<RankBarChart::Bar> bars;
     for (const StatsRow &r : m_rows)
-        if (r.nameId == nameId && r.rank)
+        if (r.nameId == nameId && r.rank && r.run == chartRun)
             bars.push_back({*r.rank, r.meanNs});
     const std::string_view n = m_timeline->names.name(nameId);
-    m_chart->setData(QString::fromUtf8(n.data(), qsizetype(n.size())), std::move(bars));
+    QString title = QString::fromUtf8(n.data(), qsizetype(n.size()));
+    if (!m_chartRun.isEmpty())
+        title += tr(" (run %1)").arg(m_chartRun);
+    m_chart->setData(title, std::move(bars));
     startHistogram();
 }
 
@@ -242,7 +261,20 @@ void StatsPanel::startHistogram()
     }
     const uint64_t id = m_histJob;
     const uint32_t name = *m_chartName;
-    const StatsQuery query = currentQuery();
+    StatsQuery query = currentQuery();
+    if (!m_chartRun.isEmpty()) {
+        // One run of a comparison: only its workers' tracks (within the box, if any).
+        const std::string run = m_chartRun.toStdString();
+        std::vector<std::pair<uint32_t, uint32_t>> tracks;
+        for (size_t w = 0; w < m_timeline->workers.size(); ++w)
+            if (m_timeline->workers[w].info.run == run)
+                for (size_t t = 0; t < m_timeline->workers[w].tracks.size(); ++t)
+                    if (query.includes(w, t))
+                        tracks.emplace_back(uint32_t(w), uint32_t(t));
+        if (tracks.empty())
+            tracks.emplace_back(UINT32_MAX, UINT32_MAX); // none: an empty list would mean all
+        query.tracks = std::move(tracks);
+    }
     std::shared_ptr<const Timeline> timeline = m_timeline;
     m_histWatcher.setFuture(QtConcurrent::run([id, name, timeline, query] {
         return HistogramResult{id, timeline, Stats::histogram(*timeline, name, query)};

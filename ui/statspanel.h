@@ -2,7 +2,9 @@
 // selection of tracks × range) and, for the chosen name, a per-rank bar chart with stragglers
 // marked and a duration histogram (log-scale bins per rank; a click on a bin finds its events); the chart follows every new
 // result (scope change, new range, clock mode). "Selected range" with no range selected (Esc)
-// shows the whole job and says so, so legend, table and chart never go empty. Stats are computed off the GUI
+// shows the whole job and says so, so legend, table and chart never go empty. In a comparison of two
+// runs (a combined CompareTimeline), every row is of one run — A's and B's ranks are never counted
+// together — the table shows a Run column, and the chart and histogram show the chosen row's run. Stats are computed off the GUI
 // thread (QtConcurrent) as jobs with an id; a result whose id is not the latest, or whose clock
 // mode is not the panel's current one, is dropped.
 // Threading: GUI thread. The job gets everything by value — the query, the Timeline pointer and
@@ -57,7 +59,10 @@ public:
     // 0 Whole job, 1 Selected range, 2 Box selection (tracks × range)
     QComboBox *scopeBox() const { return m_scope; }
     QString statusText() const;
-    void chooseName(uint32_t nameId);
+    // The chart and histogram show this name (in a comparison: in this run, "A" or "B"; "" keeps
+    // the run chosen last, else A).
+    void chooseName(uint32_t nameId, const QString &run = {});
+    QString chartRun() const { return m_chartRun; }
     uint64_t completedJobs() const { return m_completed; }
 
 signals:
@@ -110,6 +115,7 @@ private:
     uint64_t m_completed = 0;
     bool m_pending = false;
     std::optional<uint32_t> m_chartName; // the name the chart shows
+    QString m_chartRun;                  // and its run in a comparison ("" for one job)
 };
 
 } // namespace syncline::ui

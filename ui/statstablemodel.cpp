@@ -7,15 +7,18 @@ namespace syncline::ui {
 StatsTableModel::StatsTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 void StatsTableModel::setRows(std::shared_ptr<const Timeline> timeline,
-                         const std::vector<StatsRow> &rows)
+                              const std::vector<StatsRow> &rows)
 {
     beginResetModel();
     m_timeline = std::move(timeline);
     m_rows.clear();
+    m_hasRuns = false;
     if (m_timeline) {
         for (const StatsRow &r : rows)
-            if (!r.rank)
+            if (!r.rank) {
                 m_rows.push_back(r);
+                m_hasRuns = m_hasRuns || !r.run.empty();
+            }
     }
     endResetModel();
 }
@@ -37,6 +40,13 @@ QVariant StatsTableModel::data(const QModelIndex &index, int role) const
     const StatsRow &r = m_rows[size_t(index.row())];
     if (role == NameIdRole)
         return uint(r.nameId);
+    if (role == RunRole)
+        return QString::fromStdString(r.run);
+    if (index.column() == Run) {
+        if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
+            return QString::fromStdString(r.run);
+        return {};
+    }
     const int64_t values[] = {0, r.count, r.totalNs, r.meanNs, r.p50Ns, r.p95Ns, r.p99Ns, r.maxNs};
     if (index.column() == Name) {
         if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole) {
@@ -81,6 +91,8 @@ QVariant StatsTableModel::headerData(int section, Qt::Orientation orientation, i
         return tr("p99");
     case Max:
         return tr("Max");
+    case Run:
+        return tr("Run");
     default:
         return {};
     }

@@ -196,6 +196,10 @@ void TimelineScene::applyLive(const LiveUpdate &u)
     }
     if (u.structureChanged && searchActive())
         rebuildMatches(); // models moved
+    // The arrows were rebuilt, or the clocks moved (the index keeps per-pair bounds in global
+    // ns): index them again (O(links)).
+    if (u.linksChanged || u.clockChanged || u.structureChanged)
+        m_links = std::make_shared<LinkIndex>(m_timeline.get());
     if (relayout)
         rebuildLayout();
     else

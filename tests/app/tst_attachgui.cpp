@@ -2,6 +2,7 @@
 // live_worker processes write — the Workers dock lists them with their states (a SIGSTOPped one
 // turns silent), follow mode keeps the right edge at "now", a pan turns it off and End turns it
 // back on, activating a worker selects its latest event.
+#include "ui/linkpainter.h"
 #include "ui/liveattachment.h"
 #include "ui/livecontroller.h"
 #include "ui/mainwindow.h"
@@ -24,7 +25,7 @@ using namespace syncline::ui;
 
 namespace {
 
-std::unique_ptr<QProcess> startWorker(const QString &dir, int rank)
+std::unique_ptr<QProcess> startWorker(const QString &dir, int rank, bool messages = false)
 {
     auto p = std::make_unique<QProcess>();
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -34,7 +35,7 @@ std::unique_ptr<QProcess> startWorker(const QString &dir, int rank)
     p->setProcessChannelMode(QProcess::ForwardedChannels);
     p->start(QStringLiteral(SYNCLINE_BINARY_DIR "/tests/live_worker"),
              {"--config", dir + "/timer_config.json", "--log", dir + "/rank{rank}.log", "--step-ms",
-              "5"});
+              "5", "--messages", messages ? "1" : "0"});
     return p;
 }
 
@@ -54,6 +55,7 @@ class TstAttachGui : public QObject
 
 private slots:
     void followsARunningJob();
+    void liveJobDrawsItsMessages();
     void missingDirectoryRefused();
 };
 
@@ -178,6 +180,56 @@ void TstAttachGui::followsARunningJob()
     QCOMPARE(window.timeline()->workers[tm.worker()].info.rank, 1);
     QCOMPARE(sel.index, tm.count() - 1);
     QVERIFY(!live->isFollowing());
+}
+
+// Two real workers exchanging messages (rank r sends to r + 1 each step) while the viewer is
+// attached: the links appear and keep growing as the files do, each from a rank to the next one
+// (on the "trainer" thread), with the receive ~a step's fraction after the send; arrows are drawn.
+void TstAttachGui::liveJobDrawsItsMessages()
+{
+    QTemporaryDir dir;
+    const QString d = dir.path();
+    std::ofstream((d + "/timer_config.json").toStdString())
+        << "{\"log_path\":\"rank{rank}.log\",\"flush_interval_ms\":20,\"heartbeat_interval_ms\":"
+           "100,\"sync\":{\"enabled\":false}}";
+    auto w0 = startWorker(d, 0, true), w1 = startWorker(d, 1, true);
+    QVERIFY(w0->waitForStarted() && w1->waitForStarted());
+    auto cleanup = qScopeGuard([&] {
+        for (auto *p : {w0.get(), w1.get()}) {
+            p->kill();
+            p->waitForFinished(5000);
+        }
+    });
+    MainWindow window;
+    window.resize(1200, 700);
+    window.show();
+    LiveOptions o;
+    o.path = d.toStdString();
+    o.clockRefreshMs = 200;
+    QString error;
+    LiveAttachment *live = LiveAttachment::attach(&window, o, {}, &error);
+    QVERIFY2(live, qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.timeline() && window.view()->scene() &&
+                                 window.timeline()->workers.size() == 2 &&
+                                 window.view()->scene()->linkIndex().size() > 20,
+                             20000);
+    const size_t first = window.view()->scene()->linkIndex().size();
+    QTRY_VERIFY_WITH_TIMEOUT(window.view()->scene()->linkIndex().size() > first + 20, 20000);
+    const Timeline &tl = *window.timeline();
+    const LinkIndex &idx = window.view()->scene()->linkIndex();
+    QCOMPARE(idx.size(), tl.links.size()); // the scene indexes the live Timeline's own links
+    for (size_t k = 0; k < idx.size(); ++k) {
+        const MessageLink l = idx.link(k);
+        QCOMPARE(tl.workers[l.toWorker].info.rank, (tl.workers[l.fromWorker].info.rank + 1) % 2);
+        QCOMPARE(tl.workers[l.fromWorker].tracks[l.fromTrack].threadName, std::string("trainer"));
+        QCOMPARE(tl.workers[l.toWorker].tracks[l.toTrack].threadName, std::string("trainer"));
+    }
+    // Drawn: the whole job on screen shows arrows.
+    TimelineScene *scene = window.view()->scene();
+    const LinkGeometry g =
+        LinkPainter::compute(*scene, {scene->beginNs(), scene->endNs(), 1000, 0, 2000});
+    QVERIFY(!g.arrows.empty());
+    QVERIFY(g.linksShown > 0);
 }
 
 void TstAttachGui::missingDirectoryRefused()

@@ -1,6 +1,7 @@
 // `syncline compare A B` as a real process: the JSON document (format syncline-compare/1, its
 // keys and values), the CSV header and rows, the text summary, anchors, ranks in one run only,
 // a real Kineto trace compared with itself, exit statuses and the errors of bad arguments.
+#include "tests/common/synclinerun.h"
 #include "tests/common/testdata.h"
 
 #include <QDir>
@@ -16,24 +17,10 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    std::string out, err;
-};
-
-Run syncline(const QStringList &args)
-{
-    QProcess p;
-    p.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline"), args);
-    Run r;
-    if (!p.waitForFinished(50000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput().toStdString();
-    r.err = p.readAllStandardError().toStdString();
-    return r;
-}
+using synclinerun::Run;
+using synclinerun::slurp;
+using synclinerun::syncline;
+using synclinerun::write;
 
 std::string header(int rank, int64_t wallNs)
 {
@@ -46,19 +33,6 @@ std::string interval(int64_t ts, int64_t dur, const std::string &name)
 {
     return R"({"t":"B","ts":)" + std::to_string(ts) + R"(,"tid":1,"name":")" + name + "\"}\n" +
            R"({"t":"E","ts":)" + std::to_string(ts + dur) + R"(,"tid":1,"name":")" + name + "\"}\n";
-}
-
-void write(const QString &path, const std::string &text)
-{
-    std::ofstream(path.toStdString(), std::ios::binary) << text;
-}
-
-std::string slurp(const QString &path)
-{
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 // A: ranks 0 and 1, 4 "train_step"s of 1 ms each (every 2 ms) holding a 300 µs "all_reduce".

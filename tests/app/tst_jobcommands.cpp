@@ -1,5 +1,6 @@
 // The job verbs of the `syncline` executable (stats, export, check) run as real processes on
 // real traces and generated logs: exit statuses, stdout JSON shape, files written, stderr errors.
+#include "tests/common/synclinerun.h"
 #include "tests/common/testdata.h"
 
 #include <QDir>
@@ -17,41 +18,14 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    std::string out, err;
-};
-
-Run syncline(const QStringList &args)
-{
-    QProcess p;
-    p.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline"), args);
-    Run r;
-    if (!p.waitForFinished(50000))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput().toStdString();
-    r.err = p.readAllStandardError().toStdString();
-    return r;
-}
-
-void write(const QString &path, const std::string &text)
-{
-    std::ofstream(path.toStdString(), std::ios::binary) << text;
-}
+using synclinerun::Run;
+using synclinerun::slurp;
+using synclinerun::syncline;
+using synclinerun::write;
 
 const char *kHeader =
     R"({"t":"header","format":"syncline","version":1,"rank":0,"restart":0,"host":"h","boot_id":"b","pid":7,"clock":"monotonic_raw","anchor":{"mono_ns":0,"wall_ns":1700000000000000000,"spread_ns":1},"config":null,"start_ns":0})"
     "\n";
-
-std::string slurp(const QString &path)
-{
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 } // namespace
 

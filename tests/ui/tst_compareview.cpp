@@ -9,6 +9,8 @@
 #include "ui/findbar.h"
 #include "ui/mainwindow.h"
 #include "ui/problemspanel.h"
+#include "ui/rankbarchart.h"
+#include "ui/statspanel.h"
 #include "ui/timelineview.h"
 
 #include <QAction>
@@ -24,6 +26,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <map>
 
 using namespace syncline;
 using namespace syncline::ui;
@@ -90,6 +93,8 @@ private slots:
     void deltaTableAndFind();
     void missingAnchorFallsBackToStart();
     void compareWithThenPlainOpen();
+    void statisticsPerRun();
+    void rapidChangesShowTheLatest();
 
 private:
     QTemporaryDir m_dir;
@@ -153,7 +158,18 @@ void TstCompareView::openCompareStackedThenInterleaved()
     QAction *interleave = w.findChild<QAction *>(QStringLiteral("interleaveAction"));
     QVERIFY(interleave);
     QVERIFY(!interleave->isChecked());
+    // Re-arranged off the GUI thread: the call returns at once with the view unchanged (the
+    // copy of both runs is made on a worker thread), and the new arrangement arrives later.
+    QSignalSpy arranged(w.compareController(), &CompareController::combinedChanged);
+    QVERIFY(arranged.isValid());
+    const auto before = w.compareController()->combined();
     w.comparePanel()->layoutBox()->setCurrentIndex(1);
+    QCOMPARE(w.compareController()->combined().get(), before.get());
+    QCOMPARE(w.view()->scene(), scene);
+    QVERIFY(w.compareController()->arranging());
+    QVERIFY(arranged.wait(30000));
+    QVERIFY(!w.compareController()->arranging());
+    QVERIFY(w.compareController()->combined().get() != before.get());
     scene = w.view()->scene();
     QCOMPARE(groupLabels(*scene), (std::vector<std::string>{"A · rank 0 · host-a · restart 0",
                                                             "B · rank 0 · host-a · restart 0",
@@ -166,6 +182,7 @@ void TstCompareView::openCompareStackedThenInterleaved()
     // And back through the menu action.
     interleave->trigger();
     QCOMPARE(w.compareController()->layout(), CompareLayout::Stacked);
+    QVERIFY(arranged.wait(30000));
     QCOMPARE(w.comparePanel()->layoutBox()->currentIndex(), 0);
     QCOMPARE(groupLabels(*w.view()->scene()).at(2), std::string("B · rank 0 · host-a · restart 0"));
 }
@@ -239,9 +256,11 @@ void TstCompareView::missingAnchorFallsBackToStart()
     QVERIFY(spy.wait(30000));
     // Type an anchor that A does not have 9 of: aligned at the start instead, and said so.
     QLineEdit *anchor = w.comparePanel()->anchorEdit();
+    QSignalSpy arranged(w.compareController(), &CompareController::combinedChanged);
     anchor->setText(QStringLiteral("step:9"));
     QTest::keyClick(anchor, Qt::Key_Return);
     QCOMPARE(w.compareController()->anchor().text(), std::string("step:9"));
+    QVERIFY(arranged.wait(30000));
     QVERIFY2(w.compareController()->anchorNote().contains(
                  QStringLiteral("run A: no rank has a 9th 'step' (at most 6 per rank); aligned "
                                 "at the start instead")),
@@ -282,6 +301,97 @@ void TstCompareView::compareWithThenPlainOpen()
     QVERIFY(!w.compareDock()->isVisible());
     QCOMPARE(w.timeline()->workers.size(), size_t(3));
     QVERIFY(w.timeline()->workers.front().info.run.empty());
+}
+
+// The Statistics panel of a comparison: one row per name and run (Run column shown), A's and B's
+// numbers apart (A: 2 ranks × 6 steps of 1 ms; B: 3 ranks × 6 steps of 1.3 ms), the chart of the
+// chosen row's run; a plain job hides the column.
+void TstCompareView::statisticsPerRun()
+{
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openCompare({m_a}, {m_b});
+    QVERIFY(spy.wait(30000));
+    StatsPanel *stats = w.statsPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(stats->model()->rowCount() == 4, 30000);
+    QVERIFY(stats->model()->hasRuns());
+    QVERIFY(!stats->table()->isColumnHidden(StatsTableModel::Run));
+    std::map<std::pair<QString, QString>, std::pair<qlonglong, qlonglong>> rows; // count, total
+    int stepB = -1;
+    for (int r = 0; r < stats->proxy()->rowCount(); ++r) {
+        const QString name = stats->proxy()->index(r, StatsTableModel::Name).data().toString();
+        const QString run = stats->proxy()->index(r, StatsTableModel::Run).data().toString();
+        rows[{name, run}] = {stats->proxy()
+                                 ->index(r, StatsTableModel::Count)
+                                 .data(StatsTableModel::SortRole)
+                                 .toLongLong(),
+                             stats->proxy()
+                                 ->index(r, StatsTableModel::Total)
+                                 .data(StatsTableModel::SortRole)
+                                 .toLongLong()};
+        if (name == QStringLiteral("step") && run == QStringLiteral("B"))
+            stepB = r;
+    }
+    QCOMPARE(rows.size(), size_t(4));
+    QCOMPARE(rows[std::pair(QStringLiteral("step"), QStringLiteral("A"))],
+             std::pair(12LL, 12000000LL));
+    QCOMPARE(rows[std::pair(QStringLiteral("step"), QStringLiteral("B"))],
+             std::pair(18LL, 23400000LL));
+    QCOMPARE(rows[std::pair(QStringLiteral("forward"), QStringLiteral("A"))],
+             std::pair(12LL, 4800000LL));
+    QCOMPARE(rows[std::pair(QStringLiteral("forward"), QStringLiteral("B"))],
+             std::pair(18LL, 12600000LL));
+    // Choosing B's "step" row: the chart shows B's three ranks at 1.3 ms.
+    QVERIFY(stepB >= 0);
+    w.findChild<QDockWidget *>(QStringLiteral("stats"))->raise();
+    QTest::qWait(50);
+    const QRect cell =
+        stats->table()->visualRect(stats->proxy()->index(stepB, StatsTableModel::Name));
+    QVERIFY(cell.isValid());
+    QTest::mouseClick(stats->table()->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(stats->chartRun(), QStringLiteral("B"));
+    QVERIFY(stats->chart()->title().endsWith(QStringLiteral("(run B)")));
+    QCOMPARE(stats->chart()->bars().size(), size_t(3));
+    for (const RankBarChart::Bar &b : stats->chart()->bars())
+        QCOMPARE(b.valueNs, int64_t(1300000));
+    // The histogram is B's: 18 steps.
+    QTRY_VERIFY_WITH_TIMEOUT(stats->histogram()->histogram().ranks.size() == 3, 30000);
+    int64_t n = 0;
+    for (int64_t c : stats->histogram()->histogram().total)
+        n += c;
+    QCOMPARE(n, int64_t(18));
+    // A plain job: no Run column.
+    w.openPaths({m_a});
+    QVERIFY(spy.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(stats->model()->rowCount() == 2, 30000);
+    QVERIFY(!stats->model()->hasRuns());
+    QVERIFY(stats->table()->isColumnHidden(StatsTableModel::Run));
+}
+
+// Several layout and anchor changes in a row, faster than the arrangements: the view ends on
+// the latest request (interleaved, anchored on step 3), never on a stale one.
+void TstCompareView::rapidChangesShowTheLatest()
+{
+    MainWindow w;
+    w.show();
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openCompare({m_a}, {m_b});
+    QVERIFY(spy.wait(30000));
+    CompareController *c = w.compareController();
+    c->setLayout(CompareLayout::Interleaved);
+    c->setAnchor({"step", 2});
+    c->setLayout(CompareLayout::Stacked);
+    c->setAnchor({"step", 3});
+    c->setLayout(CompareLayout::Interleaved);
+    QTRY_VERIFY_WITH_TIMEOUT(!c->arranging(), 30000);
+    QTest::qWait(50);
+    const TimelineScene *scene = w.view()->scene();
+    QCOMPARE(groupLabels(*scene).at(1), std::string("B · rank 0 · host-a · restart 0"));
+    QCOMPARE(stepStart(*scene, "B · rank 0 · host-a · restart 0", 3, ClockMode::Corrected),
+             stepStart(*scene, "A · rank 0 · host-a · restart 0", 3, ClockMode::Corrected));
+    QVERIFY(c->anchorNote().isEmpty());
 }
 
 QTEST_MAIN(TstCompareView)

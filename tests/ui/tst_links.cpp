@@ -369,15 +369,16 @@ void TstLinks::manyLinksStayBoundedByPixels()
     const int64_t begin = job->range(ClockMode::Corrected).begin;
     const int64_t span = job->range(ClockMode::Corrected).duration();
     const int64_t n = 20000;
+    std::vector<MessageLink> links;
     for (int64_t i = 0; i < n; ++i) {
         MessageLink l;
         l.fromWorker = uint32_t(i % 12);
         l.toWorker = uint32_t((i + 1) % 12);
         l.fromLocal = begin + span * i / n;
         l.toLocal = l.fromLocal + 3000;
-        job->links.push_back(l);
+        links.push_back(l);
     }
-    std::sort(job->links.begin(), job->links.end(), MessageLink::lessByPair);
+    job->links = LinkTable(std::move(links));
     TimelineScene scene(job);
     scene.setRowMetrics({8, 6, 1}); // every worker on screen
     QCOMPARE(scene.linkIndex().pairs().size(), size_t(12));

@@ -589,4 +589,13 @@ void LiveFile::growOpenEvents(Worker &w, Timeline &tl, EventKindLookup &kinds, i
     }
 }
 
+load::MessageLog LiveFile::messages() const
+{
+    load::MessageLog out = m_parser.partial().messages;
+    std::vector<uint32_t> where(m_parser.partial().worker.tracks.size(), UINT32_MAX);
+    std::copy(m_trackMap.begin(), m_trackMap.end(), where.begin());
+    out.remapTracks(where);
+    return out;
+}
+
 } // namespace syncline

@@ -99,6 +99,10 @@ public:
     // True once a record was parsed (the file has a worker).
     bool hasRecords() const { return m_parser.partial().records > 0; }
     const load::ParsedFile &parsed() const { return m_parser.partial(); }
+    // A copy of the message records with their tracks as the worker's (the parser's track order
+    // → the worker's sorted tracks, what Timeline::links index); a record on a thread not merged
+    // yet gets no track (ClockCorrector then draws no link for it).
+    load::MessageLog messages() const;
     const load::LogParser &parser() const { return m_parser; }
     // The parser's problems and this file's own notes (a change of the file, see ingest()).
     std::vector<LoadProblem> takeProblems();

@@ -285,7 +285,7 @@ bool LiveJob::refreshClocks(bool force)
     for (size_t i = 0; i < m_files.size(); ++i) {
         Worker &w = tl.workers[i];
         w.samples = m_files[i]->currentSamples(&w.refId);
-        messages[i] = m_files[i]->parsed().messages;
+        messages[i] = m_files[i]->messages();
     }
     ClockCorrector::Options o;
     o.alignOn = m_options.alignOn;
@@ -293,7 +293,15 @@ bool LiveJob::refreshClocks(bool force)
     int64_t used = 0;
     tl.clockNotes.clear();
     tl.causality = sync::CausalityReport();
-    ClockCorrector::apply(tl, messages, m_kinds, o, m_shift, &used);
+    // One matching for the engine's pairs and the viewer's arrows (as JobLoader).
+    std::vector<sync::MessagePair> pairs;
+    if (o.correct)
+        pairs = ClockCorrector::pairMessages(tl, messages, &tl.links);
+    else
+        tl.links = ClockCorrector::links(tl, messages);
+    m_linksDirty = false;
+    m_lastLinks = now;
+    ClockCorrector::apply(tl, std::move(pairs), m_kinds, o, m_shift, &used);
     const bool haveUsed = std::any_of(tl.workers.begin(), tl.workers.end(), [](const Worker &w) {
         return w.clock.method != sync::ClockMethod::None;
     });
@@ -301,6 +309,22 @@ bool LiveJob::refreshClocks(bool force)
         m_shift = used;
     m_clockDirty = false;
     m_lastClock = now;
+    return true;
+}
+
+bool LiveJob::refreshLinks(bool force)
+{
+    if (!m_linksDirty)
+        return false;
+    const auto now = Clock::now();
+    if (!force && now - m_lastLinks < std::chrono::milliseconds(m_options.clockRefreshMs))
+        return false;
+    std::vector<MessageLog> messages(m_files.size());
+    for (size_t i = 0; i < m_files.size(); ++i)
+        messages[i] = m_files[i]->messages();
+    m_timeline->links = ClockCorrector::links(*m_timeline, messages);
+    m_linksDirty = false;
+    m_lastLinks = now;
     return true;
 }
 
@@ -340,7 +364,18 @@ LiveUpdate LiveJob::commit(bool forceClock)
     if (samples != m_samplesSeen || (!anySamples && u.newEvents > 0))
         m_clockDirty = true;
     m_samplesSeen = samples;
+    // The arrows: new message records, or shifted worker / track indices (then at once: the
+    // links' indices would name other tracks).
+    size_t messageCount = 0;
+    for (const auto &f : m_files)
+        messageCount += f->parsed().messages.size();
+    if (messageCount != m_messagesSeen || (u.structureChanged && !tl.links.empty()))
+        m_linksDirty = true;
+    m_messagesSeen = messageCount;
+    const bool linksWereDirty = m_linksDirty;
     u.clockChanged = refreshClocks(forceClock);
+    u.linksChanged =
+        (linksWereDirty && !m_linksDirty) || refreshLinks(forceClock || u.structureChanged);
     if (u.clockChanged) {
         m_now = latestRecordNs(ClockMode::Corrected);
         for (size_t i = 0; i < m_files.size(); ++i)

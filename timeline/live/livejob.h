@@ -94,6 +94,9 @@ private:
     bool addWorkers();
     bool refreshStates();
     bool refreshClocks(bool force);
+    // Timeline::links again from every file's messages, when they are dirty and `force` or
+    // clockRefreshMs passed since the last time; whether it did.
+    bool refreshLinks(bool force);
     int64_t latestRecordNs(ClockMode mode) const; // of any worker, global ns
     int64_t openEndFor(size_t worker) const;
     bool pidGone(size_t worker) const;
@@ -112,6 +115,9 @@ private:
     std::optional<int64_t> m_shift;
     bool m_clockDirty = false;
     size_t m_samplesSeen = 0;
+    size_t m_messagesSeen = 0; // message records merged so far (all files)
+    bool m_linksDirty = false; // Timeline::links is older than the records or the indices
+    Clock::time_point m_lastLinks{};
     Clock::time_point m_lastClock{};
     Clock::time_point m_lastChange;
     int64_t m_now = 0;
@@ -120,7 +126,7 @@ private:
     std::string m_host;
     bool m_chromeNoted = false;
     std::vector<std::string> m_inputProblemsSeen; // JobInputs' problems, each reported once
-    std::vector<LoadProblem> m_ingestProblems; // found by ingest(), moved in by commit()
+    std::vector<LoadProblem> m_ingestProblems;    // found by ingest(), moved in by commit()
     int64_t m_bytesSinceCommit = 0;
     std::vector<char> m_scratch; // read buffer shared by the files (ingest() only)
 };

@@ -68,12 +68,13 @@ struct LiveUpdate
     bool statesChanged = false;
     bool countersChanged = false; // counter samples or series were added (Worker::counters)
     bool newCounters = false;     // ... of which new series (a view relays its rows)
+    bool linksChanged = false;    // Timeline::links was rebuilt (message arrows; a view re-indexes)
     size_t newNames = 0;          // names interned into Timeline::names
     std::vector<LiveTrackChange> changedTracks; // what a view must re-index (incremental views)
     bool changed() const
     {
         return newEvents || closedEvents || structureChanged || clockChanged || statesChanged ||
-               countersChanged;
+               countersChanged || linksChanged;
     }
 };
 

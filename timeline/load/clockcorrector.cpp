@@ -80,9 +80,10 @@ void inPlaceBuckets(std::vector<T> &items, const std::vector<size_t> &start, Buc
 }
 
 void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
-                 std::vector<sync::MessagePair> *out, std::vector<MessageLink> *links)
+                 std::vector<sync::MessagePair> *out, LinkTable *linkTable)
 {
     // (the flows below are appended after the msg pairs, then everything is sorted)
+    std::vector<MessageLink> made, *links = linkTable ? &made : nullptr;
     // Pairs by id: for each id, the last send and the last receive (in worker, then file
     // order) make a pair when they lie on different workers. 16-byte keys (id hash, worker,
     // record) are bucketed by the hash's top byte and each bucket sorted by integers only, the
@@ -211,8 +212,8 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
             links->push_back(l);
         }
     }
-    if (links)
-        std::sort(links->begin(), links->end(), MessageLink::lessByPair);
+    if (linkTable)
+        *linkTable = LinkTable(std::move(made)); // sorted (lessByPair) and grouped there
 }
 
 // Sorts the pairs by (send worker, send time, receive worker, receive time): bucketed by send
@@ -330,7 +331,7 @@ void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages
 
 std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
                                                             const std::vector<MessageLog> &messages,
-                                                            std::vector<MessageLink> *links)
+                                                            LinkTable *links)
 {
     std::vector<sync::MessagePair> out;
     addMessages(tl, messages, &out, links);
@@ -339,10 +340,9 @@ std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
     return out;
 }
 
-std::vector<MessageLink> ClockCorrector::links(const Timeline &tl,
-                                               const std::vector<MessageLog> &messages)
+LinkTable ClockCorrector::links(const Timeline &tl, const std::vector<MessageLog> &messages)
 {
-    std::vector<MessageLink> out;
+    LinkTable out;
     addMessages(tl, messages, nullptr, &out);
     return out;
 }

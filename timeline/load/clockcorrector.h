@@ -52,13 +52,13 @@ public:
     // then file order) when they lie on different workers, plus Chrome flow arrows (s → f)
     // across workers; sorted by (send worker, send time, receive worker, receive time).
     // With `links`, also the viewer's arrows from the same matching (every pair, on any two
-    // tracks, and every step s/t → t/f of a flow), sorted by MessageLink::lessByPair.
+    // tracks, and every step s/t → t/f of a flow), replacing *links (LinkTable: sorted by
+    // MessageLink::lessByPair, grouped). JobLoader and LiveJob both take their arrows from here.
     static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
                                                        const std::vector<MessageLog> &messages,
-                                                       std::vector<MessageLink> *links = nullptr);
+                                                       LinkTable *links = nullptr);
     // Only the links (a job loaded without correction).
-    static std::vector<MessageLink> links(const Timeline &timeline,
-                                          const std::vector<MessageLog> &messages);
+    static LinkTable links(const Timeline &timeline, const std::vector<MessageLog> &messages);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
     // The one rule for which names are blocking collectives: --align-on matches it, or the
     // config gives it the category "collective".

@@ -4,10 +4,11 @@
 // of one Chrome flow (`s` → `t` → … → `f`, e.g. a CPU launch to its GPU kernel).
 //
 // Invariants: times are the workers' LOCAL ns (global through each worker's ClockMap, so an arrow
-// follows raw/corrected like every event); tracks index Worker::tracks. Timeline::links is
-// sorted by (fromWorker, fromTrack, toWorker, toTrack, fromLocal): the links of one track pair
-// are contiguous and, the maps being monotone, in global send order too — the viewer
-// binary-searches them per pair (ui/linkindex.h). 32 bytes a link.
+// follows raw/corrected like every event); tracks index Worker::tracks. The order lessByPair —
+// (fromWorker, fromTrack, toWorker, toTrack, kind, fromLocal, …) — puts the links of one track
+// pair and kind together and, the maps being monotone, in global send order too; the viewer
+// binary-searches them per group (ui/linkindex.h). 32 bytes a link: the form links are made and
+// read in; Timeline::links holds them in 16 (LinkTable).
 #pragma once
 
 #include <cstdint>
@@ -32,11 +33,18 @@ struct MessageLink
 
     static bool lessByPair(const MessageLink &a, const MessageLink &b)
     {
-        // (to and kind too: a total order, so the links' order never depends on hashing)
+        // (kind before the times: one group per pair and kind; to too: a total order, so the
+        // links' order never depends on hashing)
         return std::make_tuple(a.fromWorker, a.fromTrack, a.toWorker, uint32_t(a.toTrack),
-                               a.fromLocal, a.toLocal, int(a.kind)) <
+                               int(a.kind), a.fromLocal, a.toLocal) <
                std::make_tuple(b.fromWorker, b.fromTrack, b.toWorker, uint32_t(b.toTrack),
-                               b.fromLocal, b.toLocal, int(b.kind));
+                               int(b.kind), b.fromLocal, b.toLocal);
+    }
+    // The same track pair and kind (one LinkTable group).
+    bool sameGroup(const MessageLink &o) const { return samePair(o) && kind == o.kind; }
+    bool operator==(const MessageLink &o) const
+    {
+        return sameGroup(o) && fromLocal == o.fromLocal && toLocal == o.toLocal;
     }
     bool samePair(const MessageLink &o) const
     {

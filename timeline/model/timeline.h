@@ -11,8 +11,8 @@
 #pragma once
 
 #include "timeline/model/argstore.h"
+#include "timeline/model/linktable.h"
 #include "timeline/model/loadproblem.h"
-#include "timeline/model/messagelink.h"
 #include "timeline/model/stringtable.h"
 #include "timeline/model/worker.h"
 
@@ -83,9 +83,10 @@ public:
     sync::CausalityReport causality;
     std::vector<std::string> clockNotes;
     std::vector<FlowPoint> flows; // sorted by (id, localNs)
-    // Arrows between tracks (msg pairs and flow steps), sorted by MessageLink::lessByPair.
-    // Loaded jobs only: a live attach keeps its messages for the clock correction only.
-    std::vector<MessageLink> links;
+    // Arrows between tracks (msg pairs and flow steps), 16 bytes a link, grouped by track pair
+    // and kind (LinkTable). Loaded and live-attached jobs alike (LiveJob rebuilds them as
+    // message records arrive).
+    LinkTable links;
     // Corrected mode: global ns = the sync engine's global time (the time server's clock, or the
     // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
     // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.

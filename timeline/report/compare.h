@@ -14,7 +14,7 @@
 // anchor's name when it names one and both runs have it, else the name recorded by both runs
 // whose name contains "step" — case-insensitive — with the largest total in A; none → empty),
 // that name's all-ranks row.
-// Cost: two Stats::compute passes, run on two threads, then O(rows · log rows).
+// Cost: two Stats::compute passes (one per run, each on every core), then O(rows · log rows).
 // Threading: reads both Timelines only; any thread, as for Stats.
 #pragma once
 

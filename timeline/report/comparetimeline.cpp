@@ -110,14 +110,15 @@ std::shared_ptr<Timeline> CompareTimeline::combine(const Timeline &a, const Time
         return x.id != y.id ? x.id < y.id : x.localNs < y.localNs;
     });
     // The links (arrows), each run's onto its workers' new places; none joins A to B.
-    c.links.reserve(a.links.size() + b.links.size());
-    for (const auto &[links, pos] : {std::pair{&a.links, &posA}, std::pair{&b.links, &posB}})
-        for (MessageLink l : *links) {
+    std::vector<MessageLink> links;
+    links.reserve(a.links.size() + b.links.size());
+    for (const auto &[run, pos] : {std::pair{&a.links, &posA}, std::pair{&b.links, &posB}})
+        for (MessageLink l : run->toVector()) {
             l.fromWorker = (*pos)[l.fromWorker];
             l.toWorker = (*pos)[l.toWorker];
-            c.links.push_back(l);
+            links.push_back(l);
         }
-    std::sort(c.links.begin(), c.links.end(), MessageLink::lessByPair);
+    c.links = LinkTable(std::move(links));
 
     c.problems = a.problems;
     for (LoadProblem p : b.problems) {

@@ -1,39 +1,34 @@
 // CounterCsvExporter — see countercsvexporter.h.
 #include "timeline/report/countercsvexporter.h"
 
-#include "timeline/report/textwriter.h"
+#include "timeline/report/csvtable.h"
 
 namespace syncline {
 
 int64_t CounterCsvExporter::write(const Timeline &tl, ClockMode mode, std::ostream &out,
                                   const EventRange &range)
 {
-    TextWriter w(out);
-    w << kHeader << '\n';
-    const int64_t origin = tl.originNs(mode);
-    int64_t rows = 0;
-    for (size_t wi = 0; wi < tl.workers.size(); ++wi) {
-        const Worker &worker = tl.workers[wi];
-        const sync::ClockMap &map = tl.map(wi, mode);
+    CsvTable table(tl, mode, out, kHeader);
+    TextWriter &w = table.writer();
+    const int64_t origin = table.originNs();
+    table.forEachWorker([&](const Worker &worker, const sync::ClockMap &map) {
         for (const CounterTrack &c : worker.counters) {
             for (size_t i = 0; i < c.count(); ++i) {
                 const int64_t g = map.toGlobal(c.localTs[i]);
                 if (range.use && (g < range.beginNs || g > range.endNs))
                     continue;
-                w.num(int64_t(worker.info.rank)) << ',';
-                w.num(int64_t(worker.info.restart)) << ',';
-                w.csvField(worker.info.host) << ',';
+                table.beginRow(worker);
                 w.num(c.pid) << ',';
                 w.csvField(c.name) << ',';
                 w.csvField(c.series) << ',';
                 w.num(g - origin) << ',';
                 w.num(c.localTs[i]) << ',';
-                w.numExact(c.value[i]) << '\n';
-                ++rows;
+                w.numExact(c.value[i]);
+                table.endRow(worker);
             }
         }
-    }
-    return rows;
+    });
+    return table.rows();
 }
 
 bool CounterCsvExporter::writeFile(const Timeline &tl, ClockMode mode, const std::string &path,

@@ -1,6 +1,6 @@
 #include "timeline/report/csvexporter.h"
 
-#include "timeline/report/textwriter.h"
+#include "timeline/report/csvtable.h"
 
 namespace syncline {
 
@@ -16,21 +16,16 @@ const char *CsvExporter::status(uint16_t flags)
 int64_t CsvExporter::write(const Timeline &tl, ClockMode mode, std::ostream &out,
                            const EventRange &range)
 {
-    TextWriter w(out);
-    w << kHeader << '\n';
-    const int64_t origin = tl.originNs(mode);
-    int64_t rows = 0;
-    for (size_t wi = 0; wi < tl.workers.size(); ++wi) {
-        const Worker &worker = tl.workers[wi];
-        const sync::ClockMap &map = tl.map(wi, mode);
+    CsvTable table(tl, mode, out, kHeader);
+    TextWriter &w = table.writer();
+    const int64_t origin = table.originNs();
+    table.forEachWorker([&](const Worker &worker, const sync::ClockMap &map) {
         for (const EventTrack &t : worker.tracks) {
             for (size_t i = 0; i < t.count(); ++i) {
                 const int64_t gs = map.toGlobal(t.localStart[i]), ge = map.toGlobal(t.localEnd[i]);
                 if (range.use && (ge < range.beginNs || gs > range.endNs))
                     continue;
-                w.num(int64_t(worker.info.rank)) << ',';
-                w.num(int64_t(worker.info.restart)) << ',';
-                w.csvField(worker.info.host) << ',';
+                table.beginRow(worker);
                 w.num(t.pid) << ',';
                 w.num(t.tid) << ',';
                 w.csvField(tl.names.name(t.nameId[i])) << ',';
@@ -40,17 +35,16 @@ int64_t CsvExporter::write(const Timeline &tl, ClockMode mode, std::ostream &out
                 w.num(ge - gs) << ',';
                 w.num(t.localStart[i]) << ',';
                 w.num(t.localEnd[i]) << ',';
-                w << status(t.flags[i]) << '\n';
-                ++rows;
+                w << status(t.flags[i]);
+                table.endRow(worker);
             }
         }
-    }
-    return rows;
+    });
+    return table.rows();
 }
 
 bool CsvExporter::writeFile(const Timeline &tl, ClockMode mode, const std::string &path,
-                            const EventRange &range,
-                            std::string *error)
+                            const EventRange &range, std::string *error)
 {
     return TextWriter::toFile(path, error, [&](std::ostream &out) { write(tl, mode, out, range); });
 }

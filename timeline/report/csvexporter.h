@@ -6,6 +6,9 @@
 // local_*: the worker's own stamps. status: "open" (no end recorded; end = last time seen),
 // "overdue" (longer than the config's expected maximum), else "complete" (instants too).
 // Fields are quoted per RFC 4180 when they hold a comma, quote or line break. Lines end "\n".
+// A comparison of two runs (CompareTimeline) writes the events CSV's version 2 (kHeaderCompare):
+// the same columns and a last one, `run` ("A" / "B"); a single job's CSV stays version 1
+// (kHeader) — CsvTable holds that rule for every per-worker CSV.
 // With a range, only events overlapping [beginNs, endNs] (global, absolute) are written.
 // Threading: reads the Timeline only.
 #pragma once
@@ -29,6 +32,9 @@ class CsvExporter
 public:
     static constexpr const char *kHeader = "rank,restart,host,pid,tid,name,depth,start_ns,end_ns,"
                                            "duration_ns,local_start_ns,local_end_ns,status";
+    static constexpr const char *kHeaderCompare =
+        "rank,restart,host,pid,tid,name,depth,start_ns,end_ns,duration_ns,local_start_ns,"
+        "local_end_ns,status,run";
     // Returns the number of rows written.
     static int64_t write(const Timeline &timeline, ClockMode mode, std::ostream &out,
                          const EventRange &range = {});

@@ -1,6 +1,7 @@
 #include "timeline/report/legendorder.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 namespace syncline {
@@ -14,8 +15,10 @@ std::vector<uint32_t> LegendOrder::byTotal(const std::vector<StatsRow> &rows)
     std::sort(order.begin(), order.end());
     std::vector<uint32_t> names;
     names.reserve(order.size());
-    for (const auto &o : order)
-        names.push_back(o.second);
+    std::unordered_set<uint32_t> seen;
+    for (const auto &o : order) // a name has a row per run in a comparison: once, at its largest
+        if (seen.insert(o.second).second)
+            names.push_back(o.second);
     return names;
 }
 

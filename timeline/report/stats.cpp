@@ -1,10 +1,14 @@
 #include "timeline/report/stats.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <span>
+#include <string_view>
+#include <thread>
 
 namespace syncline {
 
@@ -20,7 +24,7 @@ size_t rankIndex(size_t n, double p)
 // Reorders d. p50, p95, p99 and max with one shrinking selection: after nth_element puts the
 // k-th smallest at k, everything from k on is >= it, so the next (higher) percentile and the
 // maximum are searched only there — the same values as three full Stats::percentile calls.
-StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::vector<int64_t> &d)
+StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::span<int64_t> d)
 {
     StatsRow row;
     row.nameId = nameId;
@@ -43,25 +47,6 @@ StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::vector<int64_t
     row.maxNs = *std::max_element(from, d.end());
     return row;
 }
-
-// Durations per name id of one rank's events (dense by name id; `touched` lists the ids with
-// any, in first-seen order), reused from rank to rank.
-struct Collector
-{
-    std::vector<std::vector<int64_t>> byName;
-    std::vector<uint32_t> touched;
-    std::vector<int64_t> starts, ends; // scratch: one track's global times
-
-    std::vector<int64_t> &of(uint32_t name)
-    {
-        if (name >= byName.size())
-            byName.resize(size_t(name) + 1);
-        std::vector<int64_t> &v = byName[name];
-        if (v.empty())
-            touched.push_back(name);
-        return v;
-    }
-};
 
 // Calls sink(nameId, duration) for every event of `t` that counts (see the header); starts and
 // ends are scratch for the track's global times.
@@ -97,13 +82,6 @@ void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQue
     }
 }
 
-void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
-                  Collector &c)
-{
-    collectTrack(map, t, q, c.starts, c.ends,
-                 [&](uint32_t name, int64_t d) { c.of(name).push_back(d); });
-}
-
 } // namespace
 
 int64_t Stats::percentile(std::vector<int64_t> &v, double p)
@@ -115,47 +93,231 @@ int64_t Stats::percentile(std::vector<int64_t> &v, double p)
     return v[k];
 }
 
+namespace {
+
+// One (run, rank): its workers (a rank's incarnations count together).
+struct RankGroup
+{
+    size_t run = 0; // index into the sorted distinct runs
+    int rank = 0;
+    std::vector<size_t> workers;
+    std::vector<std::pair<uint32_t, size_t>> counts; // pass 1: (name id, events that count)
+    std::vector<StatsRow> rows;                      // pass 2: its per-rank rows
+};
+
+// Calls f(i) for every event index i of `t` that counts (the rule of collectTrack, without the
+// clock maps: flags and, with a range, local times only).
+template <typename F>
+void forEachCounted(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q, F &&f)
+{
+    size_t first = 0, last = t.count();
+    int64_t localA = 0, localB = 0;
+    if (q.useRange) {
+        localA = map.toLocal(q.beginNs);
+        localB = map.toLocal(q.endNs);
+        const int fi = t.firstIndexEndingAfter(localA);
+        const int li = t.lastIndexStartingBefore(localB);
+        if (fi < 0 || li < fi)
+            return;
+        first = size_t(fi);
+        last = size_t(li) + 1;
+    }
+    for (size_t i = first; i < last; ++i) {
+        if (t.flags[i] & (EventOpen | EventInstant))
+            continue;
+        if (q.useRange && (t.localEnd[i] < localA || t.localStart[i] > localB))
+            continue;
+        f(i);
+    }
+}
+
+// Runs f(0) … f(n − 1) on up to `threads` threads (the caller's among them), each index once,
+// handed out in order as threads become free.
+template <typename F> void parallelFor(size_t n, size_t threads, F &&f)
+{
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < n; i = next++)
+            f(i);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < std::min(threads, n); ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread &t : pool)
+        t.join();
+}
+
+// The durations of one (run, name), every rank's in (run, rank) order, in one array allocated
+// once at its exact size (no growth, no copy for the all-ranks row).
+struct Durations
+{
+    std::unique_ptr<int64_t[]> data;
+    size_t size = 0;
+};
+
+} // namespace
+
+size_t Stats::defaultThreads()
+{
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Three passes, each parallel: (1) per (run, rank) group, how many events of each name count;
+// then, serially, each group's place in each name's array; (2) per group, the durations written
+// into those places (one batch clock conversion per track) and the group's per-rank rows
+// computed on its segment in place; (3) per (run, name), the all-ranks row on the whole array.
 std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
 {
-    // Workers by rank (a rank's incarnations count together; the order of tl.workers is not
-    // relied on).
-    std::map<int, std::vector<size_t>> ranks;
-    for (size_t w = 0; w < tl.workers.size(); ++w)
-        ranks[tl.workers[w].info.rank].push_back(w);
-    const ClockMode mode = q.mode;
-    Collector rank, all;
-    rank.byName.resize(tl.names.size());
-    all.byName.resize(tl.names.size());
-    std::vector<std::vector<StatsRow>> rows(tl.names.size()); // per-rank rows by name id
-    for (const auto &[r, workers] : ranks) {
-        for (size_t w : workers) {
+    // Groups by (run, rank), in that order (the order of tl.workers is not relied on).
+    std::vector<std::string_view> runs;
+    for (const Worker &w : tl.workers)
+        runs.push_back(w.info.run);
+    std::sort(runs.begin(), runs.end());
+    runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
+    std::map<std::pair<size_t, int>, RankGroup> byKey;
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        const Worker &wk = tl.workers[w];
+        const size_t run =
+            size_t(std::lower_bound(runs.begin(), runs.end(), wk.info.run) - runs.begin());
+        RankGroup &g = byKey[{run, wk.info.rank}];
+        g.run = run;
+        g.rank = wk.info.rank;
+        g.workers.push_back(w);
+    }
+    std::vector<RankGroup> groups;
+    size_t events = 0;
+    for (auto &[key, g] : byKey) {
+        for (size_t w : g.workers)
+            events += tl.workers[w].eventCount();
+        groups.push_back(std::move(g));
+    }
+    const size_t names = tl.names.size();
+    // (a small job: on the caller's thread, unless a thread count is asked for)
+    const size_t threads = q.threads ? q.threads : events < 100000 ? 1 : defaultThreads();
+    auto tracksOf = [&](const RankGroup &g, auto &&f) {
+        for (size_t w : g.workers) {
             const Worker &wk = tl.workers[w];
-            const sync::ClockMap &map = wk.map(mode);
             for (size_t t = 0; t < wk.tracks.size(); ++t)
                 if (q.includes(w, t))
-                    collectTrack(map, wk.tracks[t], q, rank);
+                    f(wk.map(q.mode), wk.tracks[t]);
         }
-        for (uint32_t name : rank.touched) {
-            std::vector<int64_t> &d = rank.byName[name];
-            std::vector<int64_t> &a = all.of(name);
-            a.insert(a.end(), d.begin(), d.end());
-            if (q.perRank) {
-                if (name >= rows.size())
-                    rows.resize(size_t(name) + 1);
-                rows[name].push_back(summarise(name, r, d));
+    };
+
+    // (1) Counts per group and name.
+    parallelFor(groups.size(), threads, [&](size_t gi) {
+        RankGroup &g = groups[gi];
+        std::vector<size_t> count(names, 0);
+        std::vector<uint32_t> touched;
+        tracksOf(g, [&](const sync::ClockMap &map, const EventTrack &t) {
+            forEachCounted(map, t, q, [&](size_t i) {
+                const uint32_t n = t.nameId[i];
+                if (n >= count.size())
+                    count.resize(size_t(n) + 1, 0);
+                if (count[n]++ == 0)
+                    touched.push_back(n);
+            });
+        });
+        std::sort(touched.begin(), touched.end());
+        for (uint32_t n : touched)
+            g.counts.emplace_back(n, count[n]);
+    });
+    // Each (run, name)'s array, and each group's offset in it (replacing its count).
+    size_t nameSlots = names;
+    for (const RankGroup &g : groups)
+        for (const auto &[n, c] : g.counts)
+            nameSlots = std::max(nameSlots, size_t(n) + 1);
+    std::vector<Durations> all(runs.size() * nameSlots);
+    auto slot = [&](size_t run, uint32_t n) -> Durations & { return all[run * nameSlots + n]; };
+    std::vector<std::vector<std::pair<size_t, size_t>>> segments(groups.size()); // (offset, n)
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+        for (const auto &[n, c] : groups[gi].counts) {
+            Durations &d = slot(groups[gi].run, n);
+            segments[gi].emplace_back(d.size, c);
+            d.size += c;
+        }
+    for (Durations &d : all)
+        if (d.size)
+            d.data.reset(new int64_t[d.size]); // uninitialised: every element is written below
+
+    // (2) Durations into place; the per-rank rows on each group's segments.
+    parallelFor(groups.size(), threads, [&](size_t gi) {
+        RankGroup &g = groups[gi];
+        std::vector<int64_t *> cursor(nameSlots, nullptr);
+        for (size_t k = 0; k < g.counts.size(); ++k)
+            cursor[g.counts[k].first] =
+                slot(g.run, g.counts[k].first).data.get() + segments[gi][k].first;
+        std::vector<int64_t> starts, ends;
+        tracksOf(g, [&](const sync::ClockMap &map, const EventTrack &t) {
+            size_t first = 0, last = t.count();
+            if (q.useRange) { // the batch conversion only over what can count
+                const int fi = t.firstIndexEndingAfter(map.toLocal(q.beginNs));
+                const int li = t.lastIndexStartingBefore(map.toLocal(q.endNs));
+                if (fi < 0 || li < fi)
+                    return;
+                first = size_t(fi);
+                last = size_t(li) + 1;
             }
-            d.clear(); // keeps its capacity for the next rank
+            const size_t n = last - first;
+            // The map's batch form (a segment cursor instead of a search per call).
+            starts.resize(n);
+            ends.resize(n);
+            map.toGlobal(std::span<const int64_t>(t.localStart.data() + first, n), starts);
+            map.toGlobal(std::span<const int64_t>(t.localEnd.data() + first, n), ends);
+            forEachCounted(map, t, q, [&](size_t i) {
+                *cursor[t.nameId[i]]++ = ends[i - first] - starts[i - first];
+            });
+        });
+        if (!q.perRank)
+            return;
+        const std::string &run = tl.workers[g.workers.front()].info.run;
+        for (size_t k = 0; k < g.counts.size(); ++k) {
+            const uint32_t n = g.counts[k].first;
+            const auto [offset, c] = segments[gi][k];
+            StatsRow row =
+                summarise(n, g.rank, std::span<int64_t>(slot(g.run, n).data.get() + offset, c));
+            row.run = run;
+            g.rows.push_back(std::move(row));
         }
-        rank.touched.clear();
-    }
-    std::vector<uint32_t> names = all.touched;
-    std::sort(names.begin(), names.end(),
+    });
+
+    // (3) The all-ranks rows, per (run, name).
+    std::vector<uint32_t> order;
+    for (uint32_t n = 0; n < nameSlots; ++n)
+        for (size_t r = 0; r < runs.size(); ++r)
+            if (slot(r, n).size) {
+                order.push_back(n);
+                break;
+            }
+    std::sort(order.begin(), order.end(),
               [&](uint32_t a, uint32_t b) { return tl.names.name(a) < tl.names.name(b); });
+    struct Item
+    {
+        uint32_t name;
+        size_t run;
+        StatsRow row;
+    };
+    std::vector<Item> items;
+    for (uint32_t n : order)
+        for (size_t r = 0; r < runs.size(); ++r)
+            if (slot(r, n).size)
+                items.push_back({n, r, {}});
+    parallelFor(items.size(), threads, [&](size_t i) {
+        Item &it = items[i];
+        Durations &d = slot(it.run, it.name);
+        it.row = summarise(it.name, std::nullopt, std::span<int64_t>(d.data.get(), d.size));
+        it.row.run = std::string(runs[it.run]);
+    });
+    // Per (run, name), the per-rank rows in (run, rank) order.
+    std::vector<std::vector<const StatsRow *>> rankRows(all.size());
+    for (const RankGroup &g : groups)
+        for (const StatsRow &r : g.rows)
+            rankRows[g.run * nameSlots + r.nameId].push_back(&r);
     std::vector<StatsRow> out;
-    for (uint32_t name : names) {
-        out.push_back(summarise(name, std::nullopt, all.byName[name]));
-        if (name < rows.size())
-            out.insert(out.end(), rows[name].begin(), rows[name].end()); // ranks ascending
+    for (Item &it : items) {
+        out.push_back(std::move(it.row));
+        for (const StatsRow *r : rankRows[it.run * nameSlots + it.name])
+            out.push_back(*r);
     }
     return out;
 }
@@ -194,17 +356,17 @@ DurationHistogram Stats::histogram(const Timeline &tl, uint32_t nameId, const St
             if (q.includes(w, t))
                 collectTrack(wk.map(q.mode), wk.tracks[t], q, starts, ends,
                              [&](uint32_t name, int64_t d) {
-                    if (name != nameId)
-                        return;
-                    if (!counts)
-                        counts = &perRank[wk.info.rank];
-                    const int b = DurationHistogram::binOf(d);
-                    if (size_t(b) >= counts->size())
-                        counts->resize(size_t(b) + 1, 0);
-                    ++(*counts)[size_t(b)];
-                    lo = std::min(lo, b);
-                    hi = std::max(hi, b);
-                });
+                                 if (name != nameId)
+                                     return;
+                                 if (!counts)
+                                     counts = &perRank[wk.info.rank];
+                                 const int b = DurationHistogram::binOf(d);
+                                 if (size_t(b) >= counts->size())
+                                     counts->resize(size_t(b) + 1, 0);
+                                 ++(*counts)[size_t(b)];
+                                 lo = std::min(lo, b);
+                                 hi = std::max(hi, b);
+                             });
     }
     if (hi < 0)
         return h;

@@ -8,8 +8,15 @@
 // it count, with their whole duration; per track the range is found by binary search, so a
 // narrow range over a big job costs little.
 // Percentiles are nearest-rank: pXX = the ceil(XX/100 · n)-th smallest duration; mean is
-// total / count rounded toward zero. Row order: by name (bytewise), the all-ranks row
-// (rank = nullopt) first, then ranks ascending.
+// total / count rounded toward zero. Row order: by name (bytewise), then per run (WorkerInfo::run,
+// ascending: "" for one job; "A", "B" in a comparison) the run's all-ranks row (rank = nullopt)
+// first, then its ranks ascending. A rank's incarnations count together; the same rank in two
+// runs of a comparison does not (each run has its own rows).
+// Speed: three passes over the (run, rank) groups, each spread over the threads (query.threads,
+// default the hardware's; a job under 100,000 events runs on the caller's thread): count per
+// name, write the durations straight into one exactly-sized array per (run, name) (no growth, no
+// copy), per-rank rows on each rank's segment and the all-ranks rows on the whole arrays. The
+// result does not depend on the thread count.
 // Clock mode: query.mode when set, else the Timeline's mode(). A caller on another thread than
 // the Timeline's owner sets query.mode (captured on the owner's thread): the Timeline's mode may
 // be switched (setMode) while compute() runs, and compute() then never reads it.
@@ -22,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,7 +38,8 @@ namespace syncline {
 struct StatsRow
 {
     uint32_t nameId = 0;
-    std::optional<int> rank; // nullopt: over all ranks
+    std::optional<int> rank; // nullopt: over all ranks (of `run`)
+    std::string run;         // WorkerInfo::run: "" for one job; "A" / "B" in a comparison
     int64_t count = 0;
     int64_t totalNs = 0;
     int64_t meanNs = 0;
@@ -50,6 +59,7 @@ struct StatsQuery
     // Only these tracks (worker index, track index), sorted; empty = every track. The viewer's
     // box selection (tracks × range) uses it.
     std::vector<std::pair<uint32_t, uint32_t>> tracks;
+    size_t threads = 0; // 0: Stats::defaultThreads() (1 for a job under 100,000 events)
     bool includes(size_t worker, size_t track) const
     {
         return tracks.empty() || std::binary_search(tracks.begin(), tracks.end(),
@@ -84,6 +94,7 @@ class Stats
 {
 public:
     static std::vector<StatsRow> compute(const Timeline &timeline, const StatsQuery &query = {});
+    static size_t defaultThreads(); // the machine's hardware threads (at least 1)
     // The duration histogram of one name under the same query (per rank, log-scale bins).
     static DurationHistogram histogram(const Timeline &timeline, uint32_t nameId,
                                        const StatsQuery &query = {});

@@ -3,11 +3,15 @@
 // path from the arguments) a loop of "step" events, each holding "compute" and "comm", plus a
 // "loader" thread with "load" events, until --steps are done or SIGTERM/SIGINT arrives; then it
 // closes the client (a `close` record) and exits 0. SIGSTOP / SIGKILL are what the tests use to
-// make it silent or end it without a closing record.
+// make it silent or end it without a closing record. With --messages 1, each "comm" also logs a
+// message to the next rank (send, id "s<step>:<rank>") and one from the previous rank (recv,
+// id "s<step>:<previous rank>"), so the ranks' logs together hold matching pairs (links).
 //
 // Usage: live_worker --config PATH --log TEMPLATE [--steps N (0 = until SIGTERM)] [--step-ms MS]
+//        [--messages 1]
 #include "recorder/filetimerclient.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -38,6 +42,7 @@ int main(int argc, char **argv)
     std::string config, log;
     long steps = 0;
     double stepMs = 10;
+    bool messages = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i];
         if (key == "--config")
@@ -48,6 +53,8 @@ int main(int argc, char **argv)
             steps = std::strtol(argv[i + 1], nullptr, 10);
         else if (key == "--step-ms")
             stepMs = std::strtod(argv[i + 1], nullptr);
+        else if (key == "--messages")
+            messages = std::strtol(argv[i + 1], nullptr, 10) != 0;
         else {
             std::fprintf(stderr, "live_worker: unknown argument %s\n", key.c_str());
             return 2;
@@ -78,6 +85,14 @@ int main(int argc, char **argv)
             sleepMs(stepMs * 0.7);
             timer.endEvent("compute");
             timer.startEvent("comm");
+            if (messages) {
+                const char *r = std::getenv("RANK"), *w = std::getenv("WORLD_SIZE");
+                const long rank = r ? std::strtol(r, nullptr, 10) : 0;
+                const long world = std::max(1L, w ? std::strtol(w, nullptr, 10) : 1);
+                const long next = (rank + 1) % world, prev = (rank + world - 1) % world;
+                timer.message(true, next, "s" + std::to_string(s) + ":" + std::to_string(rank));
+                timer.message(false, prev, "s" + std::to_string(s) + ":" + std::to_string(prev));
+            }
             sleepMs(stepMs * 0.3);
             timer.endEvent("comm");
             timer.endEvent("step");

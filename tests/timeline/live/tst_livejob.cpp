@@ -100,6 +100,7 @@ class TstLiveJob : public QObject
 private slots:
     void tornLineKeptUntilComplete();
     void countersFollowTheFile();
+    void linksFollowTheFiles();
     void streamedEqualsLoaded();
     void openEventsGrowAndTurnOverdue();
     void clockRefreshMovesByEstimateChange();
@@ -178,6 +179,68 @@ void TstLiveJob::countersFollowTheFile()
     QCOMPARE(cs[1].minValue, 0.5);
     u = job.poll();
     QVERIFY(!u.countersChanged); // nothing new
+}
+
+// Message records arriving in growing files become links (Timeline::links, the pairing of
+// ClockCorrector::pairMessages) while the job is followed — on the right workers and tracks when a
+// new file (rank 0, sorted before rank 1) and a new thread (tid 2, sorted before tid 9) shift the
+// indices — and end up exactly as a full load of the finished files.
+void TstLiveJob::linksFollowTheFiles()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString(), log0 = d + "/w.0.log", log1 = d + "/w.1.log";
+    auto msg = [](int64_t ts, int tid, const char *dir, int peer, const std::string &id) {
+        return "{\"t\":\"msg\",\"ts\":" + std::to_string(ts) + ",\"tid\":" + std::to_string(tid) +
+               ",\"dir\":\"" + dir + "\",\"peer\":" + std::to_string(peer) + ",\"id\":\"" + id +
+               "\"}\n";
+    };
+    testlogs::write(log1, testlogs::header(1) + testlogs::begin(2000, 9, "step") +
+                              msg(2100, 9, "send", 0, "m1"));
+    LiveOptions o = options(d);
+    o.clockRefreshMs = 0; // every commit may refresh (the test polls only a few times)
+    LiveJob job(o);
+    LiveUpdate u = job.poll();
+    const Timeline &tl = *job.timeline();
+    QCOMPARE(tl.workers.size(), size_t(1));
+    QVERIFY(tl.links.empty()); // a send without its receive is no link
+    auto tidOf = [&](uint32_t w, uint32_t t) { return tl.workers[w].tracks[t].tid; };
+    // Rank 0 appears (a new worker before rank 1) and receives m1 on tid 5.
+    testlogs::write(log0, testlogs::header(0) + testlogs::begin(2050, 5, "step") +
+                              msg(2150, 5, "recv", 1, "m1"));
+    u = job.poll();
+    QVERIFY(u.structureChanged);
+    QVERIFY(u.linksChanged && u.changed());
+    QCOMPARE(tl.links.size(), size_t(1));
+    MessageLink l = tl.links.at(0);
+    QCOMPARE(tl.workers[l.fromWorker].info.rank, 1);
+    QCOMPARE(tl.workers[l.toWorker].info.rank, 0);
+    QCOMPARE(tidOf(l.fromWorker, l.fromTrack), int64_t(9));
+    QCOMPARE(tidOf(l.toWorker, l.toTrack), int64_t(5));
+    QCOMPARE(l.fromLocal, int64_t(2100));
+    QCOMPARE(l.toLocal, int64_t(2150));
+    // Rank 0 answers on tid 5; rank 1 receives on a new thread, tid 2 (its track goes first).
+    append(log0, msg(2300, 5, "send", 1, "m2") + testlogs::end(2400, 5, "step"));
+    append(log1, testlogs::begin(2310, 2, "recv_loop") + msg(2350, 2, "recv", 0, "m2") +
+                     testlogs::end(2360, 2, "recv_loop") + testlogs::end(2500, 9, "step"));
+    u = job.poll();
+    QVERIFY(u.linksChanged);
+    QCOMPARE(tl.links.size(), size_t(2));
+    for (size_t i = 0; i < tl.links.size(); ++i) {
+        l = tl.links.at(i);
+        const bool m1 = l.fromLocal == 2100;
+        QCOMPARE(tidOf(l.fromWorker, l.fromTrack), int64_t(m1 ? 9 : 5));
+        QCOMPARE(tidOf(l.toWorker, l.toTrack), int64_t(m1 ? 5 : 2));
+        QCOMPARE(tl.workers[l.fromWorker].info.rank, m1 ? 1 : 0);
+    }
+    QVERIFY(!job.poll().linksChanged); // nothing new
+    // The same as a full load of the files.
+    job.commit(true);
+    LoadOptions lo;
+    lo.paths = {d};
+    const LoadResult full = JobLoader::load(lo);
+    QVERIFY2(full.timeline, full.fatalError.c_str());
+    QCOMPARE(full.timeline->links.size(), size_t(2));
+    QVERIFY(tl.links.toVector() == full.timeline->links.toVector());
 }
 
 // A log written in random chunks while LiveJob polls must end up exactly as a full load of the

@@ -10,13 +10,18 @@
 #include "timeline/report/compareanchor.h"
 #include "timeline/report/compareexporter.h"
 #include "timeline/report/comparetimeline.h"
+#include "timeline/report/countercsvexporter.h"
+#include "timeline/report/csvexporter.h"
 #include "timeline/report/stats.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QtTest>
 
+#include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace syncline;
 
@@ -95,6 +100,9 @@ private slots:
     void combinedOrderAndShift();
     void jsonShape();
     void csvHeaderAndRows();
+    void statsOfCombinedArePerRun();
+    void statsDoNotDependOnThreads();
+    void eventsCsvOfCombinedMarksRun();
 };
 
 void TstCompare::deltasAndImpactOrder()
@@ -386,6 +394,127 @@ void TstCompare::csvHeaderAndRows()
     while (std::getline(in, line))
         ++rows;
     QCOMPARE(size_t(rows), r.rows.size());
+}
+
+// The Statistics panel of a comparison counts each run on its own: Stats on the combined
+// timeline gives, per name, A's rows (all ranks, then ranks) then B's — each exactly the rows of
+// that run alone — and rank 0 of A and rank 0 of B are never counted together.
+void TstCompare::statsOfCombinedArePerRun()
+{
+    QTemporaryDir dir;
+    auto a = runA(dir), b = runB(dir);
+    QVERIFY(a && b);
+    for (CompareLayout layout : {CompareLayout::Stacked, CompareLayout::Interleaved}) {
+        const auto c = CompareTimeline::combine(*a, *b, {123, 456}, layout);
+        const std::vector<StatsRow> rows = Stats::compute(*c);
+        const std::vector<StatsRow> ra = Stats::compute(*a), rb = Stats::compute(*b);
+        // Expected: by name; per name A's rows, then B's.
+        std::vector<
+            std::tuple<std::string, std::string, std::optional<int>, int64_t, int64_t, int64_t>>
+            want, got;
+        std::set<std::string> names;
+        for (const StatsRow &r : ra)
+            names.insert(std::string(a->names.name(r.nameId)));
+        for (const StatsRow &r : rb)
+            names.insert(std::string(b->names.name(r.nameId)));
+        for (const std::string &n : names)
+            for (const auto &[run, tl, rs] :
+                 {std::tuple{"A", a.get(), &ra}, std::tuple{"B", b.get(), &rb}})
+                for (const StatsRow &r : *rs)
+                    if (tl->names.name(r.nameId) == n)
+                        want.emplace_back(n, run, r.rank, r.count, r.totalNs, r.p99Ns);
+        for (const StatsRow &r : rows)
+            got.emplace_back(std::string(c->names.name(r.nameId)), r.run, r.rank, r.count,
+                             r.totalNs, r.p99Ns);
+        QCOMPARE(got, want);
+        // "step", rank 0: A has 4 steps (100 µs in all), B 4 (120 µs): separate rows.
+        int seen = 0;
+        for (const StatsRow &r : rows)
+            if (c->names.name(r.nameId) == "step" && r.rank == 0) {
+                QCOMPARE(r.count, int64_t(4));
+                QCOMPARE(r.totalNs, r.run == "A" ? int64_t(100000) : int64_t(120000));
+                ++seen;
+            }
+        QCOMPARE(seen, 2);
+    }
+}
+
+// Stats cuts the ranks into one slice per thread: the rows are the same for any thread count
+// (a job big enough to be cut: 16 ranks, 40,000 events).
+void TstCompare::statsDoNotDependOnThreads()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString() + "/many";
+    QDir().mkpath(QString::fromStdString(d));
+    for (int rank = 0; rank < 16; ++rank) {
+        std::string log = testlogs::header(rank, 0, "node-a", 1000, kWallA);
+        for (int i = 0; i < 1250; ++i) {
+            const int64_t t = 1000000 + int64_t(i) * 10000;
+            log += testlogs::begin(t, 1, "step");
+            log += step(t + 100, 1000 + (i * 7919 + rank * 104729) % 5000, "fwd");
+            log += step(t + 7000, 500 + (i * 31 + rank) % 900, i % 3 ? "bwd" : "opt");
+            log += testlogs::end(t + 9000 + rank, 1, "step");
+        }
+        testlogs::write(d + "/w." + std::to_string(rank) + ".log", log);
+    }
+    const auto tl = load(d);
+    QVERIFY(tl);
+    QCOMPARE(tl->eventCount(), size_t(16 * 1250 * 3));
+    auto key = [&](const std::vector<StatsRow> &rows) {
+        std::vector<std::tuple<uint32_t, std::optional<int>, int64_t, int64_t, int64_t, int64_t,
+                               int64_t, int64_t, int64_t>>
+            out;
+        for (const StatsRow &r : rows)
+            out.emplace_back(r.nameId, r.rank, r.count, r.totalNs, r.meanNs, r.p50Ns, r.p95Ns,
+                             r.p99Ns, r.maxNs);
+        return out;
+    };
+    StatsQuery q;
+    q.threads = 1;
+    const auto one = key(Stats::compute(*tl, q));
+    QCOMPARE(one.size(), size_t(4 * 17)); // 4 names × (all ranks + 16 ranks)
+    for (size_t threads : {2, 3, 7, 32}) {
+        q.threads = threads;
+        QCOMPARE(key(Stats::compute(*tl, q)), one);
+    }
+}
+
+// The events CSV (and the counters CSV) of a comparison end every row with its run, under the
+// versioned header (docs/cli.md); a single job's files keep the version 1 header.
+void TstCompare::eventsCsvOfCombinedMarksRun()
+{
+    QTemporaryDir dir;
+    auto a = runA(dir), b = runB(dir);
+    QVERIFY(a && b);
+    std::ostringstream single;
+    CsvExporter::write(*a, ClockMode::Raw, single);
+    QCOMPARE(single.str().substr(0, single.str().find('\n')), std::string(CsvExporter::kHeader));
+    const auto c = CompareTimeline::combine(*a, *b, {0, 0}, CompareLayout::Interleaved);
+    std::ostringstream out;
+    const int64_t rows = CsvExporter::write(*c, ClockMode::Raw, out);
+    QCOMPARE(rows, int64_t(a->eventCount() + b->eventCount()));
+    std::istringstream in(out.str());
+    std::string line;
+    std::getline(in, line);
+    QCOMPARE(line, std::string(CsvExporter::kHeaderCompare));
+    QCOMPARE(line, std::string(CsvExporter::kHeader) + ",run");
+    std::map<std::string, int> perRun;
+    std::set<std::pair<std::string, std::string>> rankRuns;
+    while (std::getline(in, line)) {
+        const std::string run = line.substr(line.rfind(',') + 1);
+        ++perRun[run];
+        rankRuns.emplace(line.substr(0, line.find(',')), run);
+        QCOMPARE(std::count(line.begin(), line.end(), ','), ptrdiff_t(13));
+    }
+    QCOMPARE(perRun["A"], int(a->eventCount()));
+    QCOMPARE(perRun["B"], int(b->eventCount()));
+    QCOMPARE(perRun.size(), size_t(2));
+    // Rank 0 is in both runs: its rows say which.
+    QVERIFY(rankRuns.count({"0", "A"}) && rankRuns.count({"0", "B"}));
+    QVERIFY(rankRuns.count({"1", "A"}) && !rankRuns.count({"1", "B"}));
+    std::ostringstream counters;
+    QCOMPARE(CounterCsvExporter::write(*c, ClockMode::Raw, counters), int64_t(0));
+    QCOMPARE(counters.str(), std::string(CounterCsvExporter::kHeaderCompare) + "\n");
 }
 
 QTEST_APPLESS_MAIN(TstCompare)
