@@ -281,12 +281,11 @@ bool LiveJob::refreshClocks(bool force)
     if (!force && now - m_lastClock < std::chrono::milliseconds(m_options.clockRefreshMs))
         return false;
     Timeline &tl = *m_timeline;
-    std::vector<MessageLog> messages(m_files.size());
     for (size_t i = 0; i < m_files.size(); ++i) {
         Worker &w = tl.workers[i];
         w.samples = m_files[i]->currentSamples(&w.refId);
-        messages[i] = m_files[i]->messages();
     }
+    const std::vector<MessageLog> messages = currentMessages();
     ClockCorrector::Options o;
     o.alignOn = m_options.alignOn;
     o.correct = m_options.correctClocks;
@@ -312,6 +311,14 @@ bool LiveJob::refreshClocks(bool force)
     return true;
 }
 
+std::vector<MessageLog> LiveJob::currentMessages() const
+{
+    std::vector<MessageLog> messages(m_files.size());
+    for (size_t i = 0; i < m_files.size(); ++i)
+        messages[i] = m_files[i]->messages();
+    return messages;
+}
+
 bool LiveJob::refreshLinks(bool force)
 {
     if (!m_linksDirty)
@@ -319,10 +326,7 @@ bool LiveJob::refreshLinks(bool force)
     const auto now = Clock::now();
     if (!force && now - m_lastLinks < std::chrono::milliseconds(m_options.clockRefreshMs))
         return false;
-    std::vector<MessageLog> messages(m_files.size());
-    for (size_t i = 0; i < m_files.size(); ++i)
-        messages[i] = m_files[i]->messages();
-    m_timeline->links = ClockCorrector::links(*m_timeline, messages);
+    m_timeline->links = ClockCorrector::links(*m_timeline, currentMessages());
     m_linksDirty = false;
     m_lastLinks = now;
     return true;

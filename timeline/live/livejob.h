@@ -35,6 +35,7 @@
 
 #include "timeline/live/liveupdate.h"
 #include "timeline/load/eventkindlookup.h"
+#include "timeline/load/messagelog.h"
 #include "timeline/model/timeline.h"
 
 #include <chrono>
@@ -97,6 +98,8 @@ private:
     // Timeline::links again from every file's messages, when they are dirty and `force` or
     // clockRefreshMs passed since the last time; whether it did.
     bool refreshLinks(bool force);
+    // Every file's message records, tracks as the workers' (LiveFile::messages).
+    std::vector<load::MessageLog> currentMessages() const;
     int64_t latestRecordNs(ClockMode mode) const; // of any worker, global ns
     int64_t openEndFor(size_t worker) const;
     bool pidGone(size_t worker) const;

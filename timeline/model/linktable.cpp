@@ -42,7 +42,11 @@ size_t LinkTable::groupOf(size_t i) const
 
 MessageLink LinkTable::at(size_t i) const
 {
-    const Group &g = m_groups[groupOf(i)];
+    return make(m_groups[groupOf(i)], i);
+}
+
+MessageLink LinkTable::make(const Group &g, size_t i) const
+{
     MessageLink l;
     l.fromLocal = m_ends[i].fromLocal;
     l.toLocal = m_ends[i].toLocal;
@@ -59,17 +63,8 @@ std::vector<MessageLink> LinkTable::toVector() const
     std::vector<MessageLink> out;
     out.reserve(size());
     for (const Group &g : m_groups)
-        for (size_t i = g.begin; i < g.end; ++i) {
-            MessageLink l;
-            l.fromLocal = m_ends[i].fromLocal;
-            l.toLocal = m_ends[i].toLocal;
-            l.fromWorker = g.fromWorker;
-            l.fromTrack = g.fromTrack;
-            l.toWorker = g.toWorker;
-            l.toTrack = g.toTrack;
-            l.kind = g.kind;
-            out.push_back(l);
-        }
+        for (size_t i = g.begin; i < g.end; ++i)
+            out.push_back(make(g, i));
     return out;
 }
 

@@ -53,6 +53,49 @@ public:
     const std::vector<Group> &groups() const { return m_groups; }
     size_t groupOf(size_t i) const; // the group holding link i: O(log groups)
     std::vector<MessageLink> toVector() const;
+    // Removes the links for which pred(MessageLink) is true (the rest keep their order); returns
+    // how many went.
+    template <typename Pred> size_t eraseIf(Pred pred)
+    {
+        std::vector<MessageLink> kept = toVector();
+        const size_t before = kept.size();
+        std::erase_if(kept, pred);
+        *this = LinkTable(std::move(kept));
+        return before - size();
+    }
+    void shrink_to_fit()
+    {
+        m_ends.shrink_to_fit();
+        m_groups.shrink_to_fit();
+    }
+    // Iteration yields MessageLink values, in order (for (const MessageLink &l : tl.links)).
+    class const_iterator
+    {
+    public:
+        using value_type = MessageLink;
+        using difference_type = std::ptrdiff_t;
+        const_iterator() = default;
+        const_iterator(const LinkTable *t, size_t i) : m_t(t), m_i(i) {}
+        MessageLink operator*() const { return m_t->at(m_i); }
+        const_iterator &operator++()
+        {
+            ++m_i;
+            return *this;
+        }
+        const_iterator operator++(int)
+        {
+            const_iterator c = *this;
+            ++m_i;
+            return c;
+        }
+        bool operator==(const const_iterator &o) const { return m_i == o.m_i; }
+
+    private:
+        const LinkTable *m_t = nullptr;
+        size_t m_i = 0;
+    };
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, size()}; }
     // Bytes held (capacities): 16 a link plus the groups.
     size_t bytes() const
     {
@@ -66,6 +109,7 @@ public:
     bool operator==(const LinkTable &o) const { return toVector() == o.toVector(); }
 
 private:
+    MessageLink make(const Group &g, size_t i) const; // link i of group g
     std::vector<Ends> m_ends;
     std::vector<Group> m_groups;
 };

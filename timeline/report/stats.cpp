@@ -48,38 +48,64 @@ StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::span<int64_t> 
     return row;
 }
 
+// The index range [first, last) of `t` that can count under q (all of it without a range; with
+// one, by binary search in local time), and the range's ends in t's local ns.
+struct TrackRange
+{
+    size_t first = 0, last = 0;
+    int64_t localA = 0, localB = 0;
+};
+
+TrackRange rangeOf(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q)
+{
+    TrackRange r{0, t.count(), 0, 0};
+    if (!q.useRange)
+        return r;
+    r.localA = map.toLocal(q.beginNs);
+    r.localB = map.toLocal(q.endNs);
+    const int f = t.firstIndexEndingAfter(r.localA);
+    const int l = t.lastIndexStartingBefore(r.localB);
+    if (f < 0 || l < f)
+        return {0, 0, r.localA, r.localB};
+    r.first = size_t(f);
+    r.last = size_t(l) + 1;
+    return r;
+}
+
+// Whether event i (inside r) counts: a complete interval overlapping the range, if any.
+bool counts(const EventTrack &t, const StatsQuery &q, const TrackRange &r, size_t i)
+{
+    if (t.flags[i] & (EventOpen | EventInstant))
+        return false;
+    return !q.useRange || (t.localEnd[i] >= r.localA && t.localStart[i] <= r.localB);
+}
+
+// Calls f(i) for every event index i of `t` that counts (no clock conversion).
+template <typename F>
+void forEachCounted(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q, F &&f)
+{
+    const TrackRange r = rangeOf(map, t, q);
+    for (size_t i = r.first; i < r.last; ++i)
+        if (counts(t, q, r, i))
+            f(i);
+}
+
 // Calls sink(nameId, duration) for every event of `t` that counts (see the header); starts and
 // ends are scratch for the track's global times.
 template <typename Sink>
 void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
                   std::vector<int64_t> &starts, std::vector<int64_t> &ends, Sink &&sink)
 {
-    size_t first = 0, last = t.count();
-    int64_t localA = 0, localB = 0;
-    if (q.useRange) {
-        localA = map.toLocal(q.beginNs);
-        localB = map.toLocal(q.endNs);
-        const int f = t.firstIndexEndingAfter(localA);
-        const int l = t.lastIndexStartingBefore(localB);
-        if (f < 0 || l < f)
-            return;
-        first = size_t(f);
-        last = size_t(l) + 1;
-    }
-    const size_t n = last - first;
+    const TrackRange r = rangeOf(map, t, q);
+    const size_t n = r.last - r.first;
     // The map's batch form (a segment cursor instead of a search per call; the same values).
     starts.resize(n);
     ends.resize(n);
-    map.toGlobal(std::span<const int64_t>(t.localStart.data() + first, n), starts);
-    map.toGlobal(std::span<const int64_t>(t.localEnd.data() + first, n), ends);
-    for (size_t j = 0; j < n; ++j) {
-        const size_t i = first + j;
-        if (t.flags[i] & (EventOpen | EventInstant))
-            continue;
-        if (q.useRange && (t.localEnd[i] < localA || t.localStart[i] > localB))
-            continue;
-        sink(t.nameId[i], ends[j] - starts[j]);
-    }
+    map.toGlobal(std::span<const int64_t>(t.localStart.data() + r.first, n), starts);
+    map.toGlobal(std::span<const int64_t>(t.localEnd.data() + r.first, n), ends);
+    for (size_t i = r.first; i < r.last; ++i)
+        if (counts(t, q, r, i))
+            sink(t.nameId[i], ends[i - r.first] - starts[i - r.first]);
 }
 
 } // namespace
@@ -104,32 +130,6 @@ struct RankGroup
     std::vector<std::pair<uint32_t, size_t>> counts; // pass 1: (name id, events that count)
     std::vector<StatsRow> rows;                      // pass 2: its per-rank rows
 };
-
-// Calls f(i) for every event index i of `t` that counts (the rule of collectTrack, without the
-// clock maps: flags and, with a range, local times only).
-template <typename F>
-void forEachCounted(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q, F &&f)
-{
-    size_t first = 0, last = t.count();
-    int64_t localA = 0, localB = 0;
-    if (q.useRange) {
-        localA = map.toLocal(q.beginNs);
-        localB = map.toLocal(q.endNs);
-        const int fi = t.firstIndexEndingAfter(localA);
-        const int li = t.lastIndexStartingBefore(localB);
-        if (fi < 0 || li < fi)
-            return;
-        first = size_t(fi);
-        last = size_t(li) + 1;
-    }
-    for (size_t i = first; i < last; ++i) {
-        if (t.flags[i] & (EventOpen | EventInstant))
-            continue;
-        if (q.useRange && (t.localEnd[i] < localA || t.localStart[i] > localB))
-            continue;
-        f(i);
-    }
-}
 
 // Runs f(0) … f(n − 1) on up to `threads` threads (the caller's among them), each index once,
 // handed out in order as threads become free.
@@ -249,24 +249,8 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
                 slot(g.run, g.counts[k].first).data.get() + segments[gi][k].first;
         std::vector<int64_t> starts, ends;
         tracksOf(g, [&](const sync::ClockMap &map, const EventTrack &t) {
-            size_t first = 0, last = t.count();
-            if (q.useRange) { // the batch conversion only over what can count
-                const int fi = t.firstIndexEndingAfter(map.toLocal(q.beginNs));
-                const int li = t.lastIndexStartingBefore(map.toLocal(q.endNs));
-                if (fi < 0 || li < fi)
-                    return;
-                first = size_t(fi);
-                last = size_t(li) + 1;
-            }
-            const size_t n = last - first;
-            // The map's batch form (a segment cursor instead of a search per call).
-            starts.resize(n);
-            ends.resize(n);
-            map.toGlobal(std::span<const int64_t>(t.localStart.data() + first, n), starts);
-            map.toGlobal(std::span<const int64_t>(t.localEnd.data() + first, n), ends);
-            forEachCounted(map, t, q, [&](size_t i) {
-                *cursor[t.nameId[i]]++ = ends[i - first] - starts[i - first];
-            });
+            collectTrack(map, t, q, starts, ends,
+                         [&](uint32_t name, int64_t d) { *cursor[name]++ = d; });
         });
         if (!q.perRank)
             return;
