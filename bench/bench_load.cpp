@@ -461,6 +461,13 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
                     double(load.stageRssKb[k] - load.baseKb) * 1024.0 / double(ev),
                     double(load.stageHwmKb[k] - load.baseKb) * 1024.0 / double(ev));
     std::printf("\n");
+    // Issue 13: the correction stage (message pairing, collectives, the sync engine, the maps)
+    // against the load of the same logs, in this run.
+    const double correction = load.stageSeconds[2] - load.stageSeconds[1];
+    std::printf("  correction / load           = %.3f   (correction stage %.3f s of the %.2f s "
+                "load; / the rest of the load = %.3f; goal <= 0.25)\n",
+                correction / load.seconds, correction, load.seconds,
+                correction / std::max(load.seconds - correction, 1e-9));
     const Breakdown &b = load.structure;
     auto per = [ev](int64_t x) { return double(x) / double(ev); };
     std::printf("  structures (capacities) %.1f B/event: times %.1f, name ids %.1f, nesting %.1f, "

@@ -3,6 +3,7 @@
 
 #include "domaingrouper.h"
 #include "piecewiselinear.h"
+#include "radixsort.h"
 
 #include <algorithm>
 #include <atomic>
@@ -267,6 +268,22 @@ public:
         return global(c.dst, c.dstLocal) < global(c.src, c.srcLocal) + double(c.latency) - 0.5;
     }
 
+    // needsRepair(c), for a c that did not need repair before any adjustment: false at once
+    // when the adjustment is 0 at both ends (then nothing about c has changed), the two map
+    // look-ups made only where it is not.
+    bool newlyNeedsRepair(const Constraint &c) const
+    {
+        const size_t ds = dom(c.src), dd = dom(c.dst);
+        if (ds == dd)
+            return false;
+        const double as = adjAt(ds, double(c.srcLocal)), ad = adjAt(dd, double(c.dstLocal));
+        if (as == 0.0 && ad == 0.0)
+            return false;
+        return double(map(c.src).toGlobal(c.srcLocal)) + as + double(c.latency) + kRoundingNs -
+                   (double(map(c.dst).toGlobal(c.dstLocal)) + ad) >
+               0.0;
+    }
+
     // enforce() would act on c: it lacks kRoundingNs of clearance (and spans two domains).
     bool needsRepair(const Constraint &c) const
     {
@@ -366,7 +383,9 @@ private:
             }
             perDomain([&](size_t e) {
                 auto &ev = m_events[e];
-                std::sort(ev.begin(), ev.end());
+                // (the order of int64 is that of the offset-binary bits)
+                radixSort(ev.begin(), ev.end(),
+                          [](int64_t t) { return uint64_t(t) ^ (uint64_t(1) << 63); });
                 ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
             });
         }
@@ -474,23 +493,47 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
         return results[size_t(c.dst)].map.toGlobal(c.dstLocal) <
                results[size_t(c.src)].map.toGlobal(c.srcLocal) + c.latency;
     };
-    rep.violationsBefore = parallelCount(cons.size(), [&](size_t i) {
-        const Constraint c = cons[i];
-        const double gs = double(results[size_t(c.src)].map.toGlobal(c.srcLocal));
-        const double gd = double(results[size_t(c.dst)].map.toGlobal(c.dstLocal));
-        return gd < gs + double(c.latency) - 0.5;
-    });
+    // One pass: the violations before, those after when nothing is adjusted (the maps are
+    // then unchanged), and the constraints near violation (lacking kRoundingNs of clearance,
+    // across domains) — each thread its chunk, joined in order.
+    const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
+                                              std::max<size_t>(cons.size() / 4096, 1));
+    std::vector<std::vector<size_t>> nearPart(threads);
+    std::vector<int64_t> beforePart(threads, 0), afterPart(threads, 0);
+    auto classify = [&](size_t t) {
+        for (size_t i = t * cons.size() / threads, e = (t + 1) * cons.size() / threads; i < e;
+             ++i) {
+            const Constraint c = cons[i];
+            const int64_t s = results[size_t(c.src)].map.toGlobal(c.srcLocal);
+            const int64_t d = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
+            const double gs = double(s), gd = double(d);
+            beforePart[t] += gd < gs + double(c.latency) - 0.5 ? 1 : 0;
+            afterPart[t] += d < s + c.latency ? 1 : 0;
+            if (groups.domainOf(size_t(c.src)) != groups.domainOf(size_t(c.dst)) &&
+                gs + double(c.latency) + kRoundingNs - gd > 0.0)
+                nearPart[t].push_back(i);
+        }
+    };
+    {
+        std::vector<std::thread> pool;
+        for (size_t t = 1; t < threads; ++t)
+            pool.emplace_back(classify, t);
+        classify(0);
+        for (std::thread &th : pool)
+            th.join();
+    }
+    int64_t afterIfUnadjusted = 0;
+    for (size_t t = 0; t < threads; ++t) {
+        rep.violationsBefore += beforePart[t];
+        afterIfUnadjusted += afterPart[t];
+    }
     using Visit = std::pair<double, size_t>; // (corrected receive time, constraint)
     auto byTime = [](const Visit &a, const Visit &b) { return a.first < b.first; };
     std::vector<Visit> order;
-    for (size_t i : parallelSelect(cons.size(), [&](size_t i) {
-             const Constraint c = cons[i];
-             const double gs = double(results[size_t(c.src)].map.toGlobal(c.srcLocal));
-             const double gd = double(results[size_t(c.dst)].map.toGlobal(c.dstLocal));
-             return groups.domainOf(size_t(c.src)) != groups.domainOf(size_t(c.dst)) &&
-                    gs + double(c.latency) + kRoundingNs - gd > 0.0;
-         }))
-        order.emplace_back(receiveTime(cons[i]), i);
+    for (const std::vector<size_t> &part : nearPart)
+        for (size_t i : part)
+            order.emplace_back(receiveTime(cons[i]), i);
+    std::vector<std::vector<size_t>>().swap(nearPart);
     std::sort(order.begin(), order.end(), byTime);
     // Only constraints near violation are visited: a repair raises receives (and lowers sends in
     // step gaps) locally; a constraint far from violation may be disturbed by that, so after the
@@ -503,8 +546,9 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             if (!changed)
                 break;
         }
+        // (a constraint near violation before any adjustment is in `order` already)
         const std::vector<size_t> more =
-            parallelSelect(cons.size(), [&](size_t i) { return adj.needsRepair(cons[i]); });
+            parallelSelect(cons.size(), [&](size_t i) { return adj.newlyNeedsRepair(cons[i]); });
         if (more.empty())
             break;
         for (size_t i : more)
@@ -518,9 +562,12 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
         std::sort(order.begin(), order.end(), byTime);
     }
     adj.countMoves(rep);
-    if (adj.adjusted())
+    if (adj.adjusted()) {
         adj.applyToMaps();
-    rep.violationsAfter = parallelCount(cons.size(), violatedNow);
+        rep.violationsAfter = parallelCount(cons.size(), violatedNow);
+    } else {
+        rep.violationsAfter = afterIfUnadjusted;
+    }
     return rep;
 }
 

@@ -5,6 +5,7 @@
 #include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
+#include "sync/radixsort.h"
 #include "sync/syncengine.h"
 
 #include <algorithm>
@@ -260,7 +261,6 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         k.workerSend = uint32_t(w) << 1 | (messages[w].send(i) ? 1u : 0u);
         return k;
     };
-    std::optional<TmpTimer> tk;
     // Pass 1 counts the keys per (thread, bucket); pass 2 writes each thread's at its offsets.
     std::vector<std::vector<size_t>> at(threads, std::vector<size_t>(buckets + 1, 0));
     parallelFor(threads, [&](size_t t) {
@@ -293,7 +293,7 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
             if (consumable && !anyLong) {
                 const size_t bytes = messages[w].bytes();
                 (*consumable)[w].releaseRecords();
-                if (freedSinceTrim += bytes; freedSinceTrim >= recordBytes / 8 + 1) {
+                if (freedSinceTrim += bytes; freedSinceTrim >= recordBytes / 4 + 1) {
                     freedSinceTrim = 0;
                     returnFreeMemory();
                 }
@@ -308,73 +308,66 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
     };
     // Per bucket: its arrows over its front, and the engine's pairs whose ends have no track
     // (no arrow; the engine's other pairs are read off the arrows below).
-    tk.reset();
     std::vector<size_t> linksIn(buckets, 0);
     std::vector<std::vector<sync::MessagePair>> trackless(buckets);
     parallelFor(buckets, [&](size_t b) {
-        PairKey *const first = keys.get() + start[b], *const last = keys.get() + start[b + 1];
-        std::sort(first, last, [](const PairKey &a, const PairKey &c) {
-            return std::tie(a.w0, a.w1, a.workerSend, a.index) <
-                   std::tie(c.w0, c.w1, c.workerSend, c.index);
-        });
-        // One id's records, in (worker, index) order (workerSend orders by worker first; one
-        // worker's records have distinct indices). Written at first + linksIn[b], never past
-        // `from`: each arrow before it took two keys.
-        auto emit = [&](PairKey *from, PairKey *to) {
-            std::optional<PairKey> send, recv;
-            for (PairKey *k = from; k != to; ++k)
-                (k->send() ? send : recv) = *k;
-            if (!send || !recv)
-                return;
-            const uint32_t sw = send->worker(), rw = recv->worker();
-            const uint32_t st = messages[sw].track(send->index),
-                           rt = messages[rw].track(recv->index);
+        PairKey *const first = keys.get() + start[b];
+        const size_t n = start[b + 1] - start[b];
+        // A bucket's keys lie in (worker, index) order (each thread wrote its workers' keys in
+        // order, the threads' ranges one after the other): the last send and the last receive
+        // of an id are its last ones in the bucket. One open-addressing table per bucket, by
+        // the id's words (long ids: and their bytes), holds each id's two positions.
+        struct Slot
+        {
+            uint64_t w0 = 0, w1 = 0;
+            int32_t send = -1, recv = -1; // positions in the bucket
+            bool used = false;
+        };
+        size_t cap = 16;
+        while (cap < 2 * n)
+            cap *= 2;
+        std::vector<Slot> table(cap);
+        for (size_t p = 0; p < n; ++p) {
+            const PairKey &k = first[p];
+            const bool isLong = isLongId(k);
+            for (size_t h = size_t(mixId(k)) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+                Slot &s = table[h];
+                if (!s.used) {
+                    s.used = true;
+                    s.w0 = k.w0;
+                    s.w1 = k.w1;
+                } else if (s.w0 != k.w0 || s.w1 != k.w1 ||
+                           (isLong && id(first[size_t(std::max(s.send, s.recv))]) != id(k))) {
+                    continue;
+                }
+                (k.send() ? s.send : s.recv) = int32_t(p);
+                break;
+            }
+        }
+        std::vector<MessageLink> made;
+        for (const Slot &s : table) {
+            if (s.send < 0 || s.recv < 0)
+                continue;
+            const PairKey &send = first[size_t(s.send)], &recv = first[size_t(s.recv)];
+            const uint32_t sw = send.worker(), rw = recv.worker();
+            const uint32_t st = messages[sw].track(send.index), rt = messages[rw].track(recv.index);
             if (hasTrack(sw, st) && hasTrack(rw, rt)) {
                 MessageLink l;
-                l.fromLocal = send->localNs;
-                l.toLocal = recv->localNs;
+                l.fromLocal = send.localNs;
+                l.toLocal = recv.localNs;
                 l.fromWorker = sw;
                 l.toWorker = rw;
                 l.fromTrack = st;
                 l.toTrack = rt;
                 l.kind = MessageLink::Message;
-                std::memcpy(static_cast<void *>(first + linksIn[b]++), &l, sizeof l);
+                made.push_back(l);
             } else if (sw != rw) {
-                trackless[b].push_back({int(sw), send->localNs, int(rw), recv->localNs});
+                trackless[b].push_back({int(sw), send.localNs, int(rw), recv.localNs});
             }
-        };
-        auto sameWords = [](const PairKey &a, const PairKey &c) {
-            return a.w0 == c.w0 && a.w1 == c.w1;
-        };
-        for (PairKey *g = first; g != last;) {
-            PairKey *end = g + 1;
-            while (end != last && sameWords(*end, *g))
-                ++end;
-            if (!isLongId(*g)) {
-                emit(g, end);
-                g = end;
-                continue;
-            }
-            // Long ids: equal hash and length; their bytes compared once per record, and on a
-            // collision the run ordered by id, then (worker, index).
-            bool oneId = true;
-            for (PairKey *k = g + 1; k != end && oneId; ++k)
-                oneId = id(*k) == id(*g);
-            if (!oneId)
-                std::sort(g, end, [&](const PairKey &a, const PairKey &c) {
-                    if (const int cmp = id(a).compare(id(c)); cmp != 0)
-                        return cmp < 0;
-                    return std::tie(a.workerSend, a.index) < std::tie(c.workerSend, c.index);
-                });
-            for (PairKey *r = g; r != end;) {
-                PairKey *idEnd = r + 1;
-                while (idEnd != end && (oneId || id(*idEnd) == id(*r)))
-                    ++idEnd;
-                emit(r, idEnd);
-                r = idEnd;
-            }
-            g = end;
         }
+        // The bucket's arrows over its front (an arrow takes two keys: they fit).
+        linksIn[b] = made.size();
+        std::memcpy(static_cast<void *>(first), made.data(), made.size() * sizeof(MessageLink));
     });
     if (consumable) {
         for (MessageLog &m : *consumable)
@@ -382,7 +375,6 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         returnFreeMemory();
     }
 
-    tk.reset();
     // Chrome flows: the links are every step of a flow (s → t → … → f, consecutive points of
     // one id); the engine takes the arrows s → f across workers.
     std::vector<MessageLink> flowLinks;
@@ -451,18 +443,17 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
     std::vector<std::vector<size_t>>().swap(place);
     std::vector<MessageLink>().swap(flowLinks);
     keys.reset();
-    parallelFor(senders, [&](size_t w) {
-        std::sort(all.begin() + ptrdiff_t(senderStart[w]),
-                  all.begin() + ptrdiff_t(senderStart[w + 1]), MessageLink::lessByPair);
-    });
+    // Per sender, in parallel: its arrows sorted in the engine's pair order (send time, receive
+    // worker, receive time; then tracks and kind, a total order), the engine's pairs copied off
+    // them (the message arrows across workers), then the arrows regrouped stably by (send
+    // track, receive worker, receive track) — which is MessageLink::lessByPair, with one sort.
+    auto engines = [](const MessageLink &l) {
+        return l.kind == MessageLink::Message && l.fromWorker != l.toWorker;
+    };
+    std::vector<size_t> pairStart(senders + 1, 0);
+    const size_t base = out ? out->size() : 0;
+    const bool wasEmpty = !out || out->empty();
     if (out) {
-        // The engine's pairs: the message arrows across workers (read off each sender's
-        // arrows, sorted per sender in parallel), then the trackless pairs and the flows' s → f
-        // arrows (only then is the whole sorted again).
-        std::vector<size_t> pairStart(senders + 1, 0);
-        auto engines = [](const MessageLink &l) {
-            return l.kind == MessageLink::Message && l.fromWorker != l.toWorker;
-        };
         parallelFor(senders, [&](size_t w) {
             pairStart[w + 1] =
                 size_t(std::count_if(all.begin() + ptrdiff_t(senderStart[w]),
@@ -470,17 +461,63 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
         });
         for (size_t w = 0; w < senders; ++w)
             pairStart[w + 1] += pairStart[w];
-        const size_t base = out->size();
-        const bool wasEmpty = out->empty();
         out->resize(base + pairStart[senders]);
-        parallelFor(senders, [&](size_t w) {
-            auto o = out->begin() + ptrdiff_t(base + pairStart[w]);
-            for (size_t i = senderStart[w]; i < senderStart[w + 1]; ++i)
-                if (const MessageLink &l = all[i]; engines(l))
-                    *o++ = {int(l.fromWorker), l.fromLocal, int(l.toWorker), l.toLocal};
-            std::sort(out->begin() + ptrdiff_t(base + pairStart[w]),
-                      out->begin() + ptrdiff_t(base + pairStart[w + 1]), lessPair);
+    }
+    parallelFor(senders, [&](size_t w) {
+        const auto from = all.begin() + ptrdiff_t(senderStart[w]),
+                   to = all.begin() + ptrdiff_t(senderStart[w + 1]);
+        // By send time (radix), then each run of equal send times by the rest.
+        auto pairOrder = [](const MessageLink &a, const MessageLink &b) {
+            return std::make_tuple(a.fromLocal, a.toWorker, a.toLocal, a.fromTrack,
+                                   uint32_t(a.toTrack), int(a.kind)) <
+                   std::make_tuple(b.fromLocal, b.toWorker, b.toLocal, b.fromTrack,
+                                   uint32_t(b.toTrack), int(b.kind));
+        };
+        sync::radixSort(from, to, [](const MessageLink &l) {
+            return uint64_t(l.fromLocal) ^ (uint64_t(1) << 63);
         });
+        for (auto r = from; r != to;) {
+            auto e = r + 1;
+            while (e != to && e->fromLocal == r->fromLocal)
+                ++e;
+            if (e - r > 1)
+                std::sort(r, e, pairOrder);
+            r = e;
+        }
+        if (out) {
+            auto o = out->begin() + ptrdiff_t(base + pairStart[w]);
+            for (auto l = from; l != to; ++l)
+                if (engines(*l))
+                    *o++ = {int(l->fromWorker), l->fromLocal, int(l->toWorker), l->toLocal};
+        }
+        using Group = std::tuple<uint32_t, uint32_t, uint32_t>;
+        auto groupOf = [](const MessageLink &l) {
+            return Group(l.fromTrack, l.toWorker, uint32_t(l.toTrack));
+        };
+        std::vector<Group> groups;
+        for (auto l = from; l != to; ++l)
+            if (groups.empty() || groups.back() != groupOf(*l))
+                groups.push_back(groupOf(*l));
+        std::sort(groups.begin(), groups.end());
+        groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+        if (groups.size() <= 1)
+            return;
+        auto indexOf = [&](const MessageLink &l) {
+            return size_t(std::lower_bound(groups.begin(), groups.end(), groupOf(l)) -
+                          groups.begin());
+        };
+        std::vector<size_t> at(groups.size() + 1, 0);
+        for (auto l = from; l != to; ++l)
+            ++at[indexOf(*l) + 1];
+        for (size_t g = 0; g + 1 < at.size(); ++g)
+            at[g + 1] += at[g];
+        std::vector<MessageLink> regrouped(size_t(to - from));
+        for (auto l = from; l != to; ++l)
+            regrouped[at[indexOf(*l)]++] = *l;
+        std::copy(regrouped.begin(), regrouped.end(), from);
+    });
+    if (out) {
+        // Then the trackless pairs and the flows' s → f arrows (only then is the whole sorted).
         out->insert(out->end(), extraPairs.begin(), extraPairs.end());
         if (!wasEmpty || !extraPairs.empty())
             sortPairs(*out, tl.workers.size());
