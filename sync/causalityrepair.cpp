@@ -334,9 +334,11 @@ public:
 
     bool adjusted() const { return !m_events.empty(); }
 
+    // Each worker's map re-cut through its domain's adjustment, the workers spread over the
+    // available cores one at a time (each is thousands of knots).
     void applyToMaps()
     {
-        parallelFor(m_results.size(), [&](size_t w) {
+        eachOnCores(m_results.size(), [&](size_t w) {
             m_results[w].map =
                 applyAdjustment(m_results[w].map, m_up[dom(int(w))], m_down[dom(int(w))]);
         });
@@ -345,9 +347,12 @@ public:
 private:
     size_t dom(int w) const { return size_t(m_groups.domainOf(size_t(w))); }
     // fn(d) for every domain, the domains spread over the available cores.
-    template <class F> void perDomain(F fn) const
+    template <class F> void perDomain(F fn) const { eachOnCores(m_events.size(), fn); }
+    // fn(i) for i in [0, n), one item at a time to whichever core is free.
+    template <class F> static void eachOnCores(size_t n, F fn)
     {
-        const size_t n = m_events.size();
+        if (n == 0)
+            return;
         const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, n);
         std::atomic<size_t> next{0};
         auto work = [&] {

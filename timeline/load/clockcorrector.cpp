@@ -310,64 +310,68 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
     // (no arrow; the engine's other pairs are read off the arrows below).
     std::vector<size_t> linksIn(buckets, 0);
     std::vector<std::vector<sync::MessagePair>> trackless(buckets);
-    parallelFor(buckets, [&](size_t b) {
-        PairKey *const first = keys.get() + start[b];
-        const size_t n = start[b + 1] - start[b];
-        // A bucket's keys lie in (worker, index) order (each thread wrote its workers' keys in
-        // order, the threads' ranges one after the other): the last send and the last receive
-        // of an id are its last ones in the bucket. One open-addressing table per bucket, by
-        // the id's words (long ids: and their bytes), holds each id's two positions.
-        struct Slot
-        {
-            uint64_t w0 = 0, w1 = 0;
-            int32_t send = -1, recv = -1; // positions in the bucket
-            bool used = false;
-        };
-        size_t cap = 16;
-        while (cap < 2 * n)
-            cap *= 2;
-        std::vector<Slot> table(cap);
-        for (size_t p = 0; p < n; ++p) {
-            const PairKey &k = first[p];
-            const bool isLong = isLongId(k);
-            for (size_t h = size_t(mixId(k)) & (cap - 1);; h = (h + 1) & (cap - 1)) {
-                Slot &s = table[h];
-                if (!s.used) {
-                    s.used = true;
-                    s.w0 = k.w0;
-                    s.w1 = k.w1;
-                } else if (s.w0 != k.w0 || s.w1 != k.w1 ||
-                           (isLong && id(first[size_t(std::max(s.send, s.recv))]) != id(k))) {
-                    continue;
-                }
-                (k.send() ? s.send : s.recv) = int32_t(p);
-                break;
-            }
-        }
+    // A bucket's keys lie in (worker, index) order (each thread wrote its workers' keys in
+    // order, the threads' ranges one after the other): the last send and the last receive of an
+    // id are its last ones in the bucket. An open-addressing table by the id's words (long ids:
+    // and their bytes) holds each id's two positions; one table per thread, reused bucket after
+    // bucket (the buckets are of about equal size, so contiguous ranges of them balance).
+    struct Slot
+    {
+        uint64_t w0, w1;
+        int32_t send, recv; // positions in the bucket; both −1: the slot is free
+    };
+    parallelFor(threads, [&](size_t t) {
+        std::vector<Slot> table;
         std::vector<MessageLink> made;
-        for (const Slot &s : table) {
-            if (s.send < 0 || s.recv < 0)
-                continue;
-            const PairKey &send = first[size_t(s.send)], &recv = first[size_t(s.recv)];
-            const uint32_t sw = send.worker(), rw = recv.worker();
-            const uint32_t st = messages[sw].track(send.index), rt = messages[rw].track(recv.index);
-            if (hasTrack(sw, st) && hasTrack(rw, rt)) {
-                MessageLink l;
-                l.fromLocal = send.localNs;
-                l.toLocal = recv.localNs;
-                l.fromWorker = sw;
-                l.toWorker = rw;
-                l.fromTrack = st;
-                l.toTrack = rt;
-                l.kind = MessageLink::Message;
-                made.push_back(l);
-            } else if (sw != rw) {
-                trackless[b].push_back({int(sw), send.localNs, int(rw), recv.localNs});
+        for (size_t b = buckets * t / threads; b < buckets * (t + 1) / threads; ++b) {
+            PairKey *const first = keys.get() + start[b];
+            const size_t n = start[b + 1] - start[b];
+            size_t cap = 16;
+            while (2 * cap < 3 * n) // load ≤ 2/3
+                cap *= 2;
+            table.assign(cap, Slot{0, 0, -1, -1});
+            for (size_t p = 0; p < n; ++p) {
+                const PairKey &k = first[p];
+                const bool isLong = isLongId(k);
+                for (size_t h = size_t(mixId(k)) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+                    Slot &sl = table[h];
+                    if (sl.send < 0 && sl.recv < 0) {
+                        sl.w0 = k.w0;
+                        sl.w1 = k.w1;
+                    } else if (sl.w0 != k.w0 || sl.w1 != k.w1 ||
+                               (isLong && id(first[size_t(std::max(sl.send, sl.recv))]) != id(k))) {
+                        continue;
+                    }
+                    (k.send() ? sl.send : sl.recv) = int32_t(p);
+                    break;
+                }
             }
+            made.clear();
+            for (const Slot &sl : table) {
+                if (sl.send < 0 || sl.recv < 0)
+                    continue;
+                const PairKey &send = first[size_t(sl.send)], &recv = first[size_t(sl.recv)];
+                const uint32_t sw = send.worker(), rw = recv.worker();
+                const uint32_t st = messages[sw].track(send.index),
+                               rt = messages[rw].track(recv.index);
+                if (hasTrack(sw, st) && hasTrack(rw, rt)) {
+                    MessageLink l;
+                    l.fromLocal = send.localNs;
+                    l.toLocal = recv.localNs;
+                    l.fromWorker = sw;
+                    l.toWorker = rw;
+                    l.fromTrack = st;
+                    l.toTrack = rt;
+                    l.kind = MessageLink::Message;
+                    made.push_back(l);
+                } else if (sw != rw) {
+                    trackless[b].push_back({int(sw), send.localNs, int(rw), recv.localNs});
+                }
+            }
+            // The bucket's arrows over its front (an arrow takes two keys: they fit).
+            linksIn[b] = made.size();
+            std::memcpy(static_cast<void *>(first), made.data(), made.size() * sizeof(MessageLink));
         }
-        // The bucket's arrows over its front (an arrow takes two keys: they fit).
-        linksIn[b] = made.size();
-        std::memcpy(static_cast<void *>(first), made.data(), made.size() * sizeof(MessageLink));
     });
     if (consumable) {
         for (MessageLog &m : *consumable)
