@@ -57,6 +57,11 @@ public:
     static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
                                                        const std::vector<MessageLog> &messages,
                                                        LinkTable *links = nullptr);
+    // The same, consuming the records: each worker's are freed as soon as the pairing has
+    // taken what it needs from them (the biggest transient of a load).
+    static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
+                                                       std::vector<MessageLog> &&messages,
+                                                       LinkTable *links);
     // Only the links (a job loaded without correction).
     static LinkTable links(const Timeline &timeline, const std::vector<MessageLog> &messages);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
