@@ -42,7 +42,20 @@ CacheFile::Writer::Writer(const char (&magic)[8], uint32_t version)
     u32(version);
 }
 
+std::string CacheFile::Writer::finished() const
+{
+    const uint64_t h = hash(m_bytes);
+    std::string all = m_bytes;
+    all.append(reinterpret_cast<const char *>(&h), 8);
+    return all;
+}
+
 bool CacheFile::Writer::writeTo(const std::string &path) const
+{
+    return writeParts(path, {finished()});
+}
+
+bool CacheFile::writeParts(const std::string &path, std::initializer_list<std::string_view> parts)
 {
     std::error_code ec;
     const fs::path p(path);
@@ -53,18 +66,17 @@ bool CacheFile::Writer::writeTo(const std::string &path) const
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return false;
-    const uint64_t h = hash(m_bytes);
-    std::string all = m_bytes;
-    all.append(reinterpret_cast<const char *>(&h), 8);
-    size_t done = 0;
-    while (done < all.size()) {
-        const ssize_t n = ::write(fd, all.data() + done, all.size() - done);
-        if (n <= 0) {
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return false;
+    for (std::string_view part : parts) {
+        size_t done = 0;
+        while (done < part.size()) {
+            const ssize_t n = ::write(fd, part.data() + done, part.size() - done);
+            if (n <= 0) {
+                ::close(fd);
+                ::unlink(tmp.c_str());
+                return false;
+            }
+            done += size_t(n);
         }
-        done += size_t(n);
     }
     if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
         ::unlink(tmp.c_str());

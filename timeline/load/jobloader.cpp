@@ -5,6 +5,7 @@
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/correctioncache.h"
 #include "timeline/load/eventkindlookup.h"
+#include "timeline/load/eventstore.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/jobinputs.h"
 #include "timeline/load/log/linescanner.h"
@@ -141,19 +142,29 @@ int64_t headerLength(const std::string &path)
 }
 
 // Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
-// by-product of the parse. A log that changed while it was read gets no index.
-ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval)
+// by-product of the parse. A log that changed while it was read gets no index. *storeStamp is
+// set when the log has no valid event store and did not change while it was read: the caller
+// writes the store once the file is prepared (sorted and nested).
+ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
+                         std::optional<LogFileStamp> *storeStamp)
 {
-    if (LogIndex::load(path))
+    const bool needIndex = !LogIndex::load(path);
+    const bool needStore = !EventStore::open(path);
+    if (!needIndex && !needStore)
         return LogParser::parseFile(path, cancel);
     const std::optional<LogFileStamp> before = LogFileStamp::of(path);
     LogIndex::Builder builder;
-    ParsedFile f = LogParser::parseFile(
-        path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
-        std::max<size_t>(interval, 1));
+    ParsedFile f = needIndex ? LogParser::parseFile(
+                                   path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
+                                   std::max<size_t>(interval, 1))
+                             : LogParser::parseFile(path, cancel);
     const std::optional<LogFileStamp> after = LogFileStamp::of(path);
-    if (before && after && *before == *after && f.usable && !(cancel && cancel->load()))
-        builder.finish(f, *before, headerLength(path)).store(path);
+    if (before && after && *before == *after && f.usable && !(cancel && cancel->load())) {
+        if (needIndex)
+            builder.finish(f, *before, headerLength(path)).store(path);
+        if (needStore)
+            *storeStamp = *before;
+    }
     return f;
 }
 
@@ -175,12 +186,17 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             if (cancelled(o))
                 return;
             const Task &t = tasks[i];
-            files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                       : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes)
-                                      : LogParser::parseFile(t.path, o.cancel);
+            std::optional<LogFileStamp> storeStamp;
+            files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                       : o.writeIndex
+                           ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes, &storeStamp)
+                           : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
+            // The prepared file, as a windowed open decodes it (args still the file's own).
+            if (storeStamp)
+                EventStore::write(t.path, files[i], *storeStamp);
             {
                 // Each file's args texts join the one store as the file finishes: per file, the
                 // store would hold every step's text again (~8 B/event on the realistic shape).
@@ -235,6 +251,11 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             return std::nullopt;
         indexes.push_back(std::move(*x));
     }
+    // Each log's event store: its window is decoded from it (no JSON). A log without a valid
+    // one (none yet, corrupt, stale, another version) is parsed whole instead, which writes it.
+    std::vector<std::optional<EventStore>> stores(logs.size());
+    for (size_t i = 0; i < logs.size(); ++i)
+        stores[i] = EventStore::open(logs[i]);
     std::map<std::string, const CorrectionCache::WorkerClock *> clockOf;
     for (const auto &wc : cache->workers)
         clockOf[wc.log] = &wc;
@@ -255,6 +276,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::vector<ParsedFile> files(logs.size());
     std::atomic<size_t> next{0};
     std::atomic<int64_t> bytes{0};
+    std::atomic<bool> fromStores{true};
     std::mutex mutex;
     size_t done = 0;
     ArgStore args;
@@ -267,14 +289,31 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             if (cancelled(o))
                 return;
             int64_t n = 0;
-            files[i] = WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
-            bytes += n;
             EventKindLookup fileKinds(config);
-            TimelineBuilder::prepareFile(files[i], fileKinds);
-            // Cut now (the same rule as the final cut): the blocks' events outside the window
-            // and the parser's spare capacity are freed before the next file is read.
-            for (EventTrack &t : files[i].worker.tracks)
-                WindowReader::cutTrack(t, maps[i], windowA, windowB);
+            bool decoded = false;
+            if (stores[i]) {
+                files[i] = WindowReader::header(logs[i], indexes[i]);
+                decoded = stores[i]->read(maps[i], windowA, windowB, local[i].first,
+                                          local[i].second, fileKinds, files[i], &n, nullptr);
+                if (!decoded) // not trusted: parsed again below, which writes a new one
+                    n = 0;
+            }
+            if (!decoded) {
+                const std::optional<LogFileStamp> before = LogFileStamp::of(logs[i]);
+                files[i] = LogParser::parseFile(logs[i], o.cancel);
+                n = files[i].bytes;
+                TimelineBuilder::prepareFile(files[i], fileKinds);
+                const std::optional<LogFileStamp> after = LogFileStamp::of(logs[i]);
+                if (o.writeIndex && before && after && *before == *after && files[i].usable &&
+                    !cancelled(o))
+                    EventStore::write(logs[i], files[i], *before);
+                // Cut now (the same rule as the final cut): the file's events outside the
+                // window are freed before the next file is read.
+                for (EventTrack &t : files[i].worker.tracks)
+                    WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                fromStores = false;
+            }
+            bytes += n;
             // The correction is cached: the window's message records are not needed.
             files[i].messages = MessageLog();
             std::lock_guard lock(mutex);
@@ -316,6 +355,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     tl.window.job[1] = cache->range[1];
     tl.window.readOnlyWindow = true;
     tl.window.bytesRead = bytes.load();
+    tl.window.fromEventStore = fromStores.load();
     WindowReader::cut(tl, o.window.mode, A, B);
     tl.updateRange();
     progress.done();

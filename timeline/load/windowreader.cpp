@@ -148,6 +148,19 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
         tr.localEnd[at.second] = s->localEnd;
         tr.flags[at.second] = uint16_t((tr.flags[at.second] & ~EventOpen) | (s->flags & EventOpen));
     }
+    applyIndex(f, x);
+    // The window's own "open events" note would count the events cut off at its end.
+    std::erase_if(f.problems, [](const LoadProblem &p) {
+        return p.severity == LoadProblem::Severity::Info &&
+               p.message.find("without an end, kept as open") != std::string::npos;
+    });
+    if (bytesRead)
+        *bytesRead = read;
+    return f;
+}
+
+void WindowReader::applyIndex(ParsedFile &f, const LogIndex &x)
+{
     // What the whole file says about the worker, not the window.
     WorkerInfo &info = f.worker.info;
     info.firstLocalNs = x.firstLocalNs;
@@ -165,13 +178,20 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
                 tr.threadName = name;
     f.worker.refId = x.refId;
     f.worker.samples = x.samples;
-    // The window's own "open events" note would count the events cut off at its end.
-    std::erase_if(f.problems, [](const LoadProblem &p) {
-        return p.severity == LoadProblem::Severity::Info &&
-               p.message.find("without an end, kept as open") != std::string::npos;
-    });
-    if (bytesRead)
-        *bytesRead = read;
+}
+
+ParsedFile WindowReader::header(const std::string &path, const LogIndex &x)
+{
+    LogParser parser(path);
+    std::string error, buf;
+    const int fd = FileReader::openRegular(path, &error);
+    if (fd >= 0) {
+        if (x.headerEnd > 0 && preadAll(fd, buf, 0, size_t(x.headerEnd), &error))
+            parser.feed(buf);
+        ::close(fd);
+    }
+    ParsedFile f = parser.finish();
+    applyIndex(f, x);
     return f;
 }
 

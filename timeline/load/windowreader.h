@@ -28,6 +28,12 @@ public:
     // Reads local times [a, b] of `path`; *bytesRead gets the bytes read from the log.
     static ParsedFile read(const std::string &path, const LogIndex &index, int64_t a, int64_t b,
                            int64_t *bytesRead = nullptr);
+    // The worker of `path` as its header line and its index describe it (rank, host, anchors,
+    // every sync sample, thread names, first/last local time, drops, close), with no events:
+    // what an EventStore read fills in.
+    static ParsedFile header(const std::string &path, const LogIndex &index);
+    // Puts the index's whole-file worker fields on f (a window's parse of part of the file).
+    static void applyIndex(ParsedFile &f, const LogIndex &index);
     // Keeps the events overlapping [begin, end] (global ns of `mode`) on every track.
     static void cut(Timeline &timeline, ClockMode mode, int64_t begin, int64_t end);
     // The same for one track whose worker maps local to global by `map`; the vectors are shrunk

@@ -4,6 +4,7 @@
 // load cut to the window gives (same events, same corrected times, same ancestors), with nesting
 // and long events across the window's edges. Real files, real JobLoader.
 #include "timeline/load/cachefile.h"
+#include "timeline/load/eventstore.h"
 #include "timeline/load/jobloader.h"
 #include "timeline/load/logindex.h"
 
@@ -13,6 +14,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 using namespace syncline;
+using syncline::load::EventStore;
 using syncline::load::LogIndex;
 namespace fs = std::filesystem;
 
@@ -204,31 +207,48 @@ private slots:
         QTest::addColumn<double>("a");
         QTest::addColumn<double>("b");
         QTest::addColumn<bool>("raw");
-        QTest::newRow("start") << 0.0 << 0.3 << false;
-        QTest::newRow("inside a phase, across checkpoints") << 1.05 << 1.35 << false;
-        QTest::newRow("across phase edges") << 0.35 << 1.25 << false;
-        QTest::newRow("1 ms") << 2.0004 << 2.0014 << false;
-        QTest::newRow("end, past the job") << 2.5 << 9.0 << false;
-        QTest::newRow("whole job") << 0.0 << 3.0 << false;
-        QTest::newRow("raw clocks") << 0.9 << 1.6 << true;
+        QTest::addColumn<bool>("stores");
+        for (bool stores : {true, false}) {
+            const char *how = stores ? "event store: " : "no event store: ";
+            auto row = [&](const char *name) {
+                return &QTest::newRow(qPrintable(QString(how) + name));
+            };
+            *row("start") << 0.0 << 0.3 << false << stores;
+            *row("inside a phase, across checkpoints") << 1.05 << 1.35 << false << stores;
+            *row("across phase edges") << 0.35 << 1.25 << false << stores;
+            *row("1 ms") << 2.0004 << 2.0014 << false << stores;
+            *row("end, past the job") << 2.5 << 9.0 << false << stores;
+            *row("whole job") << 0.0 << 3.0 << false << stores;
+            *row("raw clocks") << 0.9 << 1.6 << true << stores;
+        }
     }
     void windowEqualsFullLoadCut()
     {
         QFETCH(double, a);
         QFETCH(double, b);
         QFETCH(bool, raw);
+        QFETCH(bool, stores);
         const ClockMode mode = raw ? ClockMode::Raw : ClockMode::Corrected;
         QTemporaryDir dir;
         writeJob(dir.path().toStdString());
         const std::string d = dir.path().toStdString();
-        const LoadResult full = loadJob(d); // writes the indexes and the correction cache
+        const LoadResult full = loadJob(d); // writes the indexes, stores and correction cache
         QVERIFY(full.timeline);
         QVERIFY(fs::exists(d + "/.syncline-index/timer_events.0.log.sidx"));
+        for (int i = 0; i < kWorkers; ++i) {
+            std::string why;
+            QVERIFY2(EventStore::open(logOf(d, i), &why), why.c_str());
+            if (!stores) // no store: the window's logs are parsed whole, which writes them
+                fs::remove(EventStore::pathFor(logOf(d, i), true));
+        }
         const LoadResult win = loadJob(d, window(a, b, mode));
         QVERIFY(win.timeline);
         const Timeline &w = *win.timeline;
         QVERIFY(w.window.active);
         QVERIFY(w.window.readOnlyWindow);
+        QCOMPARE(w.window.fromEventStore, stores);
+        for (int i = 0; i < kWorkers; ++i)
+            QVERIFY(EventStore::open(logOf(d, i)));
         const int64_t origin = full.timeline->originNs(mode);
         QCOMPARE(w.originNs(mode), origin);
         const int64_t A = origin + int64_t(a * 1e9), B = origin + int64_t(b * 1e9);
@@ -267,8 +287,14 @@ private slots:
             QCOMPARE(w.workers[i].tracks.front().threadName, std::string("main"));
         }
         QCOMPARE(w.causality.constraints, full.timeline->causality.constraints);
+        // The problems are the full parse's (stored with the events), in the same order.
+        if (stores) {
+            QCOMPARE(w.problems.size(), full.timeline->problems.size());
+            for (size_t i = 0; i < w.problems.size(); ++i)
+                QCOMPARE(w.problems[i].toString(), full.timeline->problems[i].toString());
+        }
         // A window of a third of the job or less reads well under the whole job.
-        if (b - a <= 1.0)
+        if (stores && b - a <= 1.0)
             QVERIFY2(w.window.bytesRead < jobBytes(d) * 2 / 3,
                      qPrintable(QString::number(w.window.bytesRead)));
     }
@@ -392,6 +418,85 @@ private slots:
         QVERIFY(loadJob(d, window(1.0, 1.5)).timeline->window.readOnlyWindow);
     }
 
+    // A damaged event store is never trusted: the window is still right (that log is parsed
+    // whole instead), and the store is written again.
+    void badEventStoreIgnoredAndRebuilt_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::newRow("chunks flipped") << "chunks";
+        QTest::newRow("directory flipped") << "directory";
+        QTest::newRow("truncated") << "truncate";
+        QTest::newRow("garbage") << "garbage";
+        QTest::newRow("empty") << "empty";
+    }
+    void badEventStoreIgnoredAndRebuilt()
+    {
+        QFETCH(QString, damage);
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const LoadResult full = loadJob(d);
+        const std::string store = EventStore::pathFor(logOf(d, 1), true);
+        std::string bytes;
+        {
+            std::ifstream in(store, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        QVERIFY(bytes.size() > 1000);
+        uint64_t dirOffset = 0;
+        std::memcpy(&dirOffset, bytes.data() + bytes.size() - 8, 8);
+        QVERIFY(dirOffset > 0 && dirOffset < bytes.size());
+        if (damage == "chunks") // every chunk: the directory still checks out, the reads do not
+            for (size_t i = 0; i < dirOffset; i += 7)
+                bytes[i] = char(bytes[i] ^ 0x21);
+        else if (damage == "directory")
+            bytes[dirOffset + (bytes.size() - dirOffset) / 2] ^= 0x5a;
+        else if (damage == "truncate")
+            bytes.resize(bytes.size() * 2 / 3);
+        else if (damage == "garbage")
+            bytes = std::string(bytes.size(), 'x');
+        else
+            bytes.clear();
+        testlogs::write(store, bytes);
+        QCOMPARE(bool(EventStore::open(logOf(d, 1))), damage == "chunks");
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        QVERIFY(win.timeline && win.timeline->window.readOnlyWindow);
+        QVERIFY(!win.timeline->window.fromEventStore);
+        const int64_t o = full.timeline->originNs(ClockMode::Corrected);
+        QCOMPARE(events(*win.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*full.timeline, ClockMode::Corrected, true, o + 1'000'000'000,
+                        o + 1'500'000'000));
+        std::string why;
+        QVERIFY2(EventStore::open(logOf(d, 1), &why), why.c_str());
+        const LoadResult again = loadJob(d, window(1.0, 1.5));
+        QVERIFY(again.timeline->window.fromEventStore);
+        QCOMPARE(events(*again.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*win.timeline, ClockMode::Corrected, false, 0, 0));
+    }
+
+    // The store is compact: well under the log's own bytes per event.
+    void eventStoreSize()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const LoadResult full = loadJob(d);
+        QVERIFY(full.timeline);
+        for (int w = 0; w < kWorkers; ++w) {
+            const auto s = EventStore::open(logOf(d, w));
+            QVERIFY(s);
+            uint64_t events = 0;
+            for (const auto &t : s->tracks)
+                events += t.events;
+            QCOMPARE(int64_t(events), int64_t(full.timeline->workers[size_t(w)].eventCount()));
+            const double perEvent = double(s->storedBytes) / double(events);
+            qInfo("worker %d: %llu events, store %.1f B/event, log %.1f B/event", w,
+                  (unsigned long long)events, perEvent,
+                  double(fs::file_size(logOf(d, w))) / double(events));
+            QVERIFY2(perEvent < 16, qPrintable(QString::number(perEvent)));
+        }
+    }
+
     void corruptCorrectionCacheIgnored()
     {
         QTemporaryDir dir;
@@ -437,6 +542,8 @@ private slots:
         QVERIFY(JobLoader::indexedSpan({d}).known);
         const LoadResult win = loadJob(d, window(1.0, 1.2));
         QVERIFY(win.timeline->window.readOnlyWindow);
+        QVERIFY(win.timeline->window.fromEventStore);
+        QVERIFY(fs::exists(EventStore::pathFor(logOf(d, 0), false)));
         // Neither place writable: still opens (a full load, cut).
         QTemporaryDir other;
         writeJob(other.path().toStdString());
