@@ -265,10 +265,10 @@ int64_t statusKb(const char *key)
 struct Breakdown
 {
     int64_t times = 0, names = 0, nesting = 0, flags = 0, argRefs = 0, argStore = 0, samples = 0,
-            other = 0;
+            links = 0, other = 0;
     int64_t total() const
     {
-        return times + names + nesting + flags + argRefs + argStore + samples + other;
+        return times + names + nesting + flags + argRefs + argStore + samples + links + other;
     }
 };
 
@@ -292,10 +292,11 @@ Breakdown structureBytes(const syncline::Timeline &tl)
             b.names += int64_t(t.nameId.capacity() * 4);
             b.nesting += int64_t(t.parent.capacity() * 4 + t.depth.capacity() * 2);
             b.flags += int64_t(t.flags.capacity() * 2);
-            b.argRefs += int64_t(t.argRefs.capacity() * 8);
+            b.argRefs += int64_t(t.argRefs.capacity() * 8 + t.argDense.capacity() * 4);
         }
     }
     b.argStore = int64_t(tl.args.bytes());
+    b.links = int64_t(tl.links.capacity() * sizeof(tl.links[0]));
     for (size_t i = 0; i < tl.names.size(); ++i)
         b.other += int64_t(sizeof(std::string) + 48 + tl.names.name(uint32_t(i)).size());
     return b;
@@ -464,9 +465,9 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
     const Breakdown &b = load.structure;
     auto per = [ev](int64_t x) { return double(x) / double(ev); };
     std::printf("  structures (capacities) %.1f B/event: times %.1f, name ids %.1f, nesting %.1f, "
-                "flags %.1f, arg refs %.1f, arg store %.2f, sync samples %.2f, other %.2f\n",
+                "flags %.1f, args %.1f, arg store %.2f, sync samples %.2f, links %.2f, other %.2f\n",
                 per(b.total()), per(b.times), per(b.names), per(b.nesting), per(b.flags),
-                per(b.argRefs), per(b.argStore), per(b.samples), per(b.other));
+                per(b.argRefs), per(b.argStore), per(b.samples), per(b.links), per(b.other));
 }
 
 } // namespace

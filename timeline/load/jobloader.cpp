@@ -203,6 +203,9 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 std::lock_guard lock(progressMutex);
                 TimelineBuilder::moveArgsTo(files[i], args);
             }
+            // 4 bytes an event instead of 8 a ref where most events have args.
+            for (EventTrack &tr : files[i].worker.tracks)
+                tr.compactArgs();
             if (o.progress) {
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
@@ -318,6 +321,8 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             files[i].messages = MessageLog();
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
+            for (EventTrack &tr : files[i].worker.tracks)
+                tr.compactArgs();
             ++done;
             progress.report(kWindow, double(done) / double(files.size()),
                             std::to_string(done) + " of " + std::to_string(files.size()) +

@@ -243,6 +243,12 @@ void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begi
         if (newIndex[e] >= 0)
             refs.emplace_back(uint32_t(newIndex[e]), id);
     t.argRefs = std::move(refs);
+    if (!t.argDense.empty()) {
+        for (size_t i = 0; i < n; ++i)
+            if (newIndex[i] >= 0)
+                t.argDense[size_t(newIndex[i])] = t.argDense[i];
+        shrink(t.argDense);
+    }
 }
 
 } // namespace syncline::load
