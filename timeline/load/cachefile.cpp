@@ -20,6 +20,22 @@ uint64_t CacheFile::hash(std::string_view bytes, uint64_t h)
     return h;
 }
 
+uint64_t CacheFile::wordHash(std::string_view bytes)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes.size();
+    size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, bytes.data() + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    for (; i < bytes.size(); ++i)
+        h = (h ^ uint8_t(bytes[i])) * 0x100000001b3ull;
+    h ^= h >> 33;
+    return h * 0xc4ceb9fe1a85ec53ull;
+}
+
 std::string CacheFile::placeFor(const std::string &dir, bool beside)
 {
     if (beside)

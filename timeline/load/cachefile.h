@@ -20,6 +20,8 @@ class CacheFile
 {
 public:
     static uint64_t hash(std::string_view bytes, uint64_t seed = 1469598103934665603ull);
+    // A faster hash, 8 bytes a step (the event store's chunks: megabytes per window).
+    static uint64_t wordHash(std::string_view bytes);
     // The directory for cache files of logs in `dir` (beside: the .syncline-index one).
     static std::string placeFor(const std::string &dir, bool beside);
     // Writes `parts` one after the other as `path`, atomically (a temporary file beside it,

@@ -2,6 +2,7 @@
 
 #include "timeline/load/cachefile.h"
 #include "timeline/load/filereader.h"
+#include "timeline/load/windowreader.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -117,7 +118,7 @@ std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgSto
         c.minStart = std::min(c.minStart, t.localStart[i]);
     }
     c.length = uint32_t(out.size());
-    c.hash = CacheFile::hash(out);
+    c.hash = CacheFile::wordHash(out);
     return out;
 }
 
@@ -359,6 +360,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
     std::vector<uint32_t> argIds;
     std::vector<uint32_t> keptOrig; // per kept event, its index in the whole track
     int64_t read = 0;
+    const WindowTest in(map, begin, end);
     for (size_t ti = 0; ti < tracks.size(); ++ti) {
         const Track &st = tracks[ti];
         EventTrack &t = out.worker.tracks[ti];
@@ -395,7 +397,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
             if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset)))
                 return failed("read error");
             read += c.length;
-            if (CacheFile::hash(buf) != c.hash)
+            if (CacheFile::wordHash(buf) != c.hash)
                 return failed("corrupt chunk (hash mismatch)");
             VarReader v{reinterpret_cast<const uint8_t *>(buf.data()),
                         reinterpret_cast<const uint8_t *>(buf.data()) + buf.size()};
@@ -423,7 +425,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                 if (v.bad || name >= names.size() || arg > argIds.size() || depth > 0xFFFF ||
                     up > first + e)
                     return failed("corrupt chunk");
-                if (!(map.toGlobal(start) <= end && map.toGlobal(stop) >= begin))
+                if (!in.keep(start, stop))
                     continue;
                 const uint32_t orig = uint32_t(first + e);
                 int32_t parent = -1;

@@ -301,14 +301,22 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
                 if (!decoded) // not trusted: parsed again below, which writes a new one
                     n = 0;
             }
-            if (!decoded) {
+            if (!decoded && !o.writeIndex) {
+                // No store, and none to be written: only the index's blocks for the window
+                // are parsed.
+                files[i] =
+                    WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
+                TimelineBuilder::prepareFile(files[i], fileKinds);
+                for (EventTrack &t : files[i].worker.tracks)
+                    WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                fromStores = false;
+            } else if (!decoded) {
                 const std::optional<LogFileStamp> before = LogFileStamp::of(logs[i]);
                 files[i] = LogParser::parseFile(logs[i], o.cancel);
                 n = files[i].bytes;
                 TimelineBuilder::prepareFile(files[i], fileKinds);
                 const std::optional<LogFileStamp> after = LogFileStamp::of(logs[i]);
-                if (o.writeIndex && before && after && *before == *after && files[i].usable &&
-                    !cancelled(o))
+                if (before && after && *before == *after && files[i].usable && !cancelled(o))
                     EventStore::write(logs[i], files[i], *before);
                 // Cut now (the same rule as the final cut): the file's events outside the
                 // window are freed before the next file is read.

@@ -22,6 +22,34 @@
 
 namespace syncline::load {
 
+// The window rule for one worker: an event is in [begin, end] (global ns) when
+// map.toGlobal(localStart) <= end and map.toGlobal(localEnd) >= begin. The map is monotone
+// (ClockMap: every slope > 0, continuous within 1 ns), so the test is decided by local
+// thresholds, found once by bisection; only locals within a few ns of the window's edges are
+// mapped one by one (where the 1 ns seams could decide). Exactly the direct test.
+class WindowTest
+{
+public:
+    WindowTest(const sync::ClockMap &map, int64_t begin, int64_t end);
+    bool keep(int64_t localStart, int64_t localEnd) const
+    {
+        const bool startOk = localStart <= m_sureStart ? true
+                             : localStart >= m_noStart ? false
+                                                       : m_map->toGlobal(localStart) <= m_end;
+        if (!startOk)
+            return false;
+        return localEnd >= m_sureEnd ? true
+               : localEnd <= m_noEnd ? false
+                                     : m_map->toGlobal(localEnd) >= m_begin;
+    }
+
+private:
+    const sync::ClockMap *m_map;
+    int64_t m_begin, m_end;
+    int64_t m_sureStart, m_noStart; // starts at or below: before the end; at or above: after it
+    int64_t m_sureEnd, m_noEnd;     // ends at or above: after the begin; at or below: before it
+};
+
 class WindowReader
 {
 public:

@@ -33,7 +33,7 @@ int64_t EventTrack::argsId(uint32_t event) const
 {
     if (!argDense.empty())
         return event < argDense.size() && argDense[event] != kNoArgs ? int64_t(argDense[event])
-                                                                      : -1;
+                                                                     : -1;
     auto it = std::lower_bound(
         argRefs.begin(), argRefs.end(), event,
         [](const std::pair<uint32_t, uint32_t> &r, uint32_t e) { return r.first < e; });
@@ -46,8 +46,8 @@ size_t EventTrack::argCount() const
 {
     if (argDense.empty())
         return argRefs.size();
-    return size_t(std::count_if(argDense.begin(), argDense.end(),
-                                [](uint32_t id) { return id != kNoArgs; }));
+    return size_t(
+        std::count_if(argDense.begin(), argDense.end(), [](uint32_t id) { return id != kNoArgs; }));
 }
 
 void EventTrack::compactArgs()

@@ -62,7 +62,7 @@ public:
     int firstIndexEndingAfter(int64_t localT) const;
     int lastIndexStartingBefore(int64_t localT) const;
     int64_t argsId(uint32_t event) const; // -1 when the event has no args
-    size_t argCount() const;               // events with args
+    size_t argCount() const;              // events with args
     // Moves argRefs into argDense when that is smaller (more than half the events have args).
     void compactArgs();
     // Args ids become map[id] (the args moved to another store), in either form.
