@@ -358,6 +358,9 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
     out.worker.tracks.resize(tracks.size());
     std::string buf;
     std::vector<uint32_t> argIds;
+    std::vector<int64_t> maxNs(names.size()); // the config's expected maximum per name
+    for (size_t i = 0; i < names.size(); ++i)
+        maxNs[i] = kinds.expectedMaxNs(out.names, uint32_t(i));
     std::vector<uint32_t> keptOrig; // per kept event, its index in the whole track
     int64_t read = 0;
     const WindowTest in(map, begin, end);
@@ -437,8 +440,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                         return failed("inconsistent nesting");
                     parent = int32_t(it - keptOrig.begin());
                 }
-                const int64_t max = kinds.expectedMaxNs(out.names, uint32_t(name));
-                if (max >= 0 && stop - start > max)
+                if (maxNs[name] >= 0 && stop - start > maxNs[name])
                     flags |= EventOverdue;
                 const uint32_t index = out.addEvent(t, start, stop, uint32_t(name), flags);
                 t.parent.push_back(parent);
