@@ -93,7 +93,6 @@ std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgSto
         argOf[ref->first - from] = it->second + 1;
     }
     std::string out;
-    out.reserve(n * 12 + 16);
     putVar(out, texts.size());
     for (uint32_t id : texts) {
         const std::string_view s = args.text(id);
@@ -103,20 +102,32 @@ std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgSto
     c.count = uint32_t(n);
     c.minStart = n > 0 ? t.localStart[from] : 0;
     c.maxEnd = INT64_MIN;
+    // The events' varints straight into the buffer (7 per event, at most 10 bytes each).
+    const size_t head = out.size();
+    out.resize(head + n * 70);
+    uint8_t *p = reinterpret_cast<uint8_t *>(out.data() + head);
+    auto put = [&p](uint64_t v) {
+        while (v >= 0x80) {
+            *p++ = uint8_t(v) | 0x80;
+            v >>= 7;
+        }
+        *p++ = uint8_t(v);
+    };
     int64_t prev = c.minStart;
     for (size_t k = 0; k < n; ++k) {
         const size_t i = from + k;
-        putVar(out, zig(t.localStart[i] - prev));
+        put(zig(t.localStart[i] - prev));
         prev = t.localStart[i];
-        putVar(out, zig(t.localEnd[i] - t.localStart[i]));
-        putVar(out, t.nameId[i]);
-        putVar(out, t.parent[i] < 0 ? 0 : uint64_t(int64_t(i) - t.parent[i]));
-        putVar(out, t.depth[i]);
-        putVar(out, uint16_t(t.flags[i] & ~EventOverdue));
-        putVar(out, argOf[k]);
+        put(zig(t.localEnd[i] - t.localStart[i]));
+        put(t.nameId[i]);
+        put(t.parent[i] < 0 ? 0 : uint64_t(int64_t(i) - t.parent[i]));
+        put(t.depth[i]);
+        put(uint16_t(t.flags[i] & ~EventOverdue));
+        put(argOf[k]);
         c.maxEnd = std::max(c.maxEnd, t.localEnd[i]);
         c.minStart = std::min(c.minStart, t.localStart[i]);
     }
+    out.resize(size_t(p - reinterpret_cast<uint8_t *>(out.data())));
     c.length = uint32_t(out.size());
     c.hash = CacheFile::wordHash(out);
     return out;
