@@ -183,6 +183,40 @@ std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
             dir.u64(c.hash);
         }
     }
+    const MessageLog &msgs = f.messages;
+    const size_t nMsgChunks = (msgs.size() + kChunkEvents - 1) / kChunkEvents;
+    dir.u32(uint32_t(nMsgChunks));
+    for (size_t k = 0; k < nMsgChunks; ++k) {
+        const size_t from = k * kChunkEvents,
+                     n = std::min<size_t>(kChunkEvents, msgs.size() - from);
+        Chunk c;
+        c.offset = chunks.size();
+        c.count = uint32_t(n);
+        c.minStart = INT64_MAX;
+        c.maxEnd = INT64_MIN;
+        std::string out;
+        int64_t prev = 0;
+        for (size_t i = from; i < from + n; ++i) {
+            const int64_t ts = msgs[i].localNs;
+            putVar(out, zig(ts - prev));
+            prev = ts;
+            putVar(out, (uint64_t(msgs.track(i)) << 1) | (msgs.send(i) ? 1 : 0));
+            const std::string_view id = msgs.id(i);
+            putVar(out, id.size());
+            out.append(id);
+            c.minStart = std::min(c.minStart, ts);
+            c.maxEnd = std::max(c.maxEnd, ts);
+        }
+        c.length = uint32_t(out.size());
+        c.hash = CacheFile::wordHash(out);
+        chunks += out;
+        dir.u32(c.count);
+        dir.i64(c.minStart);
+        dir.i64(c.maxEnd);
+        dir.u64(c.offset);
+        dir.u32(c.length);
+        dir.u64(c.hash);
+    }
     dir.u32(uint32_t(f.worker.counters.size()));
     for (const CounterTrack &c : f.worker.counters) {
         dir.i64(c.pid);
@@ -290,6 +324,17 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
                              c.offset <= dirOffset && c.length <= dirOffset - c.offset;
             }
             consistent = consistent && sum == t.events;
+        }
+        s.messageChunks.resize(r.count(40));
+        for (Chunk &c : s.messageChunks) {
+            c.count = r.u32();
+            c.minStart = r.i64();
+            c.maxEnd = r.i64();
+            c.offset = r.u64();
+            c.length = r.u32();
+            c.hash = r.u64();
+            consistent = consistent && c.count > 0 && c.count <= kChunkEvents &&
+                         c.offset <= dirOffset && c.length <= dirOffset - c.offset;
         }
         s.counters.resize(r.count(52));
         for (CounterTrack &c : s.counters) {
@@ -473,6 +518,35 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
         t.depth.shrink_to_fit();
         t.argRefs.shrink_to_fit();
     }
+    out.messages = MessageLog();
+    for (const Chunk &c : messageChunks) {
+        if (c.maxEnd < aLocal || c.minStart > bLocal)
+            continue;
+        buf.resize(c.length);
+        if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset)))
+            return failed("read error");
+        read += c.length;
+        if (CacheFile::wordHash(buf) != c.hash)
+            return failed("corrupt chunk (hash mismatch)");
+        VarReader v{reinterpret_cast<const uint8_t *>(buf.data()),
+                    reinterpret_cast<const uint8_t *>(buf.data()) + buf.size()};
+        int64_t ts = 0;
+        for (uint32_t e = 0; e < c.count; ++e) {
+            ts += unzig(v.get());
+            const uint64_t trackSend = v.get();
+            const uint64_t len = v.get();
+            if (v.bad || len > uint64_t(v.end - v.p) ||
+                (trackSend >> 1) >= std::max<size_t>(tracks.size(), 1))
+                return failed("corrupt chunk");
+            const std::string_view id(reinterpret_cast<const char *>(v.p), size_t(len));
+            v.p += len;
+            if (in.keep(ts, ts))
+                out.messages.add(ts, (trackSend & 1) != 0, 0, id, uint32_t(trackSend >> 1));
+        }
+        if (v.p != v.end)
+            return failed("corrupt chunk (trailing bytes)");
+    }
+    out.messages.shrink();
     if (bytesRead)
         *bytesRead += read;
     return true;

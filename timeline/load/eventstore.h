@@ -9,7 +9,9 @@
 // (delta from the previous start), the duration, the name id, the distance to the parent, the
 // depth, the flags and the chunk-local args index. The directory (the log's stamp, the name
 // table, every track's thread fields and its chunks' [min start, max end], offset, length and
-// hash; the counters; the parse's problems) is at the end of the file.
+// hash; the message records' chunks; the counters; the parse's problems) is at the end of the
+// file. The `msg` records are stored too, in file order, in chunks by time, so a window pairs
+// its own into its arrows.
 // The overdue flag is not stored (it depends on the timer config of the job, not on the log):
 // the reader applies the config's rule as prepareFile does.
 //
@@ -64,6 +66,9 @@ public:
     bool usable = false, rankKnown = true;
     std::vector<std::string> names; // the file's name table, by id
     std::vector<Track> tracks;
+    // The `msg` records in file order, in chunks of kChunkEvents (minStart/maxEnd: their
+    // smallest and largest local time); per record the time (delta), track and direction, id.
+    std::vector<Chunk> messageChunks;
     std::vector<CounterTrack> counters;
     std::vector<LoadProblem> problems; // the full parse's
     int64_t storedBytes = 0;           // the file's size
@@ -78,8 +83,9 @@ public:
 
     // Decodes into `out` (its worker's tracks replaced, names and args filled) exactly the
     // events overlapping [begin, end] in global ns through `map` (WindowReader::cutTrack's
-    // rule), with their parents re-pointed, and the overdue flag by `kinds`. Reads only the
-    // chunks whose [min start, max end] meets [aLocal, bLocal]. False (and *why) when the
+    // rule), with their parents re-pointed, and the overdue flag by `kinds`, and the `msg`
+    // records whose global time lies in [begin, end]. Reads only the chunks whose
+    // [min start, max end] meets [aLocal, bLocal]. False (and *why) when the
     // store's file changed, a chunk is corrupt or cannot be read.
     bool read(const sync::ClockMap &map, int64_t begin, int64_t end, int64_t aLocal, int64_t bLocal,
               EventKindLookup &kinds, ParsedFile &out, int64_t *bytesRead, std::string *why) const;

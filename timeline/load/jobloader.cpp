@@ -325,8 +325,11 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
                 fromStores = false;
             }
             bytes += n;
-            // The correction is cached: the window's message records are not needed.
-            files[i].messages = MessageLog();
+            // The correction is cached: the window's message records are only needed for its
+            // arrows (paired after the merge, then freed): those inside the window are kept.
+            if (!decoded) // (a store's read keeps only those already)
+                files[i].messages =
+                    WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             for (EventTrack &tr : files[i].worker.tracks)
@@ -351,8 +354,10 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
         return result;
     }
     BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
-    std::vector<MessageLog>().swap(built.messages);
     Timeline &tl = *built.timeline;
+    // The window's arrows, by the one pairing rule (cut below keeps those inside the window).
+    tl.links = ClockCorrector::links(tl, built.messages);
+    std::vector<MessageLog>().swap(built.messages);
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!cache->applyTo(tl))
         return std::nullopt;

@@ -199,6 +199,18 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     return f;
 }
 
+MessageLog WindowReader::messagesIn(const MessageLog &log, const sync::ClockMap &map, int64_t begin,
+                                    int64_t end)
+{
+    MessageLog out;
+    const WindowTest in(map, begin, end);
+    for (size_t i = 0; i < log.size(); ++i)
+        if (in.keep(log[i].localNs, log[i].localNs))
+            out.add(log[i].localNs, log.send(i), 0, log.id(i), log.track(i));
+    out.shrink();
+    return out;
+}
+
 void WindowReader::applyIndex(ParsedFile &f, const LogIndex &x)
 {
     // What the whole file says about the worker, not the window.
@@ -240,6 +252,14 @@ void WindowReader::cut(Timeline &tl, ClockMode mode, int64_t begin, int64_t end)
     for (size_t w = 0; w < tl.workers.size(); ++w)
         for (EventTrack &t : tl.workers[w].tracks)
             cutTrack(t, tl.map(w, mode), begin, end);
+    const auto inside = [&](uint32_t worker, int64_t local) {
+        const int64_t g = tl.map(worker, mode).toGlobal(local);
+        return g >= begin && g <= end;
+    };
+    std::erase_if(tl.links, [&](const MessageLink &l) {
+        return !inside(l.fromWorker, l.fromLocal) || !inside(l.toWorker, l.toLocal);
+    });
+    tl.links.shrink_to_fit();
 }
 
 void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begin, int64_t end)

@@ -10,7 +10,9 @@
 //
 // cut() is the one rule for a window: an event is kept when its global start <= end and its
 // global end >= begin in the window's mode (an ancestor of a kept event is kept too, since it
-// encloses it); parents and args refs are re-pointed.
+// encloses it); parents and args refs are re-pointed. A link (an arrow) is kept when both its
+// ends lie in [begin, end]: a windowed load pairs only the window's message records, so an arrow
+// leaving the window could not be drawn the same way by both paths.
 // Threading: stateless; any thread.
 #pragma once
 
@@ -60,6 +62,10 @@ public:
     // every sync sample, thread names, first/last local time, drops, close), with no events:
     // what an EventStore read fills in.
     static ParsedFile header(const std::string &path, const LogIndex &index);
+    // The records of `log` whose global time through `map` lies in [begin, end]: the only ones a
+    // link kept by cut() can end at (a window pairs only those).
+    static MessageLog messagesIn(const MessageLog &log, const sync::ClockMap &map, int64_t begin,
+                                 int64_t end);
     // Puts the index's whole-file worker fields on f (a window's parse of part of the file).
     static void applyIndex(ParsedFile &f, const LogIndex &index);
     // Keeps the events overlapping [begin, end] (global ns of `mode`) on every track.
