@@ -41,7 +41,8 @@ namespace syncline::load {
 class EventStore
 {
 public:
-    static constexpr uint32_t kVersion = 1;
+    // 2: the msg records (1 had only the events; its files are ignored and rewritten).
+    static constexpr uint32_t kVersion = 2;
     static constexpr uint32_t kChunkEvents = 1024;
 
     struct Chunk
