@@ -2,6 +2,7 @@
 
 #include "timeline/load/cachefile.h"
 #include "timeline/load/filereader.h"
+#include "timeline/load/varint.h"
 #include "timeline/load/windowreader.h"
 
 #include <algorithm>
@@ -19,60 +20,14 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'E', 'V', 'T', '1'};
 
+using varint::preadExact;
+using varint::unzig;
+using varint::zig;
+using VarReader = varint::Reader;
+
 void putVar(std::string &out, uint64_t v)
 {
-    while (v >= 0x80) {
-        out += char(uint8_t(v) | 0x80);
-        v >>= 7;
-    }
-    out += char(uint8_t(v));
-}
-
-uint64_t zig(int64_t v)
-{
-    return (uint64_t(v) << 1) ^ uint64_t(v >> 63);
-}
-
-int64_t unzig(uint64_t v)
-{
-    return int64_t(v >> 1) ^ -int64_t(v & 1);
-}
-
-// A bounds-checked varint reader over one chunk: any overrun sets bad and yields 0.
-struct VarReader
-{
-    const uint8_t *p, *end;
-    bool bad = false;
-    uint64_t get()
-    {
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (p == end) {
-                bad = true;
-                return 0;
-            }
-            const uint8_t b = *p++;
-            v |= uint64_t(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return v;
-        }
-        bad = true;
-        return 0;
-    }
-};
-
-bool preadExact(int fd, char *out, size_t n, int64_t offset)
-{
-    size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::pread(fd, out + got, n - got, off_t(offset + int64_t(got)));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        got += size_t(r);
-    }
-    return true;
+    varint::put(out, v);
 }
 
 // Encodes events [from, from + n) of t (args ids into `args`).
@@ -417,7 +372,8 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
     std::vector<int64_t> maxNs(names.size()); // the config's expected maximum per name
     for (size_t i = 0; i < names.size(); ++i)
         maxNs[i] = kinds.expectedMaxNs(out.names, uint32_t(i));
-    std::vector<uint32_t> keptOrig; // per kept event, its index in the whole track
+    std::vector<uint32_t> keptOrig;  // per kept event, its index in the whole track
+    std::vector<int32_t> newInChunk; // per event of the chunk being decoded: its index kept
     int64_t read = 0;
     const WindowTest in(map, begin, end);
     for (size_t ti = 0; ti < tracks.size(); ++ti) {
@@ -458,8 +414,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
             read += c.length;
             if (CacheFile::wordHash(buf) != c.hash)
                 return failed("corrupt chunk (hash mismatch)");
-            VarReader v{reinterpret_cast<const uint8_t *>(buf.data()),
-                        reinterpret_cast<const uint8_t *>(buf.data()) + buf.size()};
+            VarReader v(buf);
             const size_t nArgs = v.get();
             if (nArgs > c.count)
                 return failed("corrupt chunk");
@@ -473,6 +428,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                 v.p += len;
             }
             int64_t start = c.minStart;
+            newInChunk.assign(c.count, -1);
             for (uint32_t e = 0; e < c.count; ++e) {
                 start += unzig(v.get());
                 const int64_t stop = start + unzig(v.get());
@@ -489,12 +445,18 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                 const uint32_t orig = uint32_t(first + e);
                 int32_t parent = -1;
                 if (up > 0) {
-                    // An ancestor encloses its descendants: it was kept before this event.
+                    // An ancestor encloses its descendants: it was kept before this event
+                    // (mostly in this chunk; else found among the kept ones).
                     const uint32_t p = uint32_t(orig - up);
-                    const auto it = std::lower_bound(keptOrig.begin(), keptOrig.end(), p);
-                    if (it == keptOrig.end() || *it != p)
+                    if (up <= e) {
+                        parent = newInChunk[e - up];
+                    } else {
+                        const auto it = std::lower_bound(keptOrig.begin(), keptOrig.end(), p);
+                        parent =
+                            it != keptOrig.end() && *it == p ? int32_t(it - keptOrig.begin()) : -1;
+                    }
+                    if (parent < 0)
                         return failed("inconsistent nesting");
-                    parent = int32_t(it - keptOrig.begin());
                 }
                 if (maxNs[name] >= 0 && stop - start > maxNs[name])
                     flags |= EventOverdue;
@@ -505,6 +467,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                 if (arg > 0)
                     t.argRefs.emplace_back(index, argIds[arg - 1]);
                 keptOrig.push_back(orig);
+                newInChunk[e] = int32_t(index);
             }
             if (v.p != v.end)
                 return failed("corrupt chunk (trailing bytes)");
@@ -528,8 +491,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
         read += c.length;
         if (CacheFile::wordHash(buf) != c.hash)
             return failed("corrupt chunk (hash mismatch)");
-        VarReader v{reinterpret_cast<const uint8_t *>(buf.data()),
-                    reinterpret_cast<const uint8_t *>(buf.data()) + buf.size()};
+        VarReader v(buf);
         int64_t ts = 0;
         for (uint32_t e = 0; e < c.count; ++e) {
             ts += unzig(v.get());

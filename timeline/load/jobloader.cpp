@@ -8,6 +8,7 @@
 #include "timeline/load/eventstore.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/jobinputs.h"
+#include "timeline/load/linkstore.h"
 #include "timeline/load/log/linescanner.h"
 #include "timeline/load/log/logparser.h"
 #include "timeline/load/logindex.h"
@@ -256,6 +257,17 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     }
     // Each log's event store: its window is decoded from it (no JSON). A log without a valid
     // one (none yet, corrupt, stale, another version) is parsed whole instead, which writes it.
+    // With a link store (the full load that wrote the correction wrote it too), the window's
+    // message records are not needed at all.
+    bool pairWindowMessages = true;
+    {
+        const std::string key = CorrectionCache::keyOf(logs, o.alignOn, o.correctClocks);
+        std::error_code ec;
+        for (bool beside : {true, false})
+            if (std::filesystem::exists(
+                    CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"), ec))
+                pairWindowMessages = false;
+    }
     std::vector<std::optional<EventStore>> stores(logs.size());
     for (size_t i = 0; i < logs.size(); ++i)
         stores[i] = EventStore::open(logs[i]);
@@ -327,7 +339,9 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             bytes += n;
             // The correction is cached: the window's message records are only needed for its
             // arrows (paired after the merge, then freed): those inside the window are kept.
-            if (!decoded) // (a store's read keeps only those already)
+            if (!pairWindowMessages)
+                files[i].messages = MessageLog(); // the links come from the link store
+            else if (!decoded)                    // (a store's read keeps only those already)
                 files[i].messages =
                     WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
             std::lock_guard lock(mutex);
@@ -355,12 +369,21 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     }
     BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
     Timeline &tl = *built.timeline;
-    // The window's arrows, by the one pairing rule (cut below keeps those inside the window).
-    tl.links = ClockCorrector::links(tl, built.messages);
-    std::vector<MessageLog>().swap(built.messages);
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!cache->applyTo(tl))
         return std::nullopt;
+    // The window's arrows: the full load's with both ends in the window, from the link store;
+    // without one, the window's message records paired by the one rule (cut below keeps those
+    // inside the window).
+    int64_t linkBytes = 0;
+    if (!LinkStore::readWindow(tl, logs, o.alignOn, o.correctClocks, o.window.mode, A, B,
+                               &linkBytes)) {
+        if (!pairWindowMessages)
+            return std::nullopt; // a damaged link store: the full load rewrites it
+        tl.links = ClockCorrector::links(tl, built.messages);
+    }
+    bytes += linkBytes;
+    std::vector<MessageLog>().swap(built.messages);
     releaseFreeMemory();
     EventKindLookup kinds(config);
     progress.report(kIndex, 0.0, "names and categories");
@@ -488,7 +511,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
     // Categories, colours and collectives per name, for the viewer.
     ClockCorrector::markCollectives(tl, kinds, o.alignOn);
     if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty())
-        CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks);
+        if (CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks))
+            LinkStore::write(tl, inputs.logs, o.alignOn, o.correctClocks);
     if (o.window.use) {
         const auto [A, B] = globalWindow(o.window, tl.range(o.window.mode));
         tl.window.active = true;

@@ -210,11 +210,13 @@ private slots:
         QTest::addColumn<bool>("raw");
         QTest::addColumn<int>("how");
         // 0: decoded from the event stores; 1: no store (each log parsed whole, which writes
-        // one); 2: no store and none written (only the index's blocks of the logs are parsed).
-        for (int how : {0, 1, 2}) {
+        // one); 2: no store and none written (only the index's blocks of the logs are parsed);
+        // 3: no link store (the window's msg records, from the event stores, are paired).
+        for (int how : {0, 1, 2, 3}) {
             const char *label = how == 0   ? "event store: "
                                 : how == 1 ? "no event store: "
-                                           : "index blocks: ";
+                                : how == 2 ? "index blocks: "
+                                           : "no link store: ";
             auto row = [&](const char *name) {
                 return &QTest::newRow(qPrintable(QString(label) + name));
             };
@@ -233,7 +235,7 @@ private slots:
         QFETCH(double, b);
         QFETCH(bool, raw);
         QFETCH(int, how);
-        const bool stores = how == 0;
+        const bool stores = how == 0 || how == 3;
         const ClockMode mode = raw ? ClockMode::Raw : ClockMode::Corrected;
         QTemporaryDir dir;
         writeJob(dir.path().toStdString());
@@ -247,6 +249,14 @@ private slots:
             if (!stores) // no store: the window's logs are parsed whole, which writes them
                 fs::remove(EventStore::pathFor(logOf(d, i), true));
         }
+        int linkStores = 0;
+        for (const auto &e : fs::directory_iterator(d + "/.syncline-index"))
+            if (e.path().extension() == ".slk") {
+                ++linkStores;
+                if (how == 3)
+                    fs::remove(e.path());
+            }
+        QCOMPARE(linkStores, 1);
         const LoadResult win = loadJob(d, window(a, b, mode), how != 2);
         QVERIFY(win.timeline);
         const Timeline &w = *win.timeline;
@@ -507,6 +517,41 @@ private slots:
         QVERIFY(again.timeline->window.fromEventStore);
         QCOMPARE(events(*again.timeline, ClockMode::Corrected, false, 0, 0),
                  events(*win.timeline, ClockMode::Corrected, false, 0, 0));
+    }
+
+    // A damaged link store is not trusted: the window is cut from a full load (with the same
+    // arrows), which writes it again.
+    void badLinkStoreIgnoredAndRebuilt()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline);
+        const LoadResult good = loadJob(d, window(1.0, 1.5));
+        QVERIFY(good.timeline->window.readOnlyWindow && !good.timeline->links.empty());
+        std::string slk;
+        for (const auto &e : fs::directory_iterator(d + "/.syncline-index"))
+            if (e.path().extension() == ".slk")
+                slk = e.path().string();
+        QVERIFY(!slk.empty());
+        std::string bytes;
+        {
+            std::ifstream in(slk, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        uint64_t dirOffset = 0;
+        std::memcpy(&dirOffset, bytes.data() + bytes.size() - 8, 8);
+        QVERIFY(dirOffset > 0 && dirOffset < bytes.size());
+        for (size_t i = 0; i < dirOffset; i += 5)
+            bytes[i] = char(bytes[i] ^ 0x11);
+        testlogs::write(slk, bytes);
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        QVERIFY(win.timeline && !win.timeline->window.readOnlyWindow);
+        QCOMPARE(win.timeline->links.size(), good.timeline->links.size());
+        QCOMPARE(win.timeline->eventCount(), good.timeline->eventCount());
+        const LoadResult again = loadJob(d, window(1.0, 1.5));
+        QVERIFY(again.timeline->window.readOnlyWindow);
+        QCOMPARE(again.timeline->links.size(), good.timeline->links.size());
     }
 
     // The store is compact: well under the log's own bytes per event (events and messages).
