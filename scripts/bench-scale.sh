@@ -47,7 +47,7 @@ fi
 rm -rf "$JOB/.syncline-index" # a fresh index for every run (the first full load writes it)
 # The logs against the RAM: a job bigger than the page cache is read cold by every full load
 # (bench_load's pread baseline below then measures the cold read).
-LOGBYTES=$(find "$JOB" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{s += $1} END {print s}')
+LOGBYTES=$(find "$JOB" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s}')
 echo "logs: $((LOGBYTES / 1000000)) MB in $(find "$JOB" -maxdepth 1 -name '*.log' | wc -l) files; RAM $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MB"
 BYTES=$(du -sb "$JOB" | cut -f1)
 echo "job size: $((BYTES / 1000000)) MB"
@@ -56,8 +56,8 @@ echo "== a 10 s window, no index yet: the whole job is loaded and cut (that load
 read -r s kb < <(measure "$BIN/syncline" export --quiet "$JOB" --range 10s:20s --csv "$OUT/window-full.csv")
 echo "  export --range 10s:20s (full load + cut): $s s, peak $((kb / 1024)) MB, $(($(wc -l < "$OUT/window-full.csv") - 1)) events"
 echo "  index written: $(du -sb "$JOB/.syncline-index" | cut -f1) bytes in $JOB/.syncline-index"
-for kind in sevt sidx scc; do
-    b=$(find "$JOB/.syncline-index" -name "*.$kind" -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+for kind in sevt sidx scc slk; do
+    b=$(find "$JOB/.syncline-index" -name "*.$kind" -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s}')
     echo "    .$kind: $((b / 1000000)) MB"
 done
 
