@@ -339,7 +339,7 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
 
 bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int64_t aLocal,
                       int64_t bLocal, EventKindLookup &kinds, ParsedFile &out, int64_t *bytesRead,
-                      std::string *why) const
+                      std::string *why, bool withMessages) const
 {
     auto failed = [&](const std::string &r) {
         if (why)
@@ -483,7 +483,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
     }
     out.messages = MessageLog();
     for (const Chunk &c : messageChunks) {
-        if (c.maxEnd < aLocal || c.minStart > bLocal)
+        if (!withMessages || c.maxEnd < aLocal || c.minStart > bLocal)
             continue;
         buf.resize(c.length);
         if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset)))

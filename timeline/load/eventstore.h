@@ -85,11 +85,12 @@ public:
     // Decodes into `out` (its worker's tracks replaced, names and args filled) exactly the
     // events overlapping [begin, end] in global ns through `map` (WindowReader::cutTrack's
     // rule), with their parents re-pointed, and the overdue flag by `kinds`, and the `msg`
-    // records whose global time lies in [begin, end]. Reads only the chunks whose
+    // records whose global time lies in [begin, end] (with withMessages; else none). Reads only the chunks whose
     // [min start, max end] meets [aLocal, bLocal]. False (and *why) when the
     // store's file changed, a chunk is corrupt or cannot be read.
     bool read(const sync::ClockMap &map, int64_t begin, int64_t end, int64_t aLocal, int64_t bLocal,
-              EventKindLookup &kinds, ParsedFile &out, int64_t *bytesRead, std::string *why) const;
+              EventKindLookup &kinds, ParsedFile &out, int64_t *bytesRead, std::string *why,
+              bool withMessages = true) const;
 
     const std::string &path() const { return m_path; }
 

@@ -244,8 +244,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
 {
     if (!inputs.chromeTraces.empty() || logs.empty())
         return std::nullopt;
-    const std::optional<CorrectionCache> cache =
-        CorrectionCache::load(logs, o.alignOn, o.correctClocks);
+    std::optional<CorrectionCache> cache = CorrectionCache::load(logs, o.alignOn, o.correctClocks);
     if (!cache)
         return std::nullopt;
     std::vector<LogIndex> indexes;
@@ -308,8 +307,9 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             bool decoded = false;
             if (stores[i]) {
                 files[i] = WindowReader::header(logs[i], indexes[i]);
-                decoded = stores[i]->read(maps[i], windowA, windowB, local[i].first,
-                                          local[i].second, fileKinds, files[i], &n, nullptr);
+                decoded =
+                    stores[i]->read(maps[i], windowA, windowB, local[i].first, local[i].second,
+                                    fileKinds, files[i], &n, nullptr, pairWindowMessages);
                 if (!decoded) // not trusted: parsed again below, which writes a new one
                     n = 0;
             }
@@ -344,6 +344,9 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             else if (!decoded)                    // (a store's read keeps only those already)
                 files[i].messages =
                     WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
+            // What this file's read needed: freed now, not at the end of the window's load.
+            indexes[i] = LogIndex();
+            stores[i].reset();
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             for (EventTrack &tr : files[i].worker.tracks)
@@ -372,6 +375,8 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!cache->applyTo(tl))
         return std::nullopt;
+    const TimeRange jobRange[2] = {cache->range[0], cache->range[1]};
+    cache.reset(); // its clocks are on the workers now
     // The window's arrows: the full load's with both ends in the window, from the link store;
     // without one, the window's message records paired by the one rule (cut below keeps those
     // inside the window).
@@ -392,8 +397,8 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     tl.window.mode = o.window.mode;
     tl.window.beginNs = A;
     tl.window.endNs = B;
-    tl.window.job[0] = cache->range[0];
-    tl.window.job[1] = cache->range[1];
+    tl.window.job[0] = jobRange[0];
+    tl.window.job[1] = jobRange[1];
     tl.window.readOnlyWindow = true;
     tl.window.bytesRead = bytes.load();
     tl.window.fromEventStore = fromStores.load();

@@ -164,6 +164,8 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
             reason = p + ": another worker order";
             continue;
         }
+        // Two passes over the chosen chunks: count, then fill a vector of exactly that size
+        // (a growing vector would hold up to twice the window's links at the peak).
         std::vector<MessageLink> links;
         std::string buf;
         int64_t read = 0;
@@ -172,47 +174,56 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
             const int64_t g = tl.map(w, mode).toGlobal(local);
             return g >= begin && g <= end;
         };
-        for (const Chunk &c : dir) {
-            if (c.maxG[m] < begin || c.minG[m] > end)
-                continue;
-            buf.resize(c.length);
-            if (c.offset > dirOffset || c.length > dirOffset - c.offset ||
-                !varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset)) ||
-                CacheFile::wordHash(buf) != c.hash) {
-                damaged = true;
-                break;
-            }
-            read += c.length;
-            varint::Reader v(buf);
-            int64_t prev = 0;
-            for (uint32_t i = 0; i < c.count && !damaged; ++i) {
-                MessageLink l;
-                const uint64_t fw = v.get(), ft = v.get(), tw = v.get(), tk = v.get();
-                l.fromLocal = prev + varint::unzig(v.get());
-                prev = l.fromLocal;
-                l.toLocal = l.fromLocal + varint::unzig(v.get());
-                if (v.bad || fw >= tl.workers.size() || tw >= tl.workers.size() ||
-                    ft >= tl.workers[fw].tracks.size() ||
-                    (tk >> 1) >= tl.workers[tw].tracks.size()) {
+        size_t kept = 0;
+        for (int pass = 0; pass < 2 && !damaged; ++pass) {
+            if (pass == 1)
+                links.reserve(kept);
+            for (const Chunk &c : dir) {
+                if (c.maxG[m] < begin || c.minG[m] > end)
+                    continue;
+                buf.resize(c.length);
+                if (c.offset > dirOffset || c.length > dirOffset - c.offset ||
+                    !varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset)) ||
+                    CacheFile::wordHash(buf) != c.hash) {
                     damaged = true;
                     break;
                 }
-                l.fromWorker = uint32_t(fw);
-                l.fromTrack = uint32_t(ft);
-                l.toWorker = uint32_t(tw);
-                l.toTrack = uint32_t(tk >> 1) & 0x7fffffffu;
-                l.kind = uint32_t(tk & 1);
-                if (inside(l.fromWorker, l.fromLocal) && inside(l.toWorker, l.toLocal))
-                    links.push_back(l);
+                if (pass == 0)
+                    read += c.length;
+                varint::Reader v(buf);
+                int64_t prev = 0;
+                for (uint32_t i = 0; i < c.count && !damaged; ++i) {
+                    MessageLink l;
+                    const uint64_t fw = v.get(), ft = v.get(), tw = v.get(), tk = v.get();
+                    l.fromLocal = prev + varint::unzig(v.get());
+                    prev = l.fromLocal;
+                    l.toLocal = l.fromLocal + varint::unzig(v.get());
+                    if (v.bad || fw >= tl.workers.size() || tw >= tl.workers.size() ||
+                        ft >= tl.workers[fw].tracks.size() ||
+                        (tk >> 1) >= tl.workers[tw].tracks.size()) {
+                        damaged = true;
+                        break;
+                    }
+                    l.fromWorker = uint32_t(fw);
+                    l.fromTrack = uint32_t(ft);
+                    l.toWorker = uint32_t(tw);
+                    l.toTrack = uint32_t(tk >> 1) & 0x7fffffffu;
+                    l.kind = uint32_t(tk & 1);
+                    if (!inside(l.fromWorker, l.fromLocal) || !inside(l.toWorker, l.toLocal))
+                        continue;
+                    if (pass == 0)
+                        ++kept;
+                    else if (links.size() < kept)
+                        links.push_back(l);
+                }
+                if (!damaged && v.p != v.end)
+                    damaged = true;
             }
-            if (!damaged && v.p != v.end)
-                damaged = true;
         }
         if (damaged) {
             reason = p + ": corrupt chunk";
             continue;
         }
-        links.shrink_to_fit();
         tl.links = std::move(links);
         if (bytesRead)
             *bytesRead += read;
