@@ -500,7 +500,7 @@ LoadResult JobLoader::load(const LoadOptions &o)
     // The same matching gives the viewer's arrows (Timeline::links).
     std::vector<sync::MessagePair> pairs;
     if (o.correctClocks)
-        pairs = ClockCorrector::pairMessages(tl, built.messages, &tl.links);
+        pairs = ClockCorrector::pairMessages(tl, std::move(built.messages), &tl.links);
     else
         tl.links = ClockCorrector::links(tl, built.messages);
     std::vector<MessageLog>().swap(built.messages);
