@@ -15,7 +15,10 @@
 // malloc_trim, each minus the child's RSS before loading, divided by the events loaded.
 // Usage: bench_load [--shape both|realistic|synthetic] [--workers 64] [--duration-s 42]
 //        [--seed 3] [--events 150000] [--threads 0=all cores] [--keep DIR] [--dir JOB]
-//        [--baselines 0|1]
+//        [--baselines 0|1] [--window A:B]
+// --window A:B with --dir: instead of the full load, the windowed open of seconds [A, B] of the
+// job (JobLoader with LoadOptions::window, in a child): time, events, peak and resident RSS, and
+// whether it was decoded from the event stores.
 #include "sim/joblogwriter.h"
 #include "sim/simconfig.h"
 #include "sim/simulator.h"
@@ -57,6 +60,8 @@ struct Options
     uint64_t seed = 3;
     std::string dir;
     bool baselines = true;
+    std::string window; // --window A:B
+    double windowA = 0, windowB = 0;
 };
 
 void append(std::string &s, int64_t v)
@@ -281,6 +286,8 @@ struct LoaderReport
     double stageSeconds[4] = {};
     double cpuSeconds = 0, stageCpuSeconds[4] = {}; // process CPU time (all threads)
     Breakdown structure;
+    bool readOnlyWindow = false, fromEventStore = false; // a windowed load (--window)
+    int64_t bytesRead = 0;
 };
 
 Breakdown structureBytes(const syncline::Timeline &tl)
@@ -294,7 +301,7 @@ Breakdown structureBytes(const syncline::Timeline &tl)
             b.names += int64_t(t.nameId.capacity() * 4);
             b.nesting += int64_t(t.parent.capacity() * 4 + t.depth.capacity() * 2);
             b.flags += int64_t(t.flags.capacity() * 2);
-            b.argRefs += int64_t(t.argRefs.capacity() * 8);
+            b.argRefs += int64_t(t.argRefs.capacity() * 8 + t.argDense.capacity() * 4);
         }
     }
     b.argStore = int64_t(tl.args.bytes());
@@ -312,7 +319,8 @@ double processCpuSeconds()
 }
 
 // Loads in a forked child so that its peak RSS is the loader's own.
-LoaderReport loaderInChild(const std::string &dir, int threads)
+// With `window` (its use set), the windowed open of that window instead of the full load.
+LoaderReport loaderInChild(const std::string &dir, int threads, syncline::LoadWindow window = {})
 {
     int fds[2];
     if (::pipe(fds) != 0)
@@ -326,6 +334,7 @@ LoaderReport loaderInChild(const std::string &dir, int threads)
         syncline::LoadOptions o;
         o.paths = {dir};
         o.threads = threads;
+        o.window = window;
         // Resident and peak at each stage's start (what the progress line names first).
         int stage = -1;
         const auto st0 = Clock::now();
@@ -352,6 +361,9 @@ LoaderReport loaderInChild(const std::string &dir, int threads)
             r.events = int64_t(res.timeline->eventCount());
             r.problems = int64_t(res.timeline->problems.size());
             r.structure = structureBytes(*res.timeline);
+            r.readOnlyWindow = res.timeline->window.readOnlyWindow;
+            r.fromEventStore = res.timeline->window.fromEventStore;
+            r.bytesRead = res.timeline->window.bytesRead;
         }
         (void)!::write(fds[1], &r, sizeof r);
         ::_exit(0);
@@ -489,11 +501,29 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
                 correctionCpu / std::max(load.cpuSeconds, 1e-9), correctionCpu, load.cpuSeconds);
     const Breakdown &b = load.structure;
     auto per = [ev](int64_t x) { return double(x) / double(ev); };
-    std::printf("  structures (capacities) %.1f B/event: times %.1f, name ids %.1f, nesting %.1f, "
-                "flags %.1f, arg refs %.1f, arg store %.2f, sync samples %.2f, links %.2f, "
-                "other %.2f\n",
-                per(b.total()), per(b.times), per(b.names), per(b.nesting), per(b.flags),
-                per(b.argRefs), per(b.argStore), per(b.samples), per(b.links), per(b.other));
+    std::printf(
+        "  structures (capacities) %.1f B/event: times %.1f, name ids %.1f, nesting %.1f, "
+        "flags %.1f, args %.1f, arg store %.2f, sync samples %.2f, links %.2f, other %.2f\n",
+        per(b.total()), per(b.times), per(b.names), per(b.nesting), per(b.flags), per(b.argRefs),
+        per(b.argStore), per(b.samples), per(b.links), per(b.other));
+}
+
+// --window A:B (seconds from the job's start): the windowed open, the loader in a child.
+void runWindow(const std::string &dir, int threads, double a, double b)
+{
+    syncline::LoadWindow w;
+    w.use = true;
+    w.beginNs = int64_t(a * 1e9);
+    w.endNs = int64_t(b * 1e9);
+    const LoaderReport r = loaderInChild(dir, threads, w);
+    std::printf("  window %g s to %g s of %s: %.2f s, %lld events, peak %.0f MB (%.0f MB above "
+                "the process's start), resident after %.0f MB; %s, %.0f MB read\n",
+                a, b, dir.c_str(), r.seconds, (long long)r.events, double(r.peakKb) / 1024.0,
+                double(r.peakKb - r.baseKb) / 1024.0, double(r.afterKb) / 1024.0,
+                r.fromEventStore   ? "decoded from the event stores"
+                : r.readOnlyWindow ? "logs parsed for the window (no valid event store)"
+                                   : "cut from a full load (no valid index or correction cache)",
+                double(r.bytesRead) / 1e6);
 }
 
 } // namespace
@@ -521,15 +551,27 @@ int main(int argc, char **argv)
             o.dir = argv[i + 1];
         else if (a == "--baselines")
             o.baselines = std::string(argv[i + 1]) != "0";
-        else {
+        else if (a == "--window") {
+            o.window = argv[i + 1];
+            if (std::sscanf(argv[i + 1], "%lf:%lf", &o.windowA, &o.windowB) != 2)
+                o.window = "?";
+        } else {
             std::fprintf(stderr,
                          "usage: bench_load [--shape both|realistic|synthetic] [--workers N] "
                          "[--duration-s S] [--seed S] [--events N] [--threads T] [--keep DIR] "
-                         "[--dir EXISTING_JOB] [--baselines 0|1]\n");
+                         "[--dir EXISTING_JOB] [--baselines 0|1] [--window A:B (s, with --dir)]\n");
             return 2;
         }
     }
     const int threads = threadCount(o);
+    if (!o.window.empty()) {
+        if (o.dir.empty() || o.window == "?") {
+            std::fprintf(stderr, "bench_load: --window A:B (seconds) needs --dir JOB\n");
+            return 2;
+        }
+        runWindow(o.dir, threads, o.windowA, o.windowB);
+        return 0;
+    }
     if (!o.dir.empty()) {
         runShape(o.dir.c_str(), o.dir, threads, o.baselines);
         return 0;

@@ -321,12 +321,14 @@ void MainWindow::updateInfo()
     if (w.active) {
         const int64_t origin = m_timeline->originNs(w.mode);
         const int m = w.mode == ClockMode::Raw ? 1 : 0;
-        m_infoLabel->setText(
-            m_infoLabel->text() +
-            tr(" · window %1 – %2 of %3 (%4)")
-                .arg(formatDuration(w.beginNs - origin), formatDuration(w.endNs - origin),
-                     formatDuration(w.job[m].duration()),
-                     w.readOnlyWindow ? tr("read from the index") : tr("cut from a full load")));
+        m_infoLabel->setText(m_infoLabel->text() +
+                             tr(" · window %1 – %2 of %3 (%4)")
+                                 .arg(formatDuration(w.beginNs - origin),
+                                      formatDuration(w.endNs - origin),
+                                      formatDuration(w.job[m].duration()),
+                                      w.fromEventStore   ? tr("decoded from the event store")
+                                      : w.readOnlyWindow ? tr("read from the index")
+                                                         : tr("cut from a full load")));
     }
 }
 

@@ -125,11 +125,12 @@ private slots:
         const Timeline &tl = *w.timeline();
         QVERIFY(tl.window.active);
         QVERIFY(tl.window.readOnlyWindow);
+        QVERIFY(tl.window.fromEventStore); // the full load before wrote the logs' event stores
         QCOMPARE(tl.window.endNs - tl.window.beginNs, int64_t(300'000'000));
         // 300 ms of 10 ms steps: about 30 steps and their forwards per worker, plus the epoch.
         const size_t n = tl.eventCount();
         QVERIFY2(n >= 2 * (1 + 30 * 2) && n <= 2 * (1 + 32 * 2), qPrintable(QString::number(n)));
-        QVERIFY(w.statusText().contains(QStringLiteral("read from the index")));
+        QVERIFY(w.statusText().contains(QStringLiteral("decoded from the event store")));
         QVERIFY(w.loadWindow().use);
     }
 

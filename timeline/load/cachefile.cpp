@@ -20,6 +20,22 @@ uint64_t CacheFile::hash(std::string_view bytes, uint64_t h)
     return h;
 }
 
+uint64_t CacheFile::wordHash(std::string_view bytes)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes.size();
+    size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, bytes.data() + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    for (; i < bytes.size(); ++i)
+        h = (h ^ uint8_t(bytes[i])) * 0x100000001b3ull;
+    h ^= h >> 33;
+    return h * 0xc4ceb9fe1a85ec53ull;
+}
+
 std::string CacheFile::placeFor(const std::string &dir, bool beside)
 {
     if (beside)
@@ -42,7 +58,20 @@ CacheFile::Writer::Writer(const char (&magic)[8], uint32_t version)
     u32(version);
 }
 
+std::string CacheFile::Writer::finished() const
+{
+    const uint64_t h = hash(m_bytes);
+    std::string all = m_bytes;
+    all.append(reinterpret_cast<const char *>(&h), 8);
+    return all;
+}
+
 bool CacheFile::Writer::writeTo(const std::string &path) const
+{
+    return writeParts(path, {finished()});
+}
+
+bool CacheFile::writeParts(const std::string &path, std::initializer_list<std::string_view> parts)
 {
     std::error_code ec;
     const fs::path p(path);
@@ -53,18 +82,17 @@ bool CacheFile::Writer::writeTo(const std::string &path) const
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return false;
-    const uint64_t h = hash(m_bytes);
-    std::string all = m_bytes;
-    all.append(reinterpret_cast<const char *>(&h), 8);
-    size_t done = 0;
-    while (done < all.size()) {
-        const ssize_t n = ::write(fd, all.data() + done, all.size() - done);
-        if (n <= 0) {
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return false;
+    for (std::string_view part : parts) {
+        size_t done = 0;
+        while (done < part.size()) {
+            const ssize_t n = ::write(fd, part.data() + done, part.size() - done);
+            if (n <= 0) {
+                ::close(fd);
+                ::unlink(tmp.c_str());
+                return false;
+            }
+            done += size_t(n);
         }
-        done += size_t(n);
     }
     if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
         ::unlink(tmp.c_str());

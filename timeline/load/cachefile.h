@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -19,8 +20,13 @@ class CacheFile
 {
 public:
     static uint64_t hash(std::string_view bytes, uint64_t seed = 1469598103934665603ull);
+    // A faster hash, 8 bytes a step (the event store's chunks: megabytes per window).
+    static uint64_t wordHash(std::string_view bytes);
     // The directory for cache files of logs in `dir` (beside: the .syncline-index one).
     static std::string placeFor(const std::string &dir, bool beside);
+    // Writes `parts` one after the other as `path`, atomically (a temporary file beside it,
+    // renamed over); creates the directory. False when any step fails (nothing is left behind).
+    static bool writeParts(const std::string &path, std::initializer_list<std::string_view> parts);
 
     class Writer
     {
@@ -38,6 +44,8 @@ public:
         // Creates the directory, writes a temporary file beside `path` and renames it over; false
         // when any step fails (nothing is left behind).
         bool writeTo(const std::string &path) const;
+        // The record's bytes with the trailing hash (what writeTo writes), to embed in a file.
+        std::string finished() const;
 
     private:
         void raw(const void *p, size_t n) { m_bytes.append(static_cast<const char *>(p), n); }

@@ -27,12 +27,13 @@ std::vector<std::string> absoluteSorted(const std::vector<std::string> &logs)
     return out;
 }
 
-std::string fileFor(const std::vector<std::string> &sorted, const std::string &key, bool beside)
+std::string fileFor(const std::vector<std::string> &sorted, const std::string &key, bool beside,
+                    const char *stem = "correction-", const char *ext = ".scc")
 {
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)CacheFile::hash(key));
-    return CacheFile::placeFor(fs::path(sorted.front()).parent_path().string(), beside) +
-           "/correction-" + hex + ".scc";
+    return CacheFile::placeFor(fs::path(sorted.front()).parent_path().string(), beside) + "/" +
+           stem + hex + ext;
 }
 
 void writeRange(CacheFile::Writer &w, const TimeRange &r)
@@ -79,6 +80,12 @@ TimeRange readRange(CacheFile::Reader &r)
 }
 
 } // namespace
+
+std::string CorrectionCache::fileOf(const std::vector<std::string> &logs, const std::string &key,
+                                    bool beside, const char *stem, const char *ext)
+{
+    return logs.empty() ? std::string() : fileFor(absoluteSorted(logs), key, beside, stem, ext);
+}
 
 std::string CorrectionCache::keyOf(const std::vector<std::string> &logs, const std::string &alignOn,
                                    bool correct, std::string *error)

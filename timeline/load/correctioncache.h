@@ -41,6 +41,10 @@ struct CorrectionCache
     // The key of a job: its logs (any order) and the correction options.
     static std::string keyOf(const std::vector<std::string> &logs, const std::string &alignOn,
                              bool correct, std::string *error = nullptr);
+    // Where a job-level cache file of `logs` with this key lives (`<stem><hash of key><ext>`
+    // in the place of the first log, sorted): the correction's, the links' (LinkStore).
+    static std::string fileOf(const std::vector<std::string> &logs, const std::string &key,
+                              bool beside, const char *stem, const char *ext);
     static std::optional<CorrectionCache> load(const std::vector<std::string> &logs,
                                                const std::string &alignOn, bool correct,
                                                std::string *why = nullptr);

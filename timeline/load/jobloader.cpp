@@ -5,8 +5,10 @@
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/correctioncache.h"
 #include "timeline/load/eventkindlookup.h"
+#include "timeline/load/eventstore.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/jobinputs.h"
+#include "timeline/load/linkstore.h"
 #include "timeline/load/log/linescanner.h"
 #include "timeline/load/log/logparser.h"
 #include "timeline/load/logindex.h"
@@ -141,19 +143,29 @@ int64_t headerLength(const std::string &path)
 }
 
 // Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
-// by-product of the parse. A log that changed while it was read gets no index.
-ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval)
+// by-product of the parse. A log that changed while it was read gets no index. *storeStamp is
+// set when the log has no valid event store and did not change while it was read: the caller
+// writes the store once the file is prepared (sorted and nested).
+ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
+                         std::optional<LogFileStamp> *storeStamp)
 {
-    if (LogIndex::load(path))
+    const bool needIndex = !LogIndex::load(path);
+    const bool needStore = !EventStore::open(path);
+    if (!needIndex && !needStore)
         return LogParser::parseFile(path, cancel);
     const std::optional<LogFileStamp> before = LogFileStamp::of(path);
     LogIndex::Builder builder;
-    ParsedFile f = LogParser::parseFile(
-        path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
-        std::max<size_t>(interval, 1));
+    ParsedFile f = needIndex ? LogParser::parseFile(
+                                   path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
+                                   std::max<size_t>(interval, 1))
+                             : LogParser::parseFile(path, cancel);
     const std::optional<LogFileStamp> after = LogFileStamp::of(path);
-    if (before && after && *before == *after && f.usable && !(cancel && cancel->load()))
-        builder.finish(f, *before, headerLength(path)).store(path);
+    if (before && after && *before == *after && f.usable && !(cancel && cancel->load())) {
+        if (needIndex)
+            builder.finish(f, *before, headerLength(path)).store(path);
+        if (needStore)
+            *storeStamp = *before;
+    }
     return f;
 }
 
@@ -175,18 +187,26 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             if (cancelled(o))
                 return;
             const Task &t = tasks[i];
-            files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                       : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes)
-                                      : LogParser::parseFile(t.path, o.cancel);
+            std::optional<LogFileStamp> storeStamp;
+            files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                       : o.writeIndex
+                           ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes, &storeStamp)
+                           : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
+            // The prepared file, as a windowed open decodes it (args still the file's own).
+            if (storeStamp)
+                EventStore::write(t.path, files[i], *storeStamp);
             {
                 // Each file's args texts join the one store as the file finishes: per file, the
                 // store would hold every step's text again (~8 B/event on the realistic shape).
                 std::lock_guard lock(progressMutex);
                 TimelineBuilder::moveArgsTo(files[i], args);
             }
+            // 4 bytes an event instead of 8 a ref where most events have args.
+            for (EventTrack &tr : files[i].worker.tracks)
+                tr.compactArgs();
             if (o.progress) {
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
@@ -224,8 +244,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
 {
     if (!inputs.chromeTraces.empty() || logs.empty())
         return std::nullopt;
-    const std::optional<CorrectionCache> cache =
-        CorrectionCache::load(logs, o.alignOn, o.correctClocks);
+    std::optional<CorrectionCache> cache = CorrectionCache::load(logs, o.alignOn, o.correctClocks);
     if (!cache)
         return std::nullopt;
     std::vector<LogIndex> indexes;
@@ -235,6 +254,22 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             return std::nullopt;
         indexes.push_back(std::move(*x));
     }
+    // Each log's event store: its window is decoded from it (no JSON). A log without a valid
+    // one (none yet, corrupt, stale, another version) is parsed whole instead, which writes it.
+    // With a link store (the full load that wrote the correction wrote it too), the window's
+    // message records are not needed at all.
+    bool pairWindowMessages = true;
+    {
+        const std::string key = CorrectionCache::keyOf(logs, o.alignOn, o.correctClocks);
+        std::error_code ec;
+        for (bool beside : {true, false})
+            if (std::filesystem::exists(
+                    CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"), ec))
+                pairWindowMessages = false;
+    }
+    std::vector<std::optional<EventStore>> stores(logs.size());
+    for (size_t i = 0; i < logs.size(); ++i)
+        stores[i] = EventStore::open(logs[i]);
     std::map<std::string, const CorrectionCache::WorkerClock *> clockOf;
     for (const auto &wc : cache->workers)
         clockOf[wc.log] = &wc;
@@ -255,6 +290,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::vector<ParsedFile> files(logs.size());
     std::atomic<size_t> next{0};
     std::atomic<int64_t> bytes{0};
+    std::atomic<bool> fromStores{true};
     std::mutex mutex;
     size_t done = 0;
     ArgStore args;
@@ -267,18 +303,54 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             if (cancelled(o))
                 return;
             int64_t n = 0;
-            files[i] = WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
-            bytes += n;
             EventKindLookup fileKinds(config);
-            TimelineBuilder::prepareFile(files[i], fileKinds);
-            // Cut now (the same rule as the final cut): the blocks' events outside the window
-            // and the parser's spare capacity are freed before the next file is read.
-            for (EventTrack &t : files[i].worker.tracks)
-                WindowReader::cutTrack(t, maps[i], windowA, windowB);
+            bool decoded = false;
+            if (stores[i]) {
+                files[i] = WindowReader::header(logs[i], indexes[i]);
+                decoded =
+                    stores[i]->read(maps[i], windowA, windowB, local[i].first, local[i].second,
+                                    fileKinds, files[i], &n, nullptr, pairWindowMessages);
+                if (!decoded) // not trusted: parsed again below, which writes a new one
+                    n = 0;
+            }
+            if (!decoded && !o.writeIndex) {
+                // No store, and none to be written: only the index's blocks for the window
+                // are parsed.
+                files[i] =
+                    WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
+                TimelineBuilder::prepareFile(files[i], fileKinds);
+                for (EventTrack &t : files[i].worker.tracks)
+                    WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                fromStores = false;
+            } else if (!decoded) {
+                const std::optional<LogFileStamp> before = LogFileStamp::of(logs[i]);
+                files[i] = LogParser::parseFile(logs[i], o.cancel);
+                n = files[i].bytes;
+                TimelineBuilder::prepareFile(files[i], fileKinds);
+                const std::optional<LogFileStamp> after = LogFileStamp::of(logs[i]);
+                if (before && after && *before == *after && files[i].usable && !cancelled(o))
+                    EventStore::write(logs[i], files[i], *before);
+                // Cut now (the same rule as the final cut): the file's events outside the
+                // window are freed before the next file is read.
+                for (EventTrack &t : files[i].worker.tracks)
+                    WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                fromStores = false;
+            }
+            bytes += n;
             // The correction is cached: the window's message records are only needed for its
-            // arrows (paired after the merge, then freed).
+            // arrows (paired after the merge, then freed): those inside the window are kept.
+            if (!pairWindowMessages)
+                files[i].messages = MessageLog(); // the links come from the link store
+            else if (!decoded)                    // (a store's read keeps only those already)
+                files[i].messages =
+                    WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
+            // What this file's read needed: freed now, not at the end of the window's load.
+            indexes[i] = LogIndex();
+            stores[i].reset();
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
+            for (EventTrack &tr : files[i].worker.tracks)
+                tr.compactArgs();
             ++done;
             progress.report(kWindow, double(done) / double(files.size()),
                             std::to_string(done) + " of " + std::to_string(files.size()) +
@@ -300,12 +372,23 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     }
     BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
     Timeline &tl = *built.timeline;
-    // The window's arrows, by the one pairing rule (cut below keeps those inside the window).
-    tl.links = ClockCorrector::links(tl, built.messages);
-    std::vector<MessageLog>().swap(built.messages);
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!cache->applyTo(tl))
         return std::nullopt;
+    const TimeRange jobRange[2] = {cache->range[0], cache->range[1]};
+    cache.reset(); // its clocks are on the workers now
+    // The window's arrows: the full load's with both ends in the window, from the link store;
+    // without one, the window's message records paired by the one rule (cut below keeps those
+    // inside the window).
+    int64_t linkBytes = 0;
+    if (!LinkStore::readWindow(tl, logs, o.alignOn, o.correctClocks, o.window.mode, A, B,
+                               &linkBytes)) {
+        if (!pairWindowMessages)
+            return std::nullopt; // a damaged link store: the full load rewrites it
+        tl.links = ClockCorrector::links(tl, built.messages);
+    }
+    bytes += linkBytes;
+    std::vector<MessageLog>().swap(built.messages);
     releaseFreeMemory();
     EventKindLookup kinds(config);
     progress.report(kIndex, 0.0, "names and categories");
@@ -314,10 +397,11 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     tl.window.mode = o.window.mode;
     tl.window.beginNs = A;
     tl.window.endNs = B;
-    tl.window.job[0] = cache->range[0];
-    tl.window.job[1] = cache->range[1];
+    tl.window.job[0] = jobRange[0];
+    tl.window.job[1] = jobRange[1];
     tl.window.readOnlyWindow = true;
     tl.window.bytesRead = bytes.load();
+    tl.window.fromEventStore = fromStores.load();
     WindowReader::cut(tl, o.window.mode, A, B);
     tl.updateRange();
     progress.done();
@@ -432,7 +516,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
     // Categories, colours and collectives per name, for the viewer.
     ClockCorrector::markCollectives(tl, kinds, o.alignOn);
     if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty())
-        CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks);
+        if (CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks))
+            LinkStore::write(tl, inputs.logs, o.alignOn, o.correctClocks);
     if (o.window.use) {
         const auto [A, B] = globalWindow(o.window, tl.range(o.window.mode));
         tl.window.active = true;

@@ -47,8 +47,10 @@ struct LoadOptions
     // only the blocks the window needs are read (Timeline::window.readOnlyWindow); otherwise the
     // job is loaded whole (writing the indexes and the cache) and cut.
     LoadWindow window;
-    // Full loads write each log's index and the job's correction cache (LogIndex,
-    // CorrectionCache) when they are missing or stale.
+    // Full loads write each log's index, its event store and the job's correction cache
+    // (LogIndex, EventStore, CorrectionCache) when they are missing or stale; a windowed load
+    // writes the event store of a log that has none (it parses that log whole). With false,
+    // nothing is written, and a windowed load parses only the index's blocks of such a log.
     bool writeIndex = true;
     size_t indexIntervalBytes = 256 << 10; // between an index's checkpoints (tests use less)
 };

@@ -198,8 +198,7 @@ void TimelineBuilder::moveArgsTo(ParsedFile &f, ArgStore &store)
         return;
     const std::vector<uint32_t> argRemap = store.merge(f.args);
     for (EventTrack &t : f.worker.tracks)
-        for (auto &r : t.argRefs)
-            r.second = argRemap[r.second];
+        t.remapArgIds(argRemap);
     f.args = ArgStore(); // the file's own copy is no longer needed
     f.argsInTimelineStore = true;
 }

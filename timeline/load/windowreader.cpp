@@ -66,6 +66,46 @@ bool preadAll(int fd, std::string &buf, int64_t offset, size_t n, std::string *e
 
 } // namespace
 
+namespace {
+
+// The largest local L with map.toGlobal(L) <= v (bisection over a bracket around toLocal(v)).
+int64_t lastAtOrBelow(const sync::ClockMap &m, int64_t v)
+{
+    constexpr int64_t kLimit = int64_t(1) << 62;
+    const int64_t guess =
+        std::clamp<int64_t>(m.toLocal(std::clamp(v, -kLimit, kLimit)), -kLimit, kLimit);
+    int64_t lo = guess, hi = guess;
+    for (int64_t step = 1 << 20; m.toGlobal(lo) > v && lo > -kLimit; step *= 2)
+        lo = std::max(-kLimit, lo - step);
+    for (int64_t step = 1 << 20; m.toGlobal(hi) <= v && hi < kLimit; step *= 2)
+        hi = std::min(kLimit, hi + step);
+    if (m.toGlobal(lo) > v)
+        return lo - 1; // below every representable local
+    if (m.toGlobal(hi) <= v)
+        return hi;
+    while (hi - lo > 1) { // toGlobal(lo) <= v < toGlobal(hi)
+        const int64_t mid = lo + (hi - lo) / 2;
+        (m.toGlobal(mid) <= v ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+} // namespace
+
+WindowTest::WindowTest(const sync::ClockMap &map, int64_t begin, int64_t end)
+    : m_map(&map), m_begin(begin), m_end(end)
+{
+    // A guard of 4 ns either side of each edge: the map may step back by at most 1 ns at a
+    // segment seam, so beyond the guard the threshold decides what the direct test would.
+    constexpr int64_t kGuard = 4, kLimit = int64_t(1) << 61;
+    begin = std::clamp(begin, -kLimit, kLimit);
+    end = std::clamp(end, -kLimit, kLimit);
+    m_sureStart = lastAtOrBelow(map, end - kGuard);
+    m_noStart = lastAtOrBelow(map, end + kGuard) + 1;
+    m_noEnd = lastAtOrBelow(map, begin - kGuard - 1);
+    m_sureEnd = lastAtOrBelow(map, begin + kGuard) + 1;
+}
+
 ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_t a, int64_t b,
                               int64_t *bytesRead)
 {
@@ -148,6 +188,31 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
         tr.localEnd[at.second] = s->localEnd;
         tr.flags[at.second] = uint16_t((tr.flags[at.second] & ~EventOpen) | (s->flags & EventOpen));
     }
+    applyIndex(f, x);
+    // The window's own "open events" note would count the events cut off at its end.
+    std::erase_if(f.problems, [](const LoadProblem &p) {
+        return p.severity == LoadProblem::Severity::Info &&
+               p.message.find("without an end, kept as open") != std::string::npos;
+    });
+    if (bytesRead)
+        *bytesRead = read;
+    return f;
+}
+
+MessageLog WindowReader::messagesIn(const MessageLog &log, const sync::ClockMap &map, int64_t begin,
+                                    int64_t end)
+{
+    MessageLog out;
+    const WindowTest in(map, begin, end);
+    for (size_t i = 0; i < log.size(); ++i)
+        if (in.keep(log[i].localNs, log[i].localNs))
+            out.add(log[i].localNs, log.send(i), 0, log.id(i), log.track(i));
+    out.shrink();
+    return out;
+}
+
+void WindowReader::applyIndex(ParsedFile &f, const LogIndex &x)
+{
     // What the whole file says about the worker, not the window.
     WorkerInfo &info = f.worker.info;
     info.firstLocalNs = x.firstLocalNs;
@@ -165,13 +230,20 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
                 tr.threadName = name;
     f.worker.refId = x.refId;
     f.worker.samples = x.samples;
-    // The window's own "open events" note would count the events cut off at its end.
-    std::erase_if(f.problems, [](const LoadProblem &p) {
-        return p.severity == LoadProblem::Severity::Info &&
-               p.message.find("without an end, kept as open") != std::string::npos;
-    });
-    if (bytesRead)
-        *bytesRead = read;
+}
+
+ParsedFile WindowReader::header(const std::string &path, const LogIndex &x)
+{
+    LogParser parser(path);
+    std::string error, buf;
+    const int fd = FileReader::openRegular(path, &error);
+    if (fd >= 0) {
+        if (x.headerEnd > 0 && preadAll(fd, buf, 0, size_t(x.headerEnd), &error))
+            parser.feed(buf);
+        ::close(fd);
+    }
+    ParsedFile f = parser.finish();
+    applyIndex(f, x);
     return f;
 }
 
@@ -195,8 +267,9 @@ void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begi
     const size_t n = t.count();
     std::vector<int32_t> newIndex(n, -1);
     size_t k = 0;
+    const WindowTest in(m, begin, end);
     for (size_t i = 0; i < n; ++i)
-        if (m.toGlobal(t.localStart[i]) <= end && m.toGlobal(t.localEnd[i]) >= begin)
+        if (in.keep(t.localStart[i], t.localEnd[i]))
             newIndex[i] = int32_t(k++);
     if (k == n)
         return;
@@ -231,6 +304,12 @@ void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begi
         if (newIndex[e] >= 0)
             refs.emplace_back(uint32_t(newIndex[e]), id);
     t.argRefs = std::move(refs);
+    if (!t.argDense.empty()) {
+        for (size_t i = 0; i < n; ++i)
+            if (newIndex[i] >= 0)
+                t.argDense[size_t(newIndex[i])] = t.argDense[i];
+        shrink(t.argDense);
+    }
 }
 
 } // namespace syncline::load

@@ -24,12 +24,50 @@
 
 namespace syncline::load {
 
+// The window rule for one worker: an event is in [begin, end] (global ns) when
+// map.toGlobal(localStart) <= end and map.toGlobal(localEnd) >= begin. The map is monotone
+// (ClockMap: every slope > 0, continuous within 1 ns), so the test is decided by local
+// thresholds, found once by bisection; only locals within a few ns of the window's edges are
+// mapped one by one (where the 1 ns seams could decide). Exactly the direct test.
+class WindowTest
+{
+public:
+    WindowTest(const sync::ClockMap &map, int64_t begin, int64_t end);
+    bool keep(int64_t localStart, int64_t localEnd) const
+    {
+        const bool startOk = localStart <= m_sureStart ? true
+                             : localStart >= m_noStart ? false
+                                                       : m_map->toGlobal(localStart) <= m_end;
+        if (!startOk)
+            return false;
+        return localEnd >= m_sureEnd ? true
+               : localEnd <= m_noEnd ? false
+                                     : m_map->toGlobal(localEnd) >= m_begin;
+    }
+
+private:
+    const sync::ClockMap *m_map;
+    int64_t m_begin, m_end;
+    int64_t m_sureStart, m_noStart; // starts at or below: before the end; at or above: after it
+    int64_t m_sureEnd, m_noEnd;     // ends at or above: after the begin; at or below: before it
+};
+
 class WindowReader
 {
 public:
     // Reads local times [a, b] of `path`; *bytesRead gets the bytes read from the log.
     static ParsedFile read(const std::string &path, const LogIndex &index, int64_t a, int64_t b,
                            int64_t *bytesRead = nullptr);
+    // The worker of `path` as its header line and its index describe it (rank, host, anchors,
+    // every sync sample, thread names, first/last local time, drops, close), with no events:
+    // what an EventStore read fills in.
+    static ParsedFile header(const std::string &path, const LogIndex &index);
+    // The records of `log` whose global time through `map` lies in [begin, end]: the only ones a
+    // link kept by cut() can end at (a window pairs only those).
+    static MessageLog messagesIn(const MessageLog &log, const sync::ClockMap &map, int64_t begin,
+                                 int64_t end);
+    // Puts the index's whole-file worker fields on f (a window's parse of part of the file).
+    static void applyIndex(ParsedFile &f, const LogIndex &index);
     // Keeps the events overlapping [begin, end] (global ns of `mode`) on every track.
     static void cut(Timeline &timeline, ClockMode mode, int64_t begin, int64_t end);
     // The same for one track whose worker maps local to global by `map`; the vectors are shrunk

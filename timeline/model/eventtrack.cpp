@@ -31,12 +31,44 @@ int EventTrack::firstIndexEndingAfter(int64_t localT) const
 
 int64_t EventTrack::argsId(uint32_t event) const
 {
+    if (!argDense.empty())
+        return event < argDense.size() && argDense[event] != kNoArgs ? int64_t(argDense[event])
+                                                                     : -1;
     auto it = std::lower_bound(
         argRefs.begin(), argRefs.end(), event,
         [](const std::pair<uint32_t, uint32_t> &r, uint32_t e) { return r.first < e; });
     if (it == argRefs.end() || it->first != event)
         return -1;
     return it->second;
+}
+
+size_t EventTrack::argCount() const
+{
+    if (argDense.empty())
+        return argRefs.size();
+    return size_t(
+        std::count_if(argDense.begin(), argDense.end(), [](uint32_t id) { return id != kNoArgs; }));
+}
+
+void EventTrack::compactArgs()
+{
+    if (!argDense.empty() || argRefs.size() * 2 <= count())
+        return;
+    std::vector<uint32_t> dense(count(), kNoArgs);
+    for (const auto &[e, id] : argRefs)
+        if (e < dense.size())
+            dense[e] = id;
+    argDense = std::move(dense);
+    std::vector<std::pair<uint32_t, uint32_t>>().swap(argRefs);
+}
+
+void EventTrack::remapArgIds(const std::vector<uint32_t> &map)
+{
+    for (auto &r : argRefs)
+        r.second = map[r.second];
+    for (uint32_t &id : argDense)
+        if (id != kNoArgs)
+            id = map[id];
 }
 
 void EventTrack::reserve(size_t n)

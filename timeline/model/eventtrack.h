@@ -8,7 +8,7 @@
 //    ClockMap (Timeline::toGlobal), never stored here, so raw/corrected is a map swap;
 //  - open events (no end recorded) have the EventOpen flag and localEnd = the worker's last
 //    local time seen (end of data); instants have EventInstant and localEnd == localStart;
-//  - 28 bytes per event: 8 + 8 + 4 + 4 + 2 + 2.
+//  - 28 bytes per event: 8 + 8 + 4 + 4 + 2 + 2; args 8 bytes a ref, or 4 an event (compactArgs).
 // Threading: no internal locking; the owner (Timeline) serialises writes.
 #pragma once
 
@@ -47,7 +47,13 @@ public:
     std::vector<uint16_t> depth;
     std::vector<uint16_t> flags;
     // (event index, args id into Timeline::args()), sorted by event index; only events with args.
+    // The form tracks are built in (parsers, live appends).
     std::vector<std::pair<uint32_t, uint32_t>> argRefs;
+    // The compact form of a loaded track whose events mostly have args (compactArgs): per event
+    // its args id, or kNoArgs; 4 bytes an event instead of 8 a ref. When it is not empty,
+    // argRefs is empty and argDense.size() == count(). Read both through argsId/argCount.
+    static constexpr uint32_t kNoArgs = UINT32_MAX;
+    std::vector<uint32_t> argDense;
     int maxDepth = 0;
 
     size_t count() const { return localStart.size(); }
@@ -56,6 +62,11 @@ public:
     int firstIndexEndingAfter(int64_t localT) const;
     int lastIndexStartingBefore(int64_t localT) const;
     int64_t argsId(uint32_t event) const; // -1 when the event has no args
+    size_t argCount() const;              // events with args
+    // Moves argRefs into argDense when that is smaller (more than half the events have args).
+    void compactArgs();
+    // Args ids become map[id] (the args moved to another store), in either form.
+    void remapArgIds(const std::vector<uint32_t> &map);
     void reserve(size_t n);
 };
 

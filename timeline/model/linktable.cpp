@@ -33,6 +33,24 @@ LinkTable::LinkTable(std::vector<MessageLink> links)
     m_groups.shrink_to_fit();
 }
 
+bool LinkTable::appendInOrder(const MessageLink &l)
+{
+    if (!m_ends.empty()) {
+        const MessageLink last = make(m_groups.back(), m_ends.size() - 1);
+        if (MessageLink::lessByPair(l, last))
+            return false;
+        if (!last.sameGroup(l))
+            m_groups.push_back({l.fromWorker, l.fromTrack, l.toWorker, l.toTrack,
+                                MessageLink::Kind(l.kind), m_ends.size(), m_ends.size()});
+    } else {
+        m_groups.push_back({l.fromWorker, l.fromTrack, l.toWorker, l.toTrack,
+                            MessageLink::Kind(l.kind), 0, 0});
+    }
+    m_ends.push_back({l.fromLocal, l.toLocal});
+    m_groups.back().end = m_ends.size();
+    return true;
+}
+
 size_t LinkTable::groupOf(size_t i) const
 {
     const auto it = std::upper_bound(m_groups.begin(), m_groups.end(), i,

@@ -44,6 +44,11 @@ public:
     // Any order; sorted here (MessageLink::lessByPair) and grouped.
     explicit LinkTable(std::vector<MessageLink> links);
 
+    // Building from links already in order (a stored table): reserve, then append each link;
+    // false (nothing added) when `l` sorts before the last link appended.
+    void reserve(size_t n) { m_ends.reserve(n); }
+    bool appendInOrder(const MessageLink &l);
+
     size_t size() const { return m_ends.size(); }
     bool empty() const { return m_ends.empty(); }
     MessageLink at(size_t i) const;

@@ -70,7 +70,8 @@ struct TimelineWindow
     int64_t endNs = 0;
     TimeRange job[2];
     bool readOnlyWindow = false; // read through the index (false: full load, then cut)
-    int64_t bytesRead = 0;       // bytes of log read (the index path)
+    int64_t bytesRead = 0;       // bytes read: of the logs, or of their event stores
+    bool fromEventStore = false; // decoded from the logs' event stores (no JSON parsed)
 };
 
 class Timeline

@@ -40,8 +40,7 @@ std::shared_ptr<Timeline> CompareTimeline::combine(const Timeline &a, const Time
         for (EventTrack &t : w.tracks) {
             for (uint32_t &n : t.nameId)
                 n = names[n];
-            for (auto &ref : t.argRefs)
-                ref.second = args[ref.second];
+            t.remapArgIds(args);
         }
     };
     auto identity = [](const std::vector<uint32_t> &m) {

@@ -254,7 +254,7 @@ void TstJobLoaderRules::argsStoredApartAndMerged()
     const LoadResult r = loadPaths({path});
     QVERIFY(r.timeline);
     const EventTrack &t = r.timeline->workers[0].tracks[0];
-    QCOMPARE(t.argRefs.size(), size_t(1));
+    QCOMPARE(t.argCount(), size_t(1));
     QCOMPARE(r.timeline->args[size_t(t.argsId(0))], std::string("{\"step\":12,\"loss\":0.5}"));
     QCOMPARE(t.argsId(1), int64_t(-1));
     QVERIFY(t.flags[0] & EventHasArgs);
@@ -293,7 +293,7 @@ void TstJobLoaderRules::argsSharedAcrossEventsAndFiles()
     for (const Worker &w : tl.workers) {
         const EventTrack &t = w.tracks[0];
         QCOMPARE(t.count(), size_t(7));
-        QCOMPARE(t.argRefs.size(), size_t(7));
+        QCOMPARE(t.argCount(), size_t(7));
         auto text = [&](uint32_t i) { return tl.args[size_t(t.argsId(i))]; };
         QCOMPARE(text(0), std::string(R"({"step":0})"));
         QCOMPARE(t.argsId(0), t.argsId(1)); // step 0 and its fwd share one id

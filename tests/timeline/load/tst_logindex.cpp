@@ -4,6 +4,7 @@
 // load cut to the window gives (same events, same corrected times, same ancestors), with nesting
 // and long events across the window's edges. Real files, real JobLoader.
 #include "timeline/load/cachefile.h"
+#include "timeline/load/eventstore.h"
 #include "timeline/load/jobloader.h"
 #include "timeline/load/logindex.h"
 
@@ -13,6 +14,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 using namespace syncline;
+using syncline::load::EventStore;
 using syncline::load::LogIndex;
 namespace fs = std::filesystem;
 
@@ -143,11 +146,12 @@ std::multiset<EventKey> events(const Timeline &tl, ClockMode mode, bool cut, int
     return out;
 }
 
-LoadResult loadJob(const std::string &dir, LoadWindow window = {})
+LoadResult loadJob(const std::string &dir, LoadWindow window = {}, bool writeIndex = true)
 {
     LoadOptions o;
     o.paths = {dir};
     o.window = window;
+    o.writeIndex = writeIndex;
     o.indexIntervalBytes = 16 << 10; // many checkpoints in a small job
     return JobLoader::load(o);
 }
@@ -204,31 +208,63 @@ private slots:
         QTest::addColumn<double>("a");
         QTest::addColumn<double>("b");
         QTest::addColumn<bool>("raw");
-        QTest::newRow("start") << 0.0 << 0.3 << false;
-        QTest::newRow("inside a phase, across checkpoints") << 1.05 << 1.35 << false;
-        QTest::newRow("across phase edges") << 0.35 << 1.25 << false;
-        QTest::newRow("1 ms") << 2.0004 << 2.0014 << false;
-        QTest::newRow("end, past the job") << 2.5 << 9.0 << false;
-        QTest::newRow("whole job") << 0.0 << 3.0 << false;
-        QTest::newRow("raw clocks") << 0.9 << 1.6 << true;
+        QTest::addColumn<int>("how");
+        // 0: decoded from the event stores; 1: no store (each log parsed whole, which writes
+        // one); 2: no store and none written (only the index's blocks of the logs are parsed);
+        // 3: no link store (the window's msg records, from the event stores, are paired).
+        for (int how : {0, 1, 2, 3}) {
+            const char *label = how == 0   ? "event store: "
+                                : how == 1 ? "no event store: "
+                                : how == 2 ? "index blocks: "
+                                           : "no link store: ";
+            auto row = [&](const char *name) {
+                return &QTest::newRow(qPrintable(QString(label) + name));
+            };
+            *row("start") << 0.0 << 0.3 << false << how;
+            *row("inside a phase, across checkpoints") << 1.05 << 1.35 << false << how;
+            *row("across phase edges") << 0.35 << 1.25 << false << how;
+            *row("1 ms") << 2.0004 << 2.0014 << false << how;
+            *row("end, past the job") << 2.5 << 9.0 << false << how;
+            *row("whole job") << 0.0 << 3.0 << false << how;
+            *row("raw clocks") << 0.9 << 1.6 << true << how;
+        }
     }
     void windowEqualsFullLoadCut()
     {
         QFETCH(double, a);
         QFETCH(double, b);
         QFETCH(bool, raw);
+        QFETCH(int, how);
+        const bool stores = how == 0 || how == 3;
         const ClockMode mode = raw ? ClockMode::Raw : ClockMode::Corrected;
         QTemporaryDir dir;
         writeJob(dir.path().toStdString());
         const std::string d = dir.path().toStdString();
-        const LoadResult full = loadJob(d); // writes the indexes and the correction cache
+        const LoadResult full = loadJob(d); // writes the indexes, stores and correction cache
         QVERIFY(full.timeline);
         QVERIFY(fs::exists(d + "/.syncline-index/timer_events.0.log.sidx"));
-        const LoadResult win = loadJob(d, window(a, b, mode));
+        for (int i = 0; i < kWorkers; ++i) {
+            std::string why;
+            QVERIFY2(EventStore::open(logOf(d, i), &why), why.c_str());
+            if (!stores) // no store: the window's logs are parsed whole, which writes them
+                fs::remove(EventStore::pathFor(logOf(d, i), true));
+        }
+        int linkStores = 0;
+        for (const auto &e : fs::directory_iterator(d + "/.syncline-index"))
+            if (e.path().extension() == ".slk") {
+                ++linkStores;
+                if (how == 3)
+                    fs::remove(e.path());
+            }
+        QCOMPARE(linkStores, 1);
+        const LoadResult win = loadJob(d, window(a, b, mode), how != 2);
         QVERIFY(win.timeline);
         const Timeline &w = *win.timeline;
         QVERIFY(w.window.active);
         QVERIFY(w.window.readOnlyWindow);
+        QCOMPARE(w.window.fromEventStore, stores);
+        for (int i = 0; i < kWorkers; ++i)
+            QCOMPARE(bool(EventStore::open(logOf(d, i))), how != 2);
         const int64_t origin = full.timeline->originNs(mode);
         QCOMPARE(w.originNs(mode), origin);
         const int64_t A = origin + int64_t(a * 1e9), B = origin + int64_t(b * 1e9);
@@ -267,6 +303,12 @@ private slots:
             QCOMPARE(w.workers[i].tracks.front().threadName, std::string("main"));
         }
         QCOMPARE(w.causality.constraints, full.timeline->causality.constraints);
+        // The problems are the full parse's (stored with the events), in the same order.
+        if (stores) {
+            QCOMPARE(w.problems.size(), full.timeline->problems.size());
+            for (size_t i = 0; i < w.problems.size(); ++i)
+                QCOMPARE(w.problems[i].toString(), full.timeline->problems[i].toString());
+        }
         // The arrows: the full load's with both ends in the window (the job has messages).
         const auto links = [mode](const Timeline &tl, bool cutTo, int64_t a0, int64_t b0) {
             std::multiset<std::tuple<int, int, int, int, int64_t, int64_t>> out;
@@ -285,7 +327,7 @@ private slots:
             QVERIFY(!expectedLinks.empty());
         QCOMPARE(links(w, false, 0, 0), expectedLinks);
         // A window of a third of the job or less reads well under the whole job.
-        if (b - a <= 1.0)
+        if (how != 1 && b - a <= 1.0)
             QVERIFY2(w.window.bytesRead < jobBytes(d) * 2 / 3,
                      qPrintable(QString::number(w.window.bytesRead)));
     }
@@ -409,6 +451,132 @@ private slots:
         QVERIFY(loadJob(d, window(1.0, 1.5)).timeline->window.readOnlyWindow);
     }
 
+    // A damaged event store is never trusted: the window is still right (that log is parsed
+    // whole instead), and the store is written again.
+    void badEventStoreIgnoredAndRebuilt_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::newRow("chunks flipped") << "chunks";
+        QTest::newRow("directory flipped") << "directory";
+        QTest::newRow("truncated") << "truncate";
+        QTest::newRow("garbage") << "garbage";
+        QTest::newRow("empty") << "empty";
+        QTest::newRow("other version") << "version";
+    }
+    void badEventStoreIgnoredAndRebuilt()
+    {
+        QFETCH(QString, damage);
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const LoadResult full = loadJob(d);
+        const std::string store = EventStore::pathFor(logOf(d, 1), true);
+        std::string bytes;
+        {
+            std::ifstream in(store, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        QVERIFY(bytes.size() > 1000);
+        uint64_t dirOffset = 0;
+        std::memcpy(&dirOffset, bytes.data() + bytes.size() - 8, 8);
+        QVERIFY(dirOffset > 0 && dirOffset < bytes.size());
+        if (damage == "chunks") // every chunk: the directory still checks out, the reads do not
+            for (size_t i = 0; i < dirOffset; i += 7)
+                bytes[i] = char(bytes[i] ^ 0x21);
+        else if (damage == "directory")
+            bytes[dirOffset + (bytes.size() - dirOffset) / 2] ^= 0x5a;
+        else if (damage == "truncate")
+            bytes.resize(bytes.size() * 2 / 3);
+        else if (damage == "garbage")
+            bytes = std::string(bytes.size(), 'x');
+        else if (damage == "version") {
+            // A well-formed directory (its own hash right) of a version this reader does not
+            // know: magic, version, body, hash.
+            const uint32_t v = 99;
+            std::memcpy(bytes.data() + dirOffset + 8, &v, 4);
+            const size_t hashAt = bytes.size() - 16;
+            const uint64_t h = load::CacheFile::hash(
+                std::string_view(bytes).substr(dirOffset, hashAt - dirOffset));
+            std::memcpy(bytes.data() + hashAt, &h, 8);
+        } else
+            bytes.clear();
+        testlogs::write(store, bytes);
+        std::string why;
+        QCOMPARE(bool(EventStore::open(logOf(d, 1), &why)), damage == "chunks");
+        if (damage == "version")
+            QVERIFY2(why.find("version 99") != std::string::npos, why.c_str());
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        QVERIFY(win.timeline && win.timeline->window.readOnlyWindow);
+        QVERIFY(!win.timeline->window.fromEventStore);
+        const int64_t o = full.timeline->originNs(ClockMode::Corrected);
+        QCOMPARE(events(*win.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*full.timeline, ClockMode::Corrected, true, o + 1'000'000'000,
+                        o + 1'500'000'000));
+        QVERIFY2(EventStore::open(logOf(d, 1), &why), why.c_str());
+        const LoadResult again = loadJob(d, window(1.0, 1.5));
+        QVERIFY(again.timeline->window.fromEventStore);
+        QCOMPARE(events(*again.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*win.timeline, ClockMode::Corrected, false, 0, 0));
+    }
+
+    // A damaged link store is not trusted: the window is cut from a full load (with the same
+    // arrows), which writes it again.
+    void badLinkStoreIgnoredAndRebuilt()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline);
+        const LoadResult good = loadJob(d, window(1.0, 1.5));
+        QVERIFY(good.timeline->window.readOnlyWindow && !good.timeline->links.empty());
+        std::string slk;
+        for (const auto &e : fs::directory_iterator(d + "/.syncline-index"))
+            if (e.path().extension() == ".slk")
+                slk = e.path().string();
+        QVERIFY(!slk.empty());
+        std::string bytes;
+        {
+            std::ifstream in(slk, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        uint64_t dirOffset = 0;
+        std::memcpy(&dirOffset, bytes.data() + bytes.size() - 8, 8);
+        QVERIFY(dirOffset > 0 && dirOffset < bytes.size());
+        for (size_t i = 0; i < dirOffset; i += 5)
+            bytes[i] = char(bytes[i] ^ 0x11);
+        testlogs::write(slk, bytes);
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        QVERIFY(win.timeline && !win.timeline->window.readOnlyWindow);
+        QCOMPARE(win.timeline->links.size(), good.timeline->links.size());
+        QCOMPARE(win.timeline->eventCount(), good.timeline->eventCount());
+        const LoadResult again = loadJob(d, window(1.0, 1.5));
+        QVERIFY(again.timeline->window.readOnlyWindow);
+        QCOMPARE(again.timeline->links.size(), good.timeline->links.size());
+    }
+
+    // The store is compact: well under the log's own bytes per event (events and messages).
+    void eventStoreSize()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const LoadResult full = loadJob(d);
+        QVERIFY(full.timeline);
+        for (int w = 0; w < kWorkers; ++w) {
+            const auto s = EventStore::open(logOf(d, w));
+            QVERIFY(s);
+            uint64_t events = 0;
+            for (const auto &t : s->tracks)
+                events += t.events;
+            QCOMPARE(int64_t(events), int64_t(full.timeline->workers[size_t(w)].eventCount()));
+            const double perEvent = double(s->storedBytes) / double(events);
+            qInfo("worker %d: %llu events, store %.1f B/event, log %.1f B/event", w,
+                  (unsigned long long)events, perEvent,
+                  double(fs::file_size(logOf(d, w))) / double(events));
+            QVERIFY2(perEvent < 24, qPrintable(QString::number(perEvent)));
+        }
+    }
+
     void corruptCorrectionCacheIgnored()
     {
         QTemporaryDir dir;
@@ -454,6 +622,8 @@ private slots:
         QVERIFY(JobLoader::indexedSpan({d}).known);
         const LoadResult win = loadJob(d, window(1.0, 1.2));
         QVERIFY(win.timeline->window.readOnlyWindow);
+        QVERIFY(win.timeline->window.fromEventStore);
+        QVERIFY(fs::exists(EventStore::pathFor(logOf(d, 0), false)));
         // Neither place writable: still opens (a full load, cut).
         QTemporaryDir other;
         writeJob(other.path().toStdString());
