@@ -7,14 +7,21 @@
 #      (-fno-sanitize-recover=all: the first report fails the test), then the WHOLE ctest suite
 #      (scripts/run-tests.sh: C++, the viewer and CLI tests under xvfb, the Python tests with the
 #      runtime preloaded into the interpreter).
+#   asan-core: as 2, but only the tests of recorder/, sync/ and timeline/ (ctest label "core",
+#      target syncline_core_tests: no viewer, CLI or Python, so neither ui/ nor app/ is built).
 # Both build at -O1 -g1 (cmake/SynclineSanitize.cmake).
 # Leak checking stays on; only third-party leaks are suppressed, by tests/sanitizers/lsan.supp
 # (each entry says why). TSan reports inside uninstrumented third-party code: tsan.supp.
-# Usage: bash scripts/sanitize.sh [asan|tsan|all]   (default all)
+# Usage: bash scripts/sanitize.sh [tsan|asan|asan-core|all]   (default all: tsan, then asan)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 what=${1:-all}
+case $what in tsan | asan | asan-core | all) ;; *)
+  echo "usage: bash scripts/sanitize.sh [tsan|asan|asan-core|all]" >&2
+  exit 2
+  ;;
+esac
 ASAN_BUILD=${ASAN_BUILD:-build-asan}
 TSAN_BUILD=${TSAN_BUILD:-build-tsan}
 JOBS=${JOBS:-$(nproc)}
@@ -41,4 +48,12 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
   echo "sanitize: the whole test suite under ASan + UBSan ($ASAN_BUILD)"
   bash scripts/run-tests.sh "$ASAN_BUILD"
 fi
-echo "sanitize: clean"
+if [ "$what" = asan-core ]; then
+  [ -f "$ASAN_BUILD/build.ninja" ] || cmake -S . -B "$ASAN_BUILD" "${common[@]}" -DSYNCLINE_SANITIZE=address >/dev/null
+  nice -n 5 cmake --build "$ASAN_BUILD" -j "$JOBS" --target syncline_core_tests
+  echo "sanitize: the recorder, sync and timeline tests under ASan + UBSan ($ASAN_BUILD)"
+  mkdir -p "$ASAN_BUILD/xdg-runtime" && chmod 700 "$ASAN_BUILD/xdg-runtime"
+  XDG_RUNTIME_DIR="$repo/$ASAN_BUILD/xdg-runtime" \
+    ctest --test-dir "$ASAN_BUILD" -L core --output-on-failure -j "$JOBS"
+fi
+echo "sanitize: clean ($what)"
