@@ -3,8 +3,10 @@
 
 #include "domaingrouper.h"
 #include "piecewiselinear.h"
+#include "radixsort.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
@@ -65,6 +67,181 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
     return ClockMap(std::move(out));
 }
 
+// The constraints of one repair, without a copy of the messages (dense jobs have ~10^6–10^7):
+// constraint i < messageCount() is message i (in input order, those whose two workers are
+// known), the rest are the collectives' (made once, few). Read-only once built; thread-safe.
+class ConstraintList
+{
+public:
+    ConstraintList(const SyncEngineInput &input, const std::vector<WorkerClockResult> &res,
+                   const DomainGrouper &groups, int64_t minLatencyNs)
+        : m_messages(input.messages), m_latency(minLatencyNs)
+    {
+        // workerId → position, dense when the ids are small (they are positions, usually).
+        int top = -1;
+        for (const WorkerClockInput &w : input.workers)
+            top = std::max(top, w.workerId);
+        m_dense = top < int(4 * input.workers.size() + 64);
+        if (m_dense) {
+            m_indexOf.assign(size_t(top + 1), -1);
+            for (int id = 0; id <= top; ++id)
+                m_indexOf[size_t(id)] = groups.indexOf(id);
+        }
+        m_groups = &groups;
+        for (size_t i = 0; i < m_messages.size(); ++i) {
+            if (indexOf(m_messages[i].sendWorker) < 0 || indexOf(m_messages[i].recvWorker) < 0) {
+                m_known.reserve(m_messages.size());
+                for (size_t j = 0; j < m_messages.size(); ++j)
+                    if (indexOf(m_messages[j].sendWorker) >= 0 &&
+                        indexOf(m_messages[j].recvWorker) >= 0)
+                        m_known.push_back(j);
+                m_someUnknown = true;
+                break;
+            }
+        }
+        addCollectives(input, res, groups);
+    }
+
+    size_t messageCount() const { return m_someUnknown ? m_known.size() : m_messages.size(); }
+    size_t size() const { return messageCount() + m_collective.size(); }
+    Constraint operator[](size_t i) const
+    {
+        if (i >= messageCount())
+            return m_collective[i - messageCount()];
+        const MessagePair &m = m_messages[m_someUnknown ? m_known[i] : i];
+        return {indexOf(m.sendWorker), m.sendLocal, indexOf(m.recvWorker), m.recvLocal, m_latency};
+    }
+
+private:
+    int indexOf(int workerId) const
+    {
+        if (!m_dense)
+            return m_groups->indexOf(workerId);
+        return workerId >= 0 && size_t(workerId) < m_indexOf.size() ? m_indexOf[size_t(workerId)]
+                                                                    : -1;
+    }
+    // Collectives: every rank's end >= the latest begin of that instance (in corrected time).
+    // Instances grouped by (name, k) by sorting their indices (dense jobs have ~10^5–10^6).
+    void addCollectives(const SyncEngineInput &input, const std::vector<WorkerClockResult> &res,
+                        const DomainGrouper &groups)
+    {
+        const auto &cs = input.collectives;
+        std::vector<uint32_t> idx(cs.size());
+        for (size_t i = 0; i < idx.size(); ++i)
+            idx[i] = uint32_t(i);
+        std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+            return std::tie(cs[a].nameId, cs[a].sequence, a) <
+                   std::tie(cs[b].nameId, cs[b].sequence, b);
+        });
+        for (size_t lo = 0; lo < idx.size();) {
+            size_t hi = lo + 1;
+            while (hi < idx.size() && cs[idx[hi]].nameId == cs[idx[lo]].nameId &&
+                   cs[idx[hi]].sequence == cs[idx[lo]].sequence)
+                ++hi;
+            if (hi - lo >= 2) {
+                int last = -1;
+                int64_t lastLocal = 0, lastGlobal = INT64_MIN;
+                for (size_t j = lo; j < hi; ++j) {
+                    const CollectiveInstance &c = cs[idx[j]];
+                    const int w = groups.indexOf(c.workerId);
+                    if (w < 0)
+                        continue;
+                    const int64_t g = res[size_t(w)].map.toGlobal(c.localBegin);
+                    if (g > lastGlobal) {
+                        lastGlobal = g;
+                        last = w;
+                        lastLocal = c.localBegin;
+                    }
+                }
+                for (size_t j = lo; j < hi; ++j) {
+                    const CollectiveInstance &c = cs[idx[j]];
+                    const int w = groups.indexOf(c.workerId);
+                    if (w >= 0 && w != last && last >= 0)
+                        m_collective.push_back({last, lastLocal, w, c.localEnd, 0});
+                }
+            }
+            lo = hi;
+        }
+    }
+
+    const std::vector<MessagePair> &m_messages;
+    int64_t m_latency;
+    const DomainGrouper *m_groups = nullptr;
+    bool m_dense = false;
+    std::vector<int> m_indexOf;
+    bool m_someUnknown = false;
+    std::vector<size_t> m_known; // only when some message names an unknown worker
+    std::vector<Constraint> m_collective;
+};
+
+// Runs f(i) for i in [0, n) on the available cores (chunks; f must only read shared state and
+// write its own i).
+template <class F> void parallelFor(size_t n, F f)
+{
+    const size_t threads =
+        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
+    if (threads <= 1) {
+        for (size_t i = 0; i < n; ++i)
+            f(i);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
+                f(i);
+        });
+    }
+    for (std::thread &th : pool)
+        th.join();
+}
+
+// The indices i in [0, n) with pred(i), ascending, tested in parallel (chunks, each thread its
+// own list, joined in order).
+template <class P> std::vector<size_t> parallelSelect(size_t n, P pred)
+{
+    const size_t threads =
+        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
+    std::vector<std::vector<size_t>> part(threads);
+    auto run = [&](size_t t) {
+        for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
+            if (pred(i))
+                part[t].push_back(i);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t)
+        pool.emplace_back(run, t);
+    run(0);
+    for (std::thread &th : pool)
+        th.join();
+    std::vector<size_t> out = std::move(part[0]);
+    for (size_t t = 1; t < threads; ++t)
+        out.insert(out.end(), part[t].begin(), part[t].end());
+    return out;
+}
+
+// How many i in [0, n) have pred(i), in parallel.
+template <class P> int64_t parallelCount(size_t n, P pred)
+{
+    const size_t threads =
+        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
+    std::vector<int64_t> part(threads, 0);
+    auto run = [&](size_t t) {
+        for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
+            part[t] += pred(i) ? 1 : 0;
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t)
+        pool.emplace_back(run, t);
+    run(0);
+    for (std::thread &th : pool)
+        th.join();
+    int64_t total = 0;
+    for (int64_t c : part)
+        total += c;
+    return total;
+}
+
 // The adjustment being built, up − down per clock domain, and the corrected-time queries the
 // repair makes through it. Workers of one clock domain read one clock and share one map: they are
 // adjusted together, and a constraint inside a domain is already ordered by the shared clock.
@@ -76,7 +253,7 @@ class Adjustment
 {
 public:
     Adjustment(const DomainGrouper &groups, std::vector<WorkerClockResult> &results,
-               const std::vector<Constraint> &cons)
+               const ConstraintList &cons)
         : m_groups(groups), m_results(results), m_cons(cons), m_up(size_t(groups.domainCount())),
           m_down(size_t(groups.domainCount()))
     {
@@ -89,6 +266,22 @@ public:
     bool violated(const Constraint &c) const
     {
         return global(c.dst, c.dstLocal) < global(c.src, c.srcLocal) + double(c.latency) - 0.5;
+    }
+
+    // needsRepair(c), for a c that did not need repair before any adjustment: false at once
+    // when the adjustment is 0 at both ends (then nothing about c has changed), the two map
+    // look-ups made only where it is not.
+    bool newlyNeedsRepair(const Constraint &c) const
+    {
+        const size_t ds = dom(c.src), dd = dom(c.dst);
+        if (ds == dd)
+            return false;
+        const double as = adjAt(ds, double(c.srcLocal)), ad = adjAt(dd, double(c.dstLocal));
+        if (as == 0.0 && ad == 0.0)
+            return false;
+        return double(map(c.src).toGlobal(c.srcLocal)) + as + double(c.latency) + kRoundingNs -
+                   (double(map(c.dst).toGlobal(c.dstLocal)) + ad) >
+               0.0;
     }
 
     // enforce() would act on c: it lacks kRoundingNs of clearance (and spans two domains).
@@ -123,42 +316,83 @@ public:
     {
         if (m_events.empty())
             return; // nothing was adjusted
-        for (size_t d = 0; d < m_events.size(); ++d) {
+        std::vector<int64_t> moved(m_events.size(), 0), maxShift(m_events.size(), 0);
+        perDomain([&](size_t d) {
             for (int64_t t : m_events[d]) {
                 const double a = std::fabs(adjAt(d, double(t)));
                 if (a >= 0.5) {
-                    ++rep.eventsMoved;
-                    rep.maxShiftNs = std::max(rep.maxShiftNs, int64_t(std::llround(a)));
+                    ++moved[d];
+                    maxShift[d] = std::max(maxShift[d], int64_t(std::llround(a)));
                 }
             }
+        });
+        for (size_t d = 0; d < m_events.size(); ++d) {
+            rep.eventsMoved += moved[d];
+            rep.maxShiftNs = std::max(rep.maxShiftNs, maxShift[d]);
         }
     }
 
     bool adjusted() const { return !m_events.empty(); }
 
+    // Each worker's map re-cut through its domain's adjustment, the workers spread over the
+    // available cores one at a time (each is thousands of knots).
     void applyToMaps()
     {
-        for (size_t w = 0; w < m_results.size(); ++w)
+        eachOnCores(m_results.size(), [&](size_t w) {
             m_results[w].map =
                 applyAdjustment(m_results[w].map, m_up[dom(int(w))], m_down[dom(int(w))]);
+        });
     }
 
 private:
     size_t dom(int w) const { return size_t(m_groups.domainOf(size_t(w))); }
+    // fn(d) for every domain, the domains spread over the available cores.
+    template <class F> void perDomain(F fn) const { eachOnCores(m_events.size(), fn); }
+    // fn(i) for i in [0, n), one item at a time to whichever core is free.
+    template <class F> static void eachOnCores(size_t n, F fn)
+    {
+        if (n == 0)
+            return;
+        const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, n);
+        std::atomic<size_t> next{0};
+        auto work = [&] {
+            for (size_t d = next++; d < n; d = next++)
+                fn(d);
+        };
+        std::vector<std::thread> pool;
+        for (size_t t = 1; t < threads; ++t)
+            pool.emplace_back(work);
+        work();
+        for (std::thread &th : pool)
+            th.join();
+    }
     // Constrained event times per domain, to start each ramp after the previous one; built when
     // the first adjustment is made (most dense-message jobs need none).
     const std::vector<int64_t> &events(size_t d)
     {
         if (m_events.empty()) {
-            m_events.resize(size_t(m_groups.domainCount()));
-            for (const Constraint &c : m_cons) {
+            const size_t domains = size_t(m_groups.domainCount());
+            std::vector<size_t> n(domains, 0);
+            for (size_t i = 0; i < m_cons.size(); ++i) {
+                const Constraint c = m_cons[i];
+                ++n[dom(c.src)];
+                ++n[dom(c.dst)];
+            }
+            m_events.resize(domains);
+            for (size_t e = 0; e < domains; ++e)
+                m_events[e].reserve(n[e]);
+            for (size_t i = 0; i < m_cons.size(); ++i) {
+                const Constraint c = m_cons[i];
                 m_events[dom(c.src)].push_back(c.srcLocal);
                 m_events[dom(c.dst)].push_back(c.dstLocal);
             }
-            for (auto &e : m_events) {
-                std::sort(e.begin(), e.end());
-                e.erase(std::unique(e.begin(), e.end()), e.end());
-            }
+            perDomain([&](size_t e) {
+                auto &ev = m_events[e];
+                // (the order of int64 is that of the offset-binary bits)
+                radixSort(ev.begin(), ev.end(),
+                          [](int64_t t) { return uint64_t(t) ^ (uint64_t(1) << 63); });
+                ev.erase(std::unique(ev.begin(), ev.end()), ev.end());
+            });
         }
         return m_events[d];
     }
@@ -224,7 +458,7 @@ private:
 
     const DomainGrouper &m_groups;
     std::vector<WorkerClockResult> &m_results;
-    const std::vector<Constraint> &m_cons;
+    const ConstraintList &m_cons;
     std::vector<PiecewiseLinear> m_up, m_down;
     std::vector<std::vector<int64_t>> m_events;
 };
@@ -236,151 +470,109 @@ CausalityRepair::constraints(const SyncEngineInput &input,
                              const std::vector<WorkerClockResult> &res) const
 {
     const DomainGrouper groups(input.workers);
+    const ConstraintList list(input, res, groups, m_minLatencyNs);
     std::vector<Constraint> out;
-    // (no regrowth copies: 20 M pairs on big jobs; each collective instance adds at most one)
-    out.reserve(input.messages.size() + input.collectives.size());
-    for (const MessagePair &m : input.messages) {
-        const int s = groups.indexOf(m.sendWorker), d = groups.indexOf(m.recvWorker);
-        if (s >= 0 && d >= 0)
-            out.push_back({s, m.sendLocal, d, m.recvLocal, m_minLatencyNs});
-    }
-    // Collectives: every rank's end >= the latest begin of that instance (in corrected time).
-    // Instances grouped by (name, k) by sorting their indices (dense jobs have ~10^5–10^6).
-    const auto &cs = input.collectives;
-    std::vector<uint32_t> idx(cs.size());
-    for (size_t i = 0; i < idx.size(); ++i)
-        idx[i] = uint32_t(i);
-    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-        return std::tie(cs[a].nameId, cs[a].sequence, a) <
-               std::tie(cs[b].nameId, cs[b].sequence, b);
-    });
-    for (size_t lo = 0; lo < idx.size();) {
-        size_t hi = lo + 1;
-        while (hi < idx.size() && cs[idx[hi]].nameId == cs[idx[lo]].nameId &&
-               cs[idx[hi]].sequence == cs[idx[lo]].sequence)
-            ++hi;
-        if (hi - lo >= 2) {
-            int last = -1;
-            int64_t lastLocal = 0, lastGlobal = INT64_MIN;
-            for (size_t j = lo; j < hi; ++j) {
-                const CollectiveInstance &c = cs[idx[j]];
-                const int w = groups.indexOf(c.workerId);
-                if (w < 0)
-                    continue;
-                const int64_t g = res[size_t(w)].map.toGlobal(c.localBegin);
-                if (g > lastGlobal) {
-                    lastGlobal = g;
-                    last = w;
-                    lastLocal = c.localBegin;
-                }
-            }
-            for (size_t j = lo; j < hi; ++j) {
-                const CollectiveInstance &c = cs[idx[j]];
-                const int w = groups.indexOf(c.workerId);
-                if (w >= 0 && w != last && last >= 0)
-                    out.push_back({last, lastLocal, w, c.localEnd, 0});
-            }
-        }
-        lo = hi;
-    }
+    out.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i)
+        out.push_back(list[i]);
     return out;
 }
-
-namespace {
-
-// Runs f(i) for i in [0, n) on the available cores (chunks; f must only read shared state and
-// write its own i).
-template <class F> void parallelFor(size_t n, F f)
-{
-    const size_t threads =
-        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
-    if (threads <= 1) {
-        for (size_t i = 0; i < n; ++i)
-            f(i);
-        return;
-    }
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-            for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
-                f(i);
-        });
-    }
-    for (std::thread &th : pool)
-        th.join();
-}
-
-} // namespace
 
 CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
                                         std::vector<WorkerClockResult> &results)
 {
     CausalityReport rep;
-    const std::vector<Constraint> cons = constraints(input, results);
-    rep.constraints = int64_t(cons.size());
     const DomainGrouper groups(input.workers);
+    const ConstraintList cons(input, results, groups, m_minLatencyNs);
+    rep.constraints = int64_t(cons.size());
     Adjustment adj(groups, results, cons);
-    // Corrected receive times (the visiting order) and the violations, in parallel: with dense
-    // messages there are ~10^6 constraints, and usually none or few are violated.
-    // (Before any adjustment global() is the map itself.)
-    std::vector<double> key(cons.size());
-    std::vector<char> bad(cons.size()), near(cons.size()), after(cons.size());
-    parallelFor(cons.size(), [&](size_t i) {
-        const Constraint &c = cons[i];
-        const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);
-        const int64_t gd = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
-        key[i] = double(gd);
-        bad[i] = double(gd) < double(gs) + double(c.latency) - 0.5 ? 1 : 0;
-        near[i] = groups.domainOf(size_t(c.src)) != groups.domainOf(size_t(c.dst)) &&
-                          double(gs) + double(c.latency) + kRoundingNs - double(gd) > 0.0
-                      ? 1
-                      : 0;
-        after[i] = gd < gs + c.latency ? 1 : 0;
-    });
-    std::vector<size_t> order;
-    for (size_t i = 0; i < cons.size(); ++i) {
-        rep.violationsBefore += bad[i];
-        if (near[i])
-            order.push_back(i);
+    // Visited in order of corrected receive time under the fitted maps (before any adjustment
+    // global() is the map itself; the maps change only at the end). With dense messages there
+    // are ~10^6 constraints and usually few near violation: they are found in parallel, and
+    // only theirs (receive time, index) are kept.
+    auto receiveTime = [&](const Constraint &c) {
+        return double(results[size_t(c.dst)].map.toGlobal(c.dstLocal));
+    };
+    auto violatedNow = [&](size_t i) { // before any adjustment
+        const Constraint c = cons[i];
+        return results[size_t(c.dst)].map.toGlobal(c.dstLocal) <
+               results[size_t(c.src)].map.toGlobal(c.srcLocal) + c.latency;
+    };
+    // One pass: the violations before, those after when nothing is adjusted (the maps are
+    // then unchanged), and the constraints near violation (lacking kRoundingNs of clearance,
+    // across domains) — each thread its chunk, joined in order.
+    const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
+                                              std::max<size_t>(cons.size() / 4096, 1));
+    std::vector<std::vector<size_t>> nearPart(threads);
+    std::vector<int64_t> beforePart(threads, 0), afterPart(threads, 0);
+    auto classify = [&](size_t t) {
+        for (size_t i = t * cons.size() / threads, e = (t + 1) * cons.size() / threads; i < e;
+             ++i) {
+            const Constraint c = cons[i];
+            const int64_t s = results[size_t(c.src)].map.toGlobal(c.srcLocal);
+            const int64_t d = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
+            const double gs = double(s), gd = double(d);
+            beforePart[t] += gd < gs + double(c.latency) - 0.5 ? 1 : 0;
+            afterPart[t] += d < s + c.latency ? 1 : 0;
+            if (groups.domainOf(size_t(c.src)) != groups.domainOf(size_t(c.dst)) &&
+                gs + double(c.latency) + kRoundingNs - gd > 0.0)
+                nearPart[t].push_back(i);
+        }
+    };
+    {
+        std::vector<std::thread> pool;
+        for (size_t t = 1; t < threads; ++t)
+            pool.emplace_back(classify, t);
+        classify(0);
+        for (std::thread &th : pool)
+            th.join();
     }
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+    int64_t afterIfUnadjusted = 0;
+    for (size_t t = 0; t < threads; ++t) {
+        rep.violationsBefore += beforePart[t];
+        afterIfUnadjusted += afterPart[t];
+    }
+    using Visit = std::pair<double, size_t>; // (corrected receive time, constraint)
+    auto byTime = [](const Visit &a, const Visit &b) { return a.first < b.first; };
+    std::vector<Visit> order;
+    for (const std::vector<size_t> &part : nearPart)
+        for (size_t i : part)
+            order.emplace_back(receiveTime(cons[i]), i);
+    std::vector<std::vector<size_t>>().swap(nearPart);
+    std::sort(order.begin(), order.end(), byTime);
     // Only constraints near violation are visited: a repair raises receives (and lowers sends in
     // step gaps) locally; a constraint far from violation may be disturbed by that, so after the
     // passes every constraint is checked again and the loop repeats with the newly violated ones.
     for (int round = 0; round < m_maxPasses && !order.empty(); ++round) {
         for (int pass = 0; pass < m_maxPasses; ++pass) {
             bool changed = false;
-            for (size_t i : order)
-                changed = adj.enforce(cons[i], m_decay) || changed;
+            for (const Visit &v : order)
+                changed = adj.enforce(cons[v.second], m_decay) || changed;
             if (!changed)
                 break;
         }
-        std::vector<char> still(cons.size());
-        parallelFor(cons.size(), [&](size_t i) { still[i] = adj.needsRepair(cons[i]) ? 1 : 0; });
-        std::vector<size_t> more;
-        for (size_t i = 0; i < cons.size(); ++i) {
-            if (still[i])
-                more.push_back(i);
-        }
+        // (a constraint near violation before any adjustment is in `order` already)
+        const std::vector<size_t> more =
+            parallelSelect(cons.size(), [&](size_t i) { return adj.newlyNeedsRepair(cons[i]); });
         if (more.empty())
             break;
-        order.insert(order.end(), more.begin(), more.end());
-        std::sort(order.begin(), order.end());
-        order.erase(std::unique(order.begin(), order.end()), order.end());
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+        for (size_t i : more)
+            order.emplace_back(receiveTime(cons[i]), i);
+        std::sort(order.begin(), order.end(),
+                  [](const Visit &a, const Visit &b) { return a.second < b.second; });
+        order.erase(
+            std::unique(order.begin(), order.end(),
+                        [](const Visit &a, const Visit &b) { return a.second == b.second; }),
+            order.end());
+        std::sort(order.begin(), order.end(), byTime);
     }
     adj.countMoves(rep);
     if (adj.adjusted()) {
         adj.applyToMaps();
-        parallelFor(cons.size(), [&](size_t i) {
-            const Constraint &c = cons[i];
-            const int64_t gs = results[size_t(c.src)].map.toGlobal(c.srcLocal);
-            const int64_t gd = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
-            after[i] = gd < gs + c.latency ? 1 : 0;
-        });
+        rep.violationsAfter = parallelCount(cons.size(), violatedNow);
+    } else {
+        rep.violationsAfter = afterIfUnadjusted;
     }
-    for (char a : after)
-        rep.violationsAfter += a;
     return rep;
 }
 

@@ -17,6 +17,13 @@ namespace {
 constexpr double kUnknownDrift = 2e-4;    // allowance when a run cannot determine its drift
 constexpr int64_t kInconsistentNs = 200;  // clock-read noise tolerance for lower > upper
 constexpr double kSubKnotSpacingNs = 5e9; // knots farther apart get cubic sub-knots
+// A segment's guaranteed bound is its largest over the segment, which every stamp in it reports.
+// Between two bursts seconds apart that largest is in the middle (the rate's uncertainty times
+// the distance to the nearer burst) while stamps near either burst are bounded by little more
+// than its half-width: a straight segment longer than 2 × this is cut (on its line) into pieces
+// of about this length, each with its own bound (a short run of two bursts: the start's and the
+// end's, e.g. a 5 s run with one burst a minute).
+constexpr double kBoundPieceNs = 1e9;
 
 // Cubic Hermite between two knots with their fitted slopes (follows thermal curvature when
 // bursts are sparse; a straight line would cut the corner).
@@ -252,12 +259,16 @@ private:
         nearBursts(ka, from, to);
         const double a = 0.5 * (ka.k.slope + kb.k.slope);
         const double rho = m_runs[size_t(ka.run)].rho;
-        const int sub = int(std::clamp(std::ceil((tb - ta) / kSubKnotSpacingNs), 1.0, 16.0));
+        int sub = int(std::clamp(std::ceil((tb - ta) / kSubKnotSpacingNs), 1.0, 16.0));
+        const bool straight = sub == 1;
+        if (straight && tb - ta > 2 * kBoundPieceNs)
+            sub = int(std::clamp(std::ceil((tb - ta) / kBoundPieceNs), 1.0, 16.0));
         auto at = [&](int j) {
+            const double tj = m_f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub);
             return j == 0     ? ka.k.theta
                    : j == sub ? kb.k.theta
-                              : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope,
-                                        m_f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub));
+                   : straight ? ka.k.theta + (kb.k.theta - ka.k.theta) * (tj - ta) / (tb - ta)
+                              : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope, tj);
         };
         for (int j = 0; j < sub; ++j) {
             const int64_t sa = ka.k.t + (kb.k.t - ka.k.t) * j / sub;

@@ -2,6 +2,7 @@
 #include "offsetfitter.h"
 
 #include "hullfitter.h"
+#include "residualband.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,20 +18,6 @@ struct Window
     double centre = 0.0, half = 1.0;
     double band = 0.0;
 };
-
-double robustSigma(std::vector<double> r)
-{
-    if (r.size() < 2)
-        return 0.0;
-    auto med = [](std::vector<double> &v) {
-        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-        return v[v.size() / 2];
-    };
-    const double m = med(r);
-    for (double &x : r)
-        x = std::fabs(x - m);
-    return 1.4826 * med(r);
-}
 
 std::vector<size_t> windowStarts(size_t n, size_t w, size_t hop)
 {
@@ -71,11 +58,7 @@ OffsetFitter::Result OffsetFitter::fitRun(std::span<const BurstBound> run, int w
                      tb = double(run[win.last].tMid() - t0);
         win.centre = 0.5 * (ta + tb);
         win.half = std::max(0.5 * (tb - ta), 1.0);
-        std::vector<double> resid;
-        resid.reserve(sub.size());
-        for (const BurstBound &b : sub)
-            resid.push_back(b.mid() - double(v0) - win.fit.value(double(b.tMid() - t0)));
-        win.band = 2.0 * robustSigma(std::move(resid)) / std::sqrt(double(sub.size()));
+        win.band = residualBand(sub, t0, v0, [&](double t) { return win.fit.value(t); });
         res.windowSlopes.push_back(win.fit.slopeAt(win.centre));
         wins.push_back(win);
     }

@@ -6,7 +6,7 @@
 // HullFitter; at a burst the window lines are blended with triangular weights that peak at each
 // window's centre, so the estimate moves smoothly from one window's line to the next.
 // Statistical band at a knot: 2·σ/√n of the burst midpoints around the dominant window's line
-// (σ from the median absolute deviation) plus half the spread of the blended lines there. It does
+// (σ from the median absolute deviation; residualband.h) plus half the spread of the blended lines there. It does
 // not include the unobservable delay asymmetry.
 // Units: ns; times relative to t0, offsets relative to v0 (doubles). Pure, thread-safe.
 #pragma once

@@ -2,6 +2,7 @@
 #include "shortrunfitter.h"
 
 #include "hullfitter.h"
+#include "residualband.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,20 +82,6 @@ ShortRunFitter::SlopeRange feasible(const Bounds &b)
     r.hi = root(best, m);
     r.feasible = true;
     return r;
-}
-
-double robustSigma(std::vector<double> r)
-{
-    if (r.size() < 2)
-        return 0.0;
-    auto med = [](std::vector<double> &v) {
-        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-        return v[v.size() / 2];
-    };
-    const double c = med(r);
-    for (double &x : r)
-        x = std::fabs(x - c);
-    return 1.4826 * med(r);
 }
 
 // Leave-one-out: each burst's midpoint predicted from the others by their envelope line and by
@@ -192,10 +179,7 @@ ShortRunFitter::Result ShortRunFitter::fit(std::span<const BurstBound> run,
                                           minRho, kUnknownDrift)
                              : kUnknownDrift;
     const double b = intercept(run, res.slope, t0, v0);
-    std::vector<double> resid;
-    for (const BurstBound &x : run)
-        resid.push_back(x.mid() - double(v0) - (b + res.slope * double(x.tMid() - t0)));
-    const double bandNs = 2.0 * robustSigma(resid) / std::sqrt(double(run.size()));
+    const double bandNs = residualBand(run, t0, v0, [&](double t) { return b + res.slope * t; });
     for (const BurstBound &x : run) {
         OffsetKnot k;
         k.t = x.tMid();

@@ -173,10 +173,12 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g,
         p.drawConvexPolygon(pts, 4);
     }
     // Labels, elided to fit.
-    p.setFont(style.smallFont);
-    const QFontMetricsF fm(style.smallFont);
+    p.setFont(style.eventFont);
+    const QFontMetricsF fm(style.eventFont);
     for (const EventLabel &l : g.labels) {
         const QRectF tr = l.rect.adjusted(4, 0, -3, 0);
+        if (tr.height() < 0.7 * fm.height()) // text cut to its middle reads as another name
+            continue;
         const QString text = fm.elidedText(scene.displayName(l.nameId), Qt::ElideRight, tr.width());
         if (text.isEmpty() || text == QStringLiteral("…"))
             continue;
@@ -214,7 +216,7 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
     p.fillRect(area, style.gutter);
     const RowLayout &layout = scene.layout();
     const auto [first, last] = layout.rowsIn(top, top + area.height());
-    const QFontMetricsF fm(style.font);
+    const QFontMetricsF fm(style.trackFont);
     for (size_t i = first; i < last; ++i) {
         const LayoutRow &r = layout.rows()[i];
         const QRectF row(area.left(), area.top() + r.y - top, area.width(), r.height);
@@ -232,14 +234,23 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
         } else if (r.kind == LayoutRow::CounterRow) {
             CounterPainter::paintGutterRow(p, row, scene, r, style);
         } else if (r.firstOfTrack) {
+            // The thread's name is centred on all its rows, so it stays legible when the rows
+            // are shorter than the text (a fitted image export).
+            QRectF track = row;
+            for (size_t j = i + 1; j < layout.rows().size(); ++j) {
+                const LayoutRow &n = layout.rows()[j];
+                if (n.kind != LayoutRow::EventRow || n.model != r.model || n.firstOfTrack)
+                    break;
+                track.setBottom(area.top() + n.y - top + n.height);
+            }
             const TrackModel &m = scene.model(r.model);
             const EventTrack &t = m.track();
             QString name = QString::fromStdString(t.threadName);
             name = name.isEmpty() ? QStringLiteral("thread %1").arg(t.tid)
                                   : QStringLiteral("%1 (%2)").arg(name).arg(t.tid);
-            p.setFont(style.font);
+            p.setFont(style.trackFont);
             p.setPen(style.mutedText);
-            p.drawText(row.adjusted(18, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+            p.drawText(track.adjusted(18, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        fm.elidedText(name, Qt::ElideRight, row.width() - 22));
         }
     }

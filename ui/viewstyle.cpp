@@ -14,6 +14,8 @@ void setFonts(ViewStyle &s)
     s.smallFont.setPointSizeF(8);
     s.boldFont = s.font;
     s.boldFont.setBold(true);
+    s.eventFont = s.smallFont;
+    s.trackFont = s.font;
 }
 
 } // namespace

@@ -29,6 +29,8 @@ struct ViewStyle
     QFont font;
     QFont smallFont;
     QFont boldFont;
+    QFont eventFont; // labels inside event rows (smallFont unless rows are fitted below it)
+    QFont trackFont; // thread names in the gutter (font unless rows are fitted below it)
 
     static ViewStyle light();
     static ViewStyle darkStyle();

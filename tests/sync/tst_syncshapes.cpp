@@ -141,6 +141,8 @@ private slots:
     void shortIncarnations();
     void shortRunWithoutPrior_data();
     void shortRunWithoutPrior();
+    void boundFollowsTheNearerBurst_data();
+    void boundFollowsTheNearerBurst();
 };
 
 void TstSyncShapes::processesPerHost_data()
@@ -355,6 +357,43 @@ void TstSyncShapes::shortRunWithoutPrior()
     QVERIFY2(
         worst <= 10e3 && worst <= 1.2 * worstLine,
         qPrintable(QString("worst %1 ns, start-and-end line %2 ns").arg(worst).arg(worstLine)));
+}
+
+void TstSyncShapes::boundFollowsTheNearerBurst_data()
+{
+    QTest::addColumn<int>("seed");
+    QTest::addColumn<int>("perHost");
+    for (int seed : {5, 9})
+        for (int ph : {1, 8})
+            QTest::addRow("seed %d, %d per host", seed, ph) << seed << ph;
+}
+
+// A 5 s run with one burst a minute has two bursts, at its start and its end. A stamp's
+// guaranteed bound is its segment's; one segment between the two bursts gave every stamp the
+// mid-run worst (the rate's uncertainty times 2.5 s on top of the bursts' half-width). A stamp
+// 0.3 s after the first burst must be bounded by clearly less than one in the middle, and every
+// stamp must still lie within its bound.
+void TstSyncShapes::boundFollowsTheNearerBurst()
+{
+    QFETCH(int, seed);
+    QFETCH(int, perHost);
+    const Run r = simulate(sim::Regime::Sparse, seed, 5, perHost);
+    for (size_t w = 0; w < r.res.workers.size(); ++w) {
+        const sync::WorkerClockInput &in = r.job.engineInput(true).workers[w];
+        sync::BurstReducer reducer;
+        const std::vector<sync::BurstBound> bursts = reducer.reduce(in.samples, in.workerId);
+        QCOMPARE(bursts.size(), size_t(2));
+        const int64_t a = bursts.front().tMid(), b = bursts.back().tMid();
+        const sync::ClockMap &m = r.res.workers[w].map;
+        const int64_t nearBurst = m.segmentAt(a + 300'000'000).boundNs;
+        const int64_t middle = m.segmentAt(a + (b - a) / 2).boundNs;
+        QVERIFY2(double(nearBurst) < 0.85 * double(middle),
+                 qPrintable(QString("worker %1: %2 ns near the burst, %3 ns mid-run")
+                                .arg(w)
+                                .arg(nearBurst)
+                                .arg(middle)));
+    }
+    QCOMPARE(sim::AccuracyEvaluator::evaluate(r.job, r.maps).coverage, 1.0);
 }
 
 QTEST_APPLESS_MAIN(TstSyncShapes)

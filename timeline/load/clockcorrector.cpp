@@ -5,14 +5,22 @@
 #include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
+#include "sync/radixsort.h"
 #include "sync/syncengine.h"
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <thread>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace syncline::load {
 
@@ -79,140 +87,11 @@ void inPlaceBuckets(std::vector<T> &items, const std::vector<size_t> &start, Buc
     }
 }
 
-void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
-                 std::vector<sync::MessagePair> *out, std::vector<MessageLink> *links)
+// The engine's pair order: (send worker, send time, receive worker, receive time).
+bool lessPair(const sync::MessagePair &a, const sync::MessagePair &b)
 {
-    // (the flows below are appended after the msg pairs, then everything is sorted)
-    // Pairs by id: for each id, the last send and the last receive (in worker, then file
-    // order) make a pair when they lie on different workers. 16-byte keys (id hash, worker,
-    // record) are bucketed by the hash's top byte and each bucket sorted by integers only, the
-    // buckets in parallel; ids are compared only inside a run of equal hashes — once per
-    // record, not once per comparison (the string compares of a sort by id were a third of the
-    // correction stage with ~1,000 messages per second per worker).
-    struct Key
-    {
-        uint64_t hash;
-        uint32_t worker;
-        uint32_t index;
-    };
-    size_t total = 0;
-    for (const MessageLog &m : messages)
-        total += m.size();
-    constexpr size_t kBuckets = 256;
-    auto bucketOf = [](uint64_t h) { return size_t(h >> 56); };
-    std::vector<Key> keys;
-    keys.reserve(total);
-    std::vector<size_t> bucketStart(kBuckets + 1, 0);
-    for (size_t w = 0; w < messages.size(); ++w)
-        for (size_t i = 0; i < messages[w].size(); ++i) {
-            keys.push_back(
-                {std::hash<std::string_view>()(messages[w].id(i)), uint32_t(w), uint32_t(i)});
-            ++bucketStart[bucketOf(keys.back().hash) + 1];
-        }
-    for (size_t b = 0; b < kBuckets; ++b)
-        bucketStart[b + 1] += bucketStart[b];
-    inPlaceBuckets(keys, bucketStart, [&](const Key &k) { return bucketOf(k.hash); });
-    auto id = [&](const Key &k) { return messages[k.worker].id(k.index); };
-    auto hasTrack = [&](uint32_t w, uint32_t t) {
-        return w < tl.workers.size() && t < tl.workers[w].tracks.size();
-    };
-    std::vector<std::vector<sync::MessagePair>> found(kBuckets);
-    std::vector<std::vector<MessageLink>> foundLinks(kBuckets);
-    parallelFor(kBuckets, [&](size_t b) {
-        const auto first = keys.begin() + ptrdiff_t(bucketStart[b]);
-        const auto last = keys.begin() + ptrdiff_t(bucketStart[b + 1]);
-        std::sort(first, last, [](const Key &a, const Key &c) {
-            return std::tie(a.hash, a.worker, a.index) < std::tie(c.hash, c.worker, c.index);
-        });
-        std::vector<sync::MessagePair> &mine = found[b];
-        std::vector<MessageLink> &myLinks = foundLinks[b];
-        auto emit = [&](auto from, auto to) { // one id's records, in (worker, index) order
-            const Key *send = nullptr, *recv = nullptr;
-            for (auto k = from; k != to; ++k)
-                (messages[k->worker].send(k->index) ? send : recv) = &*k;
-            if (!send || !recv)
-                return;
-            const MessageLog &sm = messages[send->worker], &rm = messages[recv->worker];
-            if (out && send->worker != recv->worker)
-                mine.push_back({int(send->worker), sm[send->index].localNs, int(recv->worker),
-                                rm[recv->index].localNs});
-            const uint32_t st = sm.track(send->index), rt = rm.track(recv->index);
-            if (links && hasTrack(send->worker, st) && hasTrack(recv->worker, rt)) {
-                MessageLink l;
-                l.fromLocal = sm[send->index].localNs;
-                l.toLocal = rm[recv->index].localNs;
-                l.fromWorker = send->worker;
-                l.toWorker = recv->worker;
-                l.fromTrack = st;
-                l.toTrack = rt;
-                l.kind = MessageLink::Message;
-                myLinks.push_back(l);
-            }
-        };
-        for (auto g = first; g != last;) {
-            auto end = g + 1;
-            bool oneId = true;
-            while (end != last && end->hash == g->hash) {
-                oneId = oneId && id(*end) == id(*g);
-                ++end;
-            }
-            if (!oneId) // a hash collision: order the run by id, then (worker, index)
-                std::sort(g, end, [&](const Key &a, const Key &c) {
-                    if (const int cmp = id(a).compare(id(c)); cmp != 0)
-                        return cmp < 0;
-                    return std::tie(a.worker, a.index) < std::tie(c.worker, c.index);
-                });
-            for (auto r = g; r != end;) {
-                auto idEnd = r + 1;
-                while (idEnd != end && (oneId || id(*idEnd) == id(*r)))
-                    ++idEnd;
-                emit(r, idEnd);
-                r = idEnd;
-            }
-            g = end;
-        }
-    });
-    std::vector<Key>().swap(keys);
-    size_t pairs = 0, linkCount = 0;
-    for (size_t b = 0; b < kBuckets; ++b) {
-        pairs += found[b].size();
-        linkCount += foundLinks[b].size();
-    }
-    if (out)
-        out->reserve(out->size() + pairs);
-    if (links)
-        links->reserve(links->size() + linkCount + tl.flows.size());
-    for (size_t b = 0; b < kBuckets; ++b) {
-        if (out)
-            out->insert(out->end(), found[b].begin(), found[b].end());
-        if (links)
-            links->insert(links->end(), foundLinks[b].begin(), foundLinks[b].end());
-        std::vector<sync::MessagePair>().swap(found[b]);
-        std::vector<MessageLink>().swap(foundLinks[b]);
-    }
-    // Chrome flows: the engine takes arrows s → f across workers; the links every step of a
-    // flow (s → t → … → f, consecutive points of one id).
-    for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
-        const FlowPoint &a = tl.flows[i], &b = tl.flows[i + 1];
-        if (a.id != b.id)
-            continue;
-        if (out && a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
-            out->push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
-        if (links && a.phase != 'f' && b.phase != 's' && hasTrack(a.worker, a.track) &&
-            hasTrack(b.worker, b.track)) {
-            MessageLink l;
-            l.fromLocal = a.localNs;
-            l.toLocal = b.localNs;
-            l.fromWorker = a.worker;
-            l.toWorker = b.worker;
-            l.fromTrack = a.track;
-            l.toTrack = b.track;
-            l.kind = MessageLink::Flow;
-            links->push_back(l);
-        }
-    }
-    if (links)
-        std::sort(links->begin(), links->end(), MessageLink::lessByPair);
+    return std::tie(a.sendWorker, a.sendLocal, a.recvWorker, a.recvLocal) <
+           std::tie(b.sendWorker, b.sendLocal, b.recvWorker, b.recvLocal);
 }
 
 // Sorts the pairs by (send worker, send time, receive worker, receive time): bucketed by send
@@ -231,11 +110,430 @@ void sortPairs(std::vector<sync::MessagePair> &pairs, size_t workers)
     std::vector<sync::MessagePair> &sorted = pairs;
     parallelFor(workers + 1, [&](size_t w) {
         std::sort(sorted.begin() + ptrdiff_t(start[w]), sorted.begin() + ptrdiff_t(start[w + 1]),
-                  [](const sync::MessagePair &a, const sync::MessagePair &b) {
-                      return std::tie(a.sendWorker, a.sendLocal, a.recvWorker, a.recvLocal) <
-                             std::tie(b.sendWorker, b.sendLocal, b.recvWorker, b.recvLocal);
-                  });
+                  lessPair);
     });
+}
+
+// Message pairing by id: for each id, the last send and the last receive (in worker, then file
+// order) make a pair. Every record becomes one 32-byte key, written in one sequential pass over
+// each worker's records (the workers split between the cores): the id itself when it has at
+// most 15 bytes (its bytes and length — exact, so such keys never read the log's id bytes
+// again), else its hash and length (those keys are compared by their bytes where they meet),
+// with the local time, the worker, the record's index and direction. The keys go straight to
+// their bucket (by a mix of the id words; ~4,096 keys a bucket, so it sorts in cache) in one
+// array; each bucket is sorted on integers and its arrows written over its own front (an
+// arrow takes two keys' records, so it never overwrites a key not yet read), the buckets in
+// parallel — no heap node and no random access per record. When the caller hands the records
+// over, each worker's are freed as soon as its keys are made (unless it has a long id) and the
+// freed memory returned, so the keys replace the records instead of adding to them.
+struct PairKey
+{
+    uint64_t w0, w1; // the id's 16 bytes (see encode)
+    int64_t localNs;
+    uint32_t index;      // the record's index in its worker's log
+    uint32_t workerSend; // worker << 1 | send
+    uint32_t worker() const { return workerSend >> 1; }
+    bool send() const { return (workerSend & 1) != 0; }
+};
+static_assert(sizeof(PairKey) == 32 && sizeof(MessageLink) == 32);
+
+constexpr size_t kInlineId = 15;
+
+// Short ids: bytes 0..14 the id (zero padded), byte 15 its length (0..15). Long ids: bytes 0..7
+// its hash, bytes 8..11 its length, byte 15 = 0xff. Equal ids give equal words; two short ids
+// are equal exactly when their words are.
+void encode(std::string_view id, PairKey &k)
+{
+    unsigned char b[16] = {};
+    if (id.size() <= kInlineId) {
+        std::memcpy(b, id.data(), id.size());
+        b[15] = uint8_t(id.size());
+    } else {
+        const uint64_t h = std::hash<std::string_view>()(id);
+        const uint32_t n = uint32_t(id.size());
+        std::memcpy(b, &h, 8);
+        std::memcpy(b + 8, &n, 4);
+        b[15] = 0xff;
+    }
+    std::memcpy(&k.w0, b, 8);
+    std::memcpy(&k.w1, b + 8, 8);
+}
+
+// The same words, reading 16 bytes at once where `arena` (the id's log's bytes) has them after
+// the id (little-endian: the bytes past the id are masked off, the length put in byte 15).
+void encode(std::string_view id, std::string_view arena, PairKey &k)
+{
+    if constexpr (std::endian::native == std::endian::little) {
+        const size_t n = id.size();
+        if (n <= kInlineId && size_t(arena.data() + arena.size() - id.data()) >= 16) {
+            uint64_t w[2];
+            std::memcpy(w, id.data(), 16);
+            const uint64_t lo = n >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1;
+            const uint64_t hi = n <= 8 ? 0 : (uint64_t(1) << (8 * (n - 8))) - 1;
+            k.w0 = w[0] & lo;
+            k.w1 = (w[1] & hi) | uint64_t(n) << 56;
+            return;
+        }
+    }
+    encode(id, k);
+}
+
+bool isLongId(const PairKey &k)
+{
+    unsigned char b[8];
+    std::memcpy(b, &k.w1, 8);
+    return b[7] == 0xff;
+}
+
+uint64_t mixId(const PairKey &k)
+{
+    uint64_t h = k.w0 * 0x9E3779B97F4A7C15ULL ^ (k.w1 + 0x632BE59BD9B4E019ULL);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+    h *= 0x94D049BB133111EBULL;
+    return h ^ (h >> 32);
+}
+
+// Gives the heap's free pages back to the system (glibc keeps freed blocks for reuse).
+void returnFreeMemory()
+{
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
+}
+
+// The links of a job, sorted by MessageLink::lessByPair: bucketed by sending worker in place,
+// each worker's links sorted on their own, the workers in parallel.
+void sortLinks(std::vector<MessageLink> &links, size_t workers)
+{
+    uint32_t top = 0;
+    for (const MessageLink &l : links)
+        top = std::max(top, l.fromWorker);
+    const size_t n = std::max<size_t>(workers, size_t(top) + 1);
+    std::vector<size_t> start(n + 1, 0);
+    for (const MessageLink &l : links)
+        ++start[l.fromWorker + 1];
+    for (size_t w = 0; w < n; ++w)
+        start[w + 1] += start[w];
+    inPlaceBuckets(links, start, [](const MessageLink &l) { return size_t(l.fromWorker); });
+    parallelFor(n, [&](size_t w) {
+        std::sort(links.begin() + ptrdiff_t(start[w]), links.begin() + ptrdiff_t(start[w + 1]),
+                  MessageLink::lessByPair);
+    });
+}
+
+// `consumable`, when given, is `messages` itself, handed over (see above).
+void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
+                 std::vector<MessageLog> *consumable, std::vector<sync::MessagePair> *out,
+                 std::vector<MessageLink> *links)
+{
+    size_t total = 0, recordBytes = 0;
+    for (const MessageLog &m : messages) {
+        total += m.size();
+        recordBytes += m.bytes();
+    }
+    // ~4,096 keys (128 KiB) a bucket, a power of two from 256 to 65,536.
+    int bits = 8;
+    while (bits < 16 && (total >> bits) > 16384)
+        ++bits;
+    const size_t buckets = size_t(1) << bits;
+    auto bucketOf = [bits](const PairKey &k) { return size_t(mixId(k) >> (64 - bits)); };
+
+    // The workers in contiguous ranges of about equal record counts, one per thread.
+    const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
+                                              std::max<size_t>(messages.size(), 1));
+    std::vector<size_t> firstWorker(threads + 1, messages.size());
+    firstWorker[0] = 0;
+    {
+        size_t seen = 0, t = 1;
+        for (size_t w = 0; w < messages.size() && t < threads; ++w) {
+            seen += messages[w].size();
+            while (t < threads && seen * threads >= total * t)
+                firstWorker[t++] = w + 1;
+        }
+    }
+    auto makeKey = [&](size_t w, size_t i) {
+        PairKey k;
+        encode(messages[w].id(i), messages[w].idBytes(), k);
+        k.localNs = messages[w][i].localNs;
+        k.index = uint32_t(i);
+        k.workerSend = uint32_t(w) << 1 | (messages[w].send(i) ? 1u : 0u);
+        return k;
+    };
+    // Pass 1 counts the keys per (thread, bucket); pass 2 writes each thread's at its offsets.
+    std::vector<std::vector<size_t>> at(threads, std::vector<size_t>(buckets + 1, 0));
+    parallelFor(threads, [&](size_t t) {
+        for (size_t w = firstWorker[t]; w < firstWorker[t + 1]; ++w)
+            for (size_t i = 0; i < messages[w].size(); ++i)
+                ++at[t][bucketOf(makeKey(w, i))];
+    });
+    std::vector<size_t> start(buckets + 1, 0);
+    for (size_t b = 0, n = 0; b < buckets; ++b) {
+        start[b] = n;
+        for (size_t t = 0; t < threads; ++t) {
+            const size_t c = at[t][b];
+            at[t][b] = n;
+            n += c;
+        }
+    }
+    start[buckets] = total;
+    // Not initialised: a page is touched only when its keys are written, as records are freed.
+    std::unique_ptr<PairKey[]> keys = std::make_unique_for_overwrite<PairKey[]>(total);
+    std::atomic<size_t> freedSinceTrim{0};
+    parallelFor(threads, [&](size_t t) {
+        std::vector<size_t> &next = at[t];
+        for (size_t w = firstWorker[t]; w < firstWorker[t + 1]; ++w) {
+            bool anyLong = false;
+            for (size_t i = 0; i < messages[w].size(); ++i) {
+                const PairKey k = makeKey(w, i);
+                anyLong = anyLong || isLongId(k);
+                keys[next[bucketOf(k)]++] = k;
+            }
+            if (consumable && !anyLong) {
+                const size_t bytes = messages[w].bytes();
+                (*consumable)[w].releaseRecords();
+                if (freedSinceTrim += bytes; freedSinceTrim >= recordBytes / 4 + 1) {
+                    freedSinceTrim = 0;
+                    returnFreeMemory();
+                }
+            }
+        }
+    });
+    std::vector<std::vector<size_t>>().swap(at);
+
+    auto id = [&](const PairKey &k) { return messages[k.worker()].id(k.index); };
+    auto hasTrack = [&](uint32_t w, uint32_t t) {
+        return w < tl.workers.size() && t < tl.workers[w].tracks.size();
+    };
+    // Per bucket: its arrows over its front, and the engine's pairs whose ends have no track
+    // (no arrow; the engine's other pairs are read off the arrows below).
+    std::vector<size_t> linksIn(buckets, 0);
+    std::vector<std::vector<sync::MessagePair>> trackless(buckets);
+    // A bucket's keys lie in (worker, index) order (each thread wrote its workers' keys in
+    // order, the threads' ranges one after the other): the last send and the last receive of an
+    // id are its last ones in the bucket. An open-addressing table by the id's words (long ids:
+    // and their bytes) holds each id's two positions; one table per thread, reused bucket after
+    // bucket (the buckets are of about equal size, so contiguous ranges of them balance).
+    struct Slot
+    {
+        uint64_t w0, w1;
+        int32_t send, recv; // positions in the bucket; both −1: the slot is free
+    };
+    parallelFor(threads, [&](size_t t) {
+        std::vector<Slot> table;
+        std::vector<MessageLink> made;
+        for (size_t b = buckets * t / threads; b < buckets * (t + 1) / threads; ++b) {
+            PairKey *const first = keys.get() + start[b];
+            const size_t n = start[b + 1] - start[b];
+            size_t cap = 16;
+            while (2 * cap < 3 * n) // load ≤ 2/3
+                cap *= 2;
+            table.assign(cap, Slot{0, 0, -1, -1});
+            for (size_t p = 0; p < n; ++p) {
+                const PairKey &k = first[p];
+                const bool isLong = isLongId(k);
+                for (size_t h = size_t(mixId(k)) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+                    Slot &sl = table[h];
+                    if (sl.send < 0 && sl.recv < 0) {
+                        sl.w0 = k.w0;
+                        sl.w1 = k.w1;
+                    } else if (sl.w0 != k.w0 || sl.w1 != k.w1 ||
+                               (isLong && id(first[size_t(std::max(sl.send, sl.recv))]) != id(k))) {
+                        continue;
+                    }
+                    (k.send() ? sl.send : sl.recv) = int32_t(p);
+                    break;
+                }
+            }
+            made.clear();
+            for (const Slot &sl : table) {
+                if (sl.send < 0 || sl.recv < 0)
+                    continue;
+                const PairKey &send = first[size_t(sl.send)], &recv = first[size_t(sl.recv)];
+                const uint32_t sw = send.worker(), rw = recv.worker();
+                const uint32_t st = messages[sw].track(send.index),
+                               rt = messages[rw].track(recv.index);
+                if (hasTrack(sw, st) && hasTrack(rw, rt)) {
+                    MessageLink l;
+                    l.fromLocal = send.localNs;
+                    l.toLocal = recv.localNs;
+                    l.fromWorker = sw;
+                    l.toWorker = rw;
+                    l.fromTrack = st;
+                    l.toTrack = rt;
+                    l.kind = MessageLink::Message;
+                    made.push_back(l);
+                } else if (sw != rw) {
+                    trackless[b].push_back({int(sw), send.localNs, int(rw), recv.localNs});
+                }
+            }
+            // The bucket's arrows over its front (an arrow takes two keys: they fit).
+            linksIn[b] = made.size();
+            std::memcpy(static_cast<void *>(first), made.data(), made.size() * sizeof(MessageLink));
+        }
+    });
+    if (consumable) {
+        for (MessageLog &m : *consumable)
+            m.releaseRecords();
+        returnFreeMemory();
+    }
+
+    // Chrome flows: the links are every step of a flow (s → t → … → f, consecutive points of
+    // one id); the engine takes the arrows s → f across workers.
+    std::vector<MessageLink> flowLinks;
+    std::vector<sync::MessagePair> extraPairs; // trackless, then flows
+    for (const auto &t : trackless)
+        extraPairs.insert(extraPairs.end(), t.begin(), t.end());
+    std::vector<std::vector<sync::MessagePair>>().swap(trackless);
+    for (size_t i = 0; i + 1 < tl.flows.size(); ++i) {
+        const FlowPoint &a = tl.flows[i], &b = tl.flows[i + 1];
+        if (a.id != b.id)
+            continue;
+        if (a.phase == 's' && b.phase == 'f' && a.worker != b.worker)
+            extraPairs.push_back({int(a.worker), a.localNs, int(b.worker), b.localNs});
+        if (a.phase != 'f' && b.phase != 's' && hasTrack(a.worker, a.track) &&
+            hasTrack(b.worker, b.track)) {
+            MessageLink l;
+            l.fromLocal = a.localNs;
+            l.toLocal = b.localNs;
+            l.fromWorker = a.worker;
+            l.toWorker = b.worker;
+            l.fromTrack = a.track;
+            l.toTrack = b.track;
+            l.kind = MessageLink::Flow;
+            flowLinks.push_back(l);
+        }
+    }
+    // The arrows in one vector, grouped by sending worker (a counting scatter: each thread its
+    // range of buckets, the flows' arrows with the last), then each worker's sorted by
+    // MessageLink::lessByPair, the workers in parallel.
+    uint32_t top = uint32_t(tl.workers.size());
+    for (const MessageLink &l : flowLinks)
+        top = std::max(top, l.fromWorker + 1);
+    const size_t senders = std::max<size_t>(top, messages.size());
+    std::vector<size_t> firstBucket(threads + 1, buckets);
+    for (size_t t = 0; t < threads; ++t)
+        firstBucket[t] = buckets * t / threads;
+    auto eachLink = [&](size_t t, auto &&fn) {
+        for (size_t b = firstBucket[t]; b < firstBucket[t + 1]; ++b)
+            for (size_t i = 0; i < linksIn[b]; ++i) {
+                MessageLink l;
+                std::memcpy(&l, static_cast<const void *>(keys.get() + start[b] + i), sizeof l);
+                fn(l);
+            }
+        if (t + 1 == threads)
+            for (const MessageLink &l : flowLinks)
+                fn(l);
+    };
+    std::vector<std::vector<size_t>> place(threads, std::vector<size_t>(senders, 0));
+    parallelFor(threads, [&](size_t t) {
+        eachLink(t, [&](const MessageLink &l) { ++place[t][l.fromWorker]; });
+    });
+    std::vector<size_t> senderStart(senders + 1, 0);
+    for (size_t w = 0, n = 0; w < senders; ++w) {
+        senderStart[w] = n;
+        for (size_t t = 0; t < threads; ++t) {
+            const size_t c = place[t][w];
+            place[t][w] = n;
+            n += c;
+        }
+        senderStart[w + 1] = n;
+    }
+    std::vector<MessageLink> all(senderStart[senders]);
+    parallelFor(threads, [&](size_t t) {
+        eachLink(t, [&](const MessageLink &l) { all[place[t][l.fromWorker]++] = l; });
+    });
+    std::vector<std::vector<size_t>>().swap(place);
+    std::vector<MessageLink>().swap(flowLinks);
+    keys.reset();
+    // Per sender, in parallel: its arrows sorted in the engine's pair order (send time, receive
+    // worker, receive time; then tracks and kind, a total order), the engine's pairs copied off
+    // them (the message arrows across workers), then the arrows regrouped stably by (send
+    // track, receive worker, receive track) — which is MessageLink::lessByPair, with one sort.
+    auto engines = [](const MessageLink &l) {
+        return l.kind == MessageLink::Message && l.fromWorker != l.toWorker;
+    };
+    std::vector<size_t> pairStart(senders + 1, 0);
+    const size_t base = out ? out->size() : 0;
+    const bool wasEmpty = !out || out->empty();
+    if (out) {
+        parallelFor(senders, [&](size_t w) {
+            pairStart[w + 1] =
+                size_t(std::count_if(all.begin() + ptrdiff_t(senderStart[w]),
+                                     all.begin() + ptrdiff_t(senderStart[w + 1]), engines));
+        });
+        for (size_t w = 0; w < senders; ++w)
+            pairStart[w + 1] += pairStart[w];
+        out->resize(base + pairStart[senders]);
+    }
+    parallelFor(senders, [&](size_t w) {
+        const auto from = all.begin() + ptrdiff_t(senderStart[w]),
+                   to = all.begin() + ptrdiff_t(senderStart[w + 1]);
+        // By send time (radix), then each run of equal send times by the rest.
+        auto pairOrder = [](const MessageLink &a, const MessageLink &b) {
+            return std::make_tuple(a.fromLocal, a.toWorker, a.toLocal, a.fromTrack,
+                                   uint32_t(a.toTrack), int(a.kind)) <
+                   std::make_tuple(b.fromLocal, b.toWorker, b.toLocal, b.fromTrack,
+                                   uint32_t(b.toTrack), int(b.kind));
+        };
+        sync::radixSort(from, to, [](const MessageLink &l) {
+            return uint64_t(l.fromLocal) ^ (uint64_t(1) << 63);
+        });
+        for (auto r = from; r != to;) {
+            auto e = r + 1;
+            while (e != to && e->fromLocal == r->fromLocal)
+                ++e;
+            if (e - r > 1)
+                std::sort(r, e, pairOrder);
+            r = e;
+        }
+        if (out) {
+            auto o = out->begin() + ptrdiff_t(base + pairStart[w]);
+            for (auto l = from; l != to; ++l)
+                if (engines(*l))
+                    *o++ = {int(l->fromWorker), l->fromLocal, int(l->toWorker), l->toLocal};
+        }
+        using Group = std::tuple<uint32_t, uint32_t, uint32_t>;
+        auto groupOf = [](const MessageLink &l) {
+            return Group(l.fromTrack, l.toWorker, uint32_t(l.toTrack));
+        };
+        std::vector<Group> groups;
+        for (auto l = from; l != to; ++l)
+            if (groups.empty() || groups.back() != groupOf(*l))
+                groups.push_back(groupOf(*l));
+        std::sort(groups.begin(), groups.end());
+        groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+        if (groups.size() <= 1)
+            return;
+        auto indexOf = [&](const MessageLink &l) {
+            return size_t(std::lower_bound(groups.begin(), groups.end(), groupOf(l)) -
+                          groups.begin());
+        };
+        std::vector<size_t> at(groups.size() + 1, 0);
+        for (auto l = from; l != to; ++l)
+            ++at[indexOf(*l) + 1];
+        for (size_t g = 0; g + 1 < at.size(); ++g)
+            at[g + 1] += at[g];
+        std::vector<MessageLink> regrouped(size_t(to - from));
+        for (auto l = from; l != to; ++l)
+            regrouped[at[indexOf(*l)]++] = *l;
+        std::copy(regrouped.begin(), regrouped.end(), from);
+    });
+    if (out) {
+        // Then the trackless pairs and the flows' s → f arrows (only then is the whole sorted).
+        out->insert(out->end(), extraPairs.begin(), extraPairs.end());
+        if (!wasEmpty || !extraPairs.empty())
+            sortPairs(*out, tl.workers.size());
+    }
+    if (links) {
+        if (links->empty()) {
+            links->swap(all);
+        } else {
+            links->insert(links->end(), all.begin(), all.end());
+            sortLinks(*links, tl.workers.size());
+        }
+    }
 }
 
 void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
@@ -333,9 +631,17 @@ std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
                                                             std::vector<MessageLink> *links)
 {
     std::vector<sync::MessagePair> out;
-    addMessages(tl, messages, &out, links);
-    // A deterministic order that does not depend on the ids' hashes.
-    sortPairs(out, tl.workers.size());
+    addMessages(tl, messages, nullptr, &out, links);
+    return out;
+}
+
+std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
+                                                            std::vector<MessageLog> &&messages,
+                                                            std::vector<MessageLink> *links)
+{
+    std::vector<MessageLog> mine = std::move(messages);
+    std::vector<sync::MessagePair> out;
+    addMessages(tl, mine, &mine, &out, links);
     return out;
 }
 
@@ -343,7 +649,7 @@ std::vector<MessageLink> ClockCorrector::links(const Timeline &tl,
                                                const std::vector<MessageLog> &messages)
 {
     std::vector<MessageLink> out;
-    addMessages(tl, messages, nullptr, &out);
+    addMessages(tl, messages, nullptr, nullptr, &out);
     return out;
 }
 

@@ -56,6 +56,11 @@ public:
     static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
                                                        const std::vector<MessageLog> &messages,
                                                        std::vector<MessageLink> *links = nullptr);
+    // The same, consuming the records: each worker's are freed as soon as the pairing has
+    // taken what it needs from them (the biggest transient of a load).
+    static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
+                                                       std::vector<MessageLog> &&messages,
+                                                       std::vector<MessageLink> *links);
     // Only the links (a job loaded without correction).
     static std::vector<MessageLink> links(const Timeline &timeline,
                                           const std::vector<MessageLog> &messages);

@@ -275,8 +275,8 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             // and the parser's spare capacity are freed before the next file is read.
             for (EventTrack &t : files[i].worker.tracks)
                 WindowReader::cutTrack(t, maps[i], windowA, windowB);
-            // The correction is cached: the window's message records are not needed.
-            files[i].messages = MessageLog();
+            // The correction is cached: the window's message records are only needed for its
+            // arrows (paired after the merge, then freed).
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             ++done;
@@ -299,8 +299,10 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
         return result;
     }
     BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
-    std::vector<MessageLog>().swap(built.messages);
     Timeline &tl = *built.timeline;
+    // The window's arrows, by the one pairing rule (cut below keeps those inside the window).
+    tl.links = ClockCorrector::links(tl, built.messages);
+    std::vector<MessageLog>().swap(built.messages);
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!cache->applyTo(tl))
         return std::nullopt;
@@ -414,7 +416,7 @@ LoadResult JobLoader::load(const LoadOptions &o)
     // The same matching gives the viewer's arrows (Timeline::links).
     std::vector<sync::MessagePair> pairs;
     if (o.correctClocks)
-        pairs = ClockCorrector::pairMessages(tl, built.messages, &tl.links);
+        pairs = ClockCorrector::pairMessages(tl, std::move(built.messages), &tl.links);
     else
         tl.links = ClockCorrector::links(tl, built.messages);
     std::vector<MessageLog>().swap(built.messages);

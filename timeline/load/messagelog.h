@@ -58,6 +58,8 @@ public:
         const Record &r = m_records[i];
         return std::string_view(m_ids).substr(size_t(r.idOffset), size_t(r.idLength));
     }
+    // All ids' bytes, one after the other (id(i) is a piece of it).
+    std::string_view idBytes() const { return m_ids; }
     // The track of record i: O(log runs).
     uint32_t track(size_t i) const
     {
@@ -71,6 +73,13 @@ public:
         for (auto &run : m_trackRuns)
             if (run.second < where.size())
                 run.second = where[run.second];
+    }
+    // Frees the records and the ids; track(i) still answers (the message pairing keeps what
+    // else it needs in its own keys). The log is empty afterwards.
+    void releaseRecords()
+    {
+        std::vector<Record>().swap(m_records);
+        std::string().swap(m_ids);
     }
     void shrink()
     {

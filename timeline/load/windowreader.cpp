@@ -180,6 +180,14 @@ void WindowReader::cut(Timeline &tl, ClockMode mode, int64_t begin, int64_t end)
     for (size_t w = 0; w < tl.workers.size(); ++w)
         for (EventTrack &t : tl.workers[w].tracks)
             cutTrack(t, tl.map(w, mode), begin, end);
+    const auto inside = [&](uint32_t worker, int64_t local) {
+        const int64_t g = tl.map(worker, mode).toGlobal(local);
+        return g >= begin && g <= end;
+    };
+    std::erase_if(tl.links, [&](const MessageLink &l) {
+        return !inside(l.fromWorker, l.fromLocal) || !inside(l.toWorker, l.toLocal);
+    });
+    tl.links.shrink_to_fit();
 }
 
 void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begin, int64_t end)

@@ -10,7 +10,9 @@
 //
 // cut() is the one rule for a window: an event is kept when its global start <= end and its
 // global end >= begin in the window's mode (an ancestor of a kept event is kept too, since it
-// encloses it); parents and args refs are re-pointed.
+// encloses it); parents and args refs are re-pointed. A link (an arrow) is kept when both its
+// ends lie in [begin, end]: a windowed load pairs only the window's message records, so an arrow
+// leaving the window could not be drawn the same way by both paths.
 // Threading: stateless; any thread.
 #pragma once
 

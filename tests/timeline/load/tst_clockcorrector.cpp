@@ -25,6 +25,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <tuple>
 
@@ -145,6 +146,7 @@ private slots:
     void correctedMatchesTruth_data();
     void correctedMatchesTruth();
     void pairMessagesById();
+    void pairingMatchesTheRuleOnRandomRecords();
 };
 
 void TstClockCorrector::correctedMatchesTruth_data()
@@ -358,6 +360,114 @@ void TstClockCorrector::pairMessagesById()
     QCOMPARE(t(p[2]), std::make_tuple(0, int64_t(450), 2, int64_t(500)));
     QCOMPARE(t(p[3]), std::make_tuple(2, int64_t(20), 1, int64_t(30)));
     QCOMPARE(t(p[4]), std::make_tuple(2, int64_t(700), 0, int64_t(710)));
+}
+
+// The pairing rule checked against a direct reading of it (a map by id string), on random
+// records: ids short and long (inline in the pairing's keys, or hashed — several long ids of one
+// length, which share everything but their bytes), repeated sends and receives, both ends on one
+// worker, several threads per worker and some records on threads the worker does not have
+// (pairs for the engine without an arrow). Pairs and links must equal the rule's exactly, in
+// their documented orders, from both the copying and the consuming call.
+void TstClockCorrector::pairingMatchesTheRuleOnRandomRecords()
+{
+    for (uint64_t seed : {1u, 2u, 3u}) {
+        std::mt19937_64 rng(seed);
+        const size_t workers = 5 + seed;
+        Timeline tl;
+        tl.workers.resize(workers);
+        for (size_t w = 0; w < workers; ++w)
+            tl.workers[w].tracks.resize(1 + w % 3);
+        std::vector<std::string> ids;
+        for (int i = 0; i < 3000; ++i) {
+            switch (i % 4) {
+            case 0:
+                ids.push_back("g-" + std::to_string(i)); // short
+                break;
+            case 1:
+                ids.push_back(std::string(15, 'a' + char(i % 26)) + std::to_string(i % 10)); // 16
+                break;
+            case 2:
+                ids.push_back("x" + std::to_string(i)); // short, different length
+                break;
+            default:
+                ids.push_back(std::string(40 + i % 3, 'q') + std::to_string(i)); // long
+            }
+        }
+        ids.push_back(""); // the empty id is an id too
+        std::vector<load::MessageLog> m(workers);
+        struct Rec
+        {
+            size_t worker, index;
+            int64_t t;
+            bool send;
+            uint32_t track;
+        };
+        std::map<std::string, std::vector<Rec>> byId; // records per id, in (worker, index) order
+        std::vector<std::vector<std::pair<std::string, Rec>>> perWorker(workers);
+        for (int r = 0; r < 20000; ++r) {
+            const size_t w = rng() % workers;
+            const std::string &id = ids[rng() % ids.size()];
+            const uint32_t track = uint32_t(rng() % (tl.workers[w].tracks.size() + 1));
+            const Rec rec{w, m[w].size(), int64_t(rng() % 1'000'000), (rng() & 1) != 0, track};
+            m[w].add(rec.t, rec.send, 0, id, track);
+            perWorker[w].push_back({id, rec});
+        }
+        for (size_t w = 0; w < workers; ++w)
+            for (const auto &[id, rec] : perWorker[w])
+                byId[id].push_back(rec);
+        std::vector<sync::MessagePair> wantPairs;
+        std::vector<MessageLink> wantLinks;
+        for (const auto &[id, recs] : byId) {
+            const Rec *send = nullptr, *recv = nullptr;
+            for (const Rec &r : recs)
+                (r.send ? send : recv) = &r;
+            if (!send || !recv)
+                continue;
+            if (send->worker != recv->worker)
+                wantPairs.push_back({int(send->worker), send->t, int(recv->worker), recv->t});
+            if (send->track < tl.workers[send->worker].tracks.size() &&
+                recv->track < tl.workers[recv->worker].tracks.size()) {
+                MessageLink l;
+                l.fromLocal = send->t;
+                l.toLocal = recv->t;
+                l.fromWorker = uint32_t(send->worker);
+                l.toWorker = uint32_t(recv->worker);
+                l.fromTrack = send->track;
+                l.toTrack = recv->track;
+                wantLinks.push_back(l);
+            }
+        }
+        auto tuple = [](const sync::MessagePair &x) {
+            return std::make_tuple(x.sendWorker, x.sendLocal, x.recvWorker, x.recvLocal);
+        };
+        std::sort(wantPairs.begin(), wantPairs.end(),
+                  [&](const auto &a, const auto &b) { return tuple(a) < tuple(b); });
+        std::sort(wantLinks.begin(), wantLinks.end(), MessageLink::lessByPair);
+        QVERIFY(wantPairs.size() > 500 && wantLinks.size() > 500);
+        QVERIFY(wantLinks.size() != wantPairs.size()); // both kinds of difference occur
+
+        auto check = [&](const std::vector<sync::MessagePair> &pairs,
+                         const std::vector<MessageLink> &links) {
+            QCOMPARE(pairs.size(), wantPairs.size());
+            for (size_t i = 0; i < pairs.size(); ++i)
+                QCOMPARE(tuple(pairs[i]), tuple(wantPairs[i]));
+            QCOMPARE(links.size(), wantLinks.size());
+            for (size_t i = 0; i < links.size(); ++i) {
+                const MessageLink &a = links[i], &b = wantLinks[i];
+                QVERIFY(!MessageLink::lessByPair(a, b) && !MessageLink::lessByPair(b, a));
+                QCOMPARE(int(a.kind), int(MessageLink::Message));
+            }
+        };
+        std::vector<MessageLink> links;
+        const std::vector<sync::MessagePair> pairs =
+            load::ClockCorrector::pairMessages(tl, m, &links);
+        check(pairs, links);
+        QCOMPARE(load::ClockCorrector::links(tl, m).size(), wantLinks.size());
+        std::vector<MessageLink> links2;
+        const std::vector<sync::MessagePair> pairs2 =
+            load::ClockCorrector::pairMessages(tl, std::move(m), &links2);
+        check(pairs2, links2);
+    }
 }
 
 QTEST_APPLESS_MAIN(TstClockCorrector)

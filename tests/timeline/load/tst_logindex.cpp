@@ -267,6 +267,23 @@ private slots:
             QCOMPARE(w.workers[i].tracks.front().threadName, std::string("main"));
         }
         QCOMPARE(w.causality.constraints, full.timeline->causality.constraints);
+        // The arrows: the full load's with both ends in the window (the job has messages).
+        const auto links = [mode](const Timeline &tl, bool cutTo, int64_t a0, int64_t b0) {
+            std::multiset<std::tuple<int, int, int, int, int64_t, int64_t>> out;
+            for (const MessageLink &l : tl.links) {
+                const int64_t f = tl.map(l.fromWorker, mode).toGlobal(l.fromLocal);
+                const int64_t t = tl.map(l.toWorker, mode).toGlobal(l.toLocal);
+                if (cutTo && !(f >= a0 && f <= b0 && t >= a0 && t <= b0))
+                    continue;
+                out.insert({tl.workers[l.fromWorker].info.rank, int(l.fromTrack),
+                            tl.workers[l.toWorker].info.rank, int(l.toTrack), f, t});
+            }
+            return out;
+        };
+        const auto expectedLinks = links(*full.timeline, true, A, B);
+        if (b - a >= 0.2)
+            QVERIFY(!expectedLinks.empty());
+        QCOMPARE(links(w, false, 0, 0), expectedLinks);
         // A window of a third of the job or less reads well under the whole job.
         if (b - a <= 1.0)
             QVERIFY2(w.window.bytesRead < jobBytes(d) * 2 / 3,
