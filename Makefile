@@ -1,8 +1,9 @@
 # Thin wrapper over CMake + Ninja. `make demo` and `make test` are the README's two commands:
 # each installs what is missing (scripts/setup.sh), builds, then runs.
-# Reliability (docs/reliability.md): `make sanitize` (the whole suite under ASan+UBSan in
-# build-asan, the recorder and live tests under TSan in build-tsan), `make fuzz [FUZZ_SECONDS=N]`
-# (each libFuzzer harness N seconds, default an hour, in build-fuzz; CI is to run 60 s each).
+# Reliability (docs/reliability.md): `make sanitize` (the recorder and live tests under TSan in
+# build-tsan, then the whole suite under ASan+UBSan in build-asan), `make fuzz [FUZZ_SECONDS=N]
+# [FUZZ_PARALLEL=K]` (each libFuzzer harness N seconds, default an hour, K at a time, in
+# build-fuzz; .ci/run runs both, the harnesses 60 s each, one per core).
 # Packaging (docs/install.md): `make install [PREFIX=DIR]`, `make deb` (BUILD/syncline_*.deb),
 # `make wheel` (BUILD/dist/*.whl), `make test-install` (scripts/test-install.sh on a temp prefix).
 BUILD  ?= build
@@ -10,6 +11,7 @@ PY     ?= /usr/bin/python3
 JOBS   ?= $(shell nproc)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 3600
+FUZZ_PARALLEL ?= 1
 
 .PHONY: all setup configure build test demo bench bench-scale clean format install deb wheel test-install sanitize fuzz
 all: build
@@ -53,7 +55,7 @@ sanitize: setup
 	JOBS=$(JOBS) bash scripts/sanitize.sh all
 
 fuzz: setup
-	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_PARALLEL=$(FUZZ_PARALLEL) bash scripts/fuzz.sh
 
 test-install: build
 	bash scripts/test-install.sh $(BUILD)

@@ -10,6 +10,13 @@
 set(SYNCLINE_SANITIZE "" CACHE STRING "empty, address, thread or fuzzer")
 set_property(CACHE SYNCLINE_SANITIZE PROPERTY STRINGS "" address thread fuzzer)
 set(SYNCLINE_TEST_TIMEOUT_FACTOR 1) # sanitized code runs 2-10x slower; ctest timeouts scale
+# A sanitizer build is compiled at -O1 (customary with ASan/TSan: readable stacks, and a cheaper
+# build than the -O2 of the release build; CI builds these cold). This file is included after the
+# top-level CMakeLists sets RelWithDebInfo's -O2, so it overrides it here, for these builds only.
+if(NOT SYNCLINE_SANITIZE STREQUAL "")
+  set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -g1")
+  set(CMAKE_C_FLAGS_RELWITHDEBINFO "-O1 -g1")
+endif()
 if(SYNCLINE_SANITIZE STREQUAL "address")
   set(_syncline_san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

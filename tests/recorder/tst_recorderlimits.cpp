@@ -186,6 +186,7 @@ void TstRecorderLimits::heartbeatAndDefaults()
 // once. In a child process: the table is process-wide and never shrinks.
 void TstRecorderLimits::nameTableFullDropsSoftly()
 {
+    SYNCLINE_SKIP_RECORDING_CHILD_UNDER_TSAN();
     QTemporaryDir dir;
     const std::string cfg = writeConfig(
         dir, R"({"overflow": "grow", "buffer_events": 65536, "flush_interval_ms": 10})");

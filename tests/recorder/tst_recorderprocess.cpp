@@ -39,6 +39,7 @@ private slots:
 
 void TstRecorderProcess::killedChildKeepsFlushedEvents()
 {
+    SYNCLINE_SKIP_RECORDING_CHILD_UNDER_TSAN();
     QTemporaryDir dir;
     const std::string cfg = writeConfig(dir, R"({"flush_interval_ms": 20})");
     const std::string logPath = dir.filePath("killed.log").toStdString();
@@ -158,6 +159,7 @@ void TstRecorderProcess::logDeletedWhileWritten()
 // Run in a child process so a blocked open() is seen as such (the parent then releases it).
 void TstRecorderProcess::fifoLogPathRefused()
 {
+    SYNCLINE_SKIP_RECORDING_CHILD_UNDER_TSAN();
     QTemporaryDir dir;
     const std::string fifo = dir.filePath("timer_events.log").toStdString();
     QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
@@ -209,6 +211,7 @@ void TstRecorderProcess::fifoLogPathRefused()
 
 void TstRecorderProcess::forkChildIsDisabled()
 {
+    SYNCLINE_SKIP_RECORDING_CHILD_UNDER_TSAN();
     QTemporaryDir dir;
     const std::string parentLog = dir.filePath("parent.log").toStdString();
     const std::string childLog = dir.filePath("child.log").toStdString();
@@ -248,6 +251,7 @@ void TstRecorderProcess::forkChildIsDisabled()
 
 void TstRecorderProcess::exitWritesClose()
 {
+    SYNCLINE_SKIP_RECORDING_CHILD_UNDER_TSAN();
     QTemporaryDir dir;
     const std::string logPath = dir.filePath("exit.log").toStdString();
     const pid_t pid = fork();

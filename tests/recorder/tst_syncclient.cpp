@@ -35,6 +35,12 @@ struct Collected
         std::lock_guard<std::mutex> l(mutex);
         return exchanges.size();
     }
+    // The client's thread appends while the test polls: read under the lock (a TSan finding).
+    size_t messageCount()
+    {
+        std::lock_guard<std::mutex> l(mutex);
+        return messages.size();
+    }
 };
 
 std::unique_ptr<SyncClient> makeClient(Collected &c, const SyncClientOptions &base)
@@ -136,7 +142,7 @@ void TstSyncClient::noServerNeverBlocks()
         if (kind != "unresolvable")
             QVERIFY(waitFor([&] { return client->counters().failedBursts >= 3; }));
         else
-            QVERIFY(waitFor([&] { return !c.messages.empty(); }));
+            QVERIFY(waitFor([&] { return c.messageCount() > 0; }));
         const auto t1 = std::chrono::steady_clock::now();
         client->stop();
         // stop() is bounded: (burstSize + 1) × timeout = 450 ms here; allow scheduling slack.
