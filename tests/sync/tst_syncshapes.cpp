@@ -378,8 +378,9 @@ void TstSyncShapes::boundFollowsTheNearerBurst()
     QFETCH(int, seed);
     QFETCH(int, perHost);
     const Run r = simulate(sim::Regime::Sparse, seed, 5, perHost);
+    const auto input = r.job.engineInput(true); // (a value: a reference into it would dangle)
     for (size_t w = 0; w < r.res.workers.size(); ++w) {
-        const sync::WorkerClockInput &in = r.job.engineInput(true).workers[w];
+        const sync::WorkerClockInput &in = input.workers[w];
         sync::BurstReducer reducer;
         const std::vector<sync::BurstBound> bursts = reducer.reduce(in.samples, in.workerId);
         QCOMPARE(bursts.size(), size_t(2));

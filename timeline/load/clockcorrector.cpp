@@ -146,7 +146,8 @@ void encode(std::string_view id, PairKey &k)
 {
     unsigned char b[16] = {};
     if (id.size() <= kInlineId) {
-        std::memcpy(b, id.data(), id.size());
+        if (!id.empty()) // (an empty view's data may be null: UB for memcpy even at 0 bytes)
+            std::memcpy(b, id.data(), id.size());
         b[15] = uint8_t(id.size());
     } else {
         const uint64_t h = std::hash<std::string_view>()(id);
@@ -370,7 +371,9 @@ void addMessages(const Timeline &tl, const std::vector<MessageLog> &messages,
             }
             // The bucket's arrows over its front (an arrow takes two keys: they fit).
             linksIn[b] = made.size();
-            std::memcpy(static_cast<void *>(first), made.data(), made.size() * sizeof(MessageLink));
+            if (!made.empty()) // (memcpy from an empty vector's null data is UB even for 0 bytes)
+                std::memcpy(static_cast<void *>(first), made.data(),
+                            made.size() * sizeof(MessageLink));
         }
     });
     if (consumable) {
