@@ -37,7 +37,19 @@ bool LogParser::sniff(std::string_view head)
 size_t LogParser::feed(std::string_view text)
 {
     size_t pos = 0;
+    const char *const bufEnd = text.data() + text.size();
     while (pos < text.size()) {
+        // The recorder's own layout of the bulk records is read straight from the buffer (its
+        // end found by the layout); any other line is cut at its '\n' and read in full.
+        const char *lineEnd = nullptr;
+        if (!m_refused && m_scanner.scanAt(text.data() + pos, bufEnd, m_record, &lineEnd)) {
+            const size_t end = size_t(lineEnd - text.data());
+            ++m_line;
+            ++m_out.records;
+            handleRecord(m_record, text.substr(pos, end - pos));
+            pos = end + 1;
+            continue;
+        }
         const void *nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
         if (!nl)
             break;
@@ -236,12 +248,12 @@ void LogParser::handleEvent(const LogRecord &r)
         checkOrder(ti, r.ts);
     seeTime(r.ts);
     seeTime(end);
-    const uint32_t e =
-        m_out.addEvent(t, r.ts, end, m_out.names.intern(validText(r.name, 0, "name")), flags);
+    const uint32_t e = m_out.addEvent(
+        t, r.ts, end, nameId(r.textAscii ? r.name : validText(r.name, 0, "name")), flags);
     if (r.type == RecordType::Begin)
         m_open[ti].push_back(e);
     if (r.hasArgs)
-        m_out.addArgs(t, e, validText(r.args, 1, "args"));
+        m_out.addArgs(t, e, r.textAscii ? r.args : validText(r.args, 1, "args"));
 }
 
 void LogParser::handleSync(const LogRecord &r)
@@ -295,6 +307,24 @@ void LogParser::handleCounter(const LogRecord &r)
     m_out.worker.counters[it->second].add(r.ts, r.value);
 }
 
+uint32_t LogParser::nameId(std::string_view name)
+{
+    // A few names make up almost every event: a small direct-mapped cache of (text, id) in
+    // front of the table's hash map, checked byte for byte.
+    const size_t slot =
+        (name.size() * 7 + (name.empty() ? 0
+                                         : static_cast<unsigned char>(name.front()) * 3 +
+                                               static_cast<unsigned char>(name.back()))) &
+        (kNameCache - 1);
+    NameCacheEntry &c = m_nameCache[slot];
+    if (c.id != UINT32_MAX && c.text == name)
+        return c.id;
+    const uint32_t id = m_out.names.intern(name);
+    c.text = m_out.names.name(id); // stable: the table never moves its strings
+    c.id = id;
+    return id;
+}
+
 std::string_view LogParser::validText(std::string_view text, int slot, const char *what)
 {
     if (utf8::isValid(text)) [[likely]]
@@ -329,7 +359,9 @@ void LogParser::handleEnd(const LogRecord &r)
     }
     uint32_t e = stack.back();
     const std::string_view openName = m_out.names.name(t.nameId[e]);
-    const std::string_view name = r.hasName ? validText(r.name, 0, "name") : std::string_view();
+    const std::string_view name = !r.hasName    ? std::string_view()
+                                  : r.textAscii ? r.name
+                                                : validText(r.name, 0, "name");
     if (r.hasName && name != openName) {
         // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
         // name, the end closes it and every event still open inside it, at this time — so the
