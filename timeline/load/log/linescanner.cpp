@@ -350,59 +350,67 @@ bool LineScanner::parseField(std::string_view key, LogRecord &out)
     return m_json.skipValue(0);
 }
 
-bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
+// The layout {"t":"B","ts":N[,"dur":N],"tid":N,"name":"..."[,"args":{...}]} from p (its
+// '{'), up to and including the closing '}'; returns the byte after it, nullptr when the bytes
+// are not that layout. Args that are not a flat object are read by JsonCursor over `line` when
+// one is given (scan), and decline the layout otherwise (scanAt). *bits: the OR of the name's
+// and the flat args' bytes.
+const char *LineScanner::eventLayout(const char *p, const char *const end, LogRecord &out,
+                                     std::string_view line, unsigned *bits)
 {
-    const char *p = line.data();
-    const char *const end = p + line.size();
-    if (line.size() < 36 || std::memcmp(p, "{\"t\":\"", 6) != 0 || p[7] != '"')
-        return false;
     out.hasDur = out.hasArgs = false;
     out.dur = 0;
     out.args = {};
     out.hasT1 = out.hasT2 = out.hasT3 = out.hasT4 = false;
     out.textAscii = false;
     if (!eventType(p[6], out.type))
-        return false;
+        return nullptr;
     p += 8;
     if (!literal(p, end, ",\"ts\":") || !fastInt(p, end, out.ts))
-        return false;
+        return nullptr;
     if (out.type == RecordType::Complete) {
         if (!literal(p, end, ",\"dur\":") || !fastInt(p, end, out.dur))
-            return false;
+            return nullptr;
         out.hasDur = true;
     }
     if (!literal(p, end, ",\"tid\":") || !fastInt(p, end, out.tid) ||
         !literal(p, end, ",\"name\":\""))
-        return false;
+        return nullptr;
     const char *name = p;
-    while (p < end && *p != '"') {
-        if (*p == '\\' || static_cast<unsigned char>(*p) < 0x20)
-            return false;
-        ++p;
-    }
-    if (p == end)
-        return false;
+    if (!plainString(p, end, *bits))
+        return nullptr;
     out.name = std::string_view(name, size_t(p - name));
     ++p;
     if (p < end && *p == ',') {
         if (!literal(p, end, ",\"args\":") || p == end || *p != '{')
-            return false;
-        unsigned bits = 0;
-        const char *argsEnd = flatObject(p, end, bits);
+            return nullptr;
+        const char *argsEnd = flatObject(p, end, *bits);
         if (!argsEnd) {
+            if (line.empty())
+                return nullptr;
             m_json.reset(line, p);
             if (!m_json.skipValue(0))
-                return false;
+                return nullptr;
             argsEnd = m_json.pos();
         }
         out.args = std::string_view(p, size_t(argsEnd - p));
         out.hasArgs = true;
         p = argsEnd;
     }
-    if (p + 1 != end || *p != '}')
-        return false;
+    if (p == end || *p != '}')
+        return nullptr;
     out.hasType = out.hasTs = out.hasTid = out.hasName = true;
-    return true;
+    return p + 1;
+}
+
+bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
+{
+    const char *p = line.data();
+    if (line.size() < 36 || std::memcmp(p, "{\"t\":\"", 6) != 0 || p[7] != '"')
+        return false;
+    unsigned bits = 0;
+    // textAscii stays false: scan()'s callers check the texts themselves.
+    return eventLayout(p, p + line.size(), out, line, &bits) == p + line.size();
 }
 
 // The same layout as scanCanonical, read from a buffer: every step stops at a byte that is not
@@ -410,50 +418,17 @@ bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
 // or number holds it), so the line's end is the '\n' after the closing '}'.
 bool LineScanner::scanAt(const char *p, const char *const end, LogRecord &out, const char **lineEnd)
 {
-    const char *const line = p;
     if (end - p < 37 || std::memcmp(p, "{\"t\":\"", 6) != 0)
         return false;
     if (p[7] != '"')
         return std::memcmp(p + 6, "msg\"", 4) == 0 && scanMsgAt(p, end, out, lineEnd);
-    if (!eventType(p[6], out.type))
-        return false;
-    out.hasDur = out.hasArgs = false;
-    out.dur = 0;
-    out.args = {};
-    out.hasT1 = out.hasT2 = out.hasT3 = out.hasT4 = false;
-    p += 8;
-    if (!literal(p, end, ",\"ts\":") || !fastInt(p, end, out.ts))
-        return false;
-    if (out.type == RecordType::Complete) {
-        if (!literal(p, end, ",\"dur\":") || !fastInt(p, end, out.dur))
-            return false;
-        out.hasDur = true;
-    }
-    if (!literal(p, end, ",\"tid\":") || !fastInt(p, end, out.tid) ||
-        !literal(p, end, ",\"name\":\""))
-        return false;
-    const char *name = p;
     unsigned bits = 0;
-    if (!plainString(p, end, bits))
-        return false;
-    out.name = std::string_view(name, size_t(p - name));
-    ++p;
-    if (p < end && *p == ',') {
-        if (!literal(p, end, ",\"args\":") || p == end || *p != '{')
-            return false;
-        const char *argsEnd = flatObject(p, end, bits);
-        if (!argsEnd)
-            return false;
-        out.args = std::string_view(p, size_t(argsEnd - p));
-        out.hasArgs = true;
-        p = argsEnd;
-    }
+    const char *q = eventLayout(p, end, out, {}, &bits);
     // scanCanonical's shortest line is 36 bytes (shorter ones take the generic path).
-    if (end - p < 2 || p[0] != '}' || p[1] != '\n' || p + 1 - line < 36)
+    if (!q || q == end || *q != '\n' || q - p < 36)
         return false;
-    out.hasType = out.hasTs = out.hasTid = out.hasName = true;
     out.textAscii = bits < 0x80;
-    *lineEnd = p + 1;
+    *lineEnd = q;
     return true;
 }
 

@@ -57,6 +57,8 @@ private:
     // checked byte by byte; false (nothing decided) for anything else, which then takes the
     // generic path. Accepts only lines that are valid JSON.
     bool scanCanonical(std::string_view line, LogRecord &out);
+    const char *eventLayout(const char *p, const char *end, LogRecord &out, std::string_view line,
+                            unsigned *bits);
     // scanAt's msg layout, {"t":"msg","ts":N,"tid":N,"dir":"...","peer":N,"id":"..."}; p at its
     // first byte.
     bool scanMsgAt(const char *p, const char *bufEnd, LogRecord &out, const char **lineEnd);
