@@ -1,6 +1,8 @@
 // ParsedFile — see parsedfile.h.
 #include "timeline/load/parsedfile.h"
 
+#include "timeline/load/textequal.h"
+
 namespace syncline::load {
 
 void ParsedFile::addArgs(EventTrack &t, uint32_t event, std::string_view json)
@@ -11,7 +13,7 @@ void ParsedFile::addArgs(EventTrack &t, uint32_t event, std::string_view json)
         return;
     uint32_t id = UINT32_MAX;
     for (size_t k = 0; k < kRecentArgs && id == UINT32_MAX; ++k)
-        if (m_recentArgsId[k] != UINT32_MAX && m_recentArgs[k] == json)
+        if (m_recentArgsId[k] != UINT32_MAX && equalText(m_recentArgs[k], json))
             id = m_recentArgsId[k];
     if (id == UINT32_MAX) {
         id = args.intern(json);

@@ -109,17 +109,24 @@ template <size_t N> inline bool literal(const char *&p, const char *end, const c
 
 // The bytes of a plain string (no backslash, no control character) from p to its closing
 // quote; p is left at that quote. False at an escape, a control character or the end.
-// `bits` collects the OR of the bytes (below 0x80: the string is ASCII, so valid UTF-8).
+// `bits` collects the OR of the bytes (below 0x80: the string is ASCII, so valid UTF-8). The
+// OR is kept in a local: through the reference, every byte would be a store the next byte's
+// load waits for (a char may alias it).
 inline bool plainString(const char *&p, const char *end, unsigned &bits)
 {
-    while (p < end) {
-        const unsigned char c = static_cast<unsigned char>(*p);
-        if (c == '"')
+    unsigned acc = 0;
+    const char *q = p;
+    while (q < end) {
+        const unsigned char c = static_cast<unsigned char>(*q);
+        if (c == '"') {
+            bits |= acc;
+            p = q;
             return true;
+        }
         if (c == '\\' || c < 0x20)
             return false;
-        bits |= c;
-        ++p;
+        acc |= c;
+        ++q;
     }
     return false;
 }

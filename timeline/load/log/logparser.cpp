@@ -3,6 +3,7 @@
 #include "recorder/utf8.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/log/logheader.h"
+#include "timeline/load/textequal.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -96,6 +97,16 @@ uint32_t LogParser::trackFor(int64_t tid)
 {
     if (m_hasLastTrack && tid == m_lastTid)
         return m_lastTrack;
+    // A process has a few threads: a scan of their tids beats the hash map.
+    if (m_trackIndex.size() <= kFewTracks) {
+        for (uint32_t k = 0; k < m_fewTids.size(); ++k)
+            if (m_fewTids[k] == tid) {
+                m_hasLastTrack = true;
+                m_lastTid = tid;
+                m_lastTrack = k;
+                return k;
+            }
+    }
     if (m_out.worker.tracks.size() >= ParsedFile::kMaxTracks) {
         const auto known = m_trackIndex.find(tid);
         if (known == m_trackIndex.end()) {
@@ -112,6 +123,8 @@ uint32_t LogParser::trackFor(int64_t tid)
     }
     auto [it, inserted] = m_trackIndex.emplace(tid, uint32_t(m_out.worker.tracks.size()));
     if (inserted) {
+        if (m_fewTids.size() < kFewTracks)
+            m_fewTids.push_back(tid);
         EventTrack t;
         if (m_out.worker.tracks.empty() && m_reserveHint > 0) {
             t.localStart.reserve(m_reserveHint);
@@ -317,7 +330,7 @@ uint32_t LogParser::nameId(std::string_view name)
                                                static_cast<unsigned char>(name.back()))) &
         (kNameCache - 1);
     NameCacheEntry &c = m_nameCache[slot];
-    if (c.id != UINT32_MAX && c.text == name)
+    if (c.id != UINT32_MAX && equalText(c.text, name))
         return c.id;
     const uint32_t id = m_out.names.intern(name);
     c.text = m_out.names.name(id); // stable: the table never moves its strings
@@ -362,7 +375,7 @@ void LogParser::handleEnd(const LogRecord &r)
     const std::string_view name = !r.hasName    ? std::string_view()
                                   : r.textAscii ? r.name
                                                 : validText(r.name, 0, "name");
-    if (r.hasName && name != openName) {
+    if (r.hasName && !equalText(name, openName)) {
         // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
         // name, the end closes it and every event still open inside it, at this time — so the
         // rest of the thread keeps its depth. Otherwise the E is dropped.

@@ -115,6 +115,9 @@ private:
     bool m_sawHeader = false;
     bool m_refused = false; // the header names a format version this reader does not know
     std::unordered_map<int64_t, uint32_t> m_trackIndex;
+    // The first kFewTracks tids (index = track), scanned while the file has no more tracks.
+    static constexpr size_t kFewTracks = 8;
+    std::vector<int64_t> m_fewTids;
     std::vector<std::vector<uint32_t>> m_open; // per track: stack of open event indices
     std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
     // One-entry cache in front of m_trackIndex. Every int64 is a valid tid (INT64_MIN too), so
