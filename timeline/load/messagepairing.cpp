@@ -77,9 +77,28 @@ void sortPairs(std::vector<sync::MessagePair> &pairs, size_t workers)
     for (size_t w = 0; w + 1 < start.size(); ++w)
         start[w + 1] += start[w];
     inPlaceBuckets(pairs.data(), start, bucketOf);
+    // Per worker by send time (radix, stable), then each run of equal send times by the rest
+    // (a bucket of clamped workers, out of range, by the whole order).
     parallelFor(workers + 1, [&](size_t w) {
-        std::sort(pairs.begin() + ptrdiff_t(start[w]), pairs.begin() + ptrdiff_t(start[w + 1]),
-                  lessPair);
+        sync::MessagePair *const from = pairs.data() + start[w];
+        sync::MessagePair *const to = pairs.data() + start[w + 1];
+        if (std::any_of(from, to, [&](const sync::MessagePair &p) {
+                return p.sendWorker != from->sendWorker;
+            })) {
+            std::sort(from, to, lessPair);
+            return;
+        }
+        sync::radixSort(from, to, [](const sync::MessagePair &p) {
+            return uint64_t(p.sendLocal) ^ (uint64_t(1) << 63);
+        });
+        for (sync::MessagePair *r = from; r != to;) {
+            sync::MessagePair *e = r + 1;
+            while (e != to && e->sendLocal == r->sendLocal)
+                ++e;
+            if (e - r > 1)
+                std::sort(r, e, lessPair);
+            r = e;
+        }
     });
 }
 
