@@ -2,6 +2,7 @@
 #include "causalityrepair.h"
 
 #include "domaingrouper.h"
+#include "parallel.h"
 #include "piecewiselinear.h"
 #include "radixsort.h"
 
@@ -179,30 +180,6 @@ size_t chunkThreads(size_t n)
 {
     return std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
                               std::max<size_t>(n / 4096, 1));
-}
-
-// The one parallel pass: run(t, begin, end) for chunk t of `threads` equal chunks of [0, n), the
-// first on this thread; returns when all are done. run must only read shared state and write
-// its own chunk's results.
-template <class R> void runChunks(size_t n, size_t threads, R run)
-{
-    auto chunk = [&](size_t t) { run(t, t * n / threads, (t + 1) * n / threads); };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t)
-        pool.emplace_back(chunk, t);
-    chunk(0);
-    for (std::thread &th : pool)
-        th.join();
-}
-
-// Runs f(i) for i in [0, n) on the available cores (chunks; f must only read shared state and
-// write its own i).
-template <class F> void parallelFor(size_t n, F f)
-{
-    runChunks(n, chunkThreads(n), [&](size_t, size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i)
-            f(i);
-    });
 }
 
 // The indices i in [0, n) with pred(i), ascending, tested in parallel (chunks, each thread its

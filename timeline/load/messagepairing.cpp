@@ -1,6 +1,7 @@
 // MessagePairing — see messagepairing.h.
 #include "timeline/load/messagepairing.h"
 
+#include "sync/parallel.h"
 #include "sync/radixsort.h"
 
 #include <algorithm>
@@ -22,23 +23,7 @@ namespace syncline::load {
 
 namespace {
 
-// Runs fn(i) for i in [0, n) on the available cores (at most one thread per item).
-void parallelFor(size_t n, const std::function<void(size_t)> &fn)
-{
-    const size_t threads =
-        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n, 1));
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t i = next++; i < n; i = next++)
-            fn(i);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t)
-        pool.emplace_back(work);
-    work();
-    for (std::thread &t : pool)
-        t.join();
-}
+using sync::parallelFor;
 
 // Moves every item of items[0, start.back()) into its bucket's range [start[b], start[b + 1])
 // in place (one pass of an MSD radix sort: each item is swapped at most once into its place),

@@ -79,6 +79,17 @@ inline bool fastInt(const char *&p, const char *end, int64_t &v)
     return true;
 }
 
+// n bytes at p equal to those at q (4 <= n <= 2 * sizeof(W)), as two overlapping words W.
+template <typename W> inline bool sameWords(const char *p, const char *q, size_t n)
+{
+    W a, b, x, y;
+    std::memcpy(&a, p, sizeof(W));
+    std::memcpy(&b, p + n - sizeof(W), sizeof(W));
+    std::memcpy(&x, q, sizeof(W));
+    std::memcpy(&y, q + n - sizeof(W), sizeof(W));
+    return ((a ^ x) | (b ^ y)) == 0;
+}
+
 // The bytes of the string literal `lit` at p (compared as two overlapping words, not a call).
 template <size_t N> inline bool literal(const char *&p, const char *end, const char (&lit)[N])
 {
@@ -86,23 +97,8 @@ template <size_t N> inline bool literal(const char *&p, const char *end, const c
     static_assert(n >= 4 && n <= 16);
     if (size_t(end - p) < n)
         return false;
-    if constexpr (n <= 8) {
-        uint32_t a, b, x, y;
-        std::memcpy(&a, p, 4);
-        std::memcpy(&b, p + n - 4, 4);
-        std::memcpy(&x, lit, 4);
-        std::memcpy(&y, lit + n - 4, 4);
-        if (((a ^ x) | (b ^ y)) != 0)
-            return false;
-    } else {
-        uint64_t a, b, x, y;
-        std::memcpy(&a, p, 8);
-        std::memcpy(&b, p + n - 8, 8);
-        std::memcpy(&x, lit, 8);
-        std::memcpy(&y, lit + n - 8, 8);
-        if (((a ^ x) | (b ^ y)) != 0)
-            return false;
-    }
+    if (!(n <= 8 ? sameWords<uint32_t>(p, lit, n) : sameWords<uint64_t>(p, lit, n)))
+        return false;
     p += n;
     return true;
 }
