@@ -7,7 +7,6 @@
 #include "radixsort.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
@@ -321,23 +320,7 @@ private:
     // fn(d) for every domain, the domains spread over the available cores.
     template <class F> void perDomain(F fn) const { eachOnCores(m_events.size(), fn); }
     // fn(i) for i in [0, n), one item at a time to whichever core is free.
-    template <class F> static void eachOnCores(size_t n, F fn)
-    {
-        if (n == 0)
-            return;
-        const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, n);
-        std::atomic<size_t> next{0};
-        auto work = [&] {
-            for (size_t d = next++; d < n; d = next++)
-                fn(d);
-        };
-        std::vector<std::thread> pool;
-        for (size_t t = 1; t < threads; ++t)
-            pool.emplace_back(work);
-        work();
-        for (std::thread &th : pool)
-            th.join();
-    }
+    template <class F> static void eachOnCores(size_t n, F fn) { parallelFor(n, fn); }
     // Constrained event times per domain, to start each ramp after the previous one; built when
     // the first adjustment is made (most dense-message jobs need none).
     const std::vector<int64_t> &events(size_t d)

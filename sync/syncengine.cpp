@@ -11,12 +11,10 @@
 #include "parallel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <string>
-#include <thread>
 
 namespace syncline::sync {
 
