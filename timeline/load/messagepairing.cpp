@@ -331,8 +331,30 @@ void MessagePairing::run(const Timeline &tl, const std::vector<MessageLog> &mess
     }
     std::vector<std::vector<size_t>>().swap(count);
     // Each key into its bucket (by a mix of the id words; ~4,096 keys a bucket, so a bucket
-    // pairs in cache), in place.
-    inPlaceBuckets(keys, start, bucketOf);
+    // pairs in cache), in place: first into one contiguous range of buckets per thread (a pass
+    // with a few write positions, nearly sequential), then each range on its own thread.
+    {
+        const size_t parts = threads;
+        auto partOf = [&](size_t b) { return b * parts / buckets; };
+        std::vector<size_t> firstBucket(parts + 1, buckets);
+        for (size_t b = buckets; b-- > 0;)
+            firstBucket[partOf(b)] = b;
+        for (size_t q = parts; q-- > 0;) // (more threads than buckets: empty parts)
+            firstBucket[q] = std::min(firstBucket[q], firstBucket[q + 1]);
+        std::vector<size_t> partStart(parts + 1);
+        for (size_t q = 0; q <= parts; ++q)
+            partStart[q] = start[firstBucket[q]];
+        if (parts > 1)
+            inPlaceBuckets(keys, partStart, [&](const PairKey &k) { return partOf(bucketOf(k)); });
+        parallelFor(parts, [&](size_t q) {
+            const size_t lo = firstBucket[q], hi = firstBucket[q + 1];
+            std::vector<size_t> local(hi - lo + 1);
+            for (size_t b = lo; b <= hi; ++b)
+                local[b - lo] = start[b] - start[lo];
+            inPlaceBuckets(keys + start[lo], local,
+                           [&](const PairKey &k) { return bucketOf(k) - lo; });
+        });
+    }
 
     auto id = [&](const PairKey &k) { return messages[k.worker()].id(k.index); };
     auto hasTrack = [&](uint32_t w, uint32_t t) {
