@@ -19,33 +19,25 @@
 // --window A:B with --dir: instead of the full load, the windowed open of seconds [A, B] of the
 // job (JobLoader with LoadOptions::window, in a child): time, events, peak and resident RSS, and
 // whether it was decoded from the event stores.
-#include "sim/joblogwriter.h"
-#include "sim/simconfig.h"
-#include "sim/simulator.h"
-#include "timeline/load/jobloader.h"
+#include "bench/loadbaselines.h"
+#include "bench/loaderchild.h"
+#include "bench/loadjobs.h"
 
-#include <nlohmann/json.hpp>
-#include <simdjson.h>
-
+#include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <ctime>
-#include <fcntl.h>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <malloc.h>
 #include <string>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using namespace syncline::bench;
 
 namespace {
 
@@ -64,360 +56,9 @@ struct Options
     double windowA = 0, windowB = 0;
 };
 
-void append(std::string &s, int64_t v)
-{
-    char tmp[24];
-    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-    s.append(tmp, r.ptr);
-}
-
-// One step = 10 events: "train_step" ⊃ 4 × "layer_k" (B/E) ⊃ 1 X kernel each, plus one X
-// "allreduce" at the end of the step.
-void generateWorker(const std::string &path, int rank, int workers, int64_t events)
-{
-    std::string s;
-    s.reserve(size_t(events) * 90);
-    const int64_t mono0 = 1000000000LL + rank * 7777;
-    s += "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":";
-    append(s, rank);
-    s += ",\"local_rank\":0,\"world_size\":";
-    append(s, workers);
-    s += ",\"group_rank\":0,\"role\":\"trainer\",\"restart\":0,\"run_id\":\"bench\",\"host\":"
-         "\"node-";
-    append(s, rank / 8);
-    s += "\",\"boot_id\":\"boot-";
-    append(s, rank / 8);
-    s += "\",\"pid\":";
-    append(s, 1000 + rank);
-    s += ",\"clock\":\"monotonic_raw\",\"anchor\":{\"mono_ns\":";
-    append(s, mono0);
-    s += ",\"wall_ns\":1764438000123456789,\"spread_ns\":41},\"config\":null,\"start_ns\":";
-    append(s, mono0);
-    s += "}\n";
-    const int tid = 2000 + rank;
-    int64_t t = mono0 + 1000;
-    auto rec = [&](const char *type, int64_t ts, const char *name, int k, const char *extra) {
-        s += "{\"t\":\"";
-        s += type;
-        s += "\",\"ts\":";
-        append(s, ts);
-        s += ",\"tid\":";
-        append(s, tid);
-        s += ",\"name\":\"";
-        s += name;
-        if (k >= 0)
-            append(s, k);
-        s += '"';
-        s += extra;
-        s += "}\n";
-    };
-    const int64_t steps = events / 10;
-    for (int64_t step = 0; step < steps; ++step) {
-        std::string args;
-        if (step % 5 == 0) {
-            args = ",\"args\":{\"step\":" + std::to_string(step) + "}";
-        }
-        rec("B", t, "train_step", -1, args.c_str());
-        for (int k = 0; k < 4; ++k) {
-            rec("B", t + 10 + k * 200, "layer_", k, "");
-            s += "{\"t\":\"X\",\"ts\":";
-            append(s, t + 20 + k * 200);
-            s += ",\"dur\":150,\"tid\":";
-            append(s, tid);
-            s += ",\"name\":\"kernel\"}\n";
-            rec("E", t + 190 + k * 200, "layer_", k, "");
-        }
-        s += "{\"t\":\"X\",\"ts\":";
-        append(s, t + 850);
-        s += ",\"dur\":100,\"tid\":";
-        append(s, tid);
-        s += ",\"name\":\"allreduce\"}\n";
-        rec("E", t + 990, "train_step", -1, "");
-        t += 1000 + (step % 7);
-        if (step % 100 == 0) {
-            for (int seq = 0; seq < 4; ++seq) {
-                s += "{\"t\":\"sync\",\"burst\":";
-                append(s, step / 100);
-                s += ",\"seq\":";
-                append(s, seq);
-                s += ",\"ref\":\"10.0.0.1:29400\",\"t1\":";
-                append(s, t + seq * 100);
-                s += ",\"t2\":";
-                append(s, t + seq * 100 + 5000000 + 20000);
-                s += ",\"t3\":";
-                append(s, t + seq * 100 + 5000000 + 20500);
-                s += ",\"t4\":";
-                append(s, t + seq * 100 + 41000);
-                s += "}\n";
-            }
-        }
-        if (step % 1000 == 0) {
-            s += "{\"t\":\"hb\",\"ts\":";
-            append(s, t);
-            s += ",\"events\":";
-            append(s, step * 15);
-            s += ",\"dropped\":0,\"buffer_full\":0,\"bytes\":";
-            append(s, int64_t(s.size()));
-            s += "}\n";
-        }
-    }
-    s += "{\"t\":\"close\",\"ts\":";
-    append(s, t);
-    s += ",\"events\":1,\"dropped\":0,\"open\":0}\n";
-    std::ofstream(path, std::ios::binary).write(s.data(), std::streamsize(s.size()));
-}
-
 int threadCount(const Options &o)
 {
     return o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-// Runs fn(file) over the files on `threads` threads; returns seconds.
-double forFiles(const std::vector<std::string> &files, int threads,
-                const std::function<void(const std::string &)> &fn)
-{
-    std::atomic<size_t> next{0};
-    const auto t0 = Clock::now();
-    auto work = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < files.size();)
-            fn(files[i]);
-    };
-    std::vector<std::thread> pool;
-    for (int k = 1; k < threads; ++k)
-        pool.emplace_back(work);
-    work();
-    for (auto &t : pool)
-        t.join();
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-uint64_t touch(simdjson::ondemand::value v);
-
-uint64_t touchObject(simdjson::ondemand::object o)
-{
-    uint64_t h = 0;
-    for (auto field : o) {
-        h += field.unescaped_key().value().size();
-        h += touch(field.value());
-    }
-    return h;
-}
-
-uint64_t touch(simdjson::ondemand::value v)
-{
-    switch (v.type().value()) {
-    case simdjson::ondemand::json_type::object:
-        return touchObject(v.get_object().value());
-    case simdjson::ondemand::json_type::array: {
-        uint64_t h = 0;
-        for (auto el : v.get_array())
-            h += touch(el.value());
-        return h;
-    }
-    case simdjson::ondemand::json_type::string:
-        return v.get_string().value().size();
-    case simdjson::ondemand::json_type::number:
-        return uint64_t(v.get_int64().value());
-    case simdjson::ondemand::json_type::boolean:
-        return v.get_bool().value();
-    default:
-        return 0;
-    }
-}
-
-double simdjsonRaw(const std::vector<std::string> &files, int threads, std::atomic<uint64_t> &docs)
-{
-    return forFiles(files, threads, [&](const std::string &path) {
-        simdjson::padded_string text = simdjson::padded_string::load(path).value();
-        simdjson::ondemand::parser parser;
-        simdjson::ondemand::document_stream stream = parser.iterate_many(text).value();
-        uint64_t h = 0, n = 0;
-        for (auto doc : stream) {
-            h += touchObject(doc.get_object().value());
-            ++n;
-        }
-        docs += n + (h == 42 ? 1 : 0);
-    });
-}
-
-double nlohmannLines(const std::vector<std::string> &files, int threads,
-                     std::atomic<uint64_t> &lines)
-{
-    return forFiles(files, threads, [&](const std::string &path) {
-        std::ifstream in(path);
-        std::string line;
-        uint64_t n = 0, h = 0;
-        while (std::getline(in, line)) {
-            const auto j = nlohmann::json::parse(line);
-            h += j["t"].get_ref<const std::string &>().size();
-            ++n;
-        }
-        lines += n + (h == 42 ? 1 : 0);
-    });
-}
-
-int64_t statusKb(const char *key)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(key, 0) == 0)
-            return std::atoll(line.c_str() + std::strlen(key));
-    return 0;
-}
-
-// Bytes held by the timeline's structures (capacities), by part, as a cross-check of the RSS
-// figure and to say where memory goes (docs/scale.md).
-struct Breakdown
-{
-    int64_t times = 0, names = 0, nesting = 0, flags = 0, argRefs = 0, argStore = 0, samples = 0,
-            links = 0, other = 0;
-    int64_t total() const
-    {
-        return times + names + nesting + flags + argRefs + argStore + samples + links + other;
-    }
-};
-
-struct LoaderReport
-{
-    double seconds = 0;
-    int64_t events = 0, baseKb = 0, peakKb = 0, afterKb = 0, problems = 0;
-    int64_t stageRssKb[4] = {}, stageHwmKb[4] = {}; // at the start of merge, correct, index, end
-    double stageSeconds[4] = {};
-    double cpuSeconds = 0, stageCpuSeconds[4] = {}; // process CPU time (all threads)
-    Breakdown structure;
-    bool readOnlyWindow = false, fromEventStore = false; // a windowed load (--window)
-    int64_t bytesRead = 0;
-};
-
-Breakdown structureBytes(const syncline::Timeline &tl)
-{
-    Breakdown b;
-    for (const auto &w : tl.workers) {
-        b.samples += int64_t(w.samples.capacity() * sizeof(w.samples[0]));
-        b.other += int64_t(sizeof(w) + w.tracks.capacity() * sizeof(syncline::EventTrack));
-        for (const auto &t : w.tracks) {
-            b.times += int64_t(t.localStart.capacity() * 8 + t.localEnd.capacity() * 8);
-            b.names += int64_t(t.nameId.capacity() * 4);
-            b.nesting += int64_t(t.parent.capacity() * 4 + t.depth.capacity() * 2);
-            b.flags += int64_t(t.flags.capacity() * 2);
-            b.argRefs += int64_t(t.argRefs.capacity() * 8 + t.argDense.capacity() * 4);
-        }
-    }
-    b.argStore = int64_t(tl.args.bytes());
-    b.links = int64_t(tl.links.bytes()); // LinkTable: 16 bytes a link plus its groups
-    for (size_t i = 0; i < tl.names.size(); ++i)
-        b.other += int64_t(sizeof(std::string) + 48 + tl.names.name(uint32_t(i)).size());
-    return b;
-}
-
-double processCpuSeconds()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-// Loads in a forked child so that its peak RSS is the loader's own.
-// With `window` (its use set), the windowed open of that window instead of the full load.
-LoaderReport loaderInChild(const std::string &dir, int threads, syncline::LoadWindow window = {})
-{
-    int fds[2];
-    if (::pipe(fds) != 0)
-        return {};
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(fds[0]);
-        LoaderReport r;
-        ::malloc_trim(0);
-        r.baseKb = statusKb("VmRSS:");
-        syncline::LoadOptions o;
-        o.paths = {dir};
-        o.threads = threads;
-        o.window = window;
-        // Resident and peak at each stage's start (what the progress line names first).
-        int stage = -1;
-        const auto st0 = Clock::now();
-        const double cpu0 = processCpuSeconds();
-        o.progress = [&](double, const std::string &what) {
-            static const char *names[] = {"merging", "correcting", "indexing", "done"};
-            for (int k = 0; k < 4; ++k)
-                if (k > stage && what.rfind(names[k], 0) == 0) {
-                    stage = k;
-                    r.stageRssKb[k] = statusKb("VmRSS:");
-                    r.stageHwmKb[k] = statusKb("VmHWM:");
-                    r.stageSeconds[k] = std::chrono::duration<double>(Clock::now() - st0).count();
-                    r.stageCpuSeconds[k] = processCpuSeconds() - cpu0;
-                }
-        };
-        const auto t0 = Clock::now();
-        syncline::LoadResult res = syncline::JobLoader::load(o);
-        r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        r.cpuSeconds = processCpuSeconds() - cpu0;
-        ::malloc_trim(0);
-        r.peakKb = statusKb("VmHWM:");
-        r.afterKb = statusKb("VmRSS:");
-        if (res.timeline) {
-            r.events = int64_t(res.timeline->eventCount());
-            r.problems = int64_t(res.timeline->problems.size());
-            r.structure = structureBytes(*res.timeline);
-            r.readOnlyWindow = res.timeline->window.readOnlyWindow;
-            r.fromEventStore = res.timeline->window.fromEventStore;
-            r.bytesRead = res.timeline->window.bytesRead;
-        }
-        (void)!::write(fds[1], &r, sizeof r);
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    LoaderReport r;
-    (void)!::read(fds[0], &r, sizeof r);
-    ::close(fds[0]);
-    ::waitpid(pid, nullptr, 0);
-    return r;
-}
-
-// pread of every file into a 4 MiB buffer, on `threads` threads: the I/O baseline.
-double preadAll(const std::vector<std::string> &files, int threads)
-{
-    return forFiles(files, threads, [](const std::string &path) {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return;
-        std::vector<char> buf(4 << 20);
-        off_t off = 0;
-        uint64_t h = 0;
-        for (ssize_t n; (n = ::pread(fd, buf.data(), buf.size(), off)) > 0; off += n)
-            h += uint8_t(buf[size_t(n) / 2]);
-        ::close(fd);
-        if (h == 42)
-            std::puts("");
-    });
-}
-
-std::vector<std::string> logsIn(const std::string &dir)
-{
-    std::vector<std::string> files;
-    for (const auto &e : fs::directory_iterator(dir))
-        if (e.path().extension() == ".log")
-            files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    return files;
-}
-
-// The realistic shape (issue 14): what syncline-sim writes — {"step": N} args on every event,
-// message records, 8 processes per host, sync bursts, heartbeats.
-void generateRealistic(const std::string &dir, const Options &o)
-{
-    syncline::sim::SimConfig cfg =
-        syncline::sim::configFor(syncline::sim::Regime::Datacenter, o.seed, o.workers, o.durationS);
-    cfg.workersPerHost = 8;
-    cfg.iterationMs = 2;
-    const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
-    const std::string err = syncline::sim::JobLogWriter::write(job, dir);
-    if (!err.empty()) {
-        std::fprintf(stderr, "bench_load: %s\n", err.c_str());
-        std::exit(1);
-    }
 }
 
 void row(const char *what, double seconds, double mb, int64_t events)
@@ -486,6 +127,13 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
                     double(load.stageRssKb[k] - load.baseKb) * 1024.0 / double(ev),
                     double(load.stageHwmKb[k] - load.baseKb) * 1024.0 / double(ev));
     std::printf("\n");
+    // Where the time goes, in CPU seconds of the loading process (all its threads): on a shared
+    // machine these move far less than the wall-clock stage times.
+    const double *c = load.stageCpuSeconds;
+    std::printf("  CPU by stage: parse %.2f s, merge %.2f s, correct %.2f s, index %.2f s; "
+                "%.2f CPU s in all (%.0f ns an event)\n",
+                c[0], c[1] - c[0], c[2] - c[1], c[3] - c[2], load.cpuSeconds,
+                load.cpuSeconds * 1e9 / double(ev));
     // Issue 13: the correction stage (message pairing, collectives, the sync engine, the maps)
     // against the load of the same logs, in this run.
     const double correction = load.stageSeconds[2] - load.stageSeconds[1];
@@ -585,7 +233,7 @@ int main(int argc, char **argv)
         const std::string dir = base + "/realistic";
         fs::create_directories(dir);
         const auto g0 = Clock::now();
-        generateRealistic(dir, o);
+        generateRealistic(dir, o.seed, o.workers, o.durationS);
         std::printf("realistic shape: syncline-sim datacenter, seed %llu, %d workers x %.0f s at 2 "
                     "ms/step, 8 per host, {\"step\":N} on every event, messages (generated in "
                     "%.1f s)\n",

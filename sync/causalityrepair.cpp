@@ -2,11 +2,11 @@
 #include "causalityrepair.h"
 
 #include "domaingrouper.h"
+#include "parallel.h"
 #include "piecewiselinear.h"
 #include "radixsort.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
@@ -174,46 +174,24 @@ private:
     std::vector<Constraint> m_collective;
 };
 
-// Runs f(i) for i in [0, n) on the available cores (chunks; f must only read shared state and
-// write its own i).
-template <class F> void parallelFor(size_t n, F f)
+// How many threads a pass over n items uses: the available cores, at most one per 4,096 items.
+size_t chunkThreads(size_t n)
 {
-    const size_t threads =
-        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
-    if (threads <= 1) {
-        for (size_t i = 0; i < n; ++i)
-            f(i);
-        return;
-    }
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-            for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
-                f(i);
-        });
-    }
-    for (std::thread &th : pool)
-        th.join();
+    return std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
+                              std::max<size_t>(n / 4096, 1));
 }
 
 // The indices i in [0, n) with pred(i), ascending, tested in parallel (chunks, each thread its
 // own list, joined in order).
 template <class P> std::vector<size_t> parallelSelect(size_t n, P pred)
 {
-    const size_t threads =
-        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
+    const size_t threads = chunkThreads(n);
     std::vector<std::vector<size_t>> part(threads);
-    auto run = [&](size_t t) {
-        for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
+    runChunks(n, threads, [&](size_t t, size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i)
             if (pred(i))
                 part[t].push_back(i);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t)
-        pool.emplace_back(run, t);
-    run(0);
-    for (std::thread &th : pool)
-        th.join();
+    });
     std::vector<size_t> out = std::move(part[0]);
     for (size_t t = 1; t < threads; ++t)
         out.insert(out.end(), part[t].begin(), part[t].end());
@@ -223,19 +201,12 @@ template <class P> std::vector<size_t> parallelSelect(size_t n, P pred)
 // How many i in [0, n) have pred(i), in parallel.
 template <class P> int64_t parallelCount(size_t n, P pred)
 {
-    const size_t threads =
-        std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(n / 4096, 1));
+    const size_t threads = chunkThreads(n);
     std::vector<int64_t> part(threads, 0);
-    auto run = [&](size_t t) {
-        for (size_t i = t * n / threads, e = (t + 1) * n / threads; i < e; ++i)
+    runChunks(n, threads, [&](size_t t, size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i)
             part[t] += pred(i) ? 1 : 0;
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t)
-        pool.emplace_back(run, t);
-    run(0);
-    for (std::thread &th : pool)
-        th.join();
+    });
     int64_t total = 0;
     for (int64_t c : part)
         total += c;
@@ -349,23 +320,7 @@ private:
     // fn(d) for every domain, the domains spread over the available cores.
     template <class F> void perDomain(F fn) const { eachOnCores(m_events.size(), fn); }
     // fn(i) for i in [0, n), one item at a time to whichever core is free.
-    template <class F> static void eachOnCores(size_t n, F fn)
-    {
-        if (n == 0)
-            return;
-        const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, n);
-        std::atomic<size_t> next{0};
-        auto work = [&] {
-            for (size_t d = next++; d < n; d = next++)
-                fn(d);
-        };
-        std::vector<std::thread> pool;
-        for (size_t t = 1; t < threads; ++t)
-            pool.emplace_back(work);
-        work();
-        for (std::thread &th : pool)
-            th.join();
-    }
+    template <class F> static void eachOnCores(size_t n, F fn) { parallelFor(n, fn); }
     // Constrained event times per domain, to start each ramp after the previous one; built when
     // the first adjustment is made (most dense-message jobs need none).
     const std::vector<int64_t> &events(size_t d)
@@ -501,13 +456,11 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     // One pass: the violations before, those after when nothing is adjusted (the maps are
     // then unchanged), and the constraints near violation (lacking kRoundingNs of clearance,
     // across domains) — each thread its chunk, joined in order.
-    const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
-                                              std::max<size_t>(cons.size() / 4096, 1));
+    const size_t threads = chunkThreads(cons.size());
     std::vector<std::vector<size_t>> nearPart(threads);
     std::vector<int64_t> beforePart(threads, 0), afterPart(threads, 0);
-    auto classify = [&](size_t t) {
-        for (size_t i = t * cons.size() / threads, e = (t + 1) * cons.size() / threads; i < e;
-             ++i) {
+    runChunks(cons.size(), threads, [&](size_t t, size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
             const Constraint c = cons[i];
             const int64_t s = results[size_t(c.src)].map.toGlobal(c.srcLocal);
             const int64_t d = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
@@ -518,15 +471,7 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
                 gs + double(c.latency) + kRoundingNs - gd > 0.0)
                 nearPart[t].push_back(i);
         }
-    };
-    {
-        std::vector<std::thread> pool;
-        for (size_t t = 1; t < threads; ++t)
-            pool.emplace_back(classify, t);
-        classify(0);
-        for (std::thread &th : pool)
-            th.join();
-    }
+    });
     int64_t afterIfUnadjusted = 0;
     for (size_t t = 0; t < threads; ++t) {
         rep.violationsBefore += beforePart[t];

@@ -8,14 +8,13 @@
 #include "collectivealigner.h"
 #include "domaingrouper.h"
 #include "modelcombiner.h"
+#include "parallel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <string>
-#include <thread>
 
 namespace syncline::sync {
 
@@ -127,18 +126,8 @@ void fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
 {
     const int n = groups.domainCount();
     std::vector<DomainFit> fits(size_t(std::max(n, 0)));
-    std::atomic<int> next{0};
-    auto work = [&] {
-        for (int d = next++; d < n; d = next++)
-            fits[size_t(d)] = fitDomain(in, groups.members(d));
-    };
-    const int threads = std::clamp(int(std::thread::hardware_concurrency()), 1, std::max(n, 1));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(work);
-    work();
-    for (std::thread &t : pool)
-        t.join();
+    parallelFor(size_t(std::max(n, 0)),
+                [&](size_t d) { fits[d] = fitDomain(in, groups.members(int(d))); });
     for (int d = 0; d < n; ++d) {
         const DomainFit &f = fits[size_t(d)];
         const std::vector<size_t> &members = groups.members(d);

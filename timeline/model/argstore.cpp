@@ -67,9 +67,13 @@ void ArgStore::grow()
 
 uint32_t ArgStore::find(std::string_view text) const
 {
+    return find(text, hashOf(text));
+}
+
+uint32_t ArgStore::find(std::string_view text, uint32_t h) const
+{
     if (m_index.empty())
         return UINT32_MAX;
-    const uint32_t h = hashOf(text);
     const size_t mask = m_index.size() - 1;
     for (size_t k = h & mask; m_index[k] != 0; k = (k + 1) & mask) {
         const uint32_t id = m_index[k] - 1;
@@ -81,12 +85,12 @@ uint32_t ArgStore::find(std::string_view text) const
 
 uint32_t ArgStore::intern(std::string_view text)
 {
-    if (const uint32_t id = find(text); id != UINT32_MAX)
+    const uint32_t h = hashOf(text);
+    if (const uint32_t id = find(text, h); id != UINT32_MAX)
         return id;
     if ((m_texts.size() + 1) * 2 > m_index.size())
         grow();
     const auto id = uint32_t(m_texts.size());
-    const uint32_t h = hashOf(text);
     m_texts.push_back(store(text));
     m_hashes.push_back(h);
     const size_t mask = m_index.size() - 1;

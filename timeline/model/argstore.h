@@ -45,6 +45,7 @@ public:
     size_t bytes() const;
 
 private:
+    uint32_t find(std::string_view text, uint32_t hash) const;
     std::string_view store(std::string_view text);
     void grow();
 

@@ -16,6 +16,9 @@ private slots:
     void escapesAndKeyOrder();
     void rejects_data();
     void rejects();
+    void bulkPathAgreesWithScan_data();
+    void bulkPathAgreesWithScan();
+    void bulkPathStopsAtTheLineEnd();
 };
 
 void TstLineScanner::fields()
@@ -100,6 +103,110 @@ void TstLineScanner::rejects()
     QVERIFY(!s.scan(text, r));
     QCOMPARE(QString::fromStdString(s.error()), reason);
     QCOMPARE(int(s.errorColumn()), column);
+}
+
+// scanAt (the bulk path, straight from the read buffer) either declines a line or gives the
+// record scan() gives the same line, for every field the record's type is read by.
+void TstLineScanner::bulkPathAgreesWithScan_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<bool>("bulk"); // taken by scanAt
+    QTest::addColumn<bool>("ascii");
+    auto row = [](const char *tag, const char *line, bool bulk, bool ascii = true) {
+        QTest::newRow(tag) << QByteArray(line) << bulk << ascii;
+    };
+    row("B with args",
+        R"({"t":"B","ts":1753686767508,"tid":40000,"name":"step","args":{"step":0}})", true);
+    row("E", R"({"t":"E","ts":1753687267546,"tid":40001,"name":"load_batch"})", true);
+    row("X", R"({"t":"X","ts":-5,"dur":5000,"tid":41236,"name":"cuda_kernel"})", true);
+    row("I, flat args of every kind",
+        R"({"t":"I","ts":7,"tid":1,"name":"mark","args":{"a":-0.5e+3,"b":"s","c":true,"d":null,"e":false,"f":0}})",
+        true);
+    row("msg send",
+        R"({"t":"msg","ts":1753687800366,"tid":40000,"dir":"send","peer":1,"id":"grad-0-0"})", true,
+        false);
+    row("msg recv, negative peer", R"({"t":"msg","ts":5,"tid":2,"dir":"recv","peer":-1,"id":""})",
+        true, false);
+    row("non-ASCII name", "{\"t\":\"B\",\"ts\":1,\"tid\":2,\"name\":\"forw\xc3\xa4rd_step\"}", true,
+        false);
+    row("invalid UTF-8 in args",
+        "{\"t\":\"B\",\"ts\":1,\"tid\":2,\"name\":\"forward\",\"args\":{\"k\":\"\xff\"}}", true,
+        false);
+    row("nested args", R"({"t":"B","ts":1,"tid":2,"name":"forward","args":{"a":{"b":1}}})", false);
+    row("blank in args", R"({"t":"B","ts":1,"tid":2,"name":"forward","args":{ "a":1}})", false);
+    row("escape in name", R"({"t":"B","ts":1,"tid":2,"name":"for\"ward_xx"})", false);
+    row("escape in id", R"({"t":"msg","ts":1,"tid":2,"dir":"send","peer":1,"id":"a\u00e9"})",
+        false);
+    row("leading zero", R"({"t":"msg","ts":01,"tid":2,"dir":"send","peer":1,"id":"a"})", false);
+    row("fraction in ts", R"({"t":"B","ts":1.5,"tid":2,"name":"forward_step"})", false);
+    row("19 digits", R"({"t":"B","ts":1234567890123456789,"tid":2,"name":"forward"})", false);
+    row("short line (generic path)", R"({"t":"I","ts":1,"tid":1,"name":""})", false);
+    row("other key order", R"({"ts":1,"t":"B","tid":2,"name":"forward_step_x"})", false);
+    row("sync", R"({"t":"sync","burst":0,"seq":0,"ref":"r","t1":1,"t2":2,"t3":3,"t4":4})", false);
+    row("bad args number", R"({"t":"B","ts":1,"tid":2,"name":"forward","args":{"a":1.}})", false);
+    row("bad args literal", R"({"t":"B","ts":1,"tid":2,"name":"forward","args":{"a":nul}})", false);
+    row("carriage return", "{\"t\":\"E\",\"ts\":1753687267546,\"tid\":40001,\"name\":\"x\"}\r",
+        false);
+    row("trailing blank", R"({"t":"E","ts":1753687267546,"tid":40001,"name":"x"} )", false);
+}
+
+void TstLineScanner::bulkPathAgreesWithScan()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(bool, bulk);
+    QFETCH(bool, ascii);
+    const QByteArray buffer = line + "\n{\"t\":\"E\"";
+    LineScanner fast, full;
+    LogRecord a, b;
+    const char *lineEnd = nullptr;
+    const bool taken =
+        fast.scanAt(buffer.constData(), buffer.constData() + buffer.size(), a, &lineEnd);
+    QCOMPARE(taken, bulk);
+    if (!taken)
+        return;
+    QCOMPARE(lineEnd, buffer.constData() + line.size());
+    QCOMPARE(a.textAscii, ascii);
+    QVERIFY(full.scan(std::string_view(line.constData(), size_t(line.size())), b));
+    QCOMPARE(int(a.type), int(b.type));
+    QCOMPARE(a.hasType, b.hasType);
+    QCOMPARE(a.hasTs, b.hasTs);
+    QCOMPARE(a.ts, b.ts);
+    QCOMPARE(a.hasTid, b.hasTid);
+    QCOMPARE(a.tid, b.tid);
+    if (a.type == RecordType::Msg) {
+        QCOMPARE(a.dir, b.dir);
+        QCOMPARE(a.peer, b.peer);
+        QCOMPARE(a.id, b.id);
+        QCOMPARE(a.hasArgs, b.hasArgs);
+        QCOMPARE(a.hasName, b.hasName);
+        return;
+    }
+    QCOMPARE(a.hasName, b.hasName);
+    QCOMPARE(a.name, b.name);
+    QCOMPARE(a.hasDur, b.hasDur);
+    QCOMPARE(a.dur, b.dur);
+    QCOMPARE(a.hasArgs, b.hasArgs);
+    QCOMPARE(a.args, b.args);
+}
+
+// A record cut by the end of the buffer, or followed by more than its '\n', is declined: the
+// caller then finds the line's end itself (or waits for the rest of the line).
+void TstLineScanner::bulkPathStopsAtTheLineEnd()
+{
+    const std::string line = R"({"t":"B","ts":1,"tid":2,"name":"forward","args":{"step":3}})";
+    LineScanner s;
+    LogRecord r;
+    const char *lineEnd = nullptr;
+    for (size_t cut = 0; cut <= line.size(); ++cut) {
+        const std::string torn = line.substr(0, cut);
+        QVERIFY(!s.scanAt(torn.data(), torn.data() + torn.size(), r, &lineEnd));
+    }
+    const std::string two = line + "\n" + line + "\n";
+    QVERIFY(s.scanAt(two.data(), two.data() + two.size(), r, &lineEnd));
+    QCOMPARE(size_t(lineEnd - two.data()), line.size());
+    QVERIFY(s.scanAt(lineEnd + 1, two.data() + two.size(), r, &lineEnd));
+    QCOMPARE(size_t(lineEnd - two.data()), 2 * line.size() + 1);
+    QCOMPARE(r.args, std::string_view(R"({"step":3})"));
 }
 
 QTEST_APPLESS_MAIN(TstLineScanner)

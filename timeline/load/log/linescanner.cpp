@@ -79,11 +79,87 @@ inline bool fastInt(const char *&p, const char *end, int64_t &v)
     return true;
 }
 
-inline bool literal(const char *&p, const char *end, const char *lit, size_t n)
+// n bytes at p equal to those at q (4 <= n <= 2 * sizeof(W)), as two overlapping words W.
+template <typename W> inline bool sameWords(const char *p, const char *q, size_t n)
 {
-    if (size_t(end - p) < n || std::memcmp(p, lit, n) != 0)
+    W a, b, x, y;
+    std::memcpy(&a, p, sizeof(W));
+    std::memcpy(&b, p + n - sizeof(W), sizeof(W));
+    std::memcpy(&x, q, sizeof(W));
+    std::memcpy(&y, q + n - sizeof(W), sizeof(W));
+    return ((a ^ x) | (b ^ y)) == 0;
+}
+
+// The bytes of the string literal `lit` at p (compared as two overlapping words, not a call).
+template <size_t N> inline bool literal(const char *&p, const char *end, const char (&lit)[N])
+{
+    constexpr size_t n = N - 1;
+    static_assert(n >= 4 && n <= 16);
+    if (size_t(end - p) < n)
+        return false;
+    if (!(n <= 8 ? sameWords<uint32_t>(p, lit, n) : sameWords<uint64_t>(p, lit, n)))
         return false;
     p += n;
+    return true;
+}
+
+// The bytes of a plain string (no backslash, no control character) from p to its closing
+// quote; p is left at that quote. False at an escape, a control character or the end.
+// `bits` collects the OR of the bytes (below 0x80: the string is ASCII, so valid UTF-8). The
+// OR is kept in a local: through the reference, every byte would be a store the next byte's
+// load waits for (a char may alias it).
+inline bool plainString(const char *&p, const char *end, unsigned &bits)
+{
+    unsigned acc = 0;
+    const char *q = p;
+    while (q < end) {
+        const unsigned char c = static_cast<unsigned char>(*q);
+        if (c == '"') {
+            bits |= acc;
+            p = q;
+            return true;
+        }
+        if (c == '\\' || c < 0x20)
+            return false;
+        acc |= c;
+        ++q;
+    }
+    return false;
+}
+
+inline bool digit(const char *p, const char *end)
+{
+    return p < end && unsigned(*p - '0') < 10u;
+}
+
+// A JSON number at p (the full grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?).
+inline bool jsonNumber(const char *&p, const char *end)
+{
+    if (p < end && *p == '-')
+        ++p;
+    if (!digit(p, end))
+        return false;
+    if (*p == '0')
+        ++p;
+    else
+        while (digit(p, end))
+            ++p;
+    if (p < end && *p == '.') {
+        ++p;
+        if (!digit(p, end))
+            return false;
+        while (digit(p, end))
+            ++p;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        ++p;
+        if (p < end && (*p == '+' || *p == '-'))
+            ++p;
+        if (!digit(p, end))
+            return false;
+        while (digit(p, end))
+            ++p;
+    }
     return true;
 }
 
@@ -109,6 +185,45 @@ inline bool eventType(char t, RecordType &type)
 }
 
 } // namespace
+
+const char *LineScanner::flatObject(const char *p, const char *end, unsigned &bits)
+{
+    ++p; // '{'
+    if (p < end && *p == '}')
+        return p + 1;
+    while (true) {
+        if (p >= end || *p != '"')
+            return nullptr;
+        ++p;
+        if (!plainString(p, end, bits))
+            return nullptr;
+        ++p;
+        if (p >= end || *p != ':')
+            return nullptr;
+        ++p;
+        if (p >= end)
+            return nullptr;
+        if (*p == '"') {
+            ++p;
+            if (!plainString(p, end, bits))
+                return nullptr;
+            ++p;
+        } else if (*p == '-' || digit(p, end)) {
+            if (!jsonNumber(p, end))
+                return nullptr;
+        } else if (!literal(p, end, "true") && !literal(p, end, "false") &&
+                   !literal(p, end, "null")) {
+            return nullptr;
+        }
+        if (p >= end)
+            return nullptr;
+        if (*p == '}')
+            return p + 1;
+        if (*p != ',')
+            return nullptr;
+        ++p;
+    }
+}
 
 LineScanner::IntField LineScanner::intField(std::string_view key, LogRecord &out)
 {
@@ -238,52 +353,120 @@ bool LineScanner::parseField(std::string_view key, LogRecord &out)
     return m_json.skipValue(0);
 }
 
-bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
+// The layout {"t":"B","ts":N[,"dur":N],"tid":N,"name":"..."[,"args":{...}]} from p (its
+// '{'), up to and including the closing '}'; returns the byte after it, nullptr when the bytes
+// are not that layout. Args that are not a flat object are read by JsonCursor over `line` when
+// one is given (scan), and decline the layout otherwise (scanAt). *bits: the OR of the name's
+// and the flat args' bytes.
+const char *LineScanner::eventLayout(const char *p, const char *const end, LogRecord &out,
+                                     std::string_view line, unsigned *bits)
 {
-    const char *p = line.data();
-    const char *const end = p + line.size();
-    if (line.size() < 36 || std::memcmp(p, "{\"t\":\"", 6) != 0 || p[7] != '"')
-        return false;
     out.hasDur = out.hasArgs = false;
     out.dur = 0;
     out.args = {};
     out.hasT1 = out.hasT2 = out.hasT3 = out.hasT4 = false;
+    out.textAscii = false;
     if (!eventType(p[6], out.type))
-        return false;
+        return nullptr;
     p += 8;
-    if (!literal(p, end, ",\"ts\":", 6) || !fastInt(p, end, out.ts))
-        return false;
+    if (!literal(p, end, ",\"ts\":") || !fastInt(p, end, out.ts))
+        return nullptr;
     if (out.type == RecordType::Complete) {
-        if (!literal(p, end, ",\"dur\":", 7) || !fastInt(p, end, out.dur))
-            return false;
+        if (!literal(p, end, ",\"dur\":") || !fastInt(p, end, out.dur))
+            return nullptr;
         out.hasDur = true;
     }
-    if (!literal(p, end, ",\"tid\":", 7) || !fastInt(p, end, out.tid) ||
-        !literal(p, end, ",\"name\":\"", 9))
-        return false;
+    if (!literal(p, end, ",\"tid\":") || !fastInt(p, end, out.tid) ||
+        !literal(p, end, ",\"name\":\""))
+        return nullptr;
     const char *name = p;
-    while (p < end && *p != '"') {
-        if (*p == '\\' || static_cast<unsigned char>(*p) < 0x20)
-            return false;
-        ++p;
-    }
-    if (p == end)
-        return false;
+    if (!plainString(p, end, *bits))
+        return nullptr;
     out.name = std::string_view(name, size_t(p - name));
     ++p;
     if (p < end && *p == ',') {
-        if (!literal(p, end, ",\"args\":", 8) || p == end || *p != '{')
-            return false;
-        m_json.reset(line, p);
-        if (!m_json.skipValue(0))
-            return false;
-        out.args = std::string_view(p, size_t(m_json.pos() - p));
+        if (!literal(p, end, ",\"args\":") || p == end || *p != '{')
+            return nullptr;
+        const char *argsEnd = flatObject(p, end, *bits);
+        if (!argsEnd) {
+            if (line.empty())
+                return nullptr;
+            m_json.reset(line, p);
+            if (!m_json.skipValue(0))
+                return nullptr;
+            argsEnd = m_json.pos();
+        }
+        out.args = std::string_view(p, size_t(argsEnd - p));
         out.hasArgs = true;
-        p = m_json.pos();
+        p = argsEnd;
     }
-    if (p + 1 != end || *p != '}')
-        return false;
+    if (p == end || *p != '}')
+        return nullptr;
     out.hasType = out.hasTs = out.hasTid = out.hasName = true;
+    return p + 1;
+}
+
+bool LineScanner::scanCanonical(std::string_view line, LogRecord &out)
+{
+    const char *p = line.data();
+    if (line.size() < 36 || std::memcmp(p, "{\"t\":\"", 6) != 0 || p[7] != '"')
+        return false;
+    unsigned bits = 0;
+    // textAscii stays false: scan()'s callers check the texts themselves.
+    return eventLayout(p, p + line.size(), out, line, &bits) == p + line.size();
+}
+
+// The same layout as scanCanonical, read from a buffer: every step stops at a byte that is not
+// the layout's (a '\n' is never one: it is a control character inside a string and no literal
+// or number holds it), so the line's end is the '\n' after the closing '}'.
+bool LineScanner::scanAt(const char *p, const char *const end, LogRecord &out, const char **lineEnd)
+{
+    if (end - p < 37 || std::memcmp(p, "{\"t\":\"", 6) != 0)
+        return false;
+    if (p[7] != '"')
+        return std::memcmp(p + 6, "msg\"", 4) == 0 && scanMsgAt(p, end, out, lineEnd);
+    unsigned bits = 0;
+    const char *q = eventLayout(p, end, out, {}, &bits);
+    // scanCanonical's shortest line is 36 bytes (shorter ones take the generic path).
+    if (!q || q == end || *q != '\n' || q - p < 36)
+        return false;
+    out.textAscii = bits < 0x80;
+    *lineEnd = q;
+    return true;
+}
+
+// What scanGeneric gives a msg record in this layout: type, ts, tid, dir, peer, id (the only
+// fields a msg record is read by; the others are reset as clear() would).
+bool LineScanner::scanMsgAt(const char *p, const char *const end, LogRecord &out,
+                            const char **lineEnd)
+{
+    p += 10; // {"t":"msg"
+    if (!literal(p, end, ",\"ts\":") || !fastInt(p, end, out.ts) || !literal(p, end, ",\"tid\":") ||
+        !fastInt(p, end, out.tid) || !literal(p, end, ",\"dir\":\""))
+        return false;
+    unsigned bits = 0;
+    const char *dir = p;
+    if (!plainString(p, end, bits))
+        return false;
+    out.dir = std::string_view(dir, size_t(p - dir));
+    ++p;
+    if (!literal(p, end, ",\"peer\":") || !fastInt(p, end, out.peer) ||
+        !literal(p, end, ",\"id\":\""))
+        return false;
+    const char *id = p;
+    if (!plainString(p, end, bits))
+        return false;
+    out.id = std::string_view(id, size_t(p - id));
+    ++p;
+    if (end - p < 2 || p[0] != '}' || p[1] != '\n')
+        return false;
+    out.type = RecordType::Msg;
+    out.hasType = out.hasTs = out.hasTid = true;
+    out.hasDur = out.hasName = out.hasArgs = false;
+    out.hasT1 = out.hasT2 = out.hasT3 = out.hasT4 = false;
+    out.hasValue = out.valueNull = false;
+    out.textAscii = false;
+    *lineEnd = p + 1;
     return true;
 }
 

@@ -24,6 +24,14 @@ public:
     // Fields a record type does not carry may keep values from an earlier line for B/E/X/I
     // records (read only the fields of the record's type, and has* flags).
     bool scan(std::string_view line, LogRecord &out);
+    // The bulk path (LogParser::feed): a line at `p` in a buffer that ends at `bufEnd`, in the
+    // recorder's own layout of a B/E/X/I or msg record (no blanks, no escapes; args a flat
+    // object) and ending in '\n'. On success *lineEnd is that '\n' and `out` holds exactly what
+    // scan() of the line [p, *lineEnd) would give for the fields the record type is read by;
+    // false (nothing decided, no error set) for anything else, which the caller then splits
+    // into a line and scan()s. No separate search for the line's end: the record's own layout
+    // finds it.
+    bool scanAt(const char *p, const char *bufEnd, LogRecord &out, const char **lineEnd);
     const std::string &error() const { return m_json.error(); }
     size_t errorColumn() const { return m_json.errorOffset() + 1; }
 
@@ -49,6 +57,16 @@ private:
     // checked byte by byte; false (nothing decided) for anything else, which then takes the
     // generic path. Accepts only lines that are valid JSON.
     bool scanCanonical(std::string_view line, LogRecord &out);
+    const char *eventLayout(const char *p, const char *end, LogRecord &out, std::string_view line,
+                            unsigned *bits);
+    // scanAt's msg layout, {"t":"msg","ts":N,"tid":N,"dir":"...","peer":N,"id":"..."}; p at its
+    // first byte.
+    bool scanMsgAt(const char *p, const char *bufEnd, LogRecord &out, const char **lineEnd);
+    // At a '{': the end of a flat object with no blanks and no escapes ({"k":v,...}, v an
+    // integer, a number, a string, true, false or null) within [p, end); nullptr for anything
+    // else (which JsonCursor::skipValue then reads in full).
+    // `bits` collects the OR of its strings' bytes.
+    static const char *flatObject(const char *p, const char *end, unsigned &bits);
     bool scanGeneric(std::string_view line, LogRecord &out);
     bool parseValue(LogRecord &out);
     bool parseField(std::string_view key, LogRecord &out);

@@ -95,6 +95,8 @@ private:
     // `text` when it is valid UTF-8; else a copy (in m_fixed[slot], valid until the next call
     // with that slot) with each invalid byte replaced by U+FFFD, and a problem for the line.
     std::string_view validText(std::string_view text, int slot, const char *what);
+    // The id of `name` (valid UTF-8) in m_out.names, through a small cache.
+    uint32_t nameId(std::string_view name);
     // The track of `tid`, created at its first record; kNoTrack (the record is dropped, and
     // reported) for a new tid once the file has ParsedFile::kMaxTracks tracks.
     static constexpr uint32_t kNoTrack = UINT32_MAX;
@@ -113,6 +115,9 @@ private:
     bool m_sawHeader = false;
     bool m_refused = false; // the header names a format version this reader does not know
     std::unordered_map<int64_t, uint32_t> m_trackIndex;
+    // The first kFewTracks tids (index = track), scanned while the file has no more tracks.
+    static constexpr size_t kFewTracks = 8;
+    std::vector<int64_t> m_fewTids;
     std::vector<std::vector<uint32_t>> m_open; // per track: stack of open event indices
     std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
     // One-entry cache in front of m_trackIndex. Every int64 is a valid tid (INT64_MIN too), so
@@ -121,6 +126,13 @@ private:
     int64_t m_lastTid = 0;
     uint32_t m_lastTrack = 0;
     std::string m_fixed[2]; // validText() scratch: 0 name, 1 args
+    struct NameCacheEntry
+    {
+        std::string_view text; // a view of the table's own string
+        uint32_t id = UINT32_MAX;
+    };
+    static constexpr size_t kNameCache = 64;
+    NameCacheEntry m_nameCache[kNameCache];
     SyncSampleSet m_sync;
     std::unordered_map<std::string, uint32_t> m_counterIndex; // name → worker.counters index
     bool m_anyTime = false;

@@ -38,6 +38,9 @@ struct LogRecord
     int64_t t1 = 0, t2 = 0, t3 = 0, t4 = 0, burst = 0, seq = 0;
     int64_t peer = 0, events = 0, dropped = 0, open = 0;
     std::string_view name, args, ref, dir, id, level, msg;
+    // Set by LineScanner::scanAt when `name` and `args` are plain ASCII (so valid UTF-8 and
+    // need no check); false: check them.
+    bool textAscii = false;
 
     void clear() { *this = LogRecord(); }
 };
