@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -53,6 +54,20 @@ void releaseFreeMemory()
 bool cancelled(const LoadOptions &o)
 {
     return o.cancel && o.cancel->load(std::memory_order_relaxed);
+}
+
+// Runs `work` (which takes items until none is left) on the load's threads, this one among
+// them: LoadOptions::threads, else one per core, never more than `items`.
+void onThreads(const LoadOptions &o, size_t items, const std::function<void()> &work)
+{
+    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    n = std::max(1, std::min<int>(n, int(items)));
+    std::vector<std::thread> pool;
+    for (int k = 1; k < n; ++k)
+        pool.emplace_back(work);
+    work();
+    for (auto &th : pool)
+        th.join();
 }
 
 // The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md:
@@ -217,14 +232,7 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             }
         }
     };
-    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    n = std::max(1, std::min<int>(n, int(tasks.size())));
-    std::vector<std::thread> pool;
-    for (int k = 1; k < n; ++k)
-        pool.emplace_back(work);
-    work();
-    for (auto &th : pool)
-        th.join();
+    onThreads(o, tasks.size(), work);
     return files;
 }
 
@@ -247,13 +255,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::optional<CorrectionCache> cache = CorrectionCache::load(logs, o.alignOn, o.correctClocks);
     if (!cache)
         return std::nullopt;
-    std::vector<LogIndex> indexes;
-    for (const std::string &p : logs) {
-        std::optional<LogIndex> x = LogIndex::load(p);
-        if (!x)
-            return std::nullopt;
-        indexes.push_back(std::move(*x));
-    }
     // Each log's event store: its window is decoded from it (no JSON). A log without a valid
     // one (none yet, corrupt, stale, another version) is parsed whole instead, which writes it.
     // With a link store (the full load that wrote the correction wrote it too), the window's
@@ -267,9 +268,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
                     CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"), ec))
                 pairWindowMessages = false;
     }
-    std::vector<std::optional<EventStore>> stores(logs.size());
-    for (size_t i = 0; i < logs.size(); ++i)
-        stores[i] = EventStore::open(logs[i]);
     std::map<std::string, const CorrectionCache::WorkerClock *> clockOf;
     for (const auto &wc : cache->workers)
         clockOf[wc.log] = &wc;
@@ -291,6 +289,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::atomic<size_t> next{0};
     std::atomic<int64_t> bytes{0};
     std::atomic<bool> fromStores{true};
+    std::atomic<bool> noIndex{false}; // a log without a valid index: the whole job is loaded
     std::mutex mutex;
     size_t done = 0;
     ArgStore args;
@@ -300,24 +299,31 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     const int64_t windowA = A, windowB = B;
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-            if (cancelled(o))
+            if (cancelled(o) || noIndex)
                 return;
+            // This log's index and store, opened here (on both threads) and freed once read.
+            const std::optional<LogIndex> index = LogIndex::load(logs[i]);
+            if (!index) {
+                noIndex = true;
+                return;
+            }
+            const std::optional<EventStore> store = EventStore::open(logs[i]);
             int64_t n = 0;
             EventKindLookup fileKinds(config);
             bool decoded = false;
-            if (stores[i]) {
-                files[i] = WindowReader::header(logs[i], indexes[i]);
-                decoded =
-                    stores[i]->read(maps[i], windowA, windowB, local[i].first, local[i].second,
-                                    fileKinds, files[i], &n, nullptr, pairWindowMessages);
+            if (store) {
+                files[i] = WindowReader::header(logs[i], *index);
+                // The args texts go straight into the window's one store.
+                decoded = store->read(maps[i], windowA, windowB, local[i].first, local[i].second,
+                                      fileKinds, files[i], &n, nullptr, pairWindowMessages,
+                                      {&args, &mutex});
                 if (!decoded) // not trusted: parsed again below, which writes a new one
                     n = 0;
             }
             if (!decoded && !o.writeIndex) {
                 // No store, and none to be written: only the index's blocks for the window
                 // are parsed.
-                files[i] =
-                    WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
+                files[i] = WindowReader::read(logs[i], *index, local[i].first, local[i].second, &n);
                 TimelineBuilder::prepareFile(files[i], fileKinds);
                 for (EventTrack &t : files[i].worker.tracks)
                     WindowReader::cutTrack(t, maps[i], windowA, windowB);
@@ -344,9 +350,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             else if (!decoded)                    // (a store's read keeps only those already)
                 files[i].messages =
                     WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
-            // What this file's read needed: freed now, not at the end of the window's load.
-            indexes[i] = LogIndex();
-            stores[i].reset();
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             for (EventTrack &tr : files[i].worker.tracks)
@@ -357,19 +360,14 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
                                 " files");
         }
     };
-    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    n = std::max(1, std::min<int>(n, int(files.size())));
-    std::vector<std::thread> pool;
-    for (int k = 1; k < n; ++k)
-        pool.emplace_back(work);
-    work();
-    for (auto &th : pool)
-        th.join();
+    onThreads(o, files.size(), work);
     LoadResult result;
     if (cancelled(o)) {
         result.cancelled = true;
         return result;
     }
+    if (noIndex)
+        return std::nullopt;
     BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
     Timeline &tl = *built.timeline;
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());

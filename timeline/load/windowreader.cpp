@@ -249,30 +249,40 @@ ParsedFile WindowReader::header(const std::string &path, const LogIndex &x)
 
 void WindowReader::cut(Timeline &tl, ClockMode mode, int64_t begin, int64_t end)
 {
-    for (size_t w = 0; w < tl.workers.size(); ++w)
+    std::vector<WindowTest> in;
+    in.reserve(tl.workers.size());
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        in.emplace_back(tl.map(w, mode), begin, end);
         for (EventTrack &t : tl.workers[w].tracks)
-            cutTrack(t, tl.map(w, mode), begin, end);
-    const auto inside = [&](uint32_t worker, int64_t local) {
-        const int64_t g = tl.map(worker, mode).toGlobal(local);
-        return g >= begin && g <= end;
-    };
-    tl.links.eraseIf([&](const MessageLink &l) {
-        return !inside(l.fromWorker, l.fromLocal) || !inside(l.toWorker, l.toLocal);
-    });
-    tl.links.shrink_to_fit();
+            cutTrack(t, in.back());
+    }
+    // A link is inside when both its ends are (an instant's rule: keep(t, t)).
+    if (tl.links.eraseIf([&](const MessageLink &l) {
+            return !in[l.fromWorker].keep(l.fromLocal, l.fromLocal) ||
+                   !in[l.toWorker].keep(l.toLocal, l.toLocal);
+        }) > 0)
+        tl.links.shrink_to_fit();
 }
 
 void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begin, int64_t end)
 {
+    cutTrack(t, WindowTest(m, begin, end));
+}
+
+void WindowReader::cutTrack(EventTrack &t, const WindowTest &in)
+{
     const size_t n = t.count();
-    std::vector<int32_t> newIndex(n, -1);
     size_t k = 0;
-    const WindowTest in(m, begin, end);
-    for (size_t i = 0; i < n; ++i)
-        if (in.keep(t.localStart[i], t.localEnd[i]))
-            newIndex[i] = int32_t(k++);
+    while (k < n && in.keep(t.localStart[k], t.localEnd[k]))
+        ++k; // a track read for the window keeps everything: nothing to allocate
     if (k == n)
         return;
+    std::vector<int32_t> newIndex(n, -1);
+    for (size_t i = 0; i < k; ++i)
+        newIndex[i] = int32_t(i);
+    for (size_t i = k; i < n; ++i)
+        if (in.keep(t.localStart[i], t.localEnd[i]))
+            newIndex[i] = int32_t(k++);
     int maxDepth = 0;
     for (size_t i = 0; i < n; ++i) {
         const int32_t j = newIndex[i];
