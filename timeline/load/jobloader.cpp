@@ -11,6 +11,7 @@
 #include "timeline/load/linkstore.h"
 #include "timeline/load/log/linescanner.h"
 #include "timeline/load/log/logparser.h"
+#include "timeline/load/logextension.h"
 #include "timeline/load/logindex.h"
 #include "timeline/load/timelinebuilder.h"
 #include "timeline/load/windowreader.h"
@@ -160,27 +161,39 @@ int64_t headerLength(const std::string &path)
 // Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
 // by-product of the parse. A log that changed while it was read gets no index. *storeStamp is
 // set when the log has no valid event store and did not change while it was read: the caller
-// writes the store once the file is prepared (sorted and nested).
+// writes the store once the file is prepared (sorted and nested). A log that grew since its
+// index and store were written (LogExtension) is read from its store and its new bytes only;
+// *extension is then set, and the caller finishes it once the file is prepared.
 ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
-                         std::optional<LogFileStamp> *storeStamp)
+                         std::optional<LogFileStamp> *storeStamp,
+                         std::optional<LogExtension> *extension)
 {
     const bool needIndex = !LogIndex::load(path);
     const bool needStore = !EventStore::open(path);
     if (!needIndex && !needStore)
         return LogParser::parseFile(path, cancel);
+    if (needIndex && needStore)
+        if (std::optional<LogExtension> e = LogExtension::prepare(path))
+            if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
+                *extension = std::move(e);
+                return std::move(*f);
+            }
     const std::optional<LogFileStamp> before = LogFileStamp::of(path);
     LogIndex::Builder builder;
     ParsedFile f = needIndex ? LogParser::parseFile(
                                    path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
                                    std::max<size_t>(interval, 1))
                              : LogParser::parseFile(path, cancel);
-    const std::optional<LogFileStamp> after = LogFileStamp::of(path);
-    if (before && after && *before == *after && f.usable && !(cancel && cancel->load())) {
-        if (needIndex)
-            builder.finish(f, *before, headerLength(path)).store(path);
-        if (needStore)
-            *storeStamp = *before;
+    if (needIndex && before && f.usable) {
+        LogIndex x = builder.finish(f, *before, headerLength(path));
+        x.resume = LogExtension::continuation(path, f, x);
+        if (LogFileStamp::of(path) == before && !(cancel && cancel->load()))
+            x.store(path);
     }
+    const std::optional<LogFileStamp> after = LogFileStamp::of(path);
+    if (needStore && before && after && *before == *after && f.usable &&
+        !(cancel && cancel->load()))
+        *storeStamp = *before;
     return f;
 }
 
@@ -203,15 +216,18 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 return;
             const Task &t = tasks[i];
             std::optional<LogFileStamp> storeStamp;
-            files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                       : o.writeIndex
-                           ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes, &storeStamp)
-                           : LogParser::parseFile(t.path, o.cancel);
+            std::optional<LogExtension> extension;
+            files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                       : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
+                                                      &storeStamp, &extension)
+                                      : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
             // The prepared file, as a windowed open decodes it (args still the file's own).
-            if (storeStamp)
+            if (extension)
+                extension->finish(files[i]); // the store and the index extended
+            else if (storeStamp)
                 EventStore::write(t.path, files[i], *storeStamp);
             {
                 // Each file's args texts join the one store as the file finishes: per file, the

@@ -14,36 +14,6 @@ namespace syncline::load {
 
 namespace {
 
-void appendJsonString(std::string &out, std::string_view s)
-{
-    out += '"';
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += char(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += char(c);
-        }
-    }
-    out += '"';
-}
-
-// The B record that opened `s` (its name and args as the full parse stored them).
-std::string beginLine(const LogIndex::Span &s)
-{
-    std::string line = "{\"t\":\"B\",\"ts\":" + std::to_string(s.localStart) +
-                       ",\"tid\":" + std::to_string(s.tid) + ",\"name\":";
-    appendJsonString(line, s.name);
-    if (!s.args.empty())
-        line += ",\"args\":" + s.args;
-    line += "}\n";
-    return line;
-}
-
 bool preadAll(int fd, std::string &buf, int64_t offset, size_t n, std::string *error)
 {
     buf.resize(n);
@@ -133,7 +103,7 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     if (lo > 0) {
         std::string opened;
         for (uint32_t k = 0; k < from.openCount; ++k)
-            opened += beginLine(x.spans[x.openSpans[from.openBegin + k]]);
+            opened += x.spans[x.openSpans[from.openBegin + k]].beginRecord();
         parser.feed(opened);
         parser.seek(from.line, from.offset);
     }
@@ -190,10 +160,7 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     }
     applyIndex(f, x);
     // The window's own "open events" note would count the events cut off at its end.
-    std::erase_if(f.problems, [](const LoadProblem &p) {
-        return p.severity == LoadProblem::Severity::Info &&
-               p.message.find("without an end, kept as open") != std::string::npos;
-    });
+    std::erase_if(f.problems, LogIndex::isOpenEventsNote);
     if (bytesRead)
         *bytesRead = read;
     return f;
