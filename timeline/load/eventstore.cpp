@@ -251,19 +251,20 @@ std::pair<std::string, std::string> encodeWhole(const ParsedFile &f, const LogFi
     return {std::move(chunks), std::move(tail)};
 }
 
-// The first event at which track `now` differs from `was` in anything the store keeps (the
-// overdue flag aside); the shorter count when one is a prefix of the other.
-size_t firstChanged(const EventTrack &was, const EventTrack &now)
+// True when events [from, from + n) of `now` are those of `was` in everything the store keeps
+// (the overdue flag aside).
+bool sameEvents(const EventTrack &was, const EventTrack &now, size_t from, size_t n)
 {
-    const size_t n = std::min(was.count(), now.count());
-    for (size_t i = 0; i < n; ++i)
+    if (from + n > was.count() || from + n > now.count())
+        return false;
+    for (size_t i = from; i < from + n; ++i)
         if (was.localStart[i] != now.localStart[i] || was.localEnd[i] != now.localEnd[i] ||
             was.nameId[i] != now.nameId[i] || was.parent[i] != now.parent[i] ||
             was.depth[i] != now.depth[i] ||
             uint16_t(was.flags[i] & ~EventOverdue) != uint16_t(now.flags[i] & ~EventOverdue) ||
             was.argsId(uint32_t(i)) != now.argsId(uint32_t(i)))
-            return i;
-    return n;
+            return false;
+    return true;
 }
 
 // Per thread, the arrays a track's kept events are decoded into before they are copied, at
@@ -322,20 +323,30 @@ bool EventStore::extend(const ParsedFile &f, const std::vector<EventTrack> &befo
     std::vector<std::vector<Chunk>> trackChunks(f.worker.tracks.size());
     for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti) {
         const EventTrack &t = f.worker.tracks[ti];
-        size_t kept = 0; // events of t in the chunks kept as they are
+        // The old chunks whose events are unchanged stay as they are; a changed one (an open
+        // event that ended, a new parent) is encoded again over the same events; after an
+        // insertion every later chunk has changed. Then the new events.
+        size_t covered = 0; // events of t in the old chunks' ranges
         for (size_t j = 0; j < tracks.size(); ++j) {
             if (tracks[j].tid != t.tid || tracks[j].async != t.async)
                 continue;
-            const size_t same = firstChanged(before[j], t);
             for (const Chunk &c : tracks[j].chunks) {
-                if (kept + c.count > same)
+                if (covered + c.count > t.count())
                     break;
-                trackChunks[ti].push_back(c);
-                kept += c.count;
+                if (sameEvents(before[j], t, covered, c.count)) {
+                    trackChunks[ti].push_back(c);
+                } else {
+                    Chunk n;
+                    const std::string out = encodeChunk(t, covered, c.count, f.args, n);
+                    n.offset = base + bytes.size();
+                    bytes += out;
+                    trackChunks[ti].push_back(n);
+                }
+                covered += c.count;
             }
             break;
         }
-        encodeTrack(t, kept, f.args, base, bytes, trackChunks[ti]);
+        encodeTrack(t, covered, f.args, base, bytes, trackChunks[ti]);
     }
     // The message records keep their chunks while the old tracks keep their places (the
     // records name their track by index).

@@ -112,9 +112,9 @@ public:
     bool readAll(ParsedFile &out, std::string *why = nullptr) const;
     // Appends to this store what `file` (the grown log, prepared, args still in file.args, its
     // first tracks and message records the ones readAll gave) holds beyond `before` (the tracks
-    // as readAll gave them): per track, the chunks before its first changed event stay as they
-    // are on disk; the rest, and the new message records, are encoded and written after the
-    // file's old end, followed by a new directory for `stamp`. When the superseded bytes would
+    // as readAll gave them): per track, the chunks whose events did not change stay as they are
+    // on disk; the changed ones, the new events and the new message records are encoded and
+    // written after the file's old end, followed by a new directory for `stamp`. When the superseded bytes would
     // outweigh the live ones, the store is written anew instead. False when nothing was written.
     bool extend(const ParsedFile &file, const std::vector<EventTrack> &before,
                 const LogFileStamp &stamp) const;
