@@ -24,6 +24,7 @@
 // merge() runs on the thread that owns the Timeline.
 #pragma once
 
+#include "timeline/live/livemerge.h"
 #include "timeline/load/log/logparser.h"
 #include "timeline/model/timeline.h"
 
@@ -37,19 +38,6 @@ namespace syncline {
 namespace load {
 class EventKindLookup;
 }
-
-struct LiveMergeStats
-{
-    size_t newEvents = 0;
-    size_t closedEvents = 0;
-    bool newTracks = false;
-    bool newCounters = false;     // counter series appeared (Worker::counters re-sorted)
-    size_t newCounterSamples = 0; // samples appended to Worker::counters
-    // (timeline track index, first changed event index) per track that got new events: events
-    // before that index kept their index, depth, parent and start (only open events' ends and
-    // flags may have changed); from it on, events were appended, merged and re-nested.
-    std::vector<std::pair<uint32_t, uint32_t>> changedTracks;
-};
 
 class LiveFile
 {
@@ -123,45 +111,12 @@ public:
     size_t openEvents() const;
 
 private:
-    struct OpenEvent
-    {
-        uint32_t src;         // index in the parser's track
-        uint32_t dst;         // index in the timeline's track
-        int64_t srcArgs = -1; // position in the parser track's argRefs (-1: none)
-        int64_t dstArgs = -1; // args id in the timeline (-1: none)
-    };
-    struct TrackState
-    {
-        uint32_t committed = 0; // parser events already merged
-        size_t argRefsSeen = 0; // parser argRefs already looked at
-        std::vector<OpenEvent> open;
-    };
-    struct NewEvent
-    {
-        int64_t start, end;
-        uint32_t src;
-    };
-
     // A change found by ingest(); false when nothing is to be read now (not decided yet, or
     // this file frozen).
     bool resolveChange(bool replaced, bool shrank);
     void adopt(int fd); // follow `fd` (the file now at the path) instead of m_fd
     void keepHeadAndTail(std::string_view bytes); // bytes just read at m_offset - size
     void note(LoadProblem::Severity severity, std::string message);
-    void syncNames(Timeline &timeline);
-    void syncTracks(Worker &worker, LiveMergeStats &stats);
-    void noteLateArgs(size_t p);
-    void closeOrGrow(size_t p, EventTrack &dst, Timeline &timeline, load::EventKindLookup &kinds,
-                     int64_t openEndLocal, LiveMergeStats &stats);
-    // Returns the first changed index of dst (dst.count() when nothing was appended).
-    size_t appendNew(size_t p, EventTrack &dst, Timeline &timeline, load::EventKindLookup &kinds,
-                     int64_t openEndLocal, LiveMergeStats &stats);
-    void mergeSuffix(EventTrack &dst, TrackState &state, size_t k, size_t old);
-    uint32_t copyArgs(Timeline &timeline, size_t p, int64_t srcRef);
-    // Appends the parser's new counter samples to the worker's counters (new series inserted in
-    // (pid, name, series) order); min/max kept up to date, re-sorted only when a sample is late.
-    void mergeCounters(Worker &worker, LiveMergeStats &stats);
-
     std::string m_path;
     int m_fd = -1;
     int64_t m_offset = 0;
@@ -180,10 +135,7 @@ private:
     Clock::time_point m_lastGrowth;
     load::LogParser m_parser;
 
-    std::vector<uint32_t> m_nameMap;   // parser name id → timeline name id
-    std::vector<uint32_t> m_trackMap;  // parser track → timeline track index
-    std::vector<TrackState> m_tracks;  // per parser track
-    std::vector<size_t> m_counterSeen; // per parser counter: samples already merged
+    LiveMerge m_merge; // after m_parser: it reads it
 };
 
 } // namespace syncline

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -20,19 +22,52 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'E', 'V', 'T', '1'};
 
+using Chunk = EventStore::Chunk;
 using varint::preadExact;
 using varint::unzig;
 using varint::zig;
 using VarReader = varint::Reader;
 
-void putVar(std::string &out, uint64_t v)
+void putChunk(CacheFile::Writer &w, const Chunk &c)
 {
-    varint::put(out, v);
+    w.u32(c.count);
+    w.i64(c.minStart);
+    w.i64(c.maxEnd);
+    w.u64(c.offset);
+    w.u32(c.length);
+    w.u64(c.hash);
+}
+
+// One directory entry; false when it cannot describe a chunk before the directory.
+bool getChunk(CacheFile::Reader &r, Chunk &c, uint64_t dirOffset)
+{
+    c.count = r.u32();
+    c.minStart = r.i64();
+    c.maxEnd = r.i64();
+    c.offset = r.u64();
+    c.length = r.u32();
+    c.hash = r.u64();
+    return c.count > 0 && c.count <= EventStore::kChunkEvents && c.offset <= dirOffset &&
+           c.length <= dirOffset - c.offset;
+}
+
+// Reads chunk c into buf and checks its hash.
+bool loadChunk(int fd, const Chunk &c, std::string &buf, std::string *why)
+{
+    buf.resize(c.length);
+    if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset))) {
+        *why = "read error";
+        return false;
+    }
+    if (CacheFile::wordHash(buf) != c.hash) {
+        *why = "corrupt chunk (hash mismatch)";
+        return false;
+    }
+    return true;
 }
 
 // Encodes events [from, from + n) of t (args ids into `args`).
-std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgStore &args,
-                        EventStore::Chunk &c)
+std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgStore &args, Chunk &c)
 {
     // The chunk's distinct args, in first-use order.
     std::vector<uint32_t> argOf(n, 0);
@@ -48,10 +83,10 @@ std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgSto
         argOf[ref->first - from] = it->second + 1;
     }
     std::string out;
-    putVar(out, texts.size());
+    varint::put(out, texts.size());
     for (uint32_t id : texts) {
         const std::string_view s = args.text(id);
-        putVar(out, s.size());
+        varint::put(out, s.size());
         out.append(s);
     }
     c.count = uint32_t(n);
@@ -88,20 +123,60 @@ std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgSto
     return out;
 }
 
-} // namespace
-
-std::string EventStore::pathFor(const std::string &logPath, bool beside)
+// Appends the chunks of events [from, count) of t to `bytes`, whose first byte lies at `base`
+// in the file.
+void encodeTrack(const EventTrack &t, size_t from, const ArgStore &args, uint64_t base,
+                 std::string &bytes, std::vector<Chunk> &chunks)
 {
-    const fs::path p = fs::absolute(logPath).lexically_normal();
-    return CacheFile::placeFor(p.parent_path().string(), beside) + "/" + p.filename().string() +
-           ".sevt";
+    for (; from < t.count(); from += EventStore::kChunkEvents) {
+        Chunk c;
+        const std::string out = encodeChunk(
+            t, from, std::min<size_t>(EventStore::kChunkEvents, t.count() - from), args, c);
+        c.offset = base + bytes.size();
+        bytes += out;
+        chunks.push_back(c);
+    }
 }
 
-std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
-                              const LogFileStamp &stamp)
+// The same for the message records [from, size) (per record the time as a delta, track and
+// direction, id).
+void encodeMessages(const MessageLog &msgs, size_t from, uint64_t base, std::string &bytes,
+                    std::vector<Chunk> &chunks)
 {
-    std::string chunks;
-    CacheFile::Writer dir(kMagic, kVersion);
+    for (; from < msgs.size(); from += EventStore::kChunkEvents) {
+        const size_t n = std::min<size_t>(EventStore::kChunkEvents, msgs.size() - from);
+        Chunk c;
+        c.offset = base + bytes.size();
+        c.count = uint32_t(n);
+        c.minStart = INT64_MAX;
+        c.maxEnd = INT64_MIN;
+        std::string out;
+        int64_t prev = 0;
+        for (size_t i = from; i < from + n; ++i) {
+            const int64_t ts = msgs[i].localNs;
+            varint::put(out, zig(ts - prev));
+            prev = ts;
+            varint::put(out, (uint64_t(msgs.track(i)) << 1) | (msgs.send(i) ? 1 : 0));
+            const std::string_view id = msgs.id(i);
+            varint::put(out, id.size());
+            out.append(id);
+            c.minStart = std::min(c.minStart, ts);
+            c.maxEnd = std::max(c.maxEnd, ts);
+        }
+        c.length = uint32_t(out.size());
+        c.hash = CacheFile::wordHash(out);
+        bytes += out;
+        chunks.push_back(c);
+    }
+}
+
+// The directory of a store of `f` whose chunks are `trackChunks` (per track of f) and
+// `msgChunks`, placed at `dirOffset`; followed by that offset (the file's last 8 bytes).
+std::string directory(const ParsedFile &f, const LogFileStamp &stamp,
+                      const std::vector<std::vector<Chunk>> &trackChunks,
+                      const std::vector<Chunk> &msgChunks, uint64_t dirOffset)
+{
+    CacheFile::Writer dir(kMagic, EventStore::kVersion);
     dir.i64(stamp.size);
     dir.i64(stamp.mtimeNs);
     dir.u64(stamp.inode);
@@ -112,9 +187,8 @@ std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
     for (uint32_t i = 0; i < f.names.size(); ++i)
         dir.str(f.names.name(i));
     dir.u32(uint32_t(f.worker.tracks.size()));
-    for (const EventTrack &t : f.worker.tracks) {
-        if (t.parent.size() != t.count() || t.depth.size() != t.count())
-            return {}; // not prepared: nothing to store
+    for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti) {
+        const EventTrack &t = f.worker.tracks[ti];
         dir.i64(t.tid);
         dir.i64(t.pid);
         dir.u32(t.async ? 1 : 0);
@@ -122,56 +196,13 @@ std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
         dir.str(t.threadName);
         dir.u32(uint32_t(t.maxDepth));
         dir.u64(t.count());
-        const size_t nChunks = (t.count() + kChunkEvents - 1) / kChunkEvents;
-        dir.u32(uint32_t(nChunks));
-        for (size_t k = 0; k < nChunks; ++k) {
-            const size_t from = k * kChunkEvents;
-            Chunk c;
-            c.offset = chunks.size();
-            chunks +=
-                encodeChunk(t, from, std::min<size_t>(kChunkEvents, t.count() - from), f.args, c);
-            dir.u32(c.count);
-            dir.i64(c.minStart);
-            dir.i64(c.maxEnd);
-            dir.u64(c.offset);
-            dir.u32(c.length);
-            dir.u64(c.hash);
-        }
+        dir.u32(uint32_t(trackChunks[ti].size()));
+        for (const Chunk &c : trackChunks[ti])
+            putChunk(dir, c);
     }
-    const MessageLog &msgs = f.messages;
-    const size_t nMsgChunks = (msgs.size() + kChunkEvents - 1) / kChunkEvents;
-    dir.u32(uint32_t(nMsgChunks));
-    for (size_t k = 0; k < nMsgChunks; ++k) {
-        const size_t from = k * kChunkEvents,
-                     n = std::min<size_t>(kChunkEvents, msgs.size() - from);
-        Chunk c;
-        c.offset = chunks.size();
-        c.count = uint32_t(n);
-        c.minStart = INT64_MAX;
-        c.maxEnd = INT64_MIN;
-        std::string out;
-        int64_t prev = 0;
-        for (size_t i = from; i < from + n; ++i) {
-            const int64_t ts = msgs[i].localNs;
-            putVar(out, zig(ts - prev));
-            prev = ts;
-            putVar(out, (uint64_t(msgs.track(i)) << 1) | (msgs.send(i) ? 1 : 0));
-            const std::string_view id = msgs.id(i);
-            putVar(out, id.size());
-            out.append(id);
-            c.minStart = std::min(c.minStart, ts);
-            c.maxEnd = std::max(c.maxEnd, ts);
-        }
-        c.length = uint32_t(out.size());
-        c.hash = CacheFile::wordHash(out);
-        chunks += out;
-        dir.u32(c.count);
-        dir.i64(c.minStart);
-        dir.i64(c.maxEnd);
-        dir.u64(c.offset);
-        dir.u32(c.length);
-        dir.u64(c.hash);
-    }
+    dir.u32(uint32_t(msgChunks.size()));
+    for (const Chunk &c : msgChunks)
+        putChunk(dir, c);
     dir.u32(uint32_t(f.worker.counters.size()));
     for (const CounterTrack &c : f.worker.counters) {
         dir.i64(c.pid);
@@ -195,9 +226,85 @@ std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
         dir.i64(p.tid);
         dir.i64(p.localNs);
     }
-    const uint64_t dirOffset = chunks.size();
     std::string tail = dir.finished();
     tail.append(reinterpret_cast<const char *>(&dirOffset), 8);
+    return tail;
+}
+
+bool prepared(const ParsedFile &f)
+{
+    return std::all_of(f.worker.tracks.begin(), f.worker.tracks.end(), [](const EventTrack &t) {
+        return t.parent.size() == t.count() && t.depth.size() == t.count();
+    });
+}
+
+// The whole store of f: its chunks and its directory.
+std::pair<std::string, std::string> encodeWhole(const ParsedFile &f, const LogFileStamp &stamp)
+{
+    std::string chunks;
+    std::vector<std::vector<Chunk>> trackChunks(f.worker.tracks.size());
+    for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti)
+        encodeTrack(f.worker.tracks[ti], 0, f.args, 0, chunks, trackChunks[ti]);
+    std::vector<Chunk> msgChunks;
+    encodeMessages(f.messages, 0, 0, chunks, msgChunks);
+    std::string tail = directory(f, stamp, trackChunks, msgChunks, chunks.size());
+    return {std::move(chunks), std::move(tail)};
+}
+
+// True when events [from, from + n) of `now` are those of `was` in everything the store keeps
+// (the overdue flag aside).
+bool sameEvents(const EventTrack &was, const EventTrack &now, size_t from, size_t n)
+{
+    if (from + n > was.count() || from + n > now.count())
+        return false;
+    for (size_t i = from; i < from + n; ++i)
+        if (was.localStart[i] != now.localStart[i] || was.localEnd[i] != now.localEnd[i] ||
+            was.nameId[i] != now.nameId[i] || was.parent[i] != now.parent[i] ||
+            was.depth[i] != now.depth[i] ||
+            uint16_t(was.flags[i] & ~EventOverdue) != uint16_t(now.flags[i] & ~EventOverdue) ||
+            was.argsId(uint32_t(i)) != now.argsId(uint32_t(i)))
+            return false;
+    return true;
+}
+
+// Per thread, the arrays a track's kept events are decoded into before they are copied, at
+// their exact size, into the track (a track's final arrays are allocated once; these stay
+// mapped from one track and one file to the next).
+struct Scratch
+{
+    std::vector<int64_t> start, end;
+    std::vector<uint32_t> name, args, keptOrig, argIds;
+    std::vector<int32_t> parent, newInChunk;
+    std::vector<uint16_t> depth, flags;
+    std::string buf;
+    void clearTrack()
+    {
+        start.clear();
+        end.clear();
+        name.clear();
+        args.clear();
+        keptOrig.clear();
+        parent.clear();
+        depth.clear();
+        flags.clear();
+    }
+};
+
+} // namespace
+
+std::string EventStore::pathFor(const std::string &logPath, bool beside)
+{
+    const fs::path p = fs::absolute(logPath).lexically_normal();
+    return CacheFile::placeFor(p.parent_path().string(), beside) + "/" + p.filename().string() +
+           ".sevt";
+}
+
+std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
+                              const LogFileStamp &stamp)
+{
+    if (!prepared(f))
+        return {}; // not prepared: nothing to store
+    const auto [chunks, tail] = encodeWhole(f, stamp);
     for (bool beside : {true, false}) {
         const std::string p = pathFor(logPath, beside);
         if (CacheFile::writeParts(p, {chunks, tail}))
@@ -206,7 +313,101 @@ std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
     return {};
 }
 
-std::optional<EventStore> EventStore::open(const std::string &logPath, std::string *why)
+bool EventStore::extend(const ParsedFile &f, const std::vector<EventTrack> &before,
+                        const LogFileStamp &stamp) const
+{
+    if (!prepared(f) || before.size() != tracks.size() || m_path.empty())
+        return false;
+    const uint64_t base = uint64_t(storedBytes);
+    std::string bytes;
+    std::vector<std::vector<Chunk>> trackChunks(f.worker.tracks.size());
+    for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti) {
+        const EventTrack &t = f.worker.tracks[ti];
+        // The old chunks whose events are unchanged stay as they are; a changed one (an open
+        // event that ended, a new parent) is encoded again over the same events; after an
+        // insertion every later chunk has changed. Then the new events.
+        size_t covered = 0; // events of t in the old chunks' ranges
+        for (size_t j = 0; j < tracks.size(); ++j) {
+            if (tracks[j].tid != t.tid || tracks[j].async != t.async)
+                continue;
+            for (const Chunk &c : tracks[j].chunks) {
+                if (covered + c.count > t.count())
+                    break;
+                if (sameEvents(before[j], t, covered, c.count)) {
+                    trackChunks[ti].push_back(c);
+                } else {
+                    Chunk n;
+                    const std::string out = encodeChunk(t, covered, c.count, f.args, n);
+                    n.offset = base + bytes.size();
+                    bytes += out;
+                    trackChunks[ti].push_back(n);
+                }
+                covered += c.count;
+            }
+            break;
+        }
+        encodeTrack(t, covered, f.args, base, bytes, trackChunks[ti]);
+    }
+    // The message records keep their chunks while the old tracks keep their places (the
+    // records name their track by index).
+    std::vector<Chunk> msgChunks;
+    size_t keptMsgs = 0;
+    bool samePlaces = tracks.size() <= f.worker.tracks.size();
+    for (size_t j = 0; samePlaces && j < tracks.size(); ++j)
+        samePlaces = f.worker.tracks[j].tid == tracks[j].tid;
+    if (samePlaces)
+        for (const Chunk &c : messageChunks) {
+            msgChunks.push_back(c);
+            keptMsgs += c.count;
+        }
+    if (keptMsgs > f.messages.size())
+        return false;
+    encodeMessages(f.messages, keptMsgs, base, bytes, msgChunks);
+    uint64_t live = 0;
+    for (const auto &list : trackChunks)
+        for (const Chunk &c : list)
+            live += c.length;
+    for (const Chunk &c : msgChunks)
+        live += c.length;
+    const uint64_t dirOffset = base + bytes.size();
+    const std::string tail = directory(f, stamp, trackChunks, msgChunks, dirOffset);
+    if (dirOffset + tail.size() > 2 * live + (uint64_t(1) << 20)) {
+        // Mostly superseded bytes (events inserted early in long tracks): written anew.
+        const auto [chunks, whole] = encodeWhole(f, stamp);
+        return CacheFile::writeParts(m_path, {chunks, whole});
+    }
+    const int fd = ::open(m_path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    struct stat st
+    {
+    };
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == off_t(base);
+    if (ok) {
+        // Appended after the old end (its directory stays behind as dead bytes): a reader that
+        // opened the old directory still finds every chunk it names unchanged.
+        for (std::string_view part : {std::string_view(bytes), std::string_view(tail)}) {
+            size_t done = 0;
+            const uint64_t at = part.data() == bytes.data() ? base : dirOffset;
+            while (ok && done < part.size()) {
+                const ssize_t w =
+                    ::pwrite(fd, part.data() + done, part.size() - done, off_t(at + done));
+                if (w < 0 && errno == EINTR)
+                    continue;
+                ok = w > 0;
+                done += ok ? size_t(w) : 0;
+            }
+        }
+        if (!ok && ::ftruncate(fd, off_t(base)) != 0) {
+            // The old store stays (stale for the grown log: rebuilt by the next load).
+        }
+    }
+    ::close(fd);
+    return ok;
+}
+
+std::optional<EventStore> EventStore::open(const std::string &logPath, std::string *why,
+                                           bool anyStamp)
 {
     const std::optional<LogFileStamp> now = LogFileStamp::of(logPath);
     if (!now) {
@@ -268,29 +469,14 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
             t.chunks.resize(r.count(40));
             uint64_t sum = 0;
             for (Chunk &c : t.chunks) {
-                c.count = r.u32();
-                c.minStart = r.i64();
-                c.maxEnd = r.i64();
-                c.offset = r.u64();
-                c.length = r.u32();
-                c.hash = r.u64();
+                consistent = getChunk(r, c, dirOffset) && consistent;
                 sum += c.count;
-                consistent = consistent && c.count > 0 && c.count <= kChunkEvents &&
-                             c.offset <= dirOffset && c.length <= dirOffset - c.offset;
             }
             consistent = consistent && sum == t.events;
         }
         s.messageChunks.resize(r.count(40));
-        for (Chunk &c : s.messageChunks) {
-            c.count = r.u32();
-            c.minStart = r.i64();
-            c.maxEnd = r.i64();
-            c.offset = r.u64();
-            c.length = r.u32();
-            c.hash = r.u64();
-            consistent = consistent && c.count > 0 && c.count <= kChunkEvents &&
-                         c.offset <= dirOffset && c.length <= dirOffset - c.offset;
-        }
+        for (Chunk &c : s.messageChunks)
+            consistent = getChunk(r, c, dirOffset) && consistent;
         s.counters.resize(r.count(52));
         for (CounterTrack &c : s.counters) {
             c.pid = r.i64();
@@ -326,7 +512,7 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
             reason = p + ": inconsistent directory";
             continue;
         }
-        if (!(s.stamp == *now)) {
+        if (!anyStamp && !(s.stamp == *now)) {
             reason = p + ": stale (the log changed since it was written)";
             continue;
         }
@@ -339,8 +525,28 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
 
 bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int64_t aLocal,
                       int64_t bLocal, EventKindLookup &kinds, ParsedFile &out, int64_t *bytesRead,
-                      std::string *why, bool withMessages) const
+                      std::string *why, bool withMessages, const ArgSink &sink) const
 {
+    const WindowTest in(map, begin, end);
+    std::vector<int64_t> maxNs(names.size()); // the config's expected maximum per name
+    StringTable table;
+    for (size_t i = 0; i < names.size(); ++i)
+        maxNs[i] = kinds.expectedMaxNs(table, table.intern(names[i]));
+    return decode(&in, aLocal, bLocal, maxNs, out, bytesRead, why, withMessages, sink, true);
+}
+
+bool EventStore::readAll(ParsedFile &out, std::string *why) const
+{
+    return decode(nullptr, INT64_MIN, INT64_MAX, {}, out, nullptr, why, true, {nullptr, nullptr},
+                  false);
+}
+
+bool EventStore::decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
+                        const std::vector<int64_t> &maxNs, ParsedFile &out, int64_t *bytesRead,
+                        std::string *why, bool withMessages, const ArgSink &sink,
+                        bool denseArgs) const
+{
+    std::string reason;
     auto failed = [&](const std::string &r) {
         if (why)
             *why = m_path + ": " + r;
@@ -367,15 +573,10 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
     out.worker.counters = counters;
     out.worker.tracks.clear();
     out.worker.tracks.resize(tracks.size());
-    std::string buf;
-    std::vector<uint32_t> argIds;
-    std::vector<int64_t> maxNs(names.size()); // the config's expected maximum per name
-    for (size_t i = 0; i < names.size(); ++i)
-        maxNs[i] = kinds.expectedMaxNs(out.names, uint32_t(i));
-    std::vector<uint32_t> keptOrig;  // per kept event, its index in the whole track
-    std::vector<int32_t> newInChunk; // per event of the chunk being decoded: its index kept
+    ArgStore &args = sink.store ? *sink.store : out.args;
+    out.argsInTimelineStore = sink.store != nullptr;
+    thread_local Scratch s;
     int64_t read = 0;
-    const WindowTest in(map, begin, end);
     for (size_t ti = 0; ti < tracks.size(); ++ti) {
         const Track &st = tracks[ti];
         EventTrack &t = out.worker.tracks[ti];
@@ -384,63 +585,53 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
         t.async = st.async;
         t.category = st.category;
         t.threadName = st.threadName;
-        // The chunks that can hold an event of the window; the first and last chosen bound the
-        // one read (the chunks of a track are contiguous in the file).
-        std::vector<size_t> want;
-        uint64_t upper = 0;
-        for (size_t k = 0; k < st.chunks.size(); ++k) {
+        s.clearTrack();
+        int maxDepth = 0;
+        size_t first = 0; // index in the track of chunk k's first event
+        for (size_t k = 0; k < st.chunks.size(); first += st.chunks[k].count, ++k) {
             const Chunk &c = st.chunks[k];
             if (c.minStart > bLocal)
                 break; // sorted by start: every later chunk starts after the window
-            if (c.maxEnd >= aLocal) {
-                want.push_back(k);
-                upper += c.count;
-            }
-        }
-        t.reserve(upper);
-        t.parent.reserve(upper);
-        t.depth.reserve(upper);
-        keptOrig.clear();
-        int maxDepth = 0;
-        size_t first = 0; // index in the track of chunk k's first event
-        size_t nextChunk = 0;
-        for (size_t k : want) {
-            for (; nextChunk < k; ++nextChunk)
-                first += st.chunks[nextChunk].count;
-            const Chunk &c = st.chunks[k];
-            buf.resize(c.length);
-            if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset)))
-                return failed("read error");
+            if (c.maxEnd < aLocal)
+                continue;
+            if (!loadChunk(fd, c, s.buf, &reason))
+                return failed(reason);
             read += c.length;
-            if (CacheFile::wordHash(buf) != c.hash)
-                return failed("corrupt chunk (hash mismatch)");
-            VarReader v(buf);
+            VarReader v(s.buf);
             const size_t nArgs = v.get();
             if (nArgs > c.count)
                 return failed("corrupt chunk");
-            argIds.clear();
-            for (size_t a = 0; a < nArgs && !v.bad; ++a) {
-                const uint64_t len = v.get();
-                if (len > uint64_t(v.end - v.p))
-                    return failed("corrupt chunk");
-                argIds.push_back(out.args.intern(
-                    std::string_view(reinterpret_cast<const char *>(v.p), size_t(len))));
-                v.p += len;
+            s.argIds.clear();
+            {
+                std::unique_lock<std::mutex> lock;
+                if (sink.mutex)
+                    lock = std::unique_lock(*sink.mutex);
+                for (size_t a = 0; a < nArgs && !v.bad; ++a) {
+                    const uint64_t len = v.get();
+                    if (len > uint64_t(v.end - v.p))
+                        return failed("corrupt chunk");
+                    s.argIds.push_back(
+                        args.intern(std::string_view(reinterpret_cast<const char *>(v.p), len)));
+                    v.p += len;
+                }
             }
             int64_t start = c.minStart;
-            newInChunk.assign(c.count, -1);
+            s.newInChunk.assign(c.count, -1);
             for (uint32_t e = 0; e < c.count; ++e) {
-                start += unzig(v.get());
-                const int64_t stop = start + unzig(v.get());
-                const uint64_t name = v.get();
-                const uint64_t up = v.get();
-                const uint64_t depth = v.get();
-                uint16_t flags = uint16_t(v.get());
-                const uint64_t arg = v.get();
-                if (v.bad || name >= names.size() || arg > argIds.size() || depth > 0xFFFF ||
+                // Seven varints; unchecked while a whole event's worth of bytes remains.
+                const bool fast = v.left() >= 7 * VarReader::kMaxBytes;
+                auto next = [&v, fast] { return fast ? v.getUnchecked() : v.get(); };
+                start += unzig(next());
+                const int64_t stop = start + unzig(next());
+                const uint64_t name = next();
+                const uint64_t up = next();
+                const uint64_t depth = next();
+                uint16_t flags = uint16_t(next());
+                const uint64_t arg = next();
+                if (v.bad || name >= names.size() || arg > s.argIds.size() || depth > 0xFFFF ||
                     up > first + e)
                     return failed("corrupt chunk");
-                if (!in.keep(start, stop))
+                if (in && !in->keep(start, stop))
                     continue;
                 const uint32_t orig = uint32_t(first + e);
                 int32_t parent = -1;
@@ -449,49 +640,60 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                     // (mostly in this chunk; else found among the kept ones).
                     const uint32_t p = uint32_t(orig - up);
                     if (up <= e) {
-                        parent = newInChunk[e - up];
+                        parent = s.newInChunk[e - up];
                     } else {
-                        const auto it = std::lower_bound(keptOrig.begin(), keptOrig.end(), p);
-                        parent =
-                            it != keptOrig.end() && *it == p ? int32_t(it - keptOrig.begin()) : -1;
+                        const auto it = std::lower_bound(s.keptOrig.begin(), s.keptOrig.end(), p);
+                        parent = it != s.keptOrig.end() && *it == p
+                                     ? int32_t(it - s.keptOrig.begin())
+                                     : -1;
                     }
                     if (parent < 0)
                         return failed("inconsistent nesting");
                 }
-                if (maxNs[name] >= 0 && stop - start > maxNs[name])
+                if (!maxNs.empty() && maxNs[name] >= 0 && stop - start > maxNs[name])
                     flags |= EventOverdue;
-                const uint32_t index = out.addEvent(t, start, stop, uint32_t(name), flags);
-                t.parent.push_back(parent);
-                t.depth.push_back(uint16_t(depth));
+                s.newInChunk[e] = int32_t(s.start.size());
+                s.start.push_back(start);
+                s.end.push_back(stop);
+                s.name.push_back(uint32_t(name));
+                s.flags.push_back(flags);
+                s.parent.push_back(parent);
+                s.depth.push_back(uint16_t(depth));
+                s.args.push_back(arg > 0 ? s.argIds[arg - 1] : EventTrack::kNoArgs);
+                s.keptOrig.push_back(orig);
                 maxDepth = std::max(maxDepth, int(depth));
-                if (arg > 0)
-                    t.argRefs.emplace_back(index, argIds[arg - 1]);
-                keptOrig.push_back(orig);
-                newInChunk[e] = int32_t(index);
             }
             if (v.p != v.end)
                 return failed("corrupt chunk (trailing bytes)");
         }
-        t.maxDepth = t.count() > 0 ? maxDepth : 0;
-        t.localStart.shrink_to_fit();
-        t.localEnd.shrink_to_fit();
-        t.nameId.shrink_to_fit();
-        t.flags.shrink_to_fit();
-        t.parent.shrink_to_fit();
-        t.depth.shrink_to_fit();
-        t.argRefs.shrink_to_fit();
+        // The kept events, copied once into arrays of their exact size.
+        const size_t n = s.start.size();
+        t.localStart.assign(s.start.begin(), s.start.end());
+        t.localEnd.assign(s.end.begin(), s.end.end());
+        t.nameId.assign(s.name.begin(), s.name.end());
+        t.flags.assign(s.flags.begin(), s.flags.end());
+        t.parent.assign(s.parent.begin(), s.parent.end());
+        t.depth.assign(s.depth.begin(), s.depth.end());
+        const size_t withArgs =
+            size_t(n - size_t(std::count(s.args.begin(), s.args.end(), EventTrack::kNoArgs)));
+        if (denseArgs && withArgs * 2 > n) {
+            t.argDense.assign(s.args.begin(), s.args.end());
+        } else {
+            t.argRefs.reserve(withArgs);
+            for (size_t i = 0; i < n; ++i)
+                if (s.args[i] != EventTrack::kNoArgs)
+                    t.argRefs.emplace_back(uint32_t(i), s.args[i]);
+        }
+        t.maxDepth = n > 0 ? maxDepth : 0;
     }
     out.messages = MessageLog();
     for (const Chunk &c : messageChunks) {
         if (!withMessages || c.maxEnd < aLocal || c.minStart > bLocal)
             continue;
-        buf.resize(c.length);
-        if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset)))
-            return failed("read error");
+        if (!loadChunk(fd, c, s.buf, &reason))
+            return failed(reason);
         read += c.length;
-        if (CacheFile::wordHash(buf) != c.hash)
-            return failed("corrupt chunk (hash mismatch)");
-        VarReader v(buf);
+        VarReader v(s.buf);
         int64_t ts = 0;
         for (uint32_t e = 0; e < c.count; ++e) {
             ts += unzig(v.get());
@@ -502,7 +704,7 @@ bool EventStore::read(const sync::ClockMap &map, int64_t begin, int64_t end, int
                 return failed("corrupt chunk");
             const std::string_view id(reinterpret_cast<const char *>(v.p), size_t(len));
             v.p += len;
-            if (in.keep(ts, ts))
+            if (!in || in->keep(ts, ts))
                 out.messages.add(ts, (trackSend & 1) != 0, 0, id, uint32_t(trackSend >> 1));
         }
         if (v.p != v.end)

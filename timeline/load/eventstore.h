@@ -32,11 +32,14 @@
 #include "sync/clockmap.h"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace syncline::load {
+
+class WindowTest;
 
 class EventStore
 {
@@ -74,13 +77,25 @@ public:
     std::vector<LoadProblem> problems; // the full parse's
     int64_t storedBytes = 0;           // the file's size
 
+    // Where a read interns the chunks' args texts: into `store` under `mutex` (the job's store,
+    // so that a window's texts are interned once, not per file and then again per job; the
+    // ParsedFile is then marked argsInTimelineStore), or, with no store, into the file's own.
+    struct ArgSink
+    {
+        ArgStore *store;
+        std::mutex *mutex;
+    };
+
     static std::string pathFor(const std::string &logPath, bool beside);
     // Writes the store of `file` (a prepared ParsedFile of `logPath`, args still in file.args),
     // beside the log or else in the cache dir; "" when neither could be written.
     static std::string write(const std::string &logPath, const ParsedFile &file,
                              const LogFileStamp &stamp);
     // The directory of the valid store of `logPath` (its stamp equal to the log's now).
-    static std::optional<EventStore> open(const std::string &logPath, std::string *why = nullptr);
+    // With `anyStamp`, also a store whose stamp is not the log's now (a grown log: LogExtension
+    // checks the log against it).
+    static std::optional<EventStore> open(const std::string &logPath, std::string *why = nullptr,
+                                          bool anyStamp = false);
 
     // Decodes into `out` (its worker's tracks replaced, names and args filled) exactly the
     // events overlapping [begin, end] in global ns through `map` (WindowReader::cutTrack's
@@ -90,11 +105,30 @@ public:
     // store's file changed, a chunk is corrupt or cannot be read.
     bool read(const sync::ClockMap &map, int64_t begin, int64_t end, int64_t aLocal, int64_t bLocal,
               EventKindLookup &kinds, ParsedFile &out, int64_t *bytesRead, std::string *why,
-              bool withMessages = true) const;
+              bool withMessages = true, const ArgSink &sink = {nullptr, nullptr}) const;
+    // Decodes every event, message record, counter and problem into `out`: the log as the
+    // full parse that wrote the store prepared it (tracks sorted and nested; the overdue flag
+    // not applied). False (and *why) when a chunk is damaged.
+    bool readAll(ParsedFile &out, std::string *why = nullptr) const;
+    // Appends to this store what `file` (the grown log, prepared, args still in file.args, its
+    // first tracks and message records the ones readAll gave) holds beyond `before` (the tracks
+    // as readAll gave them): per track, the chunks whose events did not change stay as they are
+    // on disk; the changed ones, the new events and the new message records are encoded and
+    // written after the file's old end, followed by a new directory for `stamp`. When the superseded bytes would
+    // outweigh the live ones, the store is written anew instead. False when nothing was written.
+    bool extend(const ParsedFile &file, const std::vector<EventTrack> &before,
+                const LogFileStamp &stamp) const;
 
     const std::string &path() const { return m_path; }
 
 private:
+    // read() and readAll(): `in` null keeps every event; `maxNs` (per name, the config's
+    // expected maximum; empty: none) sets the overdue flag; `denseArgs` lets a track whose
+    // kept events mostly have args hold them as argDense (EventTrack::compactArgs' rule).
+    bool decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
+                const std::vector<int64_t> &maxNs, ParsedFile &out, int64_t *bytesRead,
+                std::string *why, bool withMessages, const ArgSink &sink, bool denseArgs) const;
+
     std::string m_path; // the store file opened
 };
 

@@ -11,6 +11,7 @@
 #include "timeline/load/linkstore.h"
 #include "timeline/load/log/linescanner.h"
 #include "timeline/load/log/logparser.h"
+#include "timeline/load/logextension.h"
 #include "timeline/load/logindex.h"
 #include "timeline/load/timelinebuilder.h"
 #include "timeline/load/windowreader.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -55,22 +57,41 @@ bool cancelled(const LoadOptions &o)
     return o.cancel && o.cancel->load(std::memory_order_relaxed);
 }
 
-// The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md:
-// with a msg pair per step the correction takes about half as long as parsing; without
-// messages it is shorter, and the bar then jumps ahead rather than sitting at 100 %): the
-// overall fraction is
-// the stage's start plus its share times the progress within it, so one bar (and one
-// ETA) covers parse, merge, correct and index.
+// Runs `work` (which takes items until none is left) on the load's threads, this one among
+// them: LoadOptions::threads, else one per core, never more than `items`.
+void onThreads(const LoadOptions &o, size_t items, const std::function<void()> &work)
+{
+    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    n = std::max(1, std::min<int>(n, int(items)));
+    std::vector<std::thread> pool;
+    for (int k = 1; k < n; ++k)
+        pool.emplace_back(work);
+    work();
+    for (auto &th : pool)
+        th.join();
+}
+
+// The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md
+// "Progress": 128 workers, 12.5 M events, both cores, wall time): parsing 77 %, merging 0.2 %,
+// correcting clocks 17 % (pairing the messages about a third of it, the engine the rest),
+// indexing 6 % (collectives, writing the correction cache and the link store); a window decoded
+// from the event stores: reading the files 86 %, the clocks and arrows 10 %, the cut 4 %. The
+// overall fraction is the stage's start plus its share times the progress within it, so one
+// bar (and one ETA) covers every stage; a job without messages corrects faster, and the bar
+// then jumps ahead rather than sitting at 100 %.
 struct Stage
 {
     const char *name;
     double begin, share;
 };
-constexpr Stage kParse{"parsing", 0.0, 0.65};
-constexpr Stage kMerge{"merging", 0.65, 0.01};
-constexpr Stage kCorrect{"correcting clocks", 0.66, 0.32};
-constexpr Stage kIndex{"indexing", 0.98, 0.02};
-constexpr Stage kWindow{"reading the window", 0.0, 0.98}; // a windowed load: no parse/correct
+constexpr Stage kParse{"parsing", 0.0, 0.76};
+constexpr Stage kMerge{"merging", 0.76, 0.005};
+constexpr Stage kCorrect{"correcting clocks", 0.765, 0.175};
+constexpr double kPairingShare = 0.35; // of kCorrect
+constexpr Stage kIndex{"indexing", 0.94, 0.06};
+constexpr Stage kWindow{"reading the window", 0.0, 0.86}; // a windowed load: no parse/correct
+constexpr Stage kArrows{"clocks and arrows", 0.86, 0.10};
+constexpr Stage kCut{"cutting to the window", 0.96, 0.04};
 
 std::string formatBytes(int64_t b)
 {
@@ -145,27 +166,39 @@ int64_t headerLength(const std::string &path)
 // Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
 // by-product of the parse. A log that changed while it was read gets no index. *storeStamp is
 // set when the log has no valid event store and did not change while it was read: the caller
-// writes the store once the file is prepared (sorted and nested).
+// writes the store once the file is prepared (sorted and nested). A log that grew since its
+// index and store were written (LogExtension) is read from its store and its new bytes only;
+// *extension is then set, and the caller finishes it once the file is prepared.
 ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
-                         std::optional<LogFileStamp> *storeStamp)
+                         std::optional<LogFileStamp> *storeStamp,
+                         std::optional<LogExtension> *extension)
 {
     const bool needIndex = !LogIndex::load(path);
     const bool needStore = !EventStore::open(path);
     if (!needIndex && !needStore)
         return LogParser::parseFile(path, cancel);
+    if (needIndex && needStore)
+        if (std::optional<LogExtension> e = LogExtension::prepare(path))
+            if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
+                *extension = std::move(e);
+                return std::move(*f);
+            }
     const std::optional<LogFileStamp> before = LogFileStamp::of(path);
     LogIndex::Builder builder;
     ParsedFile f = needIndex ? LogParser::parseFile(
                                    path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
                                    std::max<size_t>(interval, 1))
                              : LogParser::parseFile(path, cancel);
-    const std::optional<LogFileStamp> after = LogFileStamp::of(path);
-    if (before && after && *before == *after && f.usable && !(cancel && cancel->load())) {
-        if (needIndex)
-            builder.finish(f, *before, headerLength(path)).store(path);
-        if (needStore)
-            *storeStamp = *before;
+    if (needIndex && before && f.usable) {
+        LogIndex x = builder.finish(f, *before, headerLength(path));
+        x.resume = LogExtension::continuation(path, f, x);
+        if (LogFileStamp::of(path) == before && !(cancel && cancel->load()))
+            x.store(path);
     }
+    const std::optional<LogFileStamp> after = LogFileStamp::of(path);
+    if (needStore && before && after && *before == *after && f.usable &&
+        !(cancel && cancel->load()))
+        *storeStamp = *before;
     return f;
 }
 
@@ -188,15 +221,18 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 return;
             const Task &t = tasks[i];
             std::optional<LogFileStamp> storeStamp;
-            files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                       : o.writeIndex
-                           ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes, &storeStamp)
-                           : LogParser::parseFile(t.path, o.cancel);
+            std::optional<LogExtension> extension;
+            files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                       : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
+                                                      &storeStamp, &extension)
+                                      : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
             TimelineBuilder::prepareFile(files[i], kinds);
             // The prepared file, as a windowed open decodes it (args still the file's own).
-            if (storeStamp)
+            if (extension)
+                extension->finish(files[i]); // the store and the index extended
+            else if (storeStamp)
                 EventStore::write(t.path, files[i], *storeStamp);
             {
                 // Each file's args texts join the one store as the file finishes: per file, the
@@ -217,14 +253,7 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             }
         }
     };
-    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    n = std::max(1, std::min<int>(n, int(tasks.size())));
-    std::vector<std::thread> pool;
-    for (int k = 1; k < n; ++k)
-        pool.emplace_back(work);
-    work();
-    for (auto &th : pool)
-        th.join();
+    onThreads(o, tasks.size(), work);
     return files;
 }
 
@@ -247,13 +276,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::optional<CorrectionCache> cache = CorrectionCache::load(logs, o.alignOn, o.correctClocks);
     if (!cache)
         return std::nullopt;
-    std::vector<LogIndex> indexes;
-    for (const std::string &p : logs) {
-        std::optional<LogIndex> x = LogIndex::load(p);
-        if (!x)
-            return std::nullopt;
-        indexes.push_back(std::move(*x));
-    }
     // Each log's event store: its window is decoded from it (no JSON). A log without a valid
     // one (none yet, corrupt, stale, another version) is parsed whole instead, which writes it.
     // With a link store (the full load that wrote the correction wrote it too), the window's
@@ -267,9 +289,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
                     CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"), ec))
                 pairWindowMessages = false;
     }
-    std::vector<std::optional<EventStore>> stores(logs.size());
-    for (size_t i = 0; i < logs.size(); ++i)
-        stores[i] = EventStore::open(logs[i]);
     std::map<std::string, const CorrectionCache::WorkerClock *> clockOf;
     for (const auto &wc : cache->workers)
         clockOf[wc.log] = &wc;
@@ -291,6 +310,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     std::atomic<size_t> next{0};
     std::atomic<int64_t> bytes{0};
     std::atomic<bool> fromStores{true};
+    std::atomic<bool> noIndex{false}; // a log without a valid index: the whole job is loaded
     std::mutex mutex;
     size_t done = 0;
     ArgStore args;
@@ -300,24 +320,31 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     const int64_t windowA = A, windowB = B;
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-            if (cancelled(o))
+            if (cancelled(o) || noIndex)
                 return;
+            // This log's index and store, opened here (on both threads) and freed once read.
+            const std::optional<LogIndex> index = LogIndex::load(logs[i]);
+            if (!index) {
+                noIndex = true;
+                return;
+            }
+            const std::optional<EventStore> store = EventStore::open(logs[i]);
             int64_t n = 0;
             EventKindLookup fileKinds(config);
             bool decoded = false;
-            if (stores[i]) {
-                files[i] = WindowReader::header(logs[i], indexes[i]);
-                decoded =
-                    stores[i]->read(maps[i], windowA, windowB, local[i].first, local[i].second,
-                                    fileKinds, files[i], &n, nullptr, pairWindowMessages);
+            if (store) {
+                files[i] = WindowReader::header(logs[i], *index);
+                // The args texts go straight into the window's one store.
+                decoded = store->read(maps[i], windowA, windowB, local[i].first, local[i].second,
+                                      fileKinds, files[i], &n, nullptr, pairWindowMessages,
+                                      {&args, &mutex});
                 if (!decoded) // not trusted: parsed again below, which writes a new one
                     n = 0;
             }
             if (!decoded && !o.writeIndex) {
                 // No store, and none to be written: only the index's blocks for the window
                 // are parsed.
-                files[i] =
-                    WindowReader::read(logs[i], indexes[i], local[i].first, local[i].second, &n);
+                files[i] = WindowReader::read(logs[i], *index, local[i].first, local[i].second, &n);
                 TimelineBuilder::prepareFile(files[i], fileKinds);
                 for (EventTrack &t : files[i].worker.tracks)
                     WindowReader::cutTrack(t, maps[i], windowA, windowB);
@@ -344,9 +371,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             else if (!decoded)                    // (a store's read keeps only those already)
                 files[i].messages =
                     WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
-            // What this file's read needed: freed now, not at the end of the window's load.
-            indexes[i] = LogIndex();
-            stores[i].reset();
             std::lock_guard lock(mutex);
             TimelineBuilder::moveArgsTo(files[i], args);
             for (EventTrack &tr : files[i].worker.tracks)
@@ -357,24 +381,21 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
                                 " files");
         }
     };
-    int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    n = std::max(1, std::min<int>(n, int(files.size())));
-    std::vector<std::thread> pool;
-    for (int k = 1; k < n; ++k)
-        pool.emplace_back(work);
-    work();
-    for (auto &th : pool)
-        th.join();
+    onThreads(o, files.size(), work);
     LoadResult result;
     if (cancelled(o)) {
         result.cancelled = true;
         return result;
     }
+    if (noIndex)
+        return std::nullopt;
+    progress.report(kArrows, 0.0, std::to_string(files.size()) + " workers");
     BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
     Timeline &tl = *built.timeline;
     tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
     if (!cache->applyTo(tl))
         return std::nullopt;
+    progress.report(kArrows, 0.2, "the link store");
     const TimeRange jobRange[2] = {cache->range[0], cache->range[1]};
     cache.reset(); // its clocks are on the workers now
     // The window's arrows: the full load's with both ends in the window, from the link store;
@@ -390,8 +411,12 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     bytes += linkBytes;
     std::vector<MessageLog>().swap(built.messages);
     releaseFreeMemory();
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
     EventKindLookup kinds(config);
-    progress.report(kIndex, 0.0, "names and categories");
+    progress.report(kCut, 0.0, std::to_string(tl.eventCount()) + " events");
     kinds.describe(tl);
     tl.window.active = true;
     tl.window.mode = o.window.mode;
@@ -494,17 +519,25 @@ LoadResult JobLoader::load(const LoadOptions &o)
         return result;
     }
     EventKindLookup kinds(config);
-    progress.report(kCorrect, 0.0, std::to_string(tl.workers.size()) + " workers");
     // The message records are only needed for their pairs: matched, then freed before the
     // engine runs (they are the biggest transient of a load).
     // The same matching gives the viewer's arrows (Timeline::links).
     std::vector<sync::MessagePair> pairs;
+    progress.report(kCorrect, 0.0,
+                    "pairing messages of " + std::to_string(tl.workers.size()) + " workers");
     if (o.correctClocks)
         pairs = ClockCorrector::pairMessages(tl, std::move(built.messages), &tl.links);
     else
         tl.links = ClockCorrector::links(tl, built.messages);
     std::vector<MessageLog>().swap(built.messages);
     releaseFreeMemory();
+    if (cancelled(o)) {
+        result.cancelled = true;
+        return result;
+    }
+    progress.report(kCorrect, kPairingShare,
+                    std::to_string(tl.workers.size()) + " workers, " +
+                        std::to_string(pairs.size()) + " message pairs");
     ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks}, std::nullopt,
                           nullptr);
     releaseFreeMemory();
@@ -515,9 +548,13 @@ LoadResult JobLoader::load(const LoadOptions &o)
     progress.report(kIndex, 0.0, "names and categories");
     // Categories, colours and collectives per name, for the viewer.
     ClockCorrector::markCollectives(tl, kinds, o.alignOn);
-    if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty())
-        if (CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks))
+    if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
+        progress.report(kIndex, 0.3, "the correction cache");
+        if (CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks)) {
+            progress.report(kIndex, 0.5, "the link store");
             LinkStore::write(tl, inputs.logs, o.alignOn, o.correctClocks);
+        }
+    }
     if (o.window.use) {
         const auto [A, B] = globalWindow(o.window, tl.range(o.window.mode));
         tl.window.active = true;

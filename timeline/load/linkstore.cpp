@@ -4,6 +4,7 @@
 #include "timeline/load/correctioncache.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/varint.h"
+#include "timeline/load/windowreader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -170,10 +171,12 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
         std::string buf;
         int64_t read = 0;
         bool damaged = false;
-        auto inside = [&](uint32_t w, int64_t local) {
-            const int64_t g = tl.map(w, mode).toGlobal(local);
-            return g >= begin && g <= end;
-        };
+        // Per worker, the window's rule by local thresholds (WindowTest: no map lookup per end).
+        std::vector<WindowTest> in;
+        in.reserve(tl.workers.size());
+        for (size_t w = 0; w < tl.workers.size(); ++w)
+            in.emplace_back(tl.map(w, mode), begin, end);
+        auto inside = [&](uint32_t w, int64_t local) { return in[w].keep(local, local); };
         size_t kept = 0;
         for (int pass = 0; pass < 2 && !damaged; ++pass) {
             if (pass == 1)

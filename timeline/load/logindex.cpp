@@ -101,19 +101,57 @@ LogIndex LogIndex::Builder::finish(const ParsedFile &f, const LogFileStamp &stam
         s.cp.openCount = uint32_t(x.openSpans.size()) - s.cp.openBegin;
         x.checkpoints.push_back(s.cp);
     }
-    for (const EventTrack &t : w.tracks) {
-        x.events += int64_t(t.count());
-        if (!t.threadName.empty())
-            x.threadNames.emplace_back(t.tid, t.threadName);
-    }
-    x.refId = w.refId;
-    x.samples = w.samples;
-    x.firstLocalNs = w.info.firstLocalNs;
-    x.lastLocalNs = w.info.lastLocalNs;
-    x.lastHeartbeatLocalNs = w.info.lastHeartbeatLocalNs;
-    x.droppedEvents = w.info.droppedEvents;
-    x.closedCleanly = w.info.closedCleanly;
+    x.setWholeFile(f);
     return x;
+}
+
+void LogIndex::setWholeFile(const ParsedFile &f)
+{
+    const Worker &w = f.worker;
+    events = 0;
+    threadNames.clear();
+    for (const EventTrack &t : w.tracks) {
+        events += int64_t(t.count());
+        if (!t.threadName.empty())
+            threadNames.emplace_back(t.tid, t.threadName);
+    }
+    refId = w.refId;
+    samples = w.samples;
+    firstLocalNs = w.info.firstLocalNs;
+    lastLocalNs = w.info.lastLocalNs;
+    lastHeartbeatLocalNs = w.info.lastHeartbeatLocalNs;
+    droppedEvents = w.info.droppedEvents;
+    closedCleanly = w.info.closedCleanly;
+}
+
+bool LogIndex::isOpenEventsNote(const LoadProblem &p)
+{
+    return p.severity == LoadProblem::Severity::Info && p.line == 0 &&
+           p.message.find("without an end, kept as open") != std::string::npos;
+}
+
+void LogIndex::append(const LogIndex &more)
+{
+    const auto spanBase = uint32_t(spans.size());
+    for (Checkpoint c : more.checkpoints) {
+        const uint32_t from = c.openBegin;
+        c.openBegin = uint32_t(openSpans.size());
+        for (uint32_t k = 0; k < c.openCount; ++k)
+            openSpans.push_back(spanBase + more.openSpans[from + k]);
+        checkpoints.push_back(c);
+    }
+    spans.insert(spans.end(), more.spans.begin(), more.spans.end());
+}
+
+std::string LogIndex::Span::beginRecord() const
+{
+    std::string line = "{\"t\":\"B\",\"ts\":" + std::to_string(localStart) +
+                       ",\"tid\":" + std::to_string(tid) + ",\"name\":";
+    CacheFile::appendJsonString(line, name);
+    if (!args.empty())
+        line += ",\"args\":" + args;
+    line += "}\n";
+    return line;
 }
 
 std::pair<size_t, size_t> LogIndex::blocksFor(int64_t a, int64_t b) const
@@ -159,6 +197,16 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
     x.closedCleanly = r.u32() != 0;
     x.events = r.i64();
     x.refId = r.str();
+    x.resume.possible = r.u32() != 0;
+    x.resume.offset = r.i64();
+    x.resume.line = r.i64();
+    x.resume.tailHash = r.u64();
+    x.resume.firstTid = r.i64();
+    x.resume.lastOrderTs.resize(r.count(16));
+    for (auto &[tid, ts] : x.resume.lastOrderTs) {
+        tid = r.i64();
+        ts = r.i64();
+    }
     x.checkpoints.resize(r.count(40));
     for (Checkpoint &c : x.checkpoints) {
         c.offset = r.i64();
@@ -200,7 +248,8 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
         return std::nullopt;
     }
     // Internal consistency: a reader never indexes past what it read.
-    bool consistent = !x.checkpoints.empty() && x.checkpoints[0].offset == 0;
+    bool consistent = !x.checkpoints.empty() && x.checkpoints[0].offset == 0 &&
+                      x.resume.offset >= 0 && x.resume.offset <= x.stamp.size;
     for (size_t i = 0; consistent && i < x.checkpoints.size(); ++i) {
         const Checkpoint &c = x.checkpoints[i];
         consistent = c.offset >= 0 && c.offset <= x.stamp.size &&
@@ -217,7 +266,7 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
     return x;
 }
 
-std::optional<LogIndex> LogIndex::load(const std::string &logPath, std::string *why)
+std::optional<LogIndex> LogIndex::load(const std::string &logPath, std::string *why, bool anyStamp)
 {
     const std::optional<LogFileStamp> now = LogFileStamp::of(logPath);
     if (!now) {
@@ -237,7 +286,7 @@ std::optional<LogIndex> LogIndex::load(const std::string &logPath, std::string *
             reason = p + ": " + r;
             continue;
         }
-        if (!(x->stamp == *now)) {
+        if (!anyStamp && !(x->stamp == *now)) {
             reason = p + ": stale (the log changed since it was written)";
             continue;
         }
@@ -263,6 +312,16 @@ std::string LogIndex::store(const std::string &logPath) const
     wr.u32(closedCleanly ? 1 : 0);
     wr.i64(events);
     wr.str(refId);
+    wr.u32(resume.possible ? 1 : 0);
+    wr.i64(resume.offset);
+    wr.i64(resume.line);
+    wr.u64(resume.tailHash);
+    wr.i64(resume.firstTid);
+    wr.u32(uint32_t(resume.lastOrderTs.size()));
+    for (const auto &[tid, ts] : resume.lastOrderTs) {
+        wr.i64(tid);
+        wr.i64(ts);
+    }
     wr.u32(uint32_t(checkpoints.size()));
     for (const Checkpoint &c : checkpoints) {
         wr.i64(c.offset);

@@ -46,7 +46,8 @@ struct LogFileStamp
 
 struct LogIndex
 {
-    static constexpr uint32_t kVersion = 1;
+    // 2: the continuation (a grown log is extended, LogExtension); files of 1 are rebuilt.
+    static constexpr uint32_t kVersion = 2;
     static constexpr size_t kInterval = 256 << 10; // bytes between checkpoints (default)
 
     struct Checkpoint
@@ -65,6 +66,24 @@ struct LogIndex
         uint16_t flags = 0; // the full parse's (EventOpen when it never ended)
         std::string name;
         std::string args; // "" = none
+        // The B record that opened it (its name and args as the full parse stored them), with
+        // its '\n': what a read that starts after it feeds the parser first.
+        std::string beginRecord() const;
+    };
+    // Where the parse of this log can be taken up again when the log grows (LogExtension,
+    // docs/scale.md "A growing log"): the end of its last complete line, the lines before it,
+    // a hash of the (up to) 4 KiB before it, and per thread the last time the parser's order
+    // check saw (its B starts and E ends). `possible` is false when the parse's state there is
+    // not all in the store and this index (a problem other than the open-events note, no
+    // header, a valid record without its '\n' at the end, no time at all): a grown log is then
+    // parsed whole.
+    struct Continuation
+    {
+        bool possible = false;
+        int64_t offset = 0, line = 0;
+        uint64_t tailHash = 0;
+        int64_t firstTid = 0; // the parse's first thread (a record without tid belongs to it)
+        std::vector<std::pair<int64_t, int64_t>> lastOrderTs; // (tid, local ns)
     };
 
     LogFileStamp stamp;
@@ -78,17 +97,31 @@ struct LogIndex
     int64_t firstLocalNs = 0, lastLocalNs = 0, lastHeartbeatLocalNs = 0, droppedEvents = 0;
     bool closedCleanly = false;
     int64_t events = 0;
+    Continuation resume;
 
     // Where the index of `logPath` is (beside it, else in the cache dir). `beside` selects.
     static std::string pathFor(const std::string &logPath, bool beside);
     // The valid index of `logPath`, if one exists beside it or in the cache dir: its stamp
     // matches the log's now, version and own hash check out. *why (when given) says why not.
-    static std::optional<LogIndex> load(const std::string &logPath, std::string *why = nullptr);
+    // With `anyStamp`, also an index whose stamp is not the log's now (LogExtension checks the
+    // grown log against it).
+    static std::optional<LogIndex> load(const std::string &logPath, std::string *why = nullptr,
+                                        bool anyStamp = false);
     // Reads one index file (no comparison with the log). nullopt when corrupt or another version.
     static std::optional<LogIndex> read(const std::string &indexPath, std::string *why = nullptr);
     // Writes beside the log, else into the cache dir; returns the path written ("" when neither
     // could be written: the job still loads, without an index).
     std::string store(const std::string &logPath) const;
+
+    // The parser's "N event(s) without an end, kept as open" note (it counts the events open at
+    // the end of what was read, so a read of part of a log, or of a grown log, makes its own).
+    static bool isOpenEventsNote(const LoadProblem &p);
+    // The whole-file fields (sync samples, thread names, first/last local time, heartbeat, drops,
+    // close, event count) from a finished parse of the log.
+    void setWholeFile(const ParsedFile &file);
+    // Appends the checkpoints of `more` (an index of the log's new bytes, whose spans refer to
+    // its own) after this index's.
+    void append(const LogIndex &more);
 
     // Blocks [lo, hi) a read of local times [a, b] needs (hi may be checkpoints.size(): to EOF).
     std::pair<size_t, size_t> blocksFor(int64_t a, int64_t b) const;

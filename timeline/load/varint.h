@@ -54,6 +54,25 @@ struct Reader
         bad = true;
         return 0;
     }
+    // The same without the end check, for a caller that made sure at least kMaxBytes bytes
+    // remain (an over-long varint still sets bad and stops after kMaxBytes).
+    static constexpr size_t kMaxBytes = 10;
+    size_t left() const { return size_t(end - p); }
+    uint64_t getUnchecked()
+    {
+        uint64_t v = *p++;
+        if (v < 0x80) [[likely]]
+            return v;
+        v &= 0x7f;
+        for (int shift = 7; shift < 70; shift += 7) {
+            const uint64_t b = *p++;
+            v |= (b & 0x7f) << shift;
+            if (b < 0x80)
+                return v;
+        }
+        bad = true;
+        return 0;
+    }
 };
 
 // Reads exactly n bytes at offset (false on an error or end of file).

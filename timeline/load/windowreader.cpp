@@ -14,36 +14,6 @@ namespace syncline::load {
 
 namespace {
 
-void appendJsonString(std::string &out, std::string_view s)
-{
-    out += '"';
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += char(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += char(c);
-        }
-    }
-    out += '"';
-}
-
-// The B record that opened `s` (its name and args as the full parse stored them).
-std::string beginLine(const LogIndex::Span &s)
-{
-    std::string line = "{\"t\":\"B\",\"ts\":" + std::to_string(s.localStart) +
-                       ",\"tid\":" + std::to_string(s.tid) + ",\"name\":";
-    appendJsonString(line, s.name);
-    if (!s.args.empty())
-        line += ",\"args\":" + s.args;
-    line += "}\n";
-    return line;
-}
-
 bool preadAll(int fd, std::string &buf, int64_t offset, size_t n, std::string *error)
 {
     buf.resize(n);
@@ -133,7 +103,7 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     if (lo > 0) {
         std::string opened;
         for (uint32_t k = 0; k < from.openCount; ++k)
-            opened += beginLine(x.spans[x.openSpans[from.openBegin + k]]);
+            opened += x.spans[x.openSpans[from.openBegin + k]].beginRecord();
         parser.feed(opened);
         parser.seek(from.line, from.offset);
     }
@@ -190,10 +160,7 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     }
     applyIndex(f, x);
     // The window's own "open events" note would count the events cut off at its end.
-    std::erase_if(f.problems, [](const LoadProblem &p) {
-        return p.severity == LoadProblem::Severity::Info &&
-               p.message.find("without an end, kept as open") != std::string::npos;
-    });
+    std::erase_if(f.problems, LogIndex::isOpenEventsNote);
     if (bytesRead)
         *bytesRead = read;
     return f;
@@ -249,30 +216,40 @@ ParsedFile WindowReader::header(const std::string &path, const LogIndex &x)
 
 void WindowReader::cut(Timeline &tl, ClockMode mode, int64_t begin, int64_t end)
 {
-    for (size_t w = 0; w < tl.workers.size(); ++w)
+    std::vector<WindowTest> in;
+    in.reserve(tl.workers.size());
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        in.emplace_back(tl.map(w, mode), begin, end);
         for (EventTrack &t : tl.workers[w].tracks)
-            cutTrack(t, tl.map(w, mode), begin, end);
-    const auto inside = [&](uint32_t worker, int64_t local) {
-        const int64_t g = tl.map(worker, mode).toGlobal(local);
-        return g >= begin && g <= end;
-    };
-    tl.links.eraseIf([&](const MessageLink &l) {
-        return !inside(l.fromWorker, l.fromLocal) || !inside(l.toWorker, l.toLocal);
-    });
-    tl.links.shrink_to_fit();
+            cutTrack(t, in.back());
+    }
+    // A link is inside when both its ends are (an instant's rule: keep(t, t)).
+    if (tl.links.eraseIf([&](const MessageLink &l) {
+            return !in[l.fromWorker].keep(l.fromLocal, l.fromLocal) ||
+                   !in[l.toWorker].keep(l.toLocal, l.toLocal);
+        }) > 0)
+        tl.links.shrink_to_fit();
 }
 
 void WindowReader::cutTrack(EventTrack &t, const sync::ClockMap &m, int64_t begin, int64_t end)
 {
+    cutTrack(t, WindowTest(m, begin, end));
+}
+
+void WindowReader::cutTrack(EventTrack &t, const WindowTest &in)
+{
     const size_t n = t.count();
-    std::vector<int32_t> newIndex(n, -1);
     size_t k = 0;
-    const WindowTest in(m, begin, end);
-    for (size_t i = 0; i < n; ++i)
-        if (in.keep(t.localStart[i], t.localEnd[i]))
-            newIndex[i] = int32_t(k++);
+    while (k < n && in.keep(t.localStart[k], t.localEnd[k]))
+        ++k; // a track read for the window keeps everything: nothing to allocate
     if (k == n)
         return;
+    std::vector<int32_t> newIndex(n, -1);
+    for (size_t i = 0; i < k; ++i)
+        newIndex[i] = int32_t(i);
+    for (size_t i = k; i < n; ++i)
+        if (in.keep(t.localStart[i], t.localEnd[i]))
+            newIndex[i] = int32_t(k++);
     int maxDepth = 0;
     for (size_t i = 0; i < n; ++i) {
         const int32_t j = newIndex[i];

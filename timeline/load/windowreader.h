@@ -74,6 +74,7 @@ public:
     // to what is kept (the windowed load cuts each file as it is read, so the blocks' events
     // outside the window never add up).
     static void cutTrack(EventTrack &track, const sync::ClockMap &map, int64_t begin, int64_t end);
+    static void cutTrack(EventTrack &track, const WindowTest &in);
 };
 
 } // namespace syncline::load

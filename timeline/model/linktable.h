@@ -60,13 +60,27 @@ public:
     std::vector<MessageLink> toVector() const;
     // Removes the links for which pred(MessageLink) is true (the rest keep their order); returns
     // how many went.
+    // In place: each group's kept ends move down, empty groups go (no copy, no sort: what is
+    // kept of a sorted table is sorted).
     template <typename Pred> size_t eraseIf(Pred pred)
     {
-        std::vector<MessageLink> kept = toVector();
-        const size_t before = kept.size();
-        std::erase_if(kept, pred);
-        *this = LinkTable(std::move(kept));
-        return before - size();
+        size_t out = 0, groups = 0;
+        for (size_t g = 0; g < m_groups.size(); ++g) {
+            Group group = m_groups[g];
+            const size_t first = out;
+            for (size_t i = group.begin; i < group.end; ++i)
+                if (!pred(make(group, i)))
+                    m_ends[out++] = m_ends[i];
+            if (out > first) {
+                group.begin = first;
+                group.end = out;
+                m_groups[groups++] = group;
+            }
+        }
+        const size_t removed = m_ends.size() - out;
+        m_ends.resize(out);
+        m_groups.resize(groups);
+        return removed;
     }
     void shrink_to_fit()
     {
