@@ -1,5 +1,7 @@
 #include "timeline/report/stats.h"
 
+#include "timeline/report/orderstats.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -21,30 +23,26 @@ size_t rankIndex(size_t n, double p)
     return std::clamp<size_t>(k, 1, n) - 1;
 }
 
-// Reorders d. p50, p95, p99 and max with one shrinking selection: after nth_element puts the
-// k-th smallest at k, everything from k on is >= it, so the next (higher) percentile and the
-// maximum are searched only there — the same values as three full Stats::percentile calls.
-StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::span<int64_t> d)
+// p50, p95, p99 and max of d (only read: OrderStats' histogram selection, exact).
+StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::span<const int64_t> d,
+                   OrderStats::Scratch &scratch)
 {
     StatsRow row;
     row.nameId = nameId;
     row.rank = rank;
     row.count = int64_t(d.size());
-    for (int64_t x : d)
-        row.totalNs += x;
-    row.meanNs = row.count ? row.totalNs / row.count : 0;
     if (d.empty())
         return row;
-    auto from = d.begin();
-    int64_t *out[] = {&row.p50Ns, &row.p95Ns, &row.p99Ns};
-    const double ps[] = {50, 95, 99};
-    for (int i = 0; i < 3; ++i) {
-        const auto kth = d.begin() + ptrdiff_t(rankIndex(d.size(), ps[i]));
-        std::nth_element(from, kth, d.end());
-        *out[i] = *kth;
-        from = kth;
-    }
-    row.maxNs = *std::max_element(from, d.end());
+    const size_t ks[] = {rankIndex(d.size(), 50), rankIndex(d.size(), 95),
+                         rankIndex(d.size(), 99)};
+    int64_t out[3];
+    const OrderStats::Summary s = OrderStats::select(d, ks, out, scratch);
+    row.totalNs = s.total;
+    row.meanNs = row.totalNs / row.count;
+    row.p50Ns = out[0];
+    row.p95Ns = out[1];
+    row.p99Ns = out[2];
+    row.maxNs = s.max;
     return row;
 }
 
@@ -255,11 +253,13 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         if (!q.perRank)
             return;
         const std::string &run = tl.workers[g.workers.front()].info.run;
+        OrderStats::Scratch scratch;
         for (size_t k = 0; k < g.counts.size(); ++k) {
             const uint32_t n = g.counts[k].first;
             const auto [offset, c] = segments[gi][k];
-            StatsRow row =
-                summarise(n, g.rank, std::span<int64_t>(slot(g.run, n).data.get() + offset, c));
+            StatsRow row = summarise(
+                n, g.rank, std::span<const int64_t>(slot(g.run, n).data.get() + offset, c),
+                scratch);
             row.run = run;
             g.rows.push_back(std::move(row));
         }
@@ -286,10 +286,19 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         for (size_t r = 0; r < runs.size(); ++r)
             if (slot(r, n).size)
                 items.push_back({n, r, {}});
+    // Largest first, so that the threads finish together.
+    std::vector<size_t> bySize(items.size());
+    for (size_t i = 0; i < items.size(); ++i)
+        bySize[i] = i;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
+        return slot(items[x].run, items[x].name).size > slot(items[y].run, items[y].name).size;
+    });
     parallelFor(items.size(), threads, [&](size_t i) {
-        Item &it = items[i];
-        Durations &d = slot(it.run, it.name);
-        it.row = summarise(it.name, std::nullopt, std::span<int64_t>(d.data.get(), d.size));
+        Item &it = items[bySize[i]];
+        const Durations &d = slot(it.run, it.name);
+        OrderStats::Scratch scratch;
+        it.row = summarise(it.name, std::nullopt, std::span<const int64_t>(d.data.get(), d.size),
+                           scratch);
         it.row.run = std::string(runs[it.run]);
     });
     // Per (run, name), the per-rank rows in (run, rank) order.
