@@ -94,8 +94,8 @@ double cpuSeconds()
 
 struct Timing
 {
-    double wall = 0; // median wall seconds
-    double cpu = 0;  // median CPU seconds of the process (all its threads)
+    double wall = 0;                 // median wall seconds
+    double cpu = 0;                  // median CPU seconds of the process (all its threads)
     std::vector<double> walls, cpus; // every run, in order
 };
 
@@ -264,10 +264,9 @@ int main(int argc, char **argv)
         const Timing cli = runChild({o.syncline, "compare", o.dirA, o.dirB, "--quiet"});
         std::printf("  %-48s %9.3f %9.3f\n", "`syncline compare A B` end to end (process)",
                     cli.wall, cli.cpu);
-        const Timing json =
-            runChild({o.syncline, "compare", o.dirA, o.dirB, "--json", "--quiet"});
-        std::printf("  %-48s %9.3f %9.3f\n", "`syncline compare A B --json` end to end",
-                    json.wall, json.cpu);
+        const Timing json = runChild({o.syncline, "compare", o.dirA, o.dirB, "--json", "--quiet"});
+        std::printf("  %-48s %9.3f %9.3f\n", "`syncline compare A B --json` end to end", json.wall,
+                    json.cpu);
     } else if (o.syncline != "none") {
         std::printf("  (no %s: the CLI runs are skipped)\n", o.syncline.c_str());
     }

@@ -35,65 +35,76 @@ OrderStats::Summary direct(std::span<const int64_t> v, std::span<const size_t> k
 OrderStats::Summary OrderStats::select(std::span<const int64_t> v, std::span<const size_t> ks,
                                        std::span<int64_t> out, Scratch &scratch)
 {
-    constexpr size_t kMaxRanks = 8; // (Stats asks for three)
     if (v.size() < kDirect || v.size() > std::numeric_limits<uint32_t>::max() ||
         ks.size() > kMaxRanks)
         return direct(v, ks, out, scratch.values);
-
-    // Pass 1: the histogram, the sum and the maximum.
-    Summary s;
-    s.max = std::numeric_limits<int64_t>::min();
     std::vector<uint32_t> &hist = scratch.hist;
     hist.assign(size_t(kBuckets), 0);
-    for (int64_t x : v) {
-        ++hist[size_t(bucketOf(x))];
-        s.total += x;
-        s.max = std::max(s.max, x);
-    }
+    count(v, hist.data());
+    return selectCounted(v, hist, 0, ks, out, scratch);
+}
 
-    // Each wanted rank's bucket and its rank inside that bucket; the distinct buckets (at most
-    // one per rank, ascending since the ranks are) and where their values go in the buffer.
+OrderStats::Summary OrderStats::selectCounted(std::span<const int64_t> v,
+                                              std::span<const uint32_t> hist, int first,
+                                              std::span<const size_t> ks, std::span<int64_t> out,
+                                              Scratch &scratch)
+{
+    if (ks.size() > kMaxRanks || v.empty())
+        return direct(v, ks, out, scratch.values);
+    // Each wanted rank's bucket (index into hist) and its rank inside that bucket; the distinct
+    // buckets (ascending, as the ranks are) and where their values go in the buffer.
     struct Want
     {
-        int bucket;
+        size_t bucket;
         size_t within;
     };
     Want want[kMaxRanks];
-    int buckets[kMaxRanks];
+    size_t buckets[kMaxRanks];
     size_t start[kMaxRanks + 1];
     size_t distinct = 0, copied = 0;
     size_t below = 0; // values in buckets before b
-    int b = 0;
+    size_t b = 0;
     for (size_t i = 0; i < ks.size(); ++i) {
-        while (below + hist[size_t(b)] <= ks[i])
-            below += hist[size_t(b++)];
+        while (below + hist[b] <= ks[i])
+            below += hist[b++];
         want[i] = {b, ks[i] - below};
         if (distinct == 0 || buckets[distinct - 1] != b) {
             buckets[distinct] = b;
             start[distinct] = copied;
-            copied += hist[size_t(b)];
+            copied += hist[b];
             ++distinct;
         }
     }
     start[distinct] = copied;
-    if (distinct == 0)
-        return s;
 
-    // Pass 2: copy out the values of those buckets.
-    std::vector<int64_t> &buf = scratch.values;
-    buf.resize(copied);
-    size_t cursor[kMaxRanks];
-    std::copy(start, start + distinct, cursor);
-    const int lo = buckets[0], hi = buckets[distinct - 1];
+    // One pass: copy out the values of those buckets without a branch per value (each value
+    // is written at the end of the copied ones, which advances only for a wanted bucket); then,
+    // with more than one bucket, the few copied values moved to their bucket's part.
+    std::vector<uint8_t> &part = scratch.part; // bucket − first → 1 + its part, 0: not wanted
+    part.assign(hist.size(), 0);
+    for (size_t j = 0; j < distinct; ++j)
+        part[buckets[j]] = uint8_t(j + 1);
+    std::vector<int64_t> &kept = scratch.kept;
+    kept.resize(copied + 1); // (+1: the slot written for a value that is not kept)
+    size_t n = 0;
+    Summary s;
+    s.max = v.front();
     for (int64_t x : v) {
-        const int k = bucketOf(x);
-        if (k < lo || k > hi)
-            continue;
+        kept[n] = x;
+        n += part[size_t(bucketOf(x) - first)] != 0;
+        s.total += x;
+        s.max = std::max(s.max, x);
+    }
+    std::vector<int64_t> &buf = distinct == 1 ? kept : scratch.values;
+    if (distinct > 1) {
+        buf.resize(copied);
+        size_t cursor[kMaxRanks + 1];
         for (size_t j = 0; j < distinct; ++j)
-            if (buckets[j] == k) {
-                buf[cursor[j]++] = x;
-                break;
-            }
+            cursor[j + 1] = start[j];
+        for (size_t i = 0; i < copied; ++i) {
+            const int64_t x = kept[i];
+            buf[cursor[part[size_t(bucketOf(x) - first)]]++] = x;
+        }
     }
 
     // Order within each bucket: ranks in one bucket ascending, each searched above the last.

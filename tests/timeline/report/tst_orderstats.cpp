@@ -38,7 +38,7 @@ int64_t draw(std::mt19937_64 &rng, int shape)
         return int64_t(rng() % 100);
     case 3: // constant
         return 123'456;
-    case 4: // within 0.1 %: one bucket holds nearly all
+    case 4: // within 0.1 %: one bucket holds them all
         return 5'000'000 + int64_t(rng() % 5000);
     case 5: // negatives and positives
         return int64_t(rng() % 2'000'001) - 1'000'000;
@@ -128,9 +128,8 @@ std::shared_ptr<Timeline> randomJob(const std::string &dir, uint64_t seed, int r
                     t += dur + 1 + int64_t(rng() % 1000);
                 }
             }
-            testlogs::write(dir + "/w." + std::to_string(rank) + "." + std::to_string(restart) +
-                                ".log",
-                            log);
+            testlogs::write(
+                dir + "/w." + std::to_string(rank) + "." + std::to_string(restart) + ".log", log);
         }
     LoadOptions o;
     o.paths = {dir};
@@ -168,15 +167,25 @@ void TstOrderStats::bucketsNeverDecrease()
                  qPrintable(QString::number(xs[i])));
     QCOMPARE(OrderStats::bucketOf(std::numeric_limits<int64_t>::max()), OrderStats::kBuckets - 1);
     QCOMPARE(OrderStats::bucketOf(-5), 0);
-    QCOMPARE(OrderStats::bucketOf(63), 64);
-    QCOMPARE(OrderStats::bucketOf(64), 65);
+    QCOMPARE(OrderStats::bucketOf(127), 128);
+    QCOMPARE(OrderStats::bucketOf(128), 129);
+    QCOMPARE(OrderStats::bucketOf(256), 257); // 128 buckets 1 wide for [128, 256)
+    QCOMPARE(OrderStats::bucketOf(257), 257);
+    QCOMPARE(OrderStats::bucketOf(258), 258);
 }
 
 void TstOrderStats::selectMatchesSorting()
 {
     std::mt19937_64 rng(20261201);
-    const size_t sizes[] = {1,    2,    3,    100, OrderStats::kDirect - 1, OrderStats::kDirect,
-                            OrderStats::kDirect + 1, 10'000, 100'000};
+    const size_t sizes[] = {1,
+                            2,
+                            3,
+                            100,
+                            OrderStats::kDirect - 1,
+                            OrderStats::kDirect,
+                            OrderStats::kDirect + 1,
+                            10'000,
+                            100'000};
     OrderStats::Scratch scratch; // reused across calls, as Stats does
     int cases = 0;
     for (size_t n : sizes)
@@ -225,8 +234,8 @@ void TstOrderStats::statsMatchDefinition()
 {
     QTemporaryDir dir;
     for (uint64_t seed : {1ull, 2ull}) {
-        const auto tl = randomJob(dir.path().toStdString() + "/s" + std::to_string(seed), seed,
-                                  6, 2 * int(OrderStats::kDirect));
+        const auto tl = randomJob(dir.path().toStdString() + "/s" + std::to_string(seed), seed, 6,
+                                  2 * int(OrderStats::kDirect));
         QVERIFY(tl);
         const auto want = definition(*tl);
         size_t rows = 0;
@@ -243,7 +252,8 @@ void TstOrderStats::statsMatchDefinition()
                 const std::string name(tl->names.name(r.nameId));
                 const Expected &e = want.at(name).at(r.rank);
                 const auto key = [](int64_t c, int64_t t, int64_t m, int64_t a, int64_t b,
-                                    int64_t d, int64_t x) { return std::tuple(c, t, m, a, b, d, x); };
+                                    int64_t d,
+                                    int64_t x) { return std::tuple(c, t, m, a, b, d, x); };
                 QVERIFY2(key(r.count, r.totalNs, r.meanNs, r.p50Ns, r.p95Ns, r.p99Ns, r.maxNs) ==
                              key(e.count, e.total, e.mean, e.p50, e.p95, e.p99, e.max),
                          qPrintable(QStringLiteral("%1 rank %2: p50 %3/%4 p95 %5/%6 p99 %7/%8")
