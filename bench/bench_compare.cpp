@@ -2,17 +2,23 @@
 // realistic runs (what syncline-sim writes: {"step": N} args on every event, message records,
 // 8 processes per host, 2 ms steps), against a baseline measured in the same run on the same
 // loaded timelines: Stats::compute of run A alone (the statistics of one run, what `syncline
-// stats` computes). Compare::compute is two Stats passes (on two threads) plus the join by name
-// and rank, so the ratio says what the comparison adds. Also timed: the anchor search (the 3rd
-// "step" per rank) in both runs and CompareTimeline::combine (the viewer's A + B timeline copy).
+// stats` computes). Compare::compute is a Stats pass per run plus the join by name and rank, so
+// the ratio says what the comparison adds. Also timed: the anchor search (the 3rd "step" per
+// rank) in both runs, CompareTimeline::combine (the viewer's A + B timeline copy), and what a
+// user of the CLI waits for: `syncline compare A B` (and `--json`) end to end as a child process
+// (loading both runs, correcting their clocks, the table, the output), wall and CPU.
 // Loading is not part of the delta-table figure; it is timed once per run and printed beside it
 // (wall and CPU), with the machine's hardware threads and load average, so every figure is
 // checkable: on a shared machine the wall time is what one waited, the CPU time the work.
-// Run B is run A's job with another seed and 10 % longer steps (and 10 % longer, so both runs
-// have the same number of steps), so the names match and the deltas are real. The defaults make
-// two 10M-event runs (about 1 GB of logs each, written to a temporary directory and removed). Each figure is the median of --repeat runs.
+// Run B is run A's job with another seed, 10 % longer steps (and 10 % longer, so both runs have
+// the same number of steps) and a straggler (rank 5's forward and backward 1.3× as long, so the
+// others wait for it in every all-reduce): the names match and the deltas are real, per name and
+// per rank. The defaults make two 10M-event runs (about 1 GB of logs each, written to a
+// temporary directory and removed). Each figure is the median of --repeat runs; every run of the
+// delta table is printed too.
 // Usage: bench_compare [--workers 64] [--duration-s 76] [--seed 3] [--repeat 3]
 //        [--dir-a DIR --dir-b DIR (existing jobs instead)] [--keep DIR]
+//        [--syncline PATH (default: beside this binary; "none": skip the CLI runs)]
 // (`make bench` runs it with the defaults.)
 #include "sim/joblogwriter.h"
 #include "sim/simconfig.h"
@@ -30,7 +36,10 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -44,15 +53,18 @@ struct Options
     double durationS = 76; // 64 workers x 76 s x ~2,075 events/s = 10.1M events per run
     uint64_t seed = 3;
     int repeat = 3;
-    std::string dirA, dirB, keep;
+    std::string dirA, dirB, keep, syncline;
 };
 
-void generate(const std::string &dir, const Options &o, uint64_t seed, double iterationMs)
+void generate(const std::string &dir, const Options &o, uint64_t seed, double iterationMs,
+              int slowRank)
 {
     syncline::sim::SimConfig cfg = syncline::sim::configFor(
         syncline::sim::Regime::Datacenter, seed, o.workers, o.durationS * iterationMs / 2.0);
     cfg.workersPerHost = 8;
     cfg.iterationMs = iterationMs;
+    cfg.slowRank = slowRank;
+    cfg.slowFactor = 1.3;
     const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
     const std::string err = syncline::sim::JobLogWriter::write(job, dir);
     if (!err.empty()) {
@@ -82,25 +94,59 @@ double cpuSeconds()
 
 struct Timing
 {
-    double wall = 0; // median wall seconds
-    double cpu = 0;  // median CPU seconds of the process (all its threads)
+    double wall = 0;                 // median wall seconds
+    double cpu = 0;                  // median CPU seconds of the process (all its threads)
+    std::vector<double> walls, cpus; // every run, in order
 };
 
 // Median wall and CPU time of `repeat` calls. On a shared, loaded machine the wall time is
 // what one waited; the CPU time is the work, independent of how much of a core one got.
 Timing timeIt(int repeat, const std::function<void()> &f)
 {
-    std::vector<double> wall, cpu;
+    Timing t;
     for (int i = 0; i < repeat; ++i) {
         const auto a = Clock::now();
         const double c = cpuSeconds();
         f();
-        cpu.push_back(cpuSeconds() - c);
-        wall.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+        t.cpus.push_back(cpuSeconds() - c);
+        t.walls.push_back(std::chrono::duration<double>(Clock::now() - a).count());
     }
+    std::vector<double> wall = t.walls, cpu = t.cpus;
     std::sort(wall.begin(), wall.end());
     std::sort(cpu.begin(), cpu.end());
-    return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+    t.wall = wall[wall.size() / 2];
+    t.cpu = cpu[cpu.size() / 2];
+    return t;
+}
+
+// Runs `args` as a child process, its stdout to /dev/null: wall seconds, and its CPU seconds
+// (user + system of the child and its threads, from wait4). Exits when the child fails.
+Timing runChild(const std::vector<std::string> &args)
+{
+    std::vector<char *> argv;
+    for (const std::string &a : args)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    const auto a = Clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (FILE *null = std::freopen("/dev/null", "w", stdout); !null)
+            ::_exit(126);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    rusage ru{};
+    if (pid < 0 || ::wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        std::fprintf(stderr, "bench_compare: %s failed (status %d)\n", args[0].c_str(), status);
+        std::exit(1);
+    }
+    Timing t;
+    t.wall = std::chrono::duration<double>(Clock::now() - a).count();
+    t.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    return t;
 }
 
 } // namespace
@@ -131,9 +177,12 @@ int main(int argc, char **argv)
             o.dirB = next();
         else if (a == "--keep")
             o.keep = next();
+        else if (a == "--syncline")
+            o.syncline = next();
         else {
             std::fprintf(stderr, "usage: bench_compare [--workers 64] [--duration-s 76] [--seed 3] "
-                                 "[--repeat 3] [--dir-a DIR --dir-b DIR] [--keep DIR]\n");
+                                 "[--repeat 3] [--dir-a DIR --dir-b DIR] [--keep DIR] "
+                                 "[--syncline PATH|none]\n");
             return 2;
         }
     }
@@ -149,8 +198,8 @@ int main(int argc, char **argv)
         fs::create_directories(o.dirB);
         std::fprintf(stderr, "generating two runs: %d workers x %.0f s, 2 ms and 2.2 ms steps\n",
                      o.workers, o.durationS);
-        generate(o.dirA, o, o.seed, 2.0);
-        generate(o.dirB, o, o.seed + 1, 2.2);
+        generate(o.dirA, o, o.seed, 2.0, -1);
+        generate(o.dirB, o, o.seed + 1, 2.2, std::min(5, o.workers - 1));
     }
     std::shared_ptr<syncline::Timeline> a, b;
     const Timing loadA = timeIt(1, [&] { a = load(o.dirA); });
@@ -204,6 +253,23 @@ int main(int argc, char **argv)
                 combine.wall, combine.cpu, combinedEvents);
     std::printf("  delta table / one run's stats: %.2fx wall, %.2fx cpu\n  %s\n",
                 compare.wall / stats.wall, compare.cpu / stats.cpu, result.summaryLine().c_str());
+    std::printf("  delta table, every run (wall / cpu s):");
+    for (size_t i = 0; i < compare.walls.size(); ++i)
+        std::printf(" %.3f/%.3f", compare.walls[i], compare.cpus[i]);
+    std::printf("\n");
+    // What a user of the CLI waits for: both loads, the correction, the table, the output.
+    if (o.syncline.empty())
+        o.syncline = (fs::path(argv[0]).parent_path() / "syncline").string();
+    if (o.syncline != "none" && fs::exists(o.syncline)) {
+        const Timing cli = runChild({o.syncline, "compare", o.dirA, o.dirB, "--quiet"});
+        std::printf("  %-48s %9.3f %9.3f\n", "`syncline compare A B` end to end (process)",
+                    cli.wall, cli.cpu);
+        const Timing json = runChild({o.syncline, "compare", o.dirA, o.dirB, "--json", "--quiet"});
+        std::printf("  %-48s %9.3f %9.3f\n", "`syncline compare A B --json` end to end", json.wall,
+                    json.cpu);
+    } else if (o.syncline != "none") {
+        std::printf("  (no %s: the CLI runs are skipped)\n", o.syncline.c_str());
+    }
     std::printf("goal: delta table of two ~10M-event runs <= 2 s wall: %.3f s (%s), %.3f CPU s\n",
                 compare.wall, compare.wall <= 2.0 ? "MET" : "NOT MET", compare.cpu);
     if (!tmp.empty() && o.keep.empty())

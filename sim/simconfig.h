@@ -51,6 +51,8 @@ struct SimConfig
     double messageMinLatencyNs = 2'000.0;
     double messageQueueNs = 3'000.0;
     double collectiveEndJitterNs = 1'000.0; // ends on different ranks within this
+    int slowRank = -1;       // >= 0: this rank's forward and backward take slowFactor × as long
+    double slowFactor = 1.0; // (a straggler: the others wait for it in every all-reduce)
     bool writeHeartbeats = true;
 };
 

@@ -67,8 +67,10 @@ double Workload::runIteration(SimJob &job, int64_t k, double base)
     double lastArrival = 0.0;
     for (int w = 0; w < n; ++w) {
         start[size_t(w)] = base + m_rng.uniform(0.0, 200'000.0);
-        const double fwd = iter * 0.3 * m_rng.uniform(0.9, 1.1);
-        const double bwd = iter * 0.5 * m_rng.uniform(0.9, 1.1);
+        // (the same draws with or without a slow rank: only its own durations change)
+        const double slow = job.workers[size_t(w)].rank == m_cfg.slowRank ? m_cfg.slowFactor : 1.0;
+        const double fwd = iter * 0.3 * m_rng.uniform(0.9, 1.1) * slow;
+        const double bwd = iter * 0.5 * m_rng.uniform(0.9, 1.1) * slow;
         arBegin[size_t(w)] = start[size_t(w)] + fwd + bwd + 1000.0;
         sendAt[size_t(w)] = start[size_t(w)] + fwd + 0.5 * bwd;
         lastArrival = std::max(lastArrival, arBegin[size_t(w)]);

@@ -134,6 +134,40 @@ void ClockMap::toGlobal(std::span<const int64_t> local, std::span<int64_t> out) 
     }
 }
 
+void ClockMap::durations(std::span<const int64_t> start, std::span<const int64_t> end,
+                         std::span<int64_t> out) const
+{
+    const size_t n = std::min({start.size(), end.size(), out.size()});
+    if (m_segments.empty()) {
+        for (size_t i = 0; i < n; ++i)
+            out[i] = end[i] - start[i];
+        return;
+    }
+    const size_t segCount = m_segments.size();
+    size_t i = 0;
+    while (i < n) {
+        // The segment of start[i]; then every following event whose start stays in it.
+        const int64_t v = start[i];
+        auto it =
+            std::upper_bound(m_segments.begin(), m_segments.end(), v,
+                             [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
+        const size_t k = (it == m_segments.begin()) ? 0 : size_t(it - m_segments.begin()) - 1;
+        const ClockSegment &s = m_segments[k];
+        const double sm1 = s.slope - 1.0;
+        const int64_t lo = (k == 0) ? INT64_MIN : s.localStart;
+        const int64_t hi = (k + 1 < segCount) ? m_segments[k + 1].localStart : INT64_MAX;
+        size_t j = i;
+        for (; j < n; ++j) {
+            const int64_t a = start[j], b = end[j];
+            if (a < lo || a >= hi)
+                break;
+            const int64_t gb = (b >= lo && b < hi) ? evalSegment(s, sm1, b) : toGlobal(b);
+            out[j] = gb - evalSegment(s, sm1, a);
+        }
+        i = j;
+    }
+}
+
 bool ClockMap::isIdentity() const
 {
     if (m_segments.empty())

@@ -55,6 +55,11 @@ public:
     int64_t toLocal(int64_t globalNs) const;
     // Batch map; fastest when `local` is sorted ascending (walks segments with a cursor).
     void toGlobal(std::span<const int64_t> local, std::span<int64_t> out) const;
+    // Batch global durations: out[i] = toGlobal(end[i]) − toGlobal(start[i]), exactly (the same
+    // two evaluations), without the two global arrays; fastest when `start` is ascending and an
+    // end mostly lies in its start's segment (a cursor for the starts, one bounds check per end).
+    void durations(std::span<const int64_t> start, std::span<const int64_t> end,
+                   std::span<int64_t> out) const;
 
     const ClockSegment &segmentAt(int64_t localNs) const;
     const std::vector<ClockSegment> &segments() const { return m_segments; }

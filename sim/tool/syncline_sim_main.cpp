@@ -1,6 +1,7 @@
 // syncline-sim — writes a simulated job directory (logs in format v1 + ground truth).
 // usage: syncline-sim --seed S --workers N --duration-s D --regime datacenter|rdma|sparse|stress
 //                     --out DIR [--per-host K] [--iteration-ms M]
+//                     [--slow-rank R [--slow-factor F]]  (rank R's forward/backward F× as long)
 #include "sim/joblogwriter.h"
 #include "sim/simulator.h"
 
@@ -17,7 +18,7 @@ int usage(const char *why)
     std::fprintf(stderr,
                  "syncline-sim: %s\nusage: syncline-sim --seed S --workers N --duration-s D "
                  "--regime datacenter|rdma|sparse|stress --out DIR [--per-host K] "
-                 "[--iteration-ms M]\n",
+                 "[--iteration-ms M] [--slow-rank R [--slow-factor F]]\n",
                  why);
     return 2;
 }
@@ -33,7 +34,8 @@ bool number(const std::string &s, double &out)
 
 int main(int argc, char **argv)
 {
-    double seed = 1, workers = 8, duration = 60, perHost = 1, iterMs = -1;
+    double seed = 1, workers = 8, duration = 60, perHost = 1, iterMs = -1, slowRank = -1,
+           slowFactor = 1.5;
     std::string regime = "datacenter", out;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -53,6 +55,10 @@ int main(int argc, char **argv)
             ok = number(v, perHost) && perHost >= 1;
         else if (a == "--iteration-ms")
             ok = number(v, iterMs) && iterMs >= 1;
+        else if (a == "--slow-rank")
+            ok = number(v, slowRank) && slowRank >= 0 && slowRank == double(int(slowRank));
+        else if (a == "--slow-factor")
+            ok = number(v, slowFactor) && slowFactor > 0 && slowFactor <= 100;
         else if (a == "--regime")
             regime = v;
         else if (a == "--out")
@@ -71,6 +77,10 @@ int main(int argc, char **argv)
     cfg.workersPerHost = int(perHost);
     if (iterMs > 0)
         cfg.iterationMs = iterMs;
+    if (slowRank >= 0) {
+        cfg.slowRank = int(slowRank);
+        cfg.slowFactor = slowFactor;
+    }
     const SimJob job = Simulator::run(cfg);
     const std::string err = JobLogWriter::write(job, out);
     if (!err.empty()) {

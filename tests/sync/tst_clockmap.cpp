@@ -1,4 +1,4 @@
-// Tests for ClockMap: identity, exact evaluation, continuity, inverse, batch == scalar.
+// Tests for ClockMap: identity, exact evaluation, continuity, inverse, batch == scalar (toGlobal, durations).
 #include "sync/clockmap.h"
 
 #include <QtTest>
@@ -94,6 +94,24 @@ void TstClockMap::batchEqualsScalar()
     m.toGlobal(in, out);
     for (size_t i = 0; i < in.size(); ++i)
         QCOMPARE(out[i], m.toGlobal(in[i]));
+    // durations(): ends in the start's segment, in a later one, before the first segment and
+    // beyond the last; starts sorted (as a track's) and not.
+    std::vector<int64_t> ends(in.size()), d(in.size());
+    std::uniform_int_distribution<int64_t> len(0, 30'000'000);
+    for (int sorted = 0; sorted < 2; ++sorted) {
+        if (!sorted)
+            std::shuffle(in.begin(), in.end(), rng);
+        else
+            std::sort(in.begin(), in.end());
+        for (size_t i = 0; i < in.size(); ++i)
+            ends[i] = in[i] + (i % 5 == 0 ? len(rng) : len(rng) / 1000);
+        m.durations(in, ends, d);
+        for (size_t i = 0; i < in.size(); ++i)
+            QCOMPARE(d[i], m.toGlobal(ends[i]) - m.toGlobal(in[i]));
+    }
+    const ClockMap identity;
+    identity.durations(in, ends, d);
+    QCOMPARE(d[7], ends[7] - in[7]);
 }
 
 void TstClockMap::segmentAt()

@@ -1,6 +1,9 @@
 #include "timeline/report/stats.h"
 
+#include "timeline/report/orderstats.h"
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -19,33 +22,6 @@ size_t rankIndex(size_t n, double p)
 {
     const size_t k = size_t(std::ceil(p / 100.0 * double(n)));
     return std::clamp<size_t>(k, 1, n) - 1;
-}
-
-// Reorders d. p50, p95, p99 and max with one shrinking selection: after nth_element puts the
-// k-th smallest at k, everything from k on is >= it, so the next (higher) percentile and the
-// maximum are searched only there — the same values as three full Stats::percentile calls.
-StatsRow summarise(uint32_t nameId, std::optional<int> rank, std::span<int64_t> d)
-{
-    StatsRow row;
-    row.nameId = nameId;
-    row.rank = rank;
-    row.count = int64_t(d.size());
-    for (int64_t x : d)
-        row.totalNs += x;
-    row.meanNs = row.count ? row.totalNs / row.count : 0;
-    if (d.empty())
-        return row;
-    auto from = d.begin();
-    int64_t *out[] = {&row.p50Ns, &row.p95Ns, &row.p99Ns};
-    const double ps[] = {50, 95, 99};
-    for (int i = 0; i < 3; ++i) {
-        const auto kth = d.begin() + ptrdiff_t(rankIndex(d.size(), ps[i]));
-        std::nth_element(from, kth, d.end());
-        *out[i] = *kth;
-        from = kth;
-    }
-    row.maxNs = *std::max_element(from, d.end());
-    return row;
 }
 
 // The index range [first, last) of `t` that can count under q (all of it without a range; with
@@ -90,22 +66,21 @@ void forEachCounted(const sync::ClockMap &map, const EventTrack &t, const StatsQ
             f(i);
 }
 
-// Calls sink(nameId, duration) for every event of `t` that counts (see the header); starts and
-// ends are scratch for the track's global times.
+// Calls sink(nameId, duration) for every event of `t` that counts (see the header); durs is
+// scratch for the track's global durations.
 template <typename Sink>
 void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQuery &q,
-                  std::vector<int64_t> &starts, std::vector<int64_t> &ends, Sink &&sink)
+                  std::vector<int64_t> &durs, Sink &&sink)
 {
     const TrackRange r = rangeOf(map, t, q);
     const size_t n = r.last - r.first;
     // The map's batch form (a segment cursor instead of a search per call; the same values).
-    starts.resize(n);
-    ends.resize(n);
-    map.toGlobal(std::span<const int64_t>(t.localStart.data() + r.first, n), starts);
-    map.toGlobal(std::span<const int64_t>(t.localEnd.data() + r.first, n), ends);
+    durs.resize(n);
+    map.durations(std::span<const int64_t>(t.localStart.data() + r.first, n),
+                  std::span<const int64_t>(t.localEnd.data() + r.first, n), durs);
     for (size_t i = r.first; i < r.last; ++i)
         if (counts(t, q, r, i))
-            sink(t.nameId[i], ends[i - r.first] - starts[i - r.first]);
+            sink(t.nameId[i], durs[i - r.first]);
 }
 
 } // namespace
@@ -128,8 +103,18 @@ struct RankGroup
     int rank = 0;
     std::vector<size_t> workers;
     std::vector<std::pair<uint32_t, size_t>> counts; // pass 1: (name id, events that count)
-    std::vector<StatsRow> rows;                      // pass 2: its per-rank rows
+    // pass 2, per entry of counts (for kDirect values or more): the histogram of the name's
+    // durations in this group, trimmed to its non-empty bucket range
+    std::vector<int> histFirst;
+    std::vector<std::vector<uint32_t>> hist;
+    std::vector<StatsRow> rows; // pass 2: its per-rank rows
 };
+
+// The nearest-rank indices Stats reports (p50, p95, p99) among n values.
+std::array<size_t, 3> percentileRanks(size_t n)
+{
+    return {rankIndex(n, 50), rankIndex(n, 95), rankIndex(n, 99)};
+}
 
 // Runs f(0) … f(n − 1) on up to `threads` threads (the caller's among them), each index once,
 // handed out in order as threads become free.
@@ -165,8 +150,9 @@ size_t Stats::defaultThreads()
 
 // Three passes, each parallel: (1) per (run, rank) group, how many events of each name count;
 // then, serially, each group's place in each name's array; (2) per group, the durations written
-// into those places (one batch clock conversion per track) and the group's per-rank rows
-// computed on its segment in place; (3) per (run, name), the all-ranks row on the whole array.
+// into those places (one batch clock conversion per track) with each name's sum, maximum and
+// histogram, and the group's per-rank rows from its segments (read, not reordered); (3) per
+// (run, name), the all-ranks row: the groups' histograms summed, one pass over the array.
 std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
 {
     // Groups by (run, rank), in that order (the order of tl.workers is not relied on).
@@ -240,32 +226,88 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         if (d.size)
             d.data.reset(new int64_t[d.size]); // uninitialised: every element is written below
 
-    // (2) Durations into place; the per-rank rows on each group's segments.
+    // (2) Durations into place, with each name's sum, maximum and histogram on the way; then
+    // the per-rank rows: one pass over each segment copies out the values of the percentiles'
+    // buckets (OrderStats), while they are in cache.
     parallelFor(groups.size(), threads, [&](size_t gi) {
         RankGroup &g = groups[gi];
-        std::vector<int64_t *> cursor(nameSlots, nullptr);
-        for (size_t k = 0; k < g.counts.size(); ++k)
-            cursor[g.counts[k].first] =
-                slot(g.run, g.counts[k].first).data.get() + segments[gi][k].first;
-        std::vector<int64_t> starts, ends;
+        const size_t k = g.counts.size();
+        std::vector<uint32_t> position(nameSlots, 0); // name → its entry in g.counts
+        std::vector<int64_t *> cursor(k);
+        std::vector<uint32_t *> histOf(k);
+        // A histogram per name with kDirect durations or more; the others count into a dump.
+        size_t large = 0;
+        for (size_t e = 0; e < k; ++e)
+            large += g.counts[e].second >= OrderStats::kDirect;
+        std::vector<uint32_t> hists((large + 1) * size_t(OrderStats::kBuckets), 0);
+        size_t nextHist = 0;
+        for (size_t e = 0; e < k; ++e) {
+            const uint32_t n = g.counts[e].first;
+            position[n] = uint32_t(e);
+            cursor[e] = slot(g.run, n).data.get() + segments[gi][e].first;
+            histOf[e] = g.counts[e].second >= OrderStats::kDirect
+                            ? hists.data() + (nextHist++) * size_t(OrderStats::kBuckets)
+                            : hists.data() + large * size_t(OrderStats::kBuckets);
+        }
+        std::vector<int64_t> durs;
         tracksOf(g, [&](const sync::ClockMap &map, const EventTrack &t) {
-            collectTrack(map, t, q, starts, ends,
-                         [&](uint32_t name, int64_t d) { *cursor[name]++ = d; });
+            collectTrack(map, t, q, durs, [&](uint32_t name, int64_t d) {
+                const uint32_t e = position[name];
+                *cursor[e]++ = d;
+                ++histOf[e][OrderStats::bucketOf(d)];
+            });
         });
+        // Keep each histogram's non-empty range only.
+        g.histFirst.assign(k, 0);
+        g.hist.resize(k);
+        for (size_t e = 0; e < k; ++e) {
+            if (g.counts[e].second < OrderStats::kDirect)
+                continue;
+            const uint32_t *h = histOf[e];
+            int lo = 0, hi = OrderStats::kBuckets - 1;
+            while (!h[lo])
+                ++lo;
+            while (!h[hi])
+                --hi;
+            g.histFirst[e] = lo;
+            g.hist[e].assign(h + lo, h + hi + 1);
+        }
         if (!q.perRank)
             return;
+        // (the sum and maximum come with the percentiles: the same pass over the segment)
         const std::string &run = tl.workers[g.workers.front()].info.run;
-        for (size_t k = 0; k < g.counts.size(); ++k) {
-            const uint32_t n = g.counts[k].first;
-            const auto [offset, c] = segments[gi][k];
-            StatsRow row =
-                summarise(n, g.rank, std::span<int64_t>(slot(g.run, n).data.get() + offset, c));
+        OrderStats::Scratch scratch;
+        for (size_t e = 0; e < k; ++e) {
+            const uint32_t n = g.counts[e].first;
+            const auto [offset, c] = segments[gi][e];
+            const std::span<const int64_t> d(slot(g.run, n).data.get() + offset, c);
+            const std::array<size_t, 3> ks = percentileRanks(c);
+            std::array<int64_t, 3> p{};
+            const OrderStats::Summary sum =
+                c >= OrderStats::kDirect
+                    ? OrderStats::selectCounted(d, g.hist[e], g.histFirst[e], ks, p, scratch)
+                    : OrderStats::select(d, ks, p, scratch);
+            StatsRow row;
+            row.nameId = n;
+            row.rank = g.rank;
             row.run = run;
+            row.count = int64_t(c);
+            row.totalNs = sum.total;
+            row.meanNs = row.totalNs / row.count;
+            row.p50Ns = p[0];
+            row.p95Ns = p[1];
+            row.p99Ns = p[2];
+            row.maxNs = sum.max;
             g.rows.push_back(std::move(row));
         }
     });
 
-    // (3) The all-ranks rows, per (run, name).
+    // (3) The all-ranks rows, per (run, name): the groups' histograms summed (a small group's
+    // durations counted here), then one pass over the whole array for the percentiles' buckets.
+    std::vector<std::vector<std::pair<size_t, size_t>>> parts(all.size()); // (group, entry)
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+        for (size_t e = 0; e < groups[gi].counts.size(); ++e)
+            parts[groups[gi].run * nameSlots + groups[gi].counts[e].first].emplace_back(gi, e);
     std::vector<uint32_t> order;
     for (uint32_t n = 0; n < nameSlots; ++n)
         for (size_t r = 0; r < runs.size(); ++r)
@@ -286,11 +328,43 @@ std::vector<StatsRow> Stats::compute(const Timeline &tl, const StatsQuery &q)
         for (size_t r = 0; r < runs.size(); ++r)
             if (slot(r, n).size)
                 items.push_back({n, r, {}});
+    // Largest first, so that the threads finish together.
+    std::vector<size_t> bySize(items.size());
+    for (size_t i = 0; i < items.size(); ++i)
+        bySize[i] = i;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
+        return slot(items[x].run, items[x].name).size > slot(items[y].run, items[y].name).size;
+    });
     parallelFor(items.size(), threads, [&](size_t i) {
-        Item &it = items[i];
-        Durations &d = slot(it.run, it.name);
-        it.row = summarise(it.name, std::nullopt, std::span<int64_t>(d.data.get(), d.size));
-        it.row.run = std::string(runs[it.run]);
+        Item &it = items[bySize[i]];
+        const Durations &d = slot(it.run, it.name);
+        const std::span<const int64_t> all(d.data.get(), d.size);
+        StatsRow &row = it.row;
+        row.nameId = it.name;
+        row.run = std::string(runs[it.run]);
+        row.count = int64_t(d.size);
+        std::vector<uint32_t> hist(size_t(OrderStats::kBuckets), 0);
+        size_t offset = 0;
+        for (const auto &[gi, e] : parts[it.run * nameSlots + it.name]) {
+            const RankGroup &g = groups[gi];
+            const size_t c = g.counts[e].second;
+            if (c >= OrderStats::kDirect)
+                for (size_t b = 0; b < g.hist[e].size(); ++b)
+                    hist[size_t(g.histFirst[e]) + b] += g.hist[e][b];
+            else
+                OrderStats::count(all.subspan(offset, c), hist.data());
+            offset += c;
+        }
+        std::array<int64_t, 3> p{};
+        OrderStats::Scratch scratch;
+        const OrderStats::Summary sum =
+            OrderStats::selectCounted(all, hist, 0, percentileRanks(d.size), p, scratch);
+        row.totalNs = sum.total;
+        row.meanNs = row.totalNs / row.count;
+        row.maxNs = sum.max;
+        row.p50Ns = p[0];
+        row.p95Ns = p[1];
+        row.p99Ns = p[2];
     });
     // Per (run, name), the per-rank rows in (run, rank) order.
     std::vector<std::vector<const StatsRow *>> rankRows(all.size());
@@ -332,25 +406,24 @@ DurationHistogram Stats::histogram(const Timeline &tl, uint32_t nameId, const St
     h.nameId = nameId;
     std::map<int, std::vector<int64_t>> perRank; // rank → bin → count (bins from 0)
     int lo = std::numeric_limits<int>::max(), hi = -1;
-    std::vector<int64_t> starts, ends; // scratch
+    std::vector<int64_t> durs; // scratch
     for (size_t w = 0; w < tl.workers.size(); ++w) {
         const Worker &wk = tl.workers[w];
         std::vector<int64_t> *counts = nullptr;
         for (size_t t = 0; t < wk.tracks.size(); ++t)
             if (q.includes(w, t))
-                collectTrack(wk.map(q.mode), wk.tracks[t], q, starts, ends,
-                             [&](uint32_t name, int64_t d) {
-                                 if (name != nameId)
-                                     return;
-                                 if (!counts)
-                                     counts = &perRank[wk.info.rank];
-                                 const int b = DurationHistogram::binOf(d);
-                                 if (size_t(b) >= counts->size())
-                                     counts->resize(size_t(b) + 1, 0);
-                                 ++(*counts)[size_t(b)];
-                                 lo = std::min(lo, b);
-                                 hi = std::max(hi, b);
-                             });
+                collectTrack(wk.map(q.mode), wk.tracks[t], q, durs, [&](uint32_t name, int64_t d) {
+                    if (name != nameId)
+                        return;
+                    if (!counts)
+                        counts = &perRank[wk.info.rank];
+                    const int b = DurationHistogram::binOf(d);
+                    if (size_t(b) >= counts->size())
+                        counts->resize(size_t(b) + 1, 0);
+                    ++(*counts)[size_t(b)];
+                    lo = std::min(lo, b);
+                    hi = std::max(hi, b);
+                });
     }
     if (hi < 0)
         return h;

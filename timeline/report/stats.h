@@ -14,9 +14,12 @@
 // runs of a comparison does not (each run has its own rows).
 // Speed: three passes over the (run, rank) groups, each spread over the threads (query.threads,
 // default the hardware's; a job under 100,000 events runs on the caller's thread): count per
-// name, write the durations straight into one exactly-sized array per (run, name) (no growth, no
-// copy), per-rank rows on each rank's segment and the all-ranks rows on the whole arrays. The
-// result does not depend on the thread count.
+// name; write the durations straight into one exactly-sized array per (run, name) (no growth, no
+// copy), counting each name's histogram on the way (OrderStats' log-linear buckets), and read
+// the per-rank percentiles off each rank's segment (one pass copying out the few values of the
+// percentiles' buckets, nth_element on those); the all-ranks rows from the ranks' histograms
+// summed and one such pass over the whole array. The durations are never reordered or sorted.
+// The result does not depend on the thread count.
 // Clock mode: query.mode when set, else the Timeline's mode(). A caller on another thread than
 // the Timeline's owner sets query.mode (captured on the owner's thread): the Timeline's mode may
 // be switched (setMode) while compute() runs, and compute() then never reads it.
