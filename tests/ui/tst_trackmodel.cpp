@@ -310,8 +310,10 @@ std::string liveLog(int rank, std::mt19937 &rng)
         const int64_t s0 = ts;
         text += testlogs::begin(ts, tid, "step");
         text += testlogs::begin(ts += 10, tid, step % 5 ? "fwd" : "fwd_" + std::to_string(step));
-        if (step % 3 == 0)
-            text += testlogs::begin(ts += 3, tid, "kernel") + testlogs::end(ts += 4, tid, "kernel");
+        if (step % 3 == 0) {
+            text += testlogs::begin(ts += 3, tid, "kernel");
+            text += testlogs::end(ts += 4, tid, "kernel");
+        }
         text += testlogs::end(ts += 40, tid, step % 5 ? "fwd" : "fwd_" + std::to_string(step));
         if (step % 4 == 0)
             text += testlogs::complete(s0 + 12, 20, tid, "late_x");

@@ -138,7 +138,7 @@ void TstCompare::deltasAndImpactOrder()
     QCOMPARE(CompareRow::ratio(s.a.totalNs, s.b.totalNs), 0.9);
     QVERIFY(std::isnan(CompareRow::ratio(0, 5)));
     // The same percentiles as Stats (one truth) on each side.
-    const auto statsA = Stats::compute(*a, {false, 0, 0, true, ClockMode::Raw});
+    const auto statsA = Stats::compute(*a, {.perRank = true, .mode = ClockMode::Raw});
     const auto stepA = std::find_if(statsA.begin(), statsA.end(), [&](const StatsRow &x) {
         return !x.rank && a->names.name(x.nameId) == "step";
     });
