@@ -7,7 +7,41 @@ namespace syncline::ui {
 
 namespace {
 constexpr size_t kFan = 16;
+
+// The first index i >= from with ts[i] >= key (ts sorted; ts.size() when none). `guess` is
+// where it probably is (the last column's width on from `from`): the search gallops out from
+// there, so it stays in the few cache lines around the answer — a binary search over the whole
+// array (8 MB for a million samples) would miss the cache some 20 times per pixel column.
+size_t firstAtOrAfter(const std::vector<int64_t> &ts, size_t from, int64_t key, size_t guess)
+{
+    const size_t n = ts.size();
+    const size_t g = std::clamp(guess, from, n);
+    size_t lo, hi; // the answer is in [lo, hi]: every ts[from, lo) < key, ts[hi] >= key or hi = n
+    if (g > from && ts[g - 1] >= key) { // before g: gallop down
+        hi = g - 1;
+        lo = from;
+        for (size_t step = 1; hi > from; step *= 2) {
+            const size_t probe = hi > from + step ? hi - step : from;
+            if (ts[probe] < key) {
+                lo = probe + 1;
+                break;
+            }
+            hi = probe;
+        }
+    } else { // after g: gallop up
+        lo = g;
+        hi = g;
+        size_t step = 1;
+        while (hi < n && ts[hi] < key) {
+            lo = hi + 1;
+            hi = std::min(n, hi + step);
+            step *= 2;
+        }
+    }
+    return size_t(std::lower_bound(ts.begin() + ptrdiff_t(lo), ts.begin() + ptrdiff_t(hi), key) -
+                  ts.begin());
 }
+} // namespace
 
 CounterModel::CounterModel(const Timeline *timeline, size_t worker, size_t counter)
     : m_timeline(timeline), m_worker(worker), m_counter(counter)
@@ -52,27 +86,44 @@ std::pair<double, double> CounterModel::cell(int level, size_t i) const
 
 std::pair<double, double> CounterModel::minMax(size_t a, size_t b) const
 {
-    std::pair<double, double> r = cell(-1, a);
-    auto take = [&r](std::pair<double, double> x) {
-        r.first = std::min(r.first, x.first);
-        r.second = std::max(r.second, x.second);
+    const double *values = counter().value.data();
+    double lo = values[a], hi = values[a];
+    // Plain loops over contiguous cells (the compiler's min/max, no per-cell branch): the values
+    // at level −1, the (min, max) blocks above.
+    auto takeValues = [&](size_t from, size_t to) {
+        for (size_t i = from; i < to; ++i) {
+            lo = std::min(lo, values[i]);
+            hi = std::max(hi, values[i]);
+        }
+    };
+    auto takeCells = [&](const std::vector<std::pair<double, double>> &cells, size_t from,
+                         size_t to) {
+        for (size_t i = from; i < to; ++i) {
+            lo = std::min(lo, cells[i].first);
+            hi = std::max(hi, cells[i].second);
+        }
+    };
+    auto take = [&](int level, size_t from, size_t to) {
+        if (level < 0)
+            takeValues(from, to);
+        else
+            takeCells(m_levels[size_t(level)], from, to);
     };
     int level = -1;
     while (a < b) {
         if (b - a < 2 * kFan || level + 1 >= int(m_levels.size())) {
-            for (; a < b; ++a)
-                take(cell(level, a));
+            take(level, a, b);
             break;
         }
-        for (; a % kFan != 0 && a < b; ++a)
-            take(cell(level, a));
-        for (; b % kFan != 0 && a < b; --b)
-            take(cell(level, b - 1));
-        a /= kFan;
-        b /= kFan;
+        // The partial blocks at both ends at this level; the whole blocks between them go up.
+        const size_t a16 = (a + kFan - 1) / kFan * kFan, b16 = b / kFan * kFan;
+        take(level, a, a16);
+        take(level, b16, b);
+        a = a16 / kFan;
+        b = b16 / kFan;
         ++level;
     }
-    return r;
+    return {lo, hi};
 }
 
 std::vector<CounterColumn> CounterModel::columns(int64_t rangeStart, double pxPerNs, int width,
@@ -91,12 +142,19 @@ std::vector<CounterColumn> CounterModel::columns(int64_t rangeStart, double pxPe
     };
     int64_t l0 = boundary(0);
     size_t a = size_t(std::lower_bound(ts.begin(), ts.end(), l0) - ts.begin());
+    size_t lastWidth = 0; // samples in the last column: where the next boundary probably is
     for (int col = 0; col < width; ++col) {
+        // Where the column after this one probably ends: its timestamps and the values before
+        // it are fetched while this column is worked out (each column's boundary is a cache
+        // miss otherwise, the arrays being far larger than the cache).
+        if (const size_t ahead = a + 2 * lastWidth; lastWidth > 8 && ahead < ts.size()) {
+            __builtin_prefetch(&ts[ahead]);
+            __builtin_prefetch(&c.value[ahead - 8]);
+        }
         const int64_t l1 = boundary(col + 1);
         // Samples inside the column: [a, b). The next column's first sample is b.
-        size_t b = a;
-        if (b < ts.size() && ts[b] < l1)
-            b = size_t(std::lower_bound(ts.begin() + ptrdiff_t(a), ts.end(), l1) - ts.begin());
+        const size_t b = firstAtOrAfter(ts, a, l1, a + lastWidth);
+        lastWidth = b - a;
         CounterColumn &k = out[size_t(col)];
         if (l0 <= endLocal) {
             if (b > a) {

@@ -5,8 +5,8 @@
 #include "timelinescene.h"
 
 #include <QFontMetricsF>
-#include <QLineF>
-#include <QPolygonF>
+#include <QPointF>
+#include <QRect>
 
 #include <cmath>
 
@@ -69,35 +69,41 @@ void CounterPainter::paintRows(QPainter &p, const QRectF &area, const TimelineSc
         QColor fill = c;
         fill.setAlphaF(0.28);
         const double base = yOf(std::clamp(0.0, m.axisMin(), m.axisMax()), m, band);
-        // The area under the maximum, one polygon per run of columns with a value.
-        std::vector<QLineF> strokes;
+        // Per pixel column, whole-pixel rectangles (the raster engine's span fill, no polygon
+        // rasterising): the area between the axis base and the maximum, translucent, and the
+        // column's range [min, max] as a solid stroke at least one pixel tall (a flat stretch
+        // still reads as a line). A run of columns at the same height is one rectangle.
+        const int top = int(std::floor(band.top()));
+        const int baseY = int(std::lround(base));
+        std::vector<QRect> areas, strokes;
+        areas.reserve(cols.size());
         strokes.reserve(cols.size());
-        QPolygonF area;
-        auto flush = [&] {
-            if (area.size() > 1) {
-                area.append(QPointF(area.back().x(), base));
-                area.prepend(QPointF(area.front().x(), base));
-                p.setPen(Qt::NoPen);
-                p.setBrush(fill);
-                p.drawPolygon(area);
-            }
-            area.clear();
-        };
         for (int x = 0; x < width; ++x) {
             const CounterColumn &k = cols[size_t(x)];
-            if (!k.has) {
-                flush();
+            if (!k.has)
                 continue;
+            const int yHi = std::max(top, int(std::lround(yOf(k.hi, m, band))));
+            const int yLo = std::max(yHi, int(std::lround(yOf(k.lo, m, band))));
+            const int left = int(area.left()) + x;
+            if (yHi != baseY) { // between the axis base and the maximum (below it when < 0)
+                const int a0 = std::min(yHi, baseY), a1 = std::max(yHi, baseY);
+                if (!areas.empty() && areas.back().right() == left - 1 &&
+                    areas.back().top() == a0 && areas.back().bottom() == a1 - 1)
+                    areas.back().setRight(left);
+                else
+                    areas.emplace_back(left, a0, 1, a1 - a0);
             }
-            const double yHi = yOf(k.hi, m, band), yLo = yOf(k.lo, m, band);
-            area.append(QPointF(x, yHi));
-            area.append(QPointF(x + 1, yHi));
-            // At least one px tall, so a flat stretch still reads as a line.
-            strokes.emplace_back(x + 0.5, yHi - 0.5, x + 0.5, std::max(yLo, yHi) + 0.5);
+            if (!strokes.empty() && strokes.back().right() == left - 1 &&
+                strokes.back().top() == yHi && strokes.back().bottom() == yLo)
+                strokes.back().setRight(left);
+            else
+                strokes.emplace_back(left, yHi, 1, yLo - yHi + 1);
         }
-        flush();
-        p.setPen(QPen(c, 1));
-        p.drawLines(strokes.data(), int(strokes.size()));
+        p.setPen(Qt::NoPen);
+        p.setBrush(fill);
+        p.drawRects(areas.data(), int(areas.size()));
+        p.setBrush(c);
+        p.drawRects(strokes.data(), int(strokes.size()));
     }
 }
 

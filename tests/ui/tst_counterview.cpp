@@ -75,6 +75,7 @@ private slots:
     void initTestCase();
     void minMaxMatchesBruteForce();
     void columnsAreAStepFunction();
+    void columnsMatchBruteForce();
     void layoutPutsCountersAfterTracks();
     void paintedPixels();
     void widgetTooltip();
@@ -145,6 +146,66 @@ void TstCounterView::columnsAreAStepFunction()
     QVERIFY(c2[5].has);  // [2500, 3000) global = [2000, 2500) local
     const auto raw = ms.columns(0, 1.0 / 500, 24, ClockMode::Raw); // raw is the identity
     QVERIFY(raw[4].has);
+}
+
+// Columns against a direct reading of the definition, on samples spaced unevenly (bursts at one
+// time, long gaps, dense stretches) at many zooms: the boundary search gallops from the last
+// column's width, so widths that jump (a burst, then a gap) take both of its directions.
+void TstCounterView::columnsMatchBruteForce()
+{
+    auto tl = makeJob();
+    CounterTrack c;
+    c.name = "uneven";
+    std::mt19937_64 rng(11);
+    int64_t t = 1000;
+    for (int i = 0; i < 60000; ++i) {
+        const uint64_t r = rng() % 100;
+        t += r < 30 ? 0 : r < 90 ? int64_t(rng() % 50) : int64_t(rng() % 200000); // burst, dense, gap
+        c.add(t, double(int64_t(rng() % 2001) - 1000));
+    }
+    c.finish();
+    Worker &w = tl->workers[0];
+    w.info.lastLocalNs = t + 5000;
+    w.counters.push_back(std::move(c));
+    const CounterTrack &ct = w.counters.back();
+    const CounterModel m(tl.get(), 0, w.counters.size() - 1);
+    const int64_t endLocal = w.info.lastLocalNs;
+    for (int k = 0; k < 60; ++k) {
+        const int width = 50 + int(rng() % 1500);
+        const int64_t start = int64_t(rng() % uint64_t(t)) - 5000;
+        const int64_t span = 1 + int64_t(rng() % uint64_t(k % 2 ? t : t / 200));
+        const double pxPerNs = double(width) / double(span);
+        const auto cols = m.columns(start, pxPerNs, width, ClockMode::Raw);
+        QCOMPARE(cols.size(), size_t(width));
+        for (int col = 0; col < width; ++col) {
+            const int64_t l0 = start + int64_t(double(col) / pxPerNs);
+            const int64_t l1 = start + int64_t(double(col + 1) / pxPerNs);
+            size_t a = 0;
+            while (a < ct.count() && ct.localTs[a] < l0)
+                ++a;
+            CounterColumn want;
+            if (l0 <= endLocal) {
+                for (size_t i = a; i < ct.count() && ct.localTs[i] < l1; ++i) {
+                    want.lo = want.has ? std::min(want.lo, ct.value[i]) : ct.value[i];
+                    want.hi = want.has ? std::max(want.hi, ct.value[i]) : ct.value[i];
+                    want.has = true;
+                }
+                if (a > 0) {
+                    const double v = ct.value[a - 1];
+                    want.lo = want.has ? std::min(want.lo, v) : v;
+                    want.hi = want.has ? std::max(want.hi, v) : v;
+                    want.has = true;
+                }
+            }
+            const CounterColumn &got = cols[size_t(col)];
+            if (got.has != want.has || got.lo != want.lo || got.hi != want.hi)
+                QFAIL(qPrintable(QStringLiteral("view %1, column %2 of %3: got (%4, %5, %6), "
+                                                "want (%7, %8, %9)")
+                                     .arg(k).arg(col).arg(width)
+                                     .arg(got.has).arg(got.lo).arg(got.hi)
+                                     .arg(want.has).arg(want.lo).arg(want.hi)));
+        }
+    }
 }
 
 void TstCounterView::layoutPutsCountersAfterTracks()

@@ -138,7 +138,9 @@ void TstCompare::deltasAndImpactOrder()
     QCOMPARE(CompareRow::ratio(s.a.totalNs, s.b.totalNs), 0.9);
     QVERIFY(std::isnan(CompareRow::ratio(0, 5)));
     // The same percentiles as Stats (one truth) on each side.
-    const auto statsA = Stats::compute(*a, {.perRank = true, .mode = ClockMode::Raw});
+    StatsQuery raw;
+    raw.mode = ClockMode::Raw;
+    const auto statsA = Stats::compute(*a, raw);
     const auto stepA = std::find_if(statsA.begin(), statsA.end(), [&](const StatsRow &x) {
         return !x.rank && a->names.name(x.nameId) == "step";
     });
