@@ -28,6 +28,30 @@ inline int64_t evalSegment(const ClockSegment &s, double slopeMinusOne, int64_t 
     return s.globalStart + d + roundToInt(slopeMinusOne * static_cast<double>(d));
 }
 
+// The batch walk shared by toGlobal(span) and durations(): `keys` (local ns, mostly ascending)
+// split into runs that stay in one segment, one binary search per run. `each(s, sm1, lo, hi, j)`
+// is called for every index j, with segment s (sm1 = its slope − 1) and its local range [lo, hi).
+template <class Each>
+void forEachInSegmentRuns(const std::vector<ClockSegment> &segments, std::span<const int64_t> keys,
+                          size_t n, Each each)
+{
+    const size_t segCount = segments.size();
+    size_t i = 0;
+    while (i < n) {
+        auto it = std::upper_bound(segments.begin(), segments.end(), keys[i],
+                                   [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
+        const size_t k = (it == segments.begin()) ? 0 : size_t(it - segments.begin()) - 1;
+        const ClockSegment &s = segments[k];
+        const double sm1 = s.slope - 1.0;
+        const int64_t lo = (k == 0) ? INT64_MIN : s.localStart;
+        const int64_t hi = (k + 1 < segCount) ? segments[k + 1].localStart : INT64_MAX;
+        size_t j = i;
+        for (; j < n && keys[j] >= lo && keys[j] < hi; ++j)
+            each(s, sm1, lo, hi, j);
+        i = j;
+    }
+}
+
 } // namespace
 
 ClockMap::ClockMap() = default;
@@ -110,28 +134,10 @@ void ClockMap::toGlobal(std::span<const int64_t> local, std::span<int64_t> out) 
         std::copy_n(local.begin(), n, out.begin());
         return;
     }
-    const size_t segCount = m_segments.size();
-    size_t i = 0;
-    while (i < n) {
-        // Segment of the current element, then map every following element that stays in it.
-        const int64_t v = local[i];
-        auto it =
-            std::upper_bound(m_segments.begin(), m_segments.end(), v,
-                             [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
-        const size_t k = (it == m_segments.begin()) ? 0 : size_t(it - m_segments.begin()) - 1;
-        const ClockSegment &s = m_segments[k];
-        const double sm1 = s.slope - 1.0;
-        const int64_t lo = (k == 0) ? INT64_MIN : s.localStart;
-        const int64_t hi = (k + 1 < segCount) ? m_segments[k + 1].localStart : INT64_MAX;
-        size_t j = i;
-        for (; j < n; ++j) {
-            const int64_t x = local[j];
-            if (x < lo || x >= hi)
-                break;
-            out[j] = evalSegment(s, sm1, x);
-        }
-        i = j;
-    }
+    forEachInSegmentRuns(m_segments, local, n,
+                         [&](const ClockSegment &s, double sm1, int64_t, int64_t, size_t j) {
+                             out[j] = evalSegment(s, sm1, local[j]);
+                         });
 }
 
 void ClockMap::durations(std::span<const int64_t> start, std::span<const int64_t> end,
@@ -143,29 +149,14 @@ void ClockMap::durations(std::span<const int64_t> start, std::span<const int64_t
             out[i] = end[i] - start[i];
         return;
     }
-    const size_t segCount = m_segments.size();
-    size_t i = 0;
-    while (i < n) {
-        // The segment of start[i]; then every following event whose start stays in it.
-        const int64_t v = start[i];
-        auto it =
-            std::upper_bound(m_segments.begin(), m_segments.end(), v,
-                             [](int64_t x, const ClockSegment &s) { return x < s.localStart; });
-        const size_t k = (it == m_segments.begin()) ? 0 : size_t(it - m_segments.begin()) - 1;
-        const ClockSegment &s = m_segments[k];
-        const double sm1 = s.slope - 1.0;
-        const int64_t lo = (k == 0) ? INT64_MIN : s.localStart;
-        const int64_t hi = (k + 1 < segCount) ? m_segments[k + 1].localStart : INT64_MAX;
-        size_t j = i;
-        for (; j < n; ++j) {
-            const int64_t a = start[j], b = end[j];
-            if (a < lo || a >= hi)
-                break;
+    // Runs by the start's segment; an end in the same segment is evaluated there too.
+    forEachInSegmentRuns(
+        m_segments, start, n,
+        [&](const ClockSegment &s, double sm1, int64_t lo, int64_t hi, size_t j) {
+            const int64_t b = end[j];
             const int64_t gb = (b >= lo && b < hi) ? evalSegment(s, sm1, b) : toGlobal(b);
-            out[j] = gb - evalSegment(s, sm1, a);
-        }
-        i = j;
-    }
+            out[j] = gb - evalSegment(s, sm1, start[j]);
+        });
 }
 
 bool ClockMap::isIdentity() const
