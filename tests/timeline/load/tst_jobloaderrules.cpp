@@ -217,6 +217,20 @@ void TstJobLoaderRules::headerMissingRankFromFileName()
         countProblems(*r.timeline, "first line is not a header; rank 17 taken from the file name"),
         1);
     QCOMPARE(r.timeline->eventCount(), size_t(1));
+    // A header line that is JSON but cannot be read (a number past double's range, found by
+    // fuzz_linescanner): reported, and the rank is the file name's too (it was 0 before).
+    const std::string bad = dir.path().toStdString() + "/timer_events.5.log";
+    testlogs::write(bad, "{\"t\":\"header\",\"format\":\"syncline\",\"version\":1,\"rank\":5,"
+                         "\"anchor\":{\"mono_ns\":1,\"wall_ns\":176443800012345E789}}\n" +
+                             testlogs::begin(2000, 1, "a") + testlogs::end(2100, 1, "a"));
+    const LoadResult b = loadPaths({bad});
+    QVERIFY(b.timeline);
+    QCOMPARE(b.timeline->workers.size(), size_t(1));
+    QCOMPARE(b.timeline->workers[0].info.rank, 5);
+    QCOMPARE(countProblems(*b.timeline,
+                           "the header could not be read; rank 5 taken from the file name"),
+             1);
+    QCOMPARE(b.timeline->eventCount(), size_t(1));
 }
 
 void TstJobLoaderRules::intervalsNestWithBeginEnd()

@@ -170,7 +170,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         return;
     }
     if (first)
-        rankFromFileName();
+        rankFromFileName("first line is not a header");
     if (r.hasTs && !logTimeInRange(r.ts)) {
         m_problems.add("times out of range", m_line,
                        "ts " + std::to_string(r.ts) +
@@ -438,14 +438,19 @@ void LogParser::handleHeader(std::string_view line)
     m_sawHeader = true;
     std::optional<int64_t> startNs;
     if (!LogHeader::read(line, m_line, m_out.worker.info, m_problems, &m_refused, &startNs)) {
-        rankFromFileName();
+        // A header that could not be read (reported above) gives no rank: the file name's, as
+        // for a log without a header. A refused version loads no records at all.
+        if (!m_refused) {
+            m_sawHeader = false;
+            rankFromFileName("the header could not be read");
+        }
         return;
     }
     if (startNs)
         seeTime(*startNs);
 }
 
-void LogParser::rankFromFileName()
+void LogParser::rankFromFileName(std::string_view why)
 {
     if (m_sawHeader)
         return;
@@ -456,14 +461,14 @@ void LogParser::rankFromFileName()
         // as it does for a Chrome trace without one.
         m_out.rankKnown = false;
         m_problems.add("header", 1,
-                       "first line is not a header and the file name has no rank; the worker "
-                       "gets the next free rank",
+                       std::string(why) +
+                           " and the file name has no rank; the worker gets the next free rank",
                        Severity::Warning);
         return;
     }
     m_out.worker.info.rank = *rank;
     m_problems.add("header", 1,
-                   "first line is not a header; rank " + std::to_string(*rank) +
+                   std::string(why) + "; rank " + std::to_string(*rank) +
                        " taken from the file name",
                    Severity::Warning);
 }

@@ -104,7 +104,8 @@ private:
     void seeTime(int64_t ts);
     void checkOrder(uint32_t track, int64_t ts);
     void finishSamples();
-    void rankFromFileName();
+    // No rank from a header (`why`: none, or unreadable): the file name's, or the next free one.
+    void rankFromFileName(std::string_view why);
 
     ParsedFile m_out;
     ProblemLog m_problems;
