@@ -118,24 +118,11 @@ RowMetrics fittedMetrics(const TimelineScene &scene, double available)
     return m;
 }
 
-// Rows fitted below the text's height (many workers in a short image) get a smaller font, down
-// to 7 px, so labels shrink rather than being cut through the middle.
-void fitFonts(ViewStyle &style, double rowHeight)
-{
-    const auto fit = [rowHeight](QFont &f) {
-        if (QFontMetricsF(f).height() <= rowHeight)
-            return;
-        f.setPixelSize(std::max(7, int(rowHeight / 1.25)));
-    };
-    fit(style.eventFont);
-    fit(style.trackFont);
-}
-
 void render(QPainter &p, const TimelineScene &scene, const ImageExportRequest &req, int64_t start,
             int64_t end, const std::vector<uint32_t> &legend)
 {
-    ViewStyle style = req.dark ? ViewStyle::darkStyle() : ViewStyle::light();
-    fitFonts(style, scene.layout().metrics().rowHeight);
+    const ViewStyle style = (req.dark ? ViewStyle::darkStyle() : ViewStyle::light())
+                                .fittedToRows(scene.layout().metrics().rowHeight);
     const double w = req.width;
     const double h = req.height;
     const double rulerH = 26;

@@ -176,7 +176,10 @@ void TimelineView::paintEvent(QPaintEvent *)
         options.selectionEvents = SelectionMeasure::eventsBetween(
             *m_scene, options.selectionStart, options.selectionEnd, m_boxModels);
     const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
-    TimelinePainter::paintFrame(p, rects, *m_scene, g, m_style, options);
+    // Rows fitted below the text's height (fitRowsToHeight) get the smaller label fonts.
+    TimelinePainter::paintFrame(p, rects, *m_scene, g,
+                                m_style.fittedToRows(m_scene->layout().metrics().rowHeight),
+                                options);
     paintBox(p);
     p.fillRect(QRect(0, 0, m_gutterWidth, kRulerHeight), m_style.ruler);
     p.setPen(m_style.mutedText);

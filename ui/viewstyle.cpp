@@ -1,6 +1,9 @@
 #include "viewstyle.h"
 
+#include <QFontMetricsF>
 #include <QGuiApplication>
+
+#include <algorithm>
 
 namespace syncline::ui {
 
@@ -88,6 +91,19 @@ QPalette ViewStyle::darkPalette()
     p.setColor(QPalette::Link, QColor(0x8ab4f8));
     p.setColor(QPalette::PlaceholderText, QColor(0x9aa0a8));
     return p;
+}
+
+ViewStyle ViewStyle::fittedToRows(double rowHeight) const
+{
+    ViewStyle s = *this;
+    const auto fit = [rowHeight](QFont &f) {
+        if (QFontMetricsF(f).height() <= rowHeight)
+            return;
+        f.setPixelSize(std::max(7, int(rowHeight / 1.25)));
+    };
+    fit(s.eventFont);
+    fit(s.trackFont);
+    return s;
 }
 
 } // namespace syncline::ui

@@ -36,6 +36,11 @@ struct ViewStyle
     static ViewStyle darkStyle();
     static QPalette darkPalette(); // the application palette of the dark theme
     static ViewStyle fromPalette(const QPalette &palette); // dark when the window colour is dark
+    // This style for rows `rowHeight` px tall: when they are below the text's height (many
+    // workers fitted into a short window or image), eventFont and trackFont get a smaller pixel
+    // size, down to 7 px, so labels shrink rather than vanish or get cut through the middle.
+    // The one rule for the viewer and the image export.
+    ViewStyle fittedToRows(double rowHeight) const;
 };
 
 } // namespace syncline::ui

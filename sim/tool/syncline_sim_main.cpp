@@ -1,7 +1,8 @@
 // syncline-sim — writes a simulated job directory (logs in format v1 + ground truth).
-// usage: syncline-sim --seed S --workers N --duration-s D --regime datacenter|rdma|sparse|stress
-//                     --out DIR [--per-host K] [--iteration-ms M]
+// usage: syncline-sim --out DIR [--seed S] [--workers N] [--duration-s D]
+//                     [--regime datacenter|rdma|sparse|stress] [--per-host K] [--iteration-ms M]
 //                     [--slow-rank R [--slow-factor F]]  (rank R's forward/backward F× as long)
+// Defaults: seed 1, 8 workers, 60 s, datacenter, 1 per host, the regime's step time, factor 1.5.
 #include "sim/joblogwriter.h"
 #include "sim/simulator.h"
 
@@ -16,9 +17,11 @@ namespace {
 int usage(const char *why)
 {
     std::fprintf(stderr,
-                 "syncline-sim: %s\nusage: syncline-sim --seed S --workers N --duration-s D "
-                 "--regime datacenter|rdma|sparse|stress --out DIR [--per-host K] "
-                 "[--iteration-ms M] [--slow-rank R [--slow-factor F]]\n",
+                 "syncline-sim: %s\nusage: syncline-sim --out DIR [--seed S] [--workers N] "
+                 "[--duration-s D] [--regime datacenter|rdma|sparse|stress] [--per-host K] "
+                 "[--iteration-ms M] [--slow-rank R [--slow-factor F]]\n"
+                 "defaults: --seed 1 --workers 8 --duration-s 60 --regime datacenter "
+                 "--per-host 1, the regime's step time, --slow-factor 1.5\n",
                  why);
     return 2;
 }

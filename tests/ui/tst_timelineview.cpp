@@ -1,9 +1,12 @@
 // Tests the TimelineView widget's input handling offscreen: wheel zoom at the cursor, drag pan,
 // ruler range selection, group collapse by clicking its header, double-click zoom, the hover
-// tooltip, and that repaints replay the cached geometry.
+// tooltip, that repaints replay the cached geometry, and that rows fitted below the text's height
+// still show their labels (in the smaller font the image export uses).
 #include "testjob.h"
 
+#include "ui/timelinescene.h"
 #include "ui/timelineview.h"
+#include "ui/viewstyle.h"
 
 #include <QApplication>
 #include <QHelpEvent>
@@ -29,6 +32,7 @@ private slots:
     void doubleClickZoomsToEvent();
     void tooltipDescribesEvent();
     void repaintReplaysCachedGeometry();
+    void fittedRowsKeepTheirLabels();
 
 private:
     QPoint eventPoint(int row, int64_t t) const;
@@ -155,6 +159,43 @@ void TstTimelineView::repaintReplaysCachedGeometry()
     m_view->zoomControl()->zoomAt(2.0, 5000);
     m_view->viewport()->repaint();
     QCOMPARE(m_view->geometryCache().computeCount(), computes + 1);
+}
+
+// Twelve workers in a 300 px view: fitRowsToHeight shrinks the rows below the label font's
+// height; each wide event must still carry its name (the viewer skipped every label that did
+// not fit before, while the image export shrank the font).
+void TstTimelineView::fittedRowsKeepTheirLabels()
+{
+    TimelineView view;
+    view.resize(TimelineView::kDefaultGutterWidth + 1000, 300);
+    auto scene = std::make_shared<TimelineScene>(testjob::makeDenseJob(12, 6, 1'000'000));
+    view.setScene(scene);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.fitRowsToHeight();
+    const double rowH = scene->layout().metrics().rowHeight;
+    QVERIFY2(rowH < QFontMetricsF(ViewStyle::light().eventFont).height(),
+             qPrintable(QString::number(rowH)));
+    const QImage img = view.viewport()->grab().toImage();
+    // The first worker's first root ("step", 1 ms of the ~2 ms job: half the width): the pixels
+    // along its row's middle show more than its fill colour and its edge when it has a label.
+    const LayoutRow *row = nullptr;
+    for (const LayoutRow &r : scene->layout().rows())
+        if (r.kind == LayoutRow::EventRow) {
+            row = &r;
+            break;
+        }
+    QVERIFY(row);
+    const QRect area = view.eventArea();
+    const double x0 = view.zoomControl()->xOf(1000, area.width());
+    const double x1 = view.zoomControl()->xOf(1000 + 1'000'000 - 2, area.width());
+    QVERIFY(x1 - x0 > 200);
+    const double dpr = img.devicePixelRatio();
+    QSet<QRgb> colours;
+    for (int y = int(row->y + 1); y < int(row->y + row->height - 1); ++y)
+        for (int x = area.left() + int(x0) + 4; x < area.left() + int(x1) - 4; ++x)
+            colours.insert(img.pixel(int(x * dpr), int((area.top() + y) * dpr)));
+    QVERIFY2(colours.size() > 6, qPrintable(QStringLiteral("%1 colours").arg(colours.size())));
 }
 
 QTEST_MAIN(TstTimelineView)
