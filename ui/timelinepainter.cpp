@@ -295,9 +295,17 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
         QString text = formatDuration(options.selectionEnd - options.selectionStart);
         if (options.selectionEvents >= 0)
             text += QStringLiteral(" · %L1 events").arg(qlonglong(options.selectionEvents));
+        // On a backdrop of the selected ruler's own colour, so the tick labels under it do not
+        // show through the text.
+        const QRectF label = selectionLabelRect(sel, fm.horizontalAdvance(text), area);
+        const double tw = fm.horizontalAdvance(text) + 8;
+        const QRectF backdrop =
+            QRectF(label.center().x() - tw / 2, label.top() + 2, tw, label.height() - 4)
+                .intersected(area);
+        p.fillRect(backdrop, style.ruler);
+        p.fillRect(backdrop, style.selectionRange);
         p.setPen(style.selection);
-        p.drawText(selectionLabelRect(sel, fm.horizontalAdvance(text), area), Qt::AlignCenter,
-                   text);
+        p.drawText(label, Qt::AlignCenter, text);
     }
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));
