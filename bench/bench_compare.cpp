@@ -20,6 +20,7 @@
 //        [--dir-a DIR --dir-b DIR (existing jobs instead)] [--keep DIR]
 //        [--syncline PATH (default: beside this binary; "none": skip the CLI runs)]
 // (`make bench` runs it with the defaults.)
+#include "bench/simjob.h"
 #include "sim/joblogwriter.h"
 #include "sim/simconfig.h"
 #include "sim/simulator.h"
@@ -65,12 +66,7 @@ void generate(const std::string &dir, const Options &o, uint64_t seed, double it
     cfg.iterationMs = iterationMs;
     cfg.slowRank = slowRank;
     cfg.slowFactor = 1.3;
-    const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
-    const std::string err = syncline::sim::JobLogWriter::write(job, dir);
-    if (!err.empty()) {
-        std::fprintf(stderr, "bench_compare: %s\n", err.c_str());
-        std::exit(1);
-    }
+    syncline::bench::writeSimJob(cfg, dir, "bench_compare");
 }
 
 std::shared_ptr<syncline::Timeline> load(const std::string &dir)

@@ -1,5 +1,6 @@
 // bench_load's job shapes — see loadjobs.h.
 #include "bench/loadjobs.h"
+#include "bench/simjob.h"
 
 #include "sim/joblogwriter.h"
 #include "sim/simconfig.h"
@@ -127,12 +128,7 @@ void generateRealistic(const std::string &dir, uint64_t seed, int workers, doubl
         syncline::sim::configFor(syncline::sim::Regime::Datacenter, seed, workers, durationS);
     cfg.workersPerHost = 8;
     cfg.iterationMs = 2;
-    const syncline::sim::SimJob job = syncline::sim::Simulator::run(cfg);
-    const std::string err = syncline::sim::JobLogWriter::write(job, dir);
-    if (!err.empty()) {
-        std::fprintf(stderr, "bench_load: %s\n", err.c_str());
-        std::exit(1);
-    }
+    writeSimJob(cfg, dir, "bench_load");
 }
 
 std::vector<std::string> logsIn(const std::string &dir)
