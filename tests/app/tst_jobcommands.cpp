@@ -244,6 +244,12 @@ void TstJobCommands::hostileTextIsEscapedAndExportsStayUtf8()
             R"({"t":"E","ts":12,"tid":1,"name":"\u009b31mfake"})"
             "\n" + // misnested: named
             "{\"t\":\"E\",\"ts\":13,\"tid\":1,\"name\":\"bad\xff\"}\n" +
+            // A lone surrogate escape (valid JSON text, refused by strict parsers) in args and
+            // in a name, beside a real pair and an escaped backslash (found by fuzzing).
+            R"({"t":"B","ts":14,"tid":1,"name":"n\udc00","args":{"s":"x\udfffy","p":"\ud83d\ude00","e":"\\udfff"}})"
+            "\n" +
+            R"({"t":"E","ts":15,"tid":1,"name":"n\udc00"})"
+            "\n" +
             R"({"t":"E","ts":20,"tid":1,"name":"\u001b[2Jclear"})"
             "\n");
     const auto noControls = [](const std::string &text) {
@@ -270,6 +276,9 @@ void TstJobCommands::hostileTextIsEscapedAndExportsStayUtf8()
             std::string::npos);
     QVERIFY2(check.out.find("misnesting: E \"\\xc2\\x9b31mfake\"") != std::string::npos,
              check.out.c_str());
+    QVERIFY2(check.out.find(path + ":6: lone surrogate escape in args: 1 \\uD800-\\uDFFF "
+                                   "without its pair replaced by \\ufffd") != std::string::npos,
+             check.out.c_str());
 
     const QString chrome = dir.filePath("c.json"), csv = dir.filePath("e.csv");
     const Run exported = syncline({"export", dir.path(), "--chrome", chrome, "--csv", csv});
@@ -287,6 +296,16 @@ void TstJobCommands::hostileTextIsEscapedAndExportsStayUtf8()
             sawArgs = true;
         }
     QVERIFY(sawArgs);
+    bool sawSurrogates = false; // nlohmann parsed the export: no lone surrogate is left in it
+    for (const auto &ev : trace["traceEvents"])
+        if (ev.contains("args") && ev["args"].contains("s")) {
+            QCOMPARE(ev["args"]["s"].get<std::string>(), std::string("x\xef\xbf\xbdy"));
+            QCOMPARE(ev["args"]["p"].get<std::string>(), std::string("\xf0\x9f\x98\x80"));
+            QCOMPARE(ev["args"]["e"].get<std::string>(), std::string("\\udfff"));
+            QCOMPARE(ev["name"].get<std::string>(), std::string("n\xef\xbf\xbd"));
+            sawSurrogates = true;
+        }
+    QVERIFY(sawSurrogates);
     // The CSV as a JSON string: nlohmann refuses to dump invalid UTF-8.
     QVERIFY(!nlohmann::json(slurp(csv)).dump().empty());
 }

@@ -3,7 +3,9 @@
 // line the scanner accepts must be a JSON object (invalid UTF-8 inside strings aside: the scanner
 // does not validate UTF-8, the loader's exports do), and the fields it decoded (t, ts, tid, dur,
 // name) must equal the object's when that key occurs once. A line with a number nlohmann cannot
-// hold (past double's range: valid JSON, its out_of_range 406) has no reference and is skipped.
+// hold (past double's range: valid JSON, its out_of_range 406) or a lone surrogate escape
+// (`\udfff`: valid JSON text, refused by nlohmann, read as U+FFFD by the scanner) has no
+// reference and is skipped.
 #include "timeline/load/log/linescanner.h"
 
 #include <nlohmann/json.hpp>
@@ -87,8 +89,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         try {
             j = nlohmann::json::parse(line);
         } catch (const nlohmann::json::parse_error &e) {
-            if (std::string_view(e.what()).find("UTF-8") != std::string_view::npos)
-                continue; // the one thing the scanner leaves to the exporters
+            const std::string_view what(e.what());
+            if (what.find("UTF-8") != std::string_view::npos)
+                continue; // the scanner leaves UTF-8 checks to the loader and the exporters
+            // A `\u` escape of a lone surrogate: valid JSON text that nlohmann refuses; the
+            // scanner reads it as U+FFFD (log-format.md), so there is nothing to compare with.
+            if (what.find("surrogate") != std::string_view::npos)
+                continue;
             mismatch("accepted a line that is not JSON", line);
         } catch (const nlohmann::json::out_of_range &) {
             // Valid JSON the reference cannot hold (a number past double, `1E789`: its error

@@ -16,6 +16,67 @@ namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
 
+namespace {
+
+// The value of the four hex digits at s[i], -1 when there are not four there.
+int hex4(std::string_view s, size_t i)
+{
+    if (i + 4 > s.size())
+        return -1;
+    int v = 0;
+    for (size_t k = i; k < i + 4; ++k) {
+        const char c = s[k];
+        const int d = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+// JSON text `s` with each `\u` escape of a lone surrogate written as \ufffd (a high-low pair is
+// kept; other escapes, `\\` among them, are copied as they are); returns how many were replaced.
+size_t replaceLoneSurrogateEscapes(std::string_view s, std::string &out)
+{
+    size_t replaced = 0;
+    out.clear();
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        if (s[i] != '\\' || i + 1 >= s.size()) {
+            out += s[i++];
+            continue;
+        }
+        const int cp = s[i + 1] == 'u' ? hex4(s, i + 2) : -1;
+        if (cp < 0) { // another escape (or a broken one): its two characters
+            out.append(s.substr(i, 2));
+            i += 2;
+            continue;
+        }
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 12 <= s.size() && s[i + 6] == '\\' &&
+            s[i + 7] == 'u') {
+            const int lo = hex4(s, i + 8);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                out.append(s.substr(i, 12));
+                i += 12;
+                continue;
+            }
+        }
+        if (cp >= 0xD800 && cp < 0xE000) {
+            out += "\\ufffd";
+            ++replaced;
+        } else {
+            out.append(s.substr(i, 6));
+        }
+        i += 6;
+    }
+    return replaced;
+}
+
+} // namespace
+
 LogParser::LogParser(std::string path) : m_problems(path)
 {
     m_out.path = std::move(path);
@@ -266,7 +327,7 @@ void LogParser::handleEvent(const LogRecord &r)
     if (r.type == RecordType::Begin)
         m_open[ti].push_back(e);
     if (r.hasArgs)
-        m_out.addArgs(t, e, r.textAscii ? r.args : validText(r.args, 1, "args"));
+        m_out.addArgs(t, e, validArgs(r.args, r.textAscii));
 }
 
 void LogParser::handleSync(const LogRecord &r)
@@ -350,6 +411,22 @@ std::string_view LogParser::validText(std::string_view text, int slot, const cha
     return m_fixed[slot];
 }
 
+std::string_view LogParser::validArgs(std::string_view text, bool ascii)
+{
+    const std::string_view t = ascii ? text : validText(text, 1, "args");
+    if (t.find("\\u") == std::string_view::npos) [[likely]]
+        return t;
+    std::string fixed;
+    const size_t replaced = replaceLoneSurrogateEscapes(t, fixed);
+    if (replaced == 0)
+        return t;
+    m_fixed[1] = std::move(fixed); // t may point into the old m_fixed[1]: replaced only now
+    m_problems.add("invalid UTF-8", m_line,
+                   "lone surrogate escape in args: " + std::to_string(replaced) +
+                       " \\uD800-\\uDFFF without its pair replaced by \\ufffd");
+    return m_fixed[1];
+}
+
 void LogParser::missingKey(const char *what)
 {
     m_problems.add("malformed lines", m_line,
@@ -418,7 +495,7 @@ void LogParser::handleEnd(const LogRecord &r)
             auto it = std::find_if(t.argRefs.rbegin(), t.argRefs.rend(),
                                    [e](auto &p) { return p.first == e; });
             // Texts are interned (shared by other events): the merged text gets its own id.
-            std::string_view more = validText(r.args, 1, "args").substr(1);
+            std::string_view more = validArgs(r.args, false).substr(1);
             more.remove_prefix(std::min(more.find_first_not_of(" \t"), more.size()));
             if (more.front() != '}') {
                 const std::string_view old = m_out.args.text(it->second);
@@ -428,7 +505,7 @@ void LogParser::handleEnd(const LogRecord &r)
                 it->second = m_out.args.intern(text);
             }
         } else {
-            m_out.addArgs(t, e, validText(r.args, 1, "args"));
+            m_out.addArgs(t, e, validArgs(r.args, false));
         }
     }
 }

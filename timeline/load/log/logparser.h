@@ -95,6 +95,11 @@ private:
     // `text` when it is valid UTF-8; else a copy (in m_fixed[slot], valid until the next call
     // with that slot) with each invalid byte replaced by U+FFFD, and a problem for the line.
     std::string_view validText(std::string_view text, int slot, const char *what);
+    // An args object as it is kept: valid UTF-8 (validText; `ascii`: known to be ASCII, no check)
+    // and every `\u` escape of a lone surrogate (U+D800..U+DFFF outside a high-low pair: JSON
+    // text that strict parsers refuse, so an export would be unreadable to them) as \ufffd, with
+    // a problem for the line. Names need no such pass: the scanner decodes them (lone → U+FFFD).
+    std::string_view validArgs(std::string_view text, bool ascii);
     // The id of `name` (valid UTF-8) in m_out.names, through a small cache.
     uint32_t nameId(std::string_view name);
     // The track of `tid`, created at its first record; kNoTrack (the record is dropped, and
@@ -126,7 +131,7 @@ private:
     bool m_hasLastTrack = false;
     int64_t m_lastTid = 0;
     uint32_t m_lastTrack = 0;
-    std::string m_fixed[2]; // validText() scratch: 0 name, 1 args
+    std::string m_fixed[2]; // validText() / validArgs() scratch: 0 name, 1 args
     struct NameCacheEntry
     {
         std::string_view text; // a view of the table's own string
