@@ -8,6 +8,16 @@ namespace syncline {
 
 namespace {
 
+// total + x, held at the int64 limit instead of overflowing (UB): only a hostile log has
+// durations whose sum passes 2^63 ns (found by fuzz_jobload).
+inline int64_t addSaturating(int64_t total, int64_t x)
+{
+    int64_t r;
+    if (__builtin_add_overflow(total, x, &r))
+        return x > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return r;
+}
+
 // Copies v and selects in the copy: each nth_element searches only above the previous rank.
 OrderStats::Summary direct(std::span<const int64_t> v, std::span<const size_t> ks,
                            std::span<int64_t> out, std::vector<int64_t> &buf)
@@ -17,7 +27,7 @@ OrderStats::Summary direct(std::span<const int64_t> v, std::span<const size_t> k
         s.max = v.front();
     buf.assign(v.begin(), v.end());
     for (int64_t x : buf) {
-        s.total += x;
+        s.total = addSaturating(s.total, x);
         s.max = std::max(s.max, x);
     }
     auto from = buf.begin();
@@ -92,7 +102,7 @@ OrderStats::Summary OrderStats::selectCounted(std::span<const int64_t> v,
     for (int64_t x : v) {
         kept[n] = x;
         n += part[size_t(bucketOf(x) - first)] != 0;
-        s.total += x;
+        s.total = addSaturating(s.total, x);
         s.max = std::max(s.max, x);
     }
     std::vector<int64_t> &buf = distinct == 1 ? kept : scratch.values;

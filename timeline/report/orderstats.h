@@ -49,7 +49,7 @@ public:
     };
     struct Summary
     {
-        int64_t total = 0; // sum of all values
+        int64_t total = 0; // sum of all values, held at the int64 limit
         int64_t max = 0;   // 0 for an empty span
     };
     // out[i] = the ks[i]-th smallest value of v (0-based); ks ascending, each < v.size(),
