@@ -67,6 +67,21 @@ bool isDigit(const char *p, const char *end)
     return p < end && *p >= '0' && *p <= '9';
 }
 
+// The value of the four hex digits at s[i], -1 when there are not four there.
+int hex4At(std::string_view s, size_t i)
+{
+    if (i + 4 > s.size())
+        return -1;
+    int v = 0;
+    for (size_t k = i; k < i + 4; ++k) {
+        const int d = hexValue(s[k]);
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
 } // namespace
 
 bool JsonCursor::fail(const char *p, const char *why)
@@ -298,6 +313,44 @@ bool JsonCursor::skipContainer(int depth)
         }
         return fail(m_p, object ? "',' or '}' expected" : "',' or ']' expected");
     }
+}
+
+// JSON text `s` with each `\u` escape of a lone surrogate written as \ufffd (a high-low pair is
+// kept; other escapes, `\\` among them, are copied as they are); returns how many were replaced.
+size_t replaceLoneSurrogateEscapes(std::string_view s, std::string &out)
+{
+    size_t replaced = 0;
+    out.clear();
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        if (s[i] != '\\' || i + 1 >= s.size()) {
+            out += s[i++];
+            continue;
+        }
+        const int cp = s[i + 1] == 'u' ? hex4At(s, i + 2) : -1;
+        if (cp < 0) { // another escape (or a broken one): its two characters
+            out.append(s.substr(i, 2));
+            i += 2;
+            continue;
+        }
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 12 <= s.size() && s[i + 6] == '\\' &&
+            s[i + 7] == 'u') {
+            const int lo = hex4At(s, i + 8);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                out.append(s.substr(i, 12));
+                i += 12;
+                continue;
+            }
+        }
+        if (cp >= 0xD800 && cp < 0xE000) {
+            out += "\\ufffd";
+            ++replaced;
+        } else {
+            out.append(s.substr(i, 6));
+        }
+        i += 6;
+    }
+    return replaced;
 }
 
 } // namespace syncline::load

@@ -95,4 +95,9 @@ private:
     size_t m_errorPos = 0;
 };
 
+// JSON text `s` with each `\u` escape of a lone surrogate (U+D800..U+DFFF outside a high-low
+// pair) written as \ufffd — the rule decodeUnicode applies when it decodes, for text kept as
+// written (args); a pair and other escapes (`\\` among them) are copied. Returns the count.
+size_t replaceLoneSurrogateEscapes(std::string_view s, std::string &out);
+
 } // namespace syncline::load

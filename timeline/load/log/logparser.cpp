@@ -2,6 +2,7 @@
 
 #include "recorder/utf8.h"
 #include "timeline/load/filereader.h"
+#include "timeline/load/log/jsoncursor.h"
 #include "timeline/load/log/logheader.h"
 #include "timeline/load/textequal.h"
 
@@ -15,67 +16,6 @@
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
-
-namespace {
-
-// The value of the four hex digits at s[i], -1 when there are not four there.
-int hex4(std::string_view s, size_t i)
-{
-    if (i + 4 > s.size())
-        return -1;
-    int v = 0;
-    for (size_t k = i; k < i + 4; ++k) {
-        const char c = s[k];
-        const int d = c >= '0' && c <= '9'   ? c - '0'
-                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                             : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-// JSON text `s` with each `\u` escape of a lone surrogate written as \ufffd (a high-low pair is
-// kept; other escapes, `\\` among them, are copied as they are); returns how many were replaced.
-size_t replaceLoneSurrogateEscapes(std::string_view s, std::string &out)
-{
-    size_t replaced = 0;
-    out.clear();
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) {
-        if (s[i] != '\\' || i + 1 >= s.size()) {
-            out += s[i++];
-            continue;
-        }
-        const int cp = s[i + 1] == 'u' ? hex4(s, i + 2) : -1;
-        if (cp < 0) { // another escape (or a broken one): its two characters
-            out.append(s.substr(i, 2));
-            i += 2;
-            continue;
-        }
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 12 <= s.size() && s[i + 6] == '\\' &&
-            s[i + 7] == 'u') {
-            const int lo = hex4(s, i + 8);
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                out.append(s.substr(i, 12));
-                i += 12;
-                continue;
-            }
-        }
-        if (cp >= 0xD800 && cp < 0xE000) {
-            out += "\\ufffd";
-            ++replaced;
-        } else {
-            out.append(s.substr(i, 6));
-        }
-        i += 6;
-    }
-    return replaced;
-}
-
-} // namespace
 
 LogParser::LogParser(std::string path) : m_problems(path)
 {
