@@ -1,6 +1,7 @@
 #include "timeline/load/eventstore.h"
 
 #include "timeline/load/cachefile.h"
+#include "timeline/load/chunkcodec.h"
 #include "timeline/load/filereader.h"
 #include "timeline/load/varint.h"
 #include "timeline/load/windowreader.h"
@@ -12,7 +13,6 @@
 #include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <unordered_map>
 
 namespace syncline::load {
 
@@ -24,9 +24,6 @@ constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'E', 'V', 'T', '1'};
 
 using Chunk = EventStore::Chunk;
 using varint::preadExact;
-using varint::unzig;
-using varint::zig;
-using VarReader = varint::Reader;
 
 void putChunk(CacheFile::Writer &w, const Chunk &c)
 {
@@ -49,125 +46,6 @@ bool getChunk(CacheFile::Reader &r, Chunk &c, uint64_t dirOffset)
     c.hash = r.u64();
     return c.count > 0 && c.count <= EventStore::kChunkEvents && c.offset <= dirOffset &&
            c.length <= dirOffset - c.offset;
-}
-
-// Reads chunk c into buf and checks its hash.
-bool loadChunk(int fd, const Chunk &c, std::string &buf, std::string *why)
-{
-    buf.resize(c.length);
-    if (!preadExact(fd, buf.data(), c.length, int64_t(c.offset))) {
-        *why = "read error";
-        return false;
-    }
-    if (CacheFile::wordHash(buf) != c.hash) {
-        *why = "corrupt chunk (hash mismatch)";
-        return false;
-    }
-    return true;
-}
-
-// Encodes events [from, from + n) of t (args ids into `args`).
-std::string encodeChunk(const EventTrack &t, size_t from, size_t n, const ArgStore &args, Chunk &c)
-{
-    // The chunk's distinct args, in first-use order.
-    std::vector<uint32_t> argOf(n, 0);
-    std::unordered_map<uint32_t, uint32_t> local;
-    std::vector<uint32_t> texts;
-    auto ref = std::lower_bound(
-        t.argRefs.begin(), t.argRefs.end(), uint32_t(from),
-        [](const std::pair<uint32_t, uint32_t> &r, uint32_t e) { return r.first < e; });
-    for (; ref != t.argRefs.end() && ref->first < from + n; ++ref) {
-        auto [it, inserted] = local.emplace(ref->second, uint32_t(texts.size()));
-        if (inserted)
-            texts.push_back(ref->second);
-        argOf[ref->first - from] = it->second + 1;
-    }
-    std::string out;
-    varint::put(out, texts.size());
-    for (uint32_t id : texts) {
-        const std::string_view s = args.text(id);
-        varint::put(out, s.size());
-        out.append(s);
-    }
-    c.count = uint32_t(n);
-    c.minStart = n > 0 ? t.localStart[from] : 0;
-    c.maxEnd = INT64_MIN;
-    // The events' varints straight into the buffer (7 per event, at most 10 bytes each).
-    const size_t head = out.size();
-    out.resize(head + n * 70);
-    uint8_t *p = reinterpret_cast<uint8_t *>(out.data() + head);
-    auto put = [&p](uint64_t v) {
-        while (v >= 0x80) {
-            *p++ = uint8_t(v) | 0x80;
-            v >>= 7;
-        }
-        *p++ = uint8_t(v);
-    };
-    int64_t prev = c.minStart;
-    for (size_t k = 0; k < n; ++k) {
-        const size_t i = from + k;
-        put(zig(t.localStart[i] - prev));
-        prev = t.localStart[i];
-        put(zig(t.localEnd[i] - t.localStart[i]));
-        put(t.nameId[i]);
-        put(t.parent[i] < 0 ? 0 : uint64_t(int64_t(i) - t.parent[i]));
-        put(t.depth[i]);
-        put(uint16_t(t.flags[i] & ~EventOverdue));
-        put(argOf[k]);
-        c.maxEnd = std::max(c.maxEnd, t.localEnd[i]);
-        c.minStart = std::min(c.minStart, t.localStart[i]);
-    }
-    out.resize(size_t(p - reinterpret_cast<uint8_t *>(out.data())));
-    c.length = uint32_t(out.size());
-    c.hash = CacheFile::wordHash(out);
-    return out;
-}
-
-// Appends the chunks of events [from, count) of t to `bytes`, whose first byte lies at `base`
-// in the file.
-void encodeTrack(const EventTrack &t, size_t from, const ArgStore &args, uint64_t base,
-                 std::string &bytes, std::vector<Chunk> &chunks)
-{
-    for (; from < t.count(); from += EventStore::kChunkEvents) {
-        Chunk c;
-        const std::string out = encodeChunk(
-            t, from, std::min<size_t>(EventStore::kChunkEvents, t.count() - from), args, c);
-        c.offset = base + bytes.size();
-        bytes += out;
-        chunks.push_back(c);
-    }
-}
-
-// The same for the message records [from, size) (per record the time as a delta, track and
-// direction, id).
-void encodeMessages(const MessageLog &msgs, size_t from, uint64_t base, std::string &bytes,
-                    std::vector<Chunk> &chunks)
-{
-    for (; from < msgs.size(); from += EventStore::kChunkEvents) {
-        const size_t n = std::min<size_t>(EventStore::kChunkEvents, msgs.size() - from);
-        Chunk c;
-        c.offset = base + bytes.size();
-        c.count = uint32_t(n);
-        c.minStart = INT64_MAX;
-        c.maxEnd = INT64_MIN;
-        std::string out;
-        int64_t prev = 0;
-        for (size_t i = from; i < from + n; ++i) {
-            const int64_t ts = msgs[i].localNs;
-            varint::put(out, zig(ts - prev));
-            prev = ts;
-            varint::put(out, (uint64_t(msgs.track(i)) << 1) | (msgs.send(i) ? 1 : 0));
-            const std::string_view id = msgs.id(i);
-            varint::put(out, id.size());
-            out.append(id);
-            c.minStart = std::min(c.minStart, ts);
-            c.maxEnd = std::max(c.maxEnd, ts);
-        }
-        c.length = uint32_t(out.size());
-        c.hash = CacheFile::wordHash(out);
-        bytes += out;
-        chunks.push_back(c);
-    }
 }
 
 // The directory of a store of `f` whose chunks are `trackChunks` (per track of f) and
@@ -244,9 +122,9 @@ std::pair<std::string, std::string> encodeWhole(const ParsedFile &f, const LogFi
     std::string chunks;
     std::vector<std::vector<Chunk>> trackChunks(f.worker.tracks.size());
     for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti)
-        encodeTrack(f.worker.tracks[ti], 0, f.args, 0, chunks, trackChunks[ti]);
+        ChunkCodec::encodeTrack(f.worker.tracks[ti], 0, f.args, 0, chunks, trackChunks[ti]);
     std::vector<Chunk> msgChunks;
-    encodeMessages(f.messages, 0, 0, chunks, msgChunks);
+    ChunkCodec::encodeMessages(f.messages, 0, 0, chunks, msgChunks);
     std::string tail = directory(f, stamp, trackChunks, msgChunks, chunks.size());
     return {std::move(chunks), std::move(tail)};
 }
@@ -266,29 +144,6 @@ bool sameEvents(const EventTrack &was, const EventTrack &now, size_t from, size_
             return false;
     return true;
 }
-
-// Per thread, the arrays a track's kept events are decoded into before they are copied, at
-// their exact size, into the track (a track's final arrays are allocated once; these stay
-// mapped from one track and one file to the next).
-struct Scratch
-{
-    std::vector<int64_t> start, end;
-    std::vector<uint32_t> name, args, keptOrig, argIds;
-    std::vector<int32_t> parent, newInChunk;
-    std::vector<uint16_t> depth, flags;
-    std::string buf;
-    void clearTrack()
-    {
-        start.clear();
-        end.clear();
-        name.clear();
-        args.clear();
-        keptOrig.clear();
-        parent.clear();
-        depth.clear();
-        flags.clear();
-    }
-};
 
 } // namespace
 
@@ -337,7 +192,7 @@ bool EventStore::extend(const ParsedFile &f, const std::vector<EventTrack> &befo
                     trackChunks[ti].push_back(c);
                 } else {
                     Chunk n;
-                    const std::string out = encodeChunk(t, covered, c.count, f.args, n);
+                    const std::string out = ChunkCodec::encodeEvents(t, covered, c.count, f.args, n);
                     n.offset = base + bytes.size();
                     bytes += out;
                     trackChunks[ti].push_back(n);
@@ -346,7 +201,7 @@ bool EventStore::extend(const ParsedFile &f, const std::vector<EventTrack> &befo
             }
             break;
         }
-        encodeTrack(t, covered, f.args, base, bytes, trackChunks[ti]);
+        ChunkCodec::encodeTrack(t, covered, f.args, base, bytes, trackChunks[ti]);
     }
     // The message records keep their chunks while the old tracks keep their places (the
     // records name their track by index).
@@ -362,7 +217,7 @@ bool EventStore::extend(const ParsedFile &f, const std::vector<EventTrack> &befo
         }
     if (keptMsgs > f.messages.size())
         return false;
-    encodeMessages(f.messages, keptMsgs, base, bytes, msgChunks);
+    ChunkCodec::encodeMessages(f.messages, keptMsgs, base, bytes, msgChunks);
     uint64_t live = 0;
     for (const auto &list : trackChunks)
         for (const Chunk &c : list)
@@ -575,7 +430,8 @@ bool EventStore::decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
     out.worker.tracks.resize(tracks.size());
     ArgStore &args = sink.store ? *sink.store : out.args;
     out.argsInTimelineStore = sink.store != nullptr;
-    thread_local Scratch s;
+    thread_local ChunkCodec::TrackScratch s;
+    const ChunkCodec::Keep keep{in, maxNs, names.size()};
     int64_t read = 0;
     for (size_t ti = 0; ti < tracks.size(); ++ti) {
         const Track &st = tracks[ti];
@@ -586,7 +442,6 @@ bool EventStore::decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
         t.category = st.category;
         t.threadName = st.threadName;
         s.clearTrack();
-        int maxDepth = 0;
         size_t first = 0; // index in the track of chunk k's first event
         for (size_t k = 0; k < st.chunks.size(); first += st.chunks[k].count, ++k) {
             const Chunk &c = st.chunks[k];
@@ -594,121 +449,21 @@ bool EventStore::decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
                 break; // sorted by start: every later chunk starts after the window
             if (c.maxEnd < aLocal)
                 continue;
-            if (!loadChunk(fd, c, s.buf, &reason))
+            if (!ChunkCodec::load(fd, c, s.buf, &reason) ||
+                !ChunkCodec::decodeEvents(c, first, keep, args, sink.mutex, s, &reason))
                 return failed(reason);
             read += c.length;
-            VarReader v(s.buf);
-            const size_t nArgs = v.get();
-            if (nArgs > c.count)
-                return failed("corrupt chunk");
-            s.argIds.clear();
-            {
-                std::unique_lock<std::mutex> lock;
-                if (sink.mutex)
-                    lock = std::unique_lock(*sink.mutex);
-                for (size_t a = 0; a < nArgs && !v.bad; ++a) {
-                    const uint64_t len = v.get();
-                    if (len > uint64_t(v.end - v.p))
-                        return failed("corrupt chunk");
-                    s.argIds.push_back(
-                        args.intern(std::string_view(reinterpret_cast<const char *>(v.p), len)));
-                    v.p += len;
-                }
-            }
-            int64_t start = c.minStart;
-            s.newInChunk.assign(c.count, -1);
-            for (uint32_t e = 0; e < c.count; ++e) {
-                // Seven varints; unchecked while a whole event's worth of bytes remains.
-                const bool fast = v.left() >= 7 * VarReader::kMaxBytes;
-                auto next = [&v, fast] { return fast ? v.getUnchecked() : v.get(); };
-                start += unzig(next());
-                const int64_t stop = start + unzig(next());
-                const uint64_t name = next();
-                const uint64_t up = next();
-                const uint64_t depth = next();
-                uint16_t flags = uint16_t(next());
-                const uint64_t arg = next();
-                if (v.bad || name >= names.size() || arg > s.argIds.size() || depth > 0xFFFF ||
-                    up > first + e)
-                    return failed("corrupt chunk");
-                if (in && !in->keep(start, stop))
-                    continue;
-                const uint32_t orig = uint32_t(first + e);
-                int32_t parent = -1;
-                if (up > 0) {
-                    // An ancestor encloses its descendants: it was kept before this event
-                    // (mostly in this chunk; else found among the kept ones).
-                    const uint32_t p = uint32_t(orig - up);
-                    if (up <= e) {
-                        parent = s.newInChunk[e - up];
-                    } else {
-                        const auto it = std::lower_bound(s.keptOrig.begin(), s.keptOrig.end(), p);
-                        parent = it != s.keptOrig.end() && *it == p
-                                     ? int32_t(it - s.keptOrig.begin())
-                                     : -1;
-                    }
-                    if (parent < 0)
-                        return failed("inconsistent nesting");
-                }
-                if (!maxNs.empty() && maxNs[name] >= 0 && stop - start > maxNs[name])
-                    flags |= EventOverdue;
-                s.newInChunk[e] = int32_t(s.start.size());
-                s.start.push_back(start);
-                s.end.push_back(stop);
-                s.name.push_back(uint32_t(name));
-                s.flags.push_back(flags);
-                s.parent.push_back(parent);
-                s.depth.push_back(uint16_t(depth));
-                s.args.push_back(arg > 0 ? s.argIds[arg - 1] : EventTrack::kNoArgs);
-                s.keptOrig.push_back(orig);
-                maxDepth = std::max(maxDepth, int(depth));
-            }
-            if (v.p != v.end)
-                return failed("corrupt chunk (trailing bytes)");
         }
-        // The kept events, copied once into arrays of their exact size.
-        const size_t n = s.start.size();
-        t.localStart.assign(s.start.begin(), s.start.end());
-        t.localEnd.assign(s.end.begin(), s.end.end());
-        t.nameId.assign(s.name.begin(), s.name.end());
-        t.flags.assign(s.flags.begin(), s.flags.end());
-        t.parent.assign(s.parent.begin(), s.parent.end());
-        t.depth.assign(s.depth.begin(), s.depth.end());
-        const size_t withArgs =
-            size_t(n - size_t(std::count(s.args.begin(), s.args.end(), EventTrack::kNoArgs)));
-        if (denseArgs && withArgs * 2 > n) {
-            t.argDense.assign(s.args.begin(), s.args.end());
-        } else {
-            t.argRefs.reserve(withArgs);
-            for (size_t i = 0; i < n; ++i)
-                if (s.args[i] != EventTrack::kNoArgs)
-                    t.argRefs.emplace_back(uint32_t(i), s.args[i]);
-        }
-        t.maxDepth = n > 0 ? maxDepth : 0;
+        ChunkCodec::fillTrack(s, denseArgs, t);
     }
     out.messages = MessageLog();
     for (const Chunk &c : messageChunks) {
         if (!withMessages || c.maxEnd < aLocal || c.minStart > bLocal)
             continue;
-        if (!loadChunk(fd, c, s.buf, &reason))
+        if (!ChunkCodec::load(fd, c, s.buf, &reason) ||
+            !ChunkCodec::decodeMessages(s.buf, c, tracks.size(), in, out.messages, &reason))
             return failed(reason);
         read += c.length;
-        VarReader v(s.buf);
-        int64_t ts = 0;
-        for (uint32_t e = 0; e < c.count; ++e) {
-            ts += unzig(v.get());
-            const uint64_t trackSend = v.get();
-            const uint64_t len = v.get();
-            if (v.bad || len > uint64_t(v.end - v.p) ||
-                (trackSend >> 1) >= std::max<size_t>(tracks.size(), 1))
-                return failed("corrupt chunk");
-            const std::string_view id(reinterpret_cast<const char *>(v.p), size_t(len));
-            v.p += len;
-            if (!in || in->keep(ts, ts))
-                out.messages.add(ts, (trackSend & 1) != 0, 0, id, uint32_t(trackSend >> 1));
-        }
-        if (v.p != v.end)
-            return failed("corrupt chunk (trailing bytes)");
     }
     out.messages.shrink();
     if (bytesRead)

@@ -5,9 +5,8 @@
 // Written by a full load, on the parser's thread, right after TimelineBuilder::prepareFile: the
 // file's tracks as the model holds them — sorted, nested (parent, depth), flags, name ids into
 // the file's own name table, args texts — in chunks of up to kChunkEvents events of one track.
-// Each chunk is self-contained: its distinct args texts, then per event varints of the start
-// (delta from the previous start), the duration, the name id, the distance to the parent, the
-// depth, the flags and the chunk-local args index. The directory (the log's stamp, the name
+// Each chunk is self-contained: its distinct args texts, then seven varints per event
+// (ChunkCodec, chunkcodec.h, has the bytes and a worked example). The directory (the log's stamp, the name
 // table, every track's thread fields and its chunks' [min start, max end], offset, length and
 // hash; the message records' chunks; the counters; the parse's problems) is at the end of the
 // file. The `msg` records are stored too, in file order, in chunks by time, so a window pairs
