@@ -11,7 +11,7 @@
 // args on every 5th step, sync bursts and heartbeats, no messages). A third baseline, pread of
 // the same files (page cache warm), is the I/O bound the loader is compared with.
 // --dir loads an existing job directory instead (make bench-scale uses it).
-// Memory: the loader runs in a forked child; it reports VmHWM (peak) and VmRSS after load and
+// Memory: the loader runs in a child process (bench_load exec'd again, --loader-child); it reports VmHWM (peak) and VmRSS after load and
 // malloc_trim, each minus the child's RSS before loading, divided by the events loaded.
 // Usage: bench_load [--shape both|realistic|synthetic] [--workers 64] [--duration-s 42]
 //        [--seed 3] [--events 150000] [--threads 0=all cores] [--keep DIR] [--dir JOB]
@@ -178,6 +178,8 @@ void runWindow(const std::string &dir, int threads, double a, double b)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && std::string(argv[1]) == "--loader-child")
+        return loaderChildMain(argc, argv) == 0 ? 0 : 2;
     Options o;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];

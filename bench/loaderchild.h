@@ -1,5 +1,5 @@
-// bench_load's measurement of the loader itself: JobLoader::load in a forked child, so that the
-// peak RSS is the loader's own. The child reports VmHWM (peak) and VmRSS after the load and
+// bench_load's measurement of the loader itself: JobLoader::load in a child process (bench_load
+// itself again, exec'd with --loader-child), so that the peak RSS is the loader's own. The child reports VmHWM (peak) and VmRSS after the load and
 // malloc_trim, each with the child's RSS before loading (subtract it), the resident and peak
 // at the start of each stage (merging, correcting, indexing, done), wall and process-CPU
 // seconds in all and per stage, and the timeline's structure bytes by part.
@@ -40,5 +40,8 @@ struct LoaderReport
 // The full load of `dir` with `threads` threads, or with `window` (its use set) the windowed
 // open of that window instead.
 LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window = {});
+// The child's side: with argv as loaderInChild passes it, loads and reports, then returns 0;
+// -1 when argv is not a child's. bench_load's main calls it first.
+int loaderChildMain(int argc, char **argv);
 
 } // namespace syncline::bench
