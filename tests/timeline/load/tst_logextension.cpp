@@ -319,6 +319,47 @@ private slots:
         compareLoads(*loadJob(d).timeline, *freshLoad(d).timeline);
     }
 
+    // A log whose old bytes gave problems (a torn record, a record without a type) is not
+    // continued when it grows — the problem log's counts would not carry over — but parsed
+    // whole: every problem, old and new, is still reported with its line.
+    void logWithProblemsParsedWholeWhenGrown()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString() + "/job";
+        fs::create_directories(d);
+        std::vector<std::string> texts = jobTexts();
+        for (std::string &t : texts) {
+            const size_t early = t.find('\n', t.size() / 10) + 1;
+            t.insert(early, "{\"t\":\"B\",\"ts\":12,\"na\n{\"ts\":1,\"tid\":99,\"name\":\"x\"}\n");
+            const size_t late = t.find('\n', t.size() * 8 / 10) + 1;
+            t.insert(late, "not json at all\n");
+        }
+        std::vector<size_t> half(kWorkers);
+        for (int w = 0; w < kWorkers; ++w) {
+            const std::string &t = texts[size_t(w)];
+            half[size_t(w)] = t.rfind('\n', t.size() / 2) + 1;
+            testlogs::write(logOf(d, w), t.substr(0, half[size_t(w)]));
+        }
+        const LoadResult first = loadJob(d);
+        QVERIFY(first.timeline);
+        auto malformed = [](const Timeline &tl) {
+            return std::count_if(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
+                return p.message.find("malformed line") != std::string::npos;
+            });
+        };
+        QCOMPARE(malformed(*first.timeline), 2 * kWorkers);
+        for (int w = 0; w < kWorkers; ++w) {
+            append(logOf(d, w), std::string_view(texts[size_t(w)]).substr(half[size_t(w)]));
+            std::string why;
+            QVERIFY(!LogExtension::prepare(logOf(d, w), &why));
+            QVERIFY2(why.find("cannot be continued") != std::string::npos, why.c_str());
+        }
+        const LoadResult grown = loadJob(d);
+        QVERIFY(grown.timeline);
+        QCOMPARE(malformed(*grown.timeline), 3 * kWorkers);
+        compareLoads(*grown.timeline, *freshLoad(d).timeline);
+    }
+
     // A job written again longer (not by appending: the old last lines differ): its indexes
     // are stale and not used; the window is cut from a full load, which rebuilds them and the
     // correction, so the next window reads only the window again and sees the new events.
