@@ -5,6 +5,7 @@
 #include "timeline/load/windowreader.h"
 
 #include <algorithm>
+#include <fcntl.h>
 #include <unordered_map>
 
 namespace syncline::load {
@@ -113,14 +114,26 @@ void ChunkCodec::encodeMessages(const MessageLog &msgs, size_t from, uint64_t ba
     }
 }
 
-bool ChunkCodec::load(int fd, const Chunk &c, std::string &buf, std::string *why)
+ChunkCodec::Reader::Reader(int fd) : m_fd(fd)
 {
-    buf.resize(c.length);
-    if (!varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset))) {
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+}
+
+bool ChunkCodec::Reader::readRun(uint64_t offset, uint64_t length, std::string *why)
+{
+    m_run.resize(size_t(length));
+    m_from = offset;
+    if (!varint::preadExact(m_fd, m_run.data(), m_run.size(), int64_t(offset))) {
+        m_run.clear();
         *why = "read error";
         return false;
     }
-    if (CacheFile::wordHash(buf) != c.hash) {
+    return true;
+}
+
+bool ChunkCodec::Reader::checked(std::string_view bytes, const Chunk &c, std::string *why)
+{
+    if (bytes.size() != c.length || CacheFile::wordHash(bytes) != c.hash) {
         *why = "corrupt chunk (hash mismatch)";
         return false;
     }
@@ -140,14 +153,15 @@ void ChunkCodec::TrackScratch::clearTrack()
     maxDepth = 0;
 }
 
-bool ChunkCodec::decodeEvents(const Chunk &c, size_t first, const Keep &keep, ArgStore &args,
-                              std::mutex *mutex, TrackScratch &s, std::string *why)
+bool ChunkCodec::decodeEvents(std::string_view bytes, const Chunk &c, size_t first,
+                              const Keep &keep, ArgStore &args, std::mutex *mutex, TrackScratch &s,
+                              std::string *why)
 {
     auto corrupt = [why](const char *what) {
         *why = what;
         return false;
     };
-    VarReader v(s.buf);
+    VarReader v(bytes);
     const size_t nArgs = v.get();
     if (nArgs > c.count)
         return corrupt("corrupt chunk");
@@ -239,10 +253,10 @@ void ChunkCodec::fillTrack(const TrackScratch &s, bool denseArgs, EventTrack &t)
     t.maxDepth = n > 0 ? s.maxDepth : 0;
 }
 
-bool ChunkCodec::decodeMessages(const std::string &buf, const Chunk &c, size_t tracks,
+bool ChunkCodec::decodeMessages(std::string_view bytes, const Chunk &c, size_t tracks,
                                 const WindowTest *in, MessageLog &out, std::string *why)
 {
-    VarReader v(buf);
+    VarReader v(bytes);
     int64_t ts = 0;
     for (uint32_t e = 0; e < c.count; ++e) {
         ts += unzig(v.get());

@@ -432,6 +432,11 @@ bool EventStore::decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
     out.argsInTimelineStore = sink.store != nullptr;
     thread_local ChunkCodec::TrackScratch s;
     const ChunkCodec::Keep keep{in, maxNs, names.size()};
+    ChunkCodec::Reader reader(fd);
+    std::string_view bytes;
+    auto wanted = [aLocal, bLocal](const Chunk &c) {
+        return c.minStart <= bLocal && c.maxEnd >= aLocal;
+    };
     int64_t read = 0;
     for (size_t ti = 0; ti < tracks.size(); ++ti) {
         const Track &st = tracks[ti];
@@ -449,19 +454,20 @@ bool EventStore::decode(const WindowTest *in, int64_t aLocal, int64_t bLocal,
                 break; // sorted by start: every later chunk starts after the window
             if (c.maxEnd < aLocal)
                 continue;
-            if (!ChunkCodec::load(fd, c, s.buf, &reason) ||
-                !ChunkCodec::decodeEvents(c, first, keep, args, sink.mutex, s, &reason))
+            if (!reader.get(st.chunks, k, wanted, bytes, &reason) ||
+                !ChunkCodec::decodeEvents(bytes, c, first, keep, args, sink.mutex, s, &reason))
                 return failed(reason);
             read += c.length;
         }
         ChunkCodec::fillTrack(s, denseArgs, t);
     }
     out.messages = MessageLog();
-    for (const Chunk &c : messageChunks) {
-        if (!withMessages || c.maxEnd < aLocal || c.minStart > bLocal)
+    for (size_t k = 0; withMessages && k < messageChunks.size(); ++k) {
+        const Chunk &c = messageChunks[k];
+        if (!wanted(c))
             continue;
-        if (!ChunkCodec::load(fd, c, s.buf, &reason) ||
-            !ChunkCodec::decodeMessages(s.buf, c, tracks.size(), in, out.messages, &reason))
+        if (!reader.get(messageChunks, k, wanted, bytes, &reason) ||
+            !ChunkCodec::decodeMessages(bytes, c, tracks.size(), in, out.messages, &reason))
             return failed(reason);
         read += c.length;
     }

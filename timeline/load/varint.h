@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 
 namespace syncline::load::varint {
@@ -34,7 +35,7 @@ struct Reader
 {
     const uint8_t *p, *end;
     bool bad = false;
-    explicit Reader(const std::string &bytes)
+    explicit Reader(std::string_view bytes)
         : p(reinterpret_cast<const uint8_t *>(bytes.data())), end(p + bytes.size())
     {
     }
