@@ -58,7 +58,8 @@ double processCpuSeconds()
 namespace {
 
 // The child's work: the load of `dir`, its report written to `fd`.
-void loadAndReport(int fd, const std::string &dir, int threads, LoadWindow window)
+void loadAndReport(int fd, const std::string &dir, int threads, LoadWindow window,
+                   bool writeIndex)
 {
     LoaderReport r;
     ::malloc_trim(0);
@@ -67,6 +68,7 @@ void loadAndReport(int fd, const std::string &dir, int threads, LoadWindow windo
     o.paths = {dir};
     o.threads = threads;
     o.window = window;
+    o.writeIndex = writeIndex;
     // Resident and peak at each stage's start (what the progress line names first).
     int stage = -1;
     const auto st0 = std::chrono::steady_clock::now();
@@ -85,6 +87,7 @@ void loadAndReport(int fd, const std::string &dir, int threads, LoadWindow windo
     };
     const auto t0 = std::chrono::steady_clock::now();
     syncline::LoadResult res = syncline::JobLoader::load(o);
+    r.logsFromStores = int64_t(res.logsFromStores);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.cpuSeconds = processCpuSeconds() - cpu0;
     ::malloc_trim(0);
@@ -107,18 +110,19 @@ constexpr const char *kChildFlag = "--loader-child";
 
 int loaderChildMain(int argc, char **argv)
 {
-    if (argc != 9 || std::strcmp(argv[1], kChildFlag) != 0)
+    if (argc != 10 || std::strcmp(argv[1], kChildFlag) != 0)
         return -1;
     LoadWindow w;
     w.use = std::atoi(argv[5]) != 0;
     w.mode = syncline::ClockMode(std::atoi(argv[6]));
     w.beginNs = std::atoll(argv[7]);
     w.endNs = std::atoll(argv[8]);
-    loadAndReport(std::atoi(argv[2]), argv[3], std::atoi(argv[4]), w);
+    loadAndReport(std::atoi(argv[2]), argv[3], std::atoi(argv[4]), w, std::atoi(argv[9]) != 0);
     return 0;
 }
 
-LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window)
+LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window,
+                           bool writeIndex)
 {
     int fds[2];
     if (::pipe(fds) != 0)
@@ -132,7 +136,8 @@ LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow windo
         const std::string args[] = {std::to_string(fds[1]),     dir,
                                     std::to_string(threads),    std::to_string(int(window.use)),
                                     std::to_string(int(window.mode)), std::to_string(window.beginNs),
-                                    std::to_string(window.endNs)};
+                                    std::to_string(window.endNs),
+                                    std::to_string(int(writeIndex))};
         std::vector<char *> argv = {const_cast<char *>("bench_load"),
                                     const_cast<char *>(kChildFlag)};
         for (const std::string &a : args)

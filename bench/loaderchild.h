@@ -35,11 +35,15 @@ struct LoaderReport
     Breakdown structure;
     bool readOnlyWindow = false, fromEventStore = false; // a windowed load (--window)
     int64_t bytesRead = 0;
+    int64_t logsFromStores = 0; // a full load: logs decoded from their event stores
 };
 
 // The full load of `dir` with `threads` threads, or with `window` (its use set) the windowed
-// open of that window instead.
-LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window = {});
+// open of that window instead. `writeIndex` is LoadOptions::writeIndex: false parses every log
+// (and writes nothing); true uses and writes the indexes and event stores (a log unchanged
+// since they were written is decoded from its store).
+LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window = {},
+                           bool writeIndex = true);
 // The child's side: with argv as loaderInChild passes it, loads and reports, then returns 0;
 // -1 when argv is not a child's. bench_load's main calls it first.
 int loaderChildMain(int argc, char **argv);

@@ -171,12 +171,24 @@ int64_t headerLength(const std::string &path)
 // *extension is then set, and the caller finishes it once the file is prepared.
 ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
                          std::optional<LogFileStamp> *storeStamp,
-                         std::optional<LogExtension> *extension)
+                         std::optional<LogExtension> *extension, std::atomic<size_t> *fromStore)
 {
     const bool needIndex = !LogIndex::load(path);
-    const bool needStore = !EventStore::open(path);
-    if (!needIndex && !needStore)
-        return LogParser::parseFile(path, cancel);
+    bool needStore = !EventStore::open(path);
+    if (!needIndex && !needStore) {
+        // Unchanged since a parse wrote its index and store: its store is decoded instead
+        // (LogExtension with nothing new). A store that does not decode (a damaged chunk) is
+        // written again from the JSON parse below; a log whose parse cannot be taken up at its
+        // end (problems, a record without its '\n') is parsed.
+        std::optional<LogExtension> e = LogExtension::prepare(path, nullptr, true);
+        if (!e)
+            return LogParser::parseFile(path, cancel);
+        if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
+            ++*fromStore;
+            return std::move(*f);
+        }
+        needStore = true;
+    }
     if (needIndex && needStore)
         if (std::optional<LogExtension> e = LogExtension::prepare(path))
             if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
@@ -204,7 +216,8 @@ ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cance
 
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config,
-                                 Progress &progress, ArgStore &args)
+                                 Progress &progress, ArgStore &args,
+                                 std::atomic<size_t> &fromStores)
 {
     std::vector<ParsedFile> files(tasks.size());
     int64_t total = 0;
@@ -224,7 +237,7 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             std::optional<LogExtension> extension;
             files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
                        : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
-                                                      &storeStamp, &extension)
+                                                      &storeStamp, &extension, &fromStores)
                                       : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
@@ -247,9 +260,13 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 std::lock_guard lock(progressMutex);
                 done += t.bytes;
                 ++filesDone;
+                const size_t stores = fromStores.load();
                 progress.report(kParse, total > 0 ? double(done) / double(total) : 1.0,
                                 std::to_string(filesDone) + " of " + std::to_string(tasks.size()) +
-                                    " files, " + formatBytes(done) + " of " + formatBytes(total));
+                                    " files, " + formatBytes(done) + " of " + formatBytes(total) +
+                                    (stores > 0 ? ", " + std::to_string(stores) +
+                                                      " from their event stores"
+                                                : std::string()));
             }
         }
     };
@@ -493,7 +510,9 @@ LoadResult JobLoader::load(const LoadOptions &o)
                 inputs, o, config, progress))
             return std::move(*r);
     ArgStore args;
-    std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args);
+    std::atomic<size_t> fromStores{0};
+    std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args, fromStores);
+    result.logsFromStores = fromStores.load();
     if (cancelled(o)) {
         result.cancelled = true;
         return result;

@@ -69,6 +69,10 @@ struct IndexedSpan
 struct LoadResult
 {
     std::shared_ptr<Timeline> timeline;
+    // A full load: the logs decoded from their event stores instead of parsed, because they
+    // had not changed since a load wrote their index and store (docs/scale.md "Loading an
+    // unchanged job again").
+    size_t logsFromStores = 0;
     bool cancelled = false;
     std::string fatalError;
 };

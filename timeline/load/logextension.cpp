@@ -138,7 +138,8 @@ LogIndex::Continuation LogExtension::continuation(const std::string &path, const
     return c;
 }
 
-std::optional<LogExtension> LogExtension::prepare(const std::string &path, std::string *why)
+std::optional<LogExtension> LogExtension::prepare(const std::string &path, std::string *why,
+                                                  bool unchangedToo)
 {
     auto fail = [why](const std::string &r) {
         if (why)
@@ -152,7 +153,8 @@ std::optional<LogExtension> LogExtension::prepare(const std::string &path, std::
     const std::optional<LogFileStamp> now = LogFileStamp::of(path);
     if (!now)
         return fail("no such log");
-    if (*now == x->stamp)
+    const bool unchanged = *now == x->stamp;
+    if (unchanged && !unchangedToo)
         return fail("not grown");
     if (!x->resume.possible)
         return fail("the parse cannot be continued at its end");
@@ -160,7 +162,7 @@ std::optional<LogExtension> LogExtension::prepare(const std::string &path, std::
         return fail("replaced (another file)");
     if (now->size < x->stamp.size)
         return fail("truncated");
-    if (now->size == x->stamp.size)
+    if (now->size == x->stamp.size && !unchanged)
         return fail("rewritten (same size)");
     // The old bytes must still be there: the first 4 KiB as far as the old size reached, and
     // the 4 KiB before the continuation.
@@ -183,6 +185,7 @@ std::optional<LogExtension> LogExtension::prepare(const std::string &path, std::
     e.m_index = std::move(*x);
     e.m_store = std::move(*store);
     e.m_now = *now;
+    e.m_unchanged = unchanged;
     return e;
 }
 
@@ -194,7 +197,8 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
     p.path = m_path;
     const LogIndex &x = m_index;
     auto &tracks = p.worker.tracks;
-    m_before = tracks; // what the store holds, to find where each track changed
+    if (!m_unchanged)
+        m_before = tracks; // what the store holds, to find where each track changed
     // What the old bytes' parse left in the parser's state, as records.
     std::vector<std::vector<uint32_t>> opens(tracks.size());
     std::vector<size_t> synthetic(tracks.size(), 0); // per track: its synthetic events
@@ -380,8 +384,9 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
 
 void LogExtension::finish(const ParsedFile &file)
 {
-    if (!m_parsed || !(LogFileStamp::of(m_path) == std::optional<LogFileStamp>(m_now)))
-        return; // changed again while it was read: the next load takes it up
+    if (!m_parsed || m_unchanged ||
+        !(LogFileStamp::of(m_path) == std::optional<LogFileStamp>(m_now)))
+        return; // nothing new, or changed again while it was read: the next load takes it up
     if (!m_store.extend(file, m_before, m_now))
         EventStore::write(m_path, file, m_now);
     m_index.resume = m_resume;

@@ -2,6 +2,9 @@
 // growing log"): the part its index and event store describe is decoded from the store, only
 // the bytes appended since are parsed, and the store and index are extended, not rebuilt.
 //
+// The same decoding serves a full load of a log that did not change at all (prepare with
+// unchangedToo): its store is decoded instead of its JSON parsed (~40 x faster), nothing new.
+//
 // When: the log's index and event store were written by one parse (same stamp), the index's
 // Continuation is possible, and the log now is that log grown — same inode, larger, the same
 // first 4 KiB (as far as the old size reached) and the same 4 KiB before the continuation
@@ -38,7 +41,12 @@ class LogExtension
 {
 public:
     // The extension of `path`, or nullopt (and *why) when the log must be parsed whole.
-    static std::optional<LogExtension> prepare(const std::string &path, std::string *why = nullptr);
+    // With `unchangedToo`, also a log that did not change at all since its index and store
+    // were written: parse() then decodes the store and parses no byte of the log but its
+    // header line (a full load of an unchanged job; finish() has nothing to write).
+    static std::optional<LogExtension> prepare(const std::string &path, std::string *why = nullptr,
+                                               bool unchangedToo = false);
+    bool unchanged() const { return m_unchanged; }
     // The grown log as LogParser::parseFile gives it (not prepared); nullopt when the old end's
     // state could not be restored (the caller parses the log whole).
     std::optional<ParsedFile> parse(const std::atomic<bool> *cancel, size_t interval);
@@ -60,6 +68,7 @@ private:
     LogIndex m_more;                  // the new bytes' checkpoints (parse)
     LogIndex::Continuation m_resume;  // the grown log's
     bool m_parsed = false;
+    bool m_unchanged = false; // the log is as its index and store describe it
 };
 
 } // namespace syncline::load

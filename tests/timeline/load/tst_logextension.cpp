@@ -319,6 +319,54 @@ private slots:
         compareLoads(*loadJob(d).timeline, *freshLoad(d).timeline);
     }
 
+    // A full load of a job that did not change since a load wrote its indexes and stores
+    // decodes the stores instead of parsing the logs, and gives exactly the fresh parse; a log
+    // whose store does not decode (a damaged chunk) is parsed and its store written again; a
+    // log with problems (not continuable) is parsed.
+    void unchangedJobDecodedFromStores()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString() + "/job";
+        fs::create_directories(d);
+        std::vector<std::string> texts = jobTexts();
+        texts[2].insert(texts[2].find('\n', texts[2].size() / 3) + 1, "{\"t\":\"B\",\"ts\":\n");
+        for (int w = 0; w < kWorkers; ++w)
+            testlogs::write(logOf(d, w), texts[size_t(w)]);
+        const LoadResult first = loadJob(d);
+        QVERIFY(first.timeline);
+        QCOMPARE(first.logsFromStores, size_t(0));
+        const LoadResult again = loadJob(d);
+        QVERIFY(again.timeline);
+        QCOMPARE(again.logsFromStores, size_t(kWorkers - 1)); // log 2 has a malformed line
+        const LoadResult fresh = freshLoad(d);
+        QVERIFY(fresh.timeline);
+        QCOMPARE(fresh.logsFromStores, size_t(0));
+        compareLoads(*again.timeline, *fresh.timeline);
+        const std::vector<std::string> reported = problems(*again.timeline);
+        QCOMPARE(std::count_if(reported.begin(), reported.end(),
+                               [](const std::string &p) {
+                                   return p.find("timer_events.2.log:") == 0 &&
+                                          p.find("malformed line") != std::string::npos;
+                               }),
+                 1);
+        // Log 0's store damaged in a chunk (its directory intact): parsed, store rewritten.
+        const std::string store = EventStore::pathFor(logOf(d, 0), true);
+        std::string bytes = readFile(store);
+        QVERIFY(bytes.size() > 1000);
+        bytes[100] = char(bytes[100] ^ 0x5a);
+        testlogs::write(store, bytes);
+        QVERIFY(EventStore::open(logOf(d, 0))); // the directory still checks out
+        const LoadResult damaged = loadJob(d);
+        QVERIFY(damaged.timeline);
+        QCOMPARE(damaged.logsFromStores, size_t(kWorkers - 2));
+        compareLoads(*damaged.timeline, *fresh.timeline);
+        const LoadResult repaired = loadJob(d);
+        QCOMPARE(repaired.logsFromStores, size_t(kWorkers - 1));
+        compareLoads(*repaired.timeline, *fresh.timeline);
+        // Without writing indexes (the option), every log is parsed.
+        QCOMPARE(loadJob(d, {}, false).logsFromStores, size_t(0));
+    }
+
     // A log whose old bytes gave problems (a torn record, a record without a type) is not
     // continued when it grows — the problem log's counts would not carry over — but parsed
     // whole: every problem, old and new, is still reported with its line.
