@@ -7,7 +7,8 @@
 # whole-job `syncline stats` time and peak, and a 10 s window (`syncline export --range 10s:20s`
 # and `stats --range`): first cut from a full load (no index yet: that load writes it), then read
 # through the index (only the blocks the window needs), time and peak of each, and the two CSVs
-# compared byte for byte.
+# compared byte for byte. As root, the same loads with the page cache dropped before each (the
+# cold-read baseline, the logs parsed, the job again from its event stores, the window).
 #
 # usage: scripts/bench-scale.sh [BUILD] ; environment: WORKERS (1024), DURATION_S (42), SEED (7),
 #        OUT (a directory with room: ~24 GB for 1,024 workers; default /tmp/syncline-scale),
@@ -64,6 +65,31 @@ done
 if [ "${WINDOW_ONLY:-0}" != 1 ]; then
 echo "== full load (parse + nest + correct), loader in a child process"
 nice -n 10 "$BIN/bench_load" --dir "$JOB" --baselines 0 | sed 's/^/  /'
+
+# Cold: the page cache dropped before each run (root only; elsewhere skipped), so the logs,
+# which do not stay cached here, and the event stores are read from disk: the cold-read
+# baseline (cat of every log, two at a time), the logs parsed, and the job loaded again from
+# its event stores; with the bytes the disk delivered (/proc/diskstats).
+DEV=$(lsblk -no pkname "$(df --output=source "$JOB" | tail -1)" 2>/dev/null || true)
+[ -n "$DEV" ] || DEV=$(basename "$(df --output=source "$JOB" | tail -1)")
+if [ -w /proc/sys/vm/drop_caches ] && grep -q " $DEV " /proc/diskstats; then
+    echo "== cold page cache (dropped before each; disk $DEV)"
+    cold() { # label, command...
+        local label=$1 a b c d s kb
+        shift
+        sync
+        echo 3 > /proc/sys/vm/drop_caches
+        read -r a b < <(awk -v d="$DEV" '$3 == d {print $4, $6}' /proc/diskstats)
+        read -r s kb < <(measure "$@")
+        read -r c d < <(awk -v d="$DEV" '$3 == d {print $4, $6}' /proc/diskstats)
+        echo "  $label: $s s, peak $((kb / 1024)) MB, $(((d - b) * 512 / 1000000)) MB read from disk in $((c - a)) requests"
+    }
+    cold "cold read of the logs (cat, 2 at a time)" sh -c "find '$JOB' -maxdepth 1 -name '*.log' -print0 | xargs -0 -P 2 -n 32 cat > /dev/null"
+    cold "full load, logs parsed (bench_load's loader, writeIndex off)" "$BIN/bench_load" --loader-child 1 "$JOB" 0 0 0 0 0 0
+    cold "full load again, from the event stores" "$BIN/bench_load" --loader-child 1 "$JOB" 0 0 0 0 0 1
+    cold "10 s window (bench_load --window 10:20)" "$BIN/bench_load" --dir "$JOB" --window 10:20
+    grep -h "window 10 s" "$OUT/last.out" | sed 's/^ */    /'
+fi
 
 if [ "${SKIP_CHECK:-0}" != 1 ]; then
 echo "== syncline check (whole job, CLI)"
