@@ -14,8 +14,9 @@
 // The loader row parses every log (LoadOptions::writeIndex false: no index or event store read
 // or written); "loaded again" is the same job reopened, its unchanged logs decoded from the
 // event stores a load wrote (written first when there are none).
-// Memory: the loader runs in a child process (bench_load exec'd again, --loader-child); it reports VmHWM (peak) and VmRSS after load and
-// malloc_trim, each minus the child's RSS before loading, divided by the events loaded.
+// Memory: the loader runs in a child process (bench_load exec'd again, --loader-child); it
+// reports VmHWM (peak) and VmRSS after load and malloc_trim, each minus the child's RSS before
+// loading, divided by the events loaded.
 // Usage: bench_load [--shape both|realistic|synthetic] [--workers 64] [--duration-s 42]
 //        [--seed 3] [--events 150000] [--threads 0=all cores] [--keep DIR] [--dir JOB]
 //        [--baselines 0|1] [--window A:B]

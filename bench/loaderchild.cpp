@@ -2,8 +2,8 @@
 #include "bench/loaderchild.h"
 
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <malloc.h>
@@ -58,8 +58,7 @@ double processCpuSeconds()
 namespace {
 
 // The child's work: the load of `dir`, its report written to `fd`.
-void loadAndReport(int fd, const std::string &dir, int threads, LoadWindow window,
-                   bool writeIndex)
+void loadAndReport(int fd, const std::string &dir, int threads, LoadWindow window, bool writeIndex)
 {
     LoaderReport r;
     ::malloc_trim(0);
@@ -121,8 +120,7 @@ int loaderChildMain(int argc, char **argv)
     return 0;
 }
 
-LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window,
-                           bool writeIndex)
+LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow window, bool writeIndex)
 {
     int fds[2];
     if (::pipe(fds) != 0)
@@ -133,11 +131,11 @@ LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow windo
         // A new image, not the fork: the parent's heap (the generated job, the baselines'
         // buffers) would otherwise be the child's too, and its reuse would blur the peak
         // (a forked child read 1.52 x where a fresh process reads 1.29 x).
-        const std::string args[] = {std::to_string(fds[1]),     dir,
-                                    std::to_string(threads),    std::to_string(int(window.use)),
-                                    std::to_string(int(window.mode)), std::to_string(window.beginNs),
-                                    std::to_string(window.endNs),
-                                    std::to_string(int(writeIndex))};
+        const std::string args[] = {
+            std::to_string(fds[1]),           dir,
+            std::to_string(threads),          std::to_string(int(window.use)),
+            std::to_string(int(window.mode)), std::to_string(window.beginNs),
+            std::to_string(window.endNs),     std::to_string(int(writeIndex))};
         std::vector<char *> argv = {const_cast<char *>("bench_load"),
                                     const_cast<char *>(kChildFlag)};
         for (const std::string &a : args)
@@ -153,8 +151,7 @@ LoaderReport loaderInChild(const std::string &dir, int threads, LoadWindow windo
     int status = 0;
     ::waitpid(pid, &status, 0);
     if (!got)
-        std::fprintf(stderr, "bench_load: the loader child reported nothing (status %d)\n",
-                     status);
+        std::fprintf(stderr, "bench_load: the loader child reported nothing (status %d)\n", status);
     return got ? r : LoaderReport{};
 }
 

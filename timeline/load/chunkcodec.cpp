@@ -71,8 +71,8 @@ std::string ChunkCodec::encodeEvents(const EventTrack &t, size_t from, size_t n,
     return out;
 }
 
-void ChunkCodec::encodeTrack(const EventTrack &t, size_t from, const ArgStore &args,
-                             uint64_t base, std::string &bytes, std::vector<Chunk> &chunks)
+void ChunkCodec::encodeTrack(const EventTrack &t, size_t from, const ArgStore &args, uint64_t base,
+                             std::string &bytes, std::vector<Chunk> &chunks)
 {
     for (; from < t.count(); from += EventStore::kChunkEvents) {
         Chunk c;
@@ -207,8 +207,7 @@ bool ChunkCodec::decodeEvents(std::string_view bytes, const Chunk &c, size_t fir
                 parent = s.newInChunk[e - up];
             } else {
                 const auto it = std::lower_bound(s.keptOrig.begin(), s.keptOrig.end(), p);
-                parent =
-                    it != s.keptOrig.end() && *it == p ? int32_t(it - s.keptOrig.begin()) : -1;
+                parent = it != s.keptOrig.end() && *it == p ? int32_t(it - s.keptOrig.begin()) : -1;
             }
             if (parent < 0)
                 return corrupt("inconsistent nesting");

@@ -62,9 +62,9 @@ public:
             const Chunk &c = chunks[k];
             if (c.offset < m_from || c.offset + c.length > m_from + m_run.size()) {
                 uint64_t end = c.offset + c.length;
-                for (size_t j = k + 1; j < chunks.size() && chunks[j].offset == end &&
-                                       end - c.offset + chunks[j].length <= kRunBytes &&
-                                       wanted(chunks[j]);
+                for (size_t j = k + 1;
+                     j < chunks.size() && chunks[j].offset == end &&
+                     end - c.offset + chunks[j].length <= kRunBytes && wanted(chunks[j]);
                      ++j)
                     end += chunks[j].length;
                 if (!readRun(c.offset, end - c.offset, why))
@@ -107,9 +107,8 @@ public:
     // and appends the kept events to s, their parents re-pointed into the kept ones; its
     // args texts are interned into `args` (under `mutex` when not null). False (and *why) when
     // the bytes are not exactly c's events.
-    static bool decodeEvents(std::string_view bytes, const Chunk &c, size_t first,
-                             const Keep &keep, ArgStore &args, std::mutex *mutex, TrackScratch &s,
-                             std::string *why);
+    static bool decodeEvents(std::string_view bytes, const Chunk &c, size_t first, const Keep &keep,
+                             ArgStore &args, std::mutex *mutex, TrackScratch &s, std::string *why);
     // Moves s's kept events into t's arrays (each allocated once, at its size); args as
     // argDense when `denseArgs` and most kept events have some (EventTrack::compactArgs' rule),
     // else as argRefs.

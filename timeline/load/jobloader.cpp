@@ -168,7 +168,8 @@ int64_t headerLength(const std::string &path)
 // set when the log has no valid event store and did not change while it was read: the caller
 // writes the store once the file is prepared (sorted and nested). A log that grew since its
 // index and store were written (LogExtension) is read from its store and its new bytes only;
-// *extension is then set, and the caller finishes it once the file is prepared.
+// *extension is then set, and the caller finishes it once the file is prepared. A log unchanged
+// since then is decoded from its store alone (counted in *fromStore; nothing to write).
 ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
                          std::optional<LogFileStamp> *storeStamp,
                          std::optional<LogExtension> *extension, std::atomic<size_t> *fromStore)
