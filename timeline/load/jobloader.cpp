@@ -169,10 +169,10 @@ int64_t headerLength(const std::string &path)
 // writes the store once the file is prepared (sorted and nested). A log that grew since its
 // index and store were written (LogExtension) is read from its store and its new bytes only;
 // *extension is then set, and the caller finishes it once the file is prepared. A log unchanged
-// since then is decoded from its store alone (counted in *fromStore; nothing to write).
+// since then is decoded from its store alone (*fromStore set; nothing to write).
 ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
                          std::optional<LogFileStamp> *storeStamp,
-                         std::optional<LogExtension> *extension, std::atomic<size_t> *fromStore)
+                         std::optional<LogExtension> *extension, bool *fromStore)
 {
     const bool needIndex = !LogIndex::load(path);
     bool needStore = !EventStore::open(path);
@@ -185,7 +185,7 @@ ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cance
         if (!e)
             return LogParser::parseFile(path, cancel);
         if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
-            ++*fromStore;
+            *fromStore = true;
             return std::move(*f);
         }
         needStore = true;
@@ -217,8 +217,7 @@ ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cance
 
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config,
-                                 Progress &progress, ArgStore &args,
-                                 std::atomic<size_t> &fromStores)
+                                 Progress &progress, ArgStore &args, size_t &fromStores)
 {
     std::vector<ParsedFile> files(tasks.size());
     int64_t total = 0;
@@ -236,9 +235,10 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             const Task &t = tasks[i];
             std::optional<LogFileStamp> storeStamp;
             std::optional<LogExtension> extension;
+            bool fromStore = false;
             files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
                        : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
-                                                      &storeStamp, &extension, &fromStores)
+                                                      &storeStamp, &extension, &fromStore)
                                       : LogParser::parseFile(t.path, o.cancel);
             // One lookup per file: its cache is keyed by the file's own name ids.
             EventKindLookup kinds(config);
@@ -257,18 +257,18 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             // 4 bytes an event instead of 8 a ref where most events have args.
             for (EventTrack &tr : files[i].worker.tracks)
                 tr.compactArgs();
-            if (o.progress) {
-                std::lock_guard lock(progressMutex);
-                done += t.bytes;
-                ++filesDone;
-                const size_t stores = fromStores.load();
+            // The progress line's counts change under the lock they are read under.
+            std::lock_guard lock(progressMutex);
+            fromStores += fromStore ? 1 : 0;
+            done += t.bytes;
+            ++filesDone;
+            if (o.progress)
                 progress.report(kParse, total > 0 ? double(done) / double(total) : 1.0,
                                 std::to_string(filesDone) + " of " + std::to_string(tasks.size()) +
                                     " files, " + formatBytes(done) + " of " + formatBytes(total) +
-                                    (stores > 0 ? ", " + std::to_string(stores) +
-                                                      " from their event stores"
-                                                : std::string()));
-            }
+                                    (fromStores > 0 ? ", " + std::to_string(fromStores) +
+                                                          " from their event stores"
+                                                    : std::string()));
         }
     };
     onThreads(o, tasks.size(), work);
@@ -511,9 +511,9 @@ LoadResult JobLoader::load(const LoadOptions &o)
                 inputs, o, config, progress))
             return std::move(*r);
     ArgStore args;
-    std::atomic<size_t> fromStores{0};
+    size_t fromStores = 0;
     std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args, fromStores);
-    result.logsFromStores = fromStores.load();
+    result.logsFromStores = fromStores;
     if (cancelled(o)) {
         result.cancelled = true;
         return result;
