@@ -78,8 +78,33 @@ def python_env(**extra):
     return env
 
 
-def run_python(args, cwd, timeout=60, **env):
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=python_env(**env),
+def without_leak_check(env):
+    """`env` for a process that imports PyTorch, with LeakSanitizer off when the ASan runtime is
+    preloaded (`make sanitize`). LSan's exit-time check stops every thread with ptrace; in an
+    interpreter holding torch's thread pools its tracer now and then dies of SIGSEGV ("Tracer
+    caught signal 11 ... LeakSanitizer has encountered a fatal error") and the process exits 1
+    although nothing leaked. ASan's memory checks stay on; syncline's own code is leak-checked in
+    every process that does not load torch. Without the runtime, `env` is returned unchanged."""
+    env = dict(env)
+    if "libasan" in env.get("LD_PRELOAD", ""):
+        opts = [o for o in env.get("ASAN_OPTIONS", "").split(":")
+                if o and not o.startswith("detect_leaks=")]
+        env["ASAN_OPTIONS"] = ":".join(opts + ["detect_leaks=0"])
+    return env
+
+
+def torch_available():
+    """Whether PyTorch is installed, found without importing it into this process (importing
+    it here would put its threads under this process's own exit-time leak check)."""
+    import importlib.util
+    return importlib.util.find_spec("torch") is not None
+
+
+def run_python(args, cwd, timeout=60, imports_torch=False, **env):
+    child_env = python_env(**env)
+    if imports_torch:
+        child_env = without_leak_check(child_env)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=child_env,
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -8,13 +8,14 @@ import pathlib
 import pytest
 
 import syncline
-from conftest import read_log, run_python
+from conftest import read_log, run_python, torch_available
 
 WORKER = str(pathlib.Path(__file__).with_name("counter_worker.py"))
 
 
 def _run(workdir, steps, with_torch):
-    r = run_python([WORKER, str(steps), "1" if with_torch else "0"], workdir)
+    r = run_python([WORKER, str(steps), "1" if with_torch else "0"], workdir,
+                   imports_torch=with_torch)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
     return read_log(workdir / "timer_events.log")
@@ -59,7 +60,8 @@ def test_counter_errors(workdir):
 
 
 def test_record_memory_in_a_real_process(workdir):
-    pytest.importorskip("torch")
+    if not torch_available():
+        pytest.skip("PyTorch is not installed")
     records = _run(workdir, 3, with_torch=True)
     names = {r["name"] for r in records if r["t"] == "C"}
     assert names >= {"loss", "tokens"}

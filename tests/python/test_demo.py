@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from conftest import SOURCE_DIR, read_log
+from conftest import SOURCE_DIR, read_log, without_leak_check
 
 STEPS, CRASH_STEP = 40, 20  # restart 0 runs steps 0..19, restart 1 resumes at 20 (checkpoint)
 CRASH_RANK, STRAGGLER = 3, 5
@@ -28,7 +28,7 @@ HOST_B_OFFSET_NS = 3_200_000  # run_demo.py's emulated skew of host-b (plus 40 p
 def demo(tmp_path_factory, bin_dir):
     """Runs the demo once; returns (output dir, its stdout)."""
     build = bin_dir.parent
-    env = dict(os.environ)
+    env = without_leak_check(os.environ)  # the demo's workers import torch
     env.pop("DISPLAY", None)
     out = tmp_path_factory.mktemp("demo")
     r = subprocess.run(["bash", str(SOURCE_DIR / "scripts" / "demo.sh"), str(build), "--out",

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import read_log
+from conftest import read_log, without_leak_check
 
 HERE = pathlib.Path(__file__).resolve().parent
 WORKER = HERE / "torchrun_worker.py"
@@ -39,7 +39,7 @@ def torch_env():
                 "MASTER_PORT"):
             if var not in ("SYNCLINE_BIN", "SYNCLINE_SOURCE_DIR"):
                 env.pop(var)
-    return env
+    return without_leak_check(env)
 
 
 @pytest.fixture(scope="module", autouse=True)
