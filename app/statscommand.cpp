@@ -7,6 +7,7 @@
 #include "jobargs.h"
 
 #include "recorder/utf8.h"
+#include "timeline/report/diagnosis.h"
 #include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
@@ -26,7 +27,7 @@ std::string ms(int64_t ns)
     return buf;
 }
 
-void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
+void printText(const Timeline &tl, const std::vector<StatsRow> &rows, ClockMode mode)
 {
     // One row per worker = per incarnation: a restart, or a membership change (same restart
     // count, another world size), is a row of its own.
@@ -55,10 +56,13 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
     }
     if (all.size() > 30)
         std::printf("(%zu more names; --json for all, per rank)\n", all.size() - 30);
-    // The one straggler rule (RankOutliers, the viewer's per-rank chart uses it too).
-    const auto stragglers = RankOutliers::compute(rows);
+    // Compute names: the outlier rule (RankOutliers, the viewer's per-rank chart uses it too).
+    // Waits (collectives): blame, from who arrived last (Diagnoser) — the ranks with the longest
+    // waits are the victims, never the stragglers.
+    const auto stragglers = RankOutliers::compute(rows, &tl);
     if (!stragglers.empty()) {
-        std::printf("\nstragglers: per-rank mean > median + max(3*MAD, 50 us, 10%% of median)\n");
+        std::printf("\nstragglers (compute): per-rank mean > median + max(3*MAD, 50 us, 10%% of "
+                    "median)\n");
         std::printf("%-40s %6s %12s %12s  %s\n", "event", "ranks", "median_ms", "limit_ms",
                     "slow ranks (mean_ms)");
         for (size_t i = 0; i < stragglers.size() && i < 10; ++i) {
@@ -71,6 +75,36 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows)
                         ms(s.medianNs).c_str(), ms(s.thresholdNs).c_str(), slow.c_str());
         }
     }
+    if (tl.window.active) { // instances would be counted from the window's edge on each rank
+        std::printf("\nwaits: not judged on a --range load (`syncline diagnose --range` is)\n");
+        return;
+    }
+    DiagnoseQuery dq;
+    dq.mode = mode;
+    dq.whatIfRanks = 0; // blame only; `syncline diagnose` says what a fix would buy
+    const Diagnosis d = Diagnoser::run(tl, dq);
+    if (d.instances == 0)
+        return;
+    std::vector<const DiagnosisRank *> blamed;
+    for (const DiagnosisRank &r : d.ranks)
+        if (r.blameNs > 0)
+            blamed.push_back(&r);
+    std::stable_sort(blamed.begin(), blamed.end(),
+                     [](auto *a, auto *b) { return a->blameNs > b->blameNs; });
+    std::printf("\nwaits (collectives): %lld instances, %lld undecided (within clock bounds); "
+                "blame = the others' wait caused by arriving last\n",
+                (long long)d.instances, (long long)d.undecidedCount);
+    std::string line;
+    for (size_t i = 0; i < blamed.size() && i < 5; ++i)
+        line += (i ? ", " : "") + std::to_string(blamed[i]->rank) + " (" +
+                ms(blamed[i]->blameNs) + " ms, last " + std::to_string(blamed[i]->timesLast) + "x)";
+    std::printf("  blame by rank: %s\n", line.empty() ? "none" : line.c_str());
+    line.clear();
+    for (size_t i = 0; i < d.victims.size() && i < 5; ++i)
+        line += (i ? ", " : "") + std::to_string(d.ranks[d.victims[i]].rank) + " (" +
+                ms(d.ranks[d.victims[i]].waitNs) + " ms)";
+    std::printf("  waited longest (victims): %s\n", line.empty() ? "none" : line.c_str());
+    std::printf("  (`syncline diagnose` names the culprits and what fixing them would buy)\n");
 }
 
 int run(int argc, char **argv)
@@ -101,7 +135,7 @@ int run(int argc, char **argv)
     if (json)
         StatsExporter::writeJson(*tl, rows, std::cout);
     else
-        printText(*tl, rows);
+        printText(*tl, rows, q.mode);
     std::cout.flush();
     printProblemSummary(*tl, "stats");
     return 0;

@@ -6,7 +6,11 @@
 #include "pyworker.h"
 
 #include "timeline/load/jobloader.h"
+#include "timeline/report/diagnosis.h"
+#include "timeline/report/diagnosisexporter.h"
 #include "timeline/report/stats.h"
+
+#include <sstream>
 #include "timeline/model/timeline.h"
 
 #include <pybind11/stl.h>
@@ -80,6 +84,27 @@ pyb::list PyTimeline::stats(bool perRank) const
     return out;
 }
 
+pyb::object PyTimeline::diagnose(const std::string &step, pyb::object range) const
+{
+    DiagnoseQuery q;
+    q.mode = m_mode;
+    q.stepName = step;
+    if (!range.is_none()) {
+        const auto r = range.cast<std::pair<int64_t, int64_t>>();
+        if (r.second < r.first)
+            throw pyb::value_error("diagnose(): range must be (begin_ns, end_ns) with begin <= end");
+        q.useRange = true; // ns from origin_ns, as `--range` and the CSV's start_ns
+        q.beginNs = m_timeline->originNs(m_mode) + r.first;
+        q.endNs = m_timeline->originNs(m_mode) + r.second;
+    }
+    std::ostringstream json;
+    {
+        pyb::gil_scoped_release release;
+        DiagnosisExporter::writeJson(*m_timeline, Diagnoser::run(*m_timeline, q), json);
+    }
+    return pyb::module_::import("json").attr("loads")(json.str());
+}
+
 size_t PyTimeline::size() const
 {
     return m_timeline->eventCount();
@@ -133,6 +158,10 @@ void PyTimeline::bind(pyb::module_ &m)
         .def("stats", &PyTimeline::stats, "per_rank"_a = true,
              "Duration statistics per name (and per rank): count, total_ns, mean_ns, p50_ns, "
              "p95_ns, p99_ns, max_ns.")
+        .def("diagnose", &PyTimeline::diagnose, "step"_a = "", "range"_a = pyb::none(),
+             "Who holds the job back: steps, culprits (by blame, with what-if), victims, the "
+             "critical path's shares and undecided instances — the dict of `syncline diagnose "
+             "--json` (docs/cli.md#diagnose). range=(begin_ns, end_ns) from origin_ns.")
         .def("__len__", &PyTimeline::size)
         .def("__iter__", [](PyTimeline &t) { return t.events().attr("__iter__")(); })
         .def("__repr__", [](const PyTimeline &t) {

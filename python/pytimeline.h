@@ -7,6 +7,8 @@
 //   problems "file:line: message" for everything wrong found while loading
 //   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
 //   stats()  per-name duration statistics (the timeline layer's Stats)
+//   diagnose()  who holds the job back (report/diagnosis.h): the dict `syncline diagnose
+//            --json` prints, parsed by Python's json module from the same exporter
 // Invariant: shares the Timeline with every Event/Worker view taken from it; immutable.
 // Threading: needs the GIL; loading (load()) releases it.
 #pragma once
@@ -36,6 +38,7 @@ public:
     pybind11::list workers() const;
     pybind11::list problems() const;
     pybind11::list stats(bool perRank) const;
+    pybind11::object diagnose(const std::string &step, pybind11::object range) const;
     size_t size() const;
     const Timeline &timeline() const { return *m_timeline; }
     ClockMode mode() const { return m_mode; }

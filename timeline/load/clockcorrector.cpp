@@ -3,6 +3,7 @@
 #include "timeline/load/messagepairing.h"
 #include "timeline/load/workeradmission.h"
 #include "timeline/model/collectiveinstances.h"
+#include "timeline/model/collectivenames.h"
 #include "timeline/model/generation.h"
 
 #include "recorder/globpattern.h"
@@ -24,16 +25,27 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
     return sync::ClockMap(std::move(segs));
 }
 
+// Recognised names (no --align-on, no configured category) go to the engine only when some
+// worker has no sync samples: they are what aligns such a job, while a job whose every worker
+// is synced keeps exactly the constraints it was given.
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
+    bool someUnsynced = false;
+    for (const Worker &w : tl.workers)
+        someUnsynced = someUnsynced || w.samples.empty();
+    std::vector<uint8_t> recognised;
+    if (someUnsynced)
+        recognised = CollectiveNames::recognise(tl.names);
+    else
+        recognised.assign(tl.names.size(), 0);
     // The k-th instance pairs only within one generation (an elastic restart or membership
     // change counts again from 0): the generation goes in the sequence's high bits.
     const std::vector<int64_t> generation = Generation::number(tl);
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
         if (isColl[id] < 0)
-            isColl[id] = int8_t(ClockCorrector::isCollective(tl, kinds, alignOn, id));
+            isColl[id] = int8_t(ClockCorrector::isCollective(tl, kinds, alignOn, recognised, id));
         return isColl[id] == 1;
     };
     for (size_t w = 0; w < tl.workers.size(); ++w)
@@ -104,18 +116,23 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
 } // namespace
 
 bool ClockCorrector::isCollective(const Timeline &tl, EventKindLookup &kinds,
-                                  const std::string &alignOn, uint32_t nameId)
+                                  const std::string &alignOn,
+                                  const std::vector<uint8_t> &recognised, uint32_t nameId)
 {
-    return (!alignOn.empty() && matchesAlignPattern(alignOn, tl.names.name(nameId))) ||
-           kinds.isCollective(tl.names, nameId);
+    if (kinds.isCollective(tl.names, nameId))
+        return true;
+    if (!alignOn.empty())
+        return matchesAlignPattern(alignOn, tl.names.name(nameId));
+    return nameId < recognised.size() && recognised[nameId] && !kinds.hasCategory(tl.names, nameId);
 }
 
 void ClockCorrector::markCollectives(Timeline &tl, EventKindLookup &kinds,
                                      const std::string &alignOn)
 {
     kinds.describe(tl);
+    const std::vector<uint8_t> recognised = CollectiveNames::recognise(tl.names);
     for (uint32_t id = 0; id < tl.kinds.size(); ++id)
-        tl.kinds[id].collective = isCollective(tl, kinds, alignOn, id);
+        tl.kinds[id].collective = isCollective(tl, kinds, alignOn, recognised, id);
 }
 
 bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)

@@ -4,7 +4,10 @@
 //      what a viewer without skew correction shows (identity for Chrome traces, whose µs are
 //      already the tracer's global clock).
 // corrected: the sync engine's map (sync samples, message pairs, and collectives: events whose
-//      name matches --align-on or whose configured category is "collective", k-th instance per
+//      name matches --align-on or whose configured category is "collective" — or, without
+//      --align-on, whose name CollectiveNames recognises; recognised names reach the engine only
+//      when some worker has no sync samples, so a job synced to a time server is corrected as
+//      it always was — k-th instance per
 //      name per worker, counted per generation — (run id, restart, world size): an elastic
 //      restart or membership change starts the count again), shifted by one constant E so that both maps share one scale:
 //      E = raw(x) − engine(x) for the lowest-rank worker the engine corrected, at its first
@@ -65,10 +68,13 @@ public:
     // Only the links (a job loaded without correction).
     static LinkTable links(const Timeline &timeline, const std::vector<MessageLog> &messages);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
-    // The one rule for which names are blocking collectives: --align-on matches it, or the
-    // config gives it the category "collective".
+    // The one rule for which names are blocking collectives: the config gives it the category
+    // "collective"; or --align-on matches it; or, without --align-on, CollectiveNames recognises
+    // it (`recognised`, CollectiveNames::recognise of the timeline's names) and the config gives
+    // it no other category.
     static bool isCollective(const Timeline &timeline, EventKindLookup &kinds,
-                             const std::string &alignOn, uint32_t nameId);
+                             const std::string &alignOn, const std::vector<uint8_t> &recognised,
+                             uint32_t nameId);
     // Timeline::kinds for every name (EventKindLookup::describe), with NameKind::collective set
     // by isCollective — what the viewer's collective instances go by.
     static void markCollectives(Timeline &timeline, EventKindLookup &kinds,

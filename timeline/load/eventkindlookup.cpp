@@ -66,4 +66,10 @@ bool EventKindLookup::isCollective(const StringTable &names, uint32_t nameId)
     return m_cache[nameId].collective;
 }
 
+bool EventKindLookup::hasCategory(const StringTable &names, uint32_t nameId)
+{
+    resolve(names, nameId);
+    return !m_cache[nameId].category.empty();
+}
+
 } // namespace syncline::load

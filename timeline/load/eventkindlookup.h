@@ -32,6 +32,9 @@ public:
     int64_t expectedMaxNs(const StringTable &names, uint32_t nameId);
     // True when the name's kind has category "collective".
     bool isCollective(const StringTable &names, uint32_t nameId);
+    // True when the config gives the name a kind with a category (then that category, not
+    // name recognition, decides whether it is a collective).
+    bool hasCategory(const StringTable &names, uint32_t nameId);
     // Fills timeline.kinds (category, explicit colour) for the names interned since the last call
     // (names from timeline.kinds.size() on).
     void describe(Timeline &timeline);

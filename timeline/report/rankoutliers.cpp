@@ -34,7 +34,8 @@ std::vector<bool> RankOutliers::flag(const std::vector<int64_t> &values, int64_t
     return out;
 }
 
-std::vector<RankStragglers> RankOutliers::compute(const std::vector<StatsRow> &rows)
+std::vector<RankStragglers> RankOutliers::compute(const std::vector<StatsRow> &rows,
+                                                  const Timeline *timeline)
 {
     std::map<uint32_t, std::vector<const StatsRow *>> perRank;
     std::map<uint32_t, int64_t> total;
@@ -46,7 +47,7 @@ std::vector<RankStragglers> RankOutliers::compute(const std::vector<StatsRow> &r
     }
     std::vector<RankStragglers> out;
     for (auto &[name, ranks] : perRank) {
-        if (ranks.size() < 2)
+        if (ranks.size() < 2 || (timeline && isWait(*timeline, name)))
             continue;
         std::sort(ranks.begin(), ranks.end(), [](auto *a, auto *b) { return *a->rank < *b->rank; });
         std::vector<int64_t> means;

@@ -1,6 +1,8 @@
-// RankOutliers — syncline's one straggler rule, shared by the viewer's per-rank chart and
+// RankOutliers — syncline's straggler rule for COMPUTE, shared by the viewer's per-rank chart and
 // `syncline stats`: which ranks are slow for one event name, judged on each rank's MEAN duration
-// of it. A rank is a straggler when its mean exceeds
+// of it. It is never applied to waits (collectives, isWait): there the longest means belong to
+// the ranks that waited for the straggler, not to it; waits are judged by blame (Diagnoser:
+// who arrived last, report/diagnosis.h). A rank is a straggler when its mean exceeds
 //     median + max(3·MAD, kMinAbsNs, kMinRel · median)
 // of the per-rank means (MAD: median absolute deviation; the lower median for even counts; int64
 // ns). The minimum difference (absolute AND relative: 50 µs and 10 % of the median, whichever
@@ -43,8 +45,16 @@ public:
     // The lower median (element (n − 1) / 2 of the sorted values); 0 when empty.
     static int64_t lowerMedian(std::vector<int64_t> values);
     // From Stats rows with per-rank entries: every name recorded by at least 2 ranks that has
-    // a straggler, ordered by total time (descending), then name id.
-    static std::vector<RankStragglers> compute(const std::vector<StatsRow> &rows);
+    // a straggler, ordered by total time (descending), then name id. With a timeline, its wait
+    // names (isWait) are left out.
+    static std::vector<RankStragglers> compute(const std::vector<StatsRow> &rows,
+                                               const Timeline *timeline = nullptr);
+    // A wait: a collective (Timeline::kinds: the config, --align-on, or a recognised name).
+    static bool isWait(const Timeline &timeline, uint32_t nameId)
+    {
+        const NameKind *k = timeline.kindOf(nameId);
+        return k && k->collective;
+    }
 };
 
 } // namespace syncline
