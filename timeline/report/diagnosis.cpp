@@ -44,6 +44,7 @@ struct Instance
     bool lastHasGap = false;
     float medianLo = kNaN, medianHi = kNaN; // around the median of the gaps (see what-if)
     bool decided = false;
+    bool selected = false; // in the query's range (its step's begin, or its last arrival)
 };
 
 struct Context
@@ -296,7 +297,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
                                        .localStart[c.steps[w][size_t(step - c.stepBase[w])].index];
                 prevStep = step;
             }
-            if (in.participants >= 2 && inRange(c.q, in.last)) {
+            if (in.participants >= 2 && in.selected) {
                 const int64_t wait = in.last - a;
                 rank.waitNs += wait;
                 ++rank.instances;
@@ -342,10 +343,10 @@ void blame(Context &c, Diagnosis &d, std::vector<Instance> &all)
 {
     d.lastArrivals.assign(c.tl.workers.size(), {});
     for (const Instance &in : all)
-        if (in.participants >= 2 && inRange(c.q, in.last))
+        if (in.participants >= 2 && in.selected)
             ++d.instances;
     for (Instance &in : all) {
-        if (in.participants < 2 || !inRange(c.q, in.last))
+        if (in.participants < 2 || !in.selected)
             continue;
         const int64_t lead = in.last - in.second;
         const int64_t bound = c.bound[size_t(in.lastWorker)] + c.bound[size_t(in.secondWorker)];
@@ -439,7 +440,7 @@ void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, Instanc
     if (keptSteps.empty() && d.instances > 0) {
         int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
         for (const Instance &in : all)
-            if (in.participants >= 2 && inRange(c.q, in.last)) {
+            if (in.participants >= 2 && in.selected) {
                 lo = std::min(lo, in.last);
                 hi = std::max(hi, in.minEnd);
             }
@@ -508,7 +509,7 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
     // Per step, its instances in order of last arrival.
     std::vector<std::vector<size_t>> ofStep(d.steps.size());
     for (size_t i = 0; i < all.size(); ++i)
-        if (all[i].participants >= 2 && all[i].step >= 0 && inRange(c.q, all[i].last))
+        if (all[i].participants >= 2 && all[i].step >= 0 && all[i].selected)
             ofStep[size_t(all[i].step)].push_back(i);
     for (size_t s = 0; s < d.steps.size(); ++s) {
         const DiagnosisStep &step = d.steps[s];
@@ -641,6 +642,8 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
     std::vector<Instance> all;
     InstanceIndex index;
     passArrivals(c, all, index);
+    for (Instance &in : all)
+        in.selected = inRange(q, in.step >= 0 ? d.steps[size_t(in.step)].beginNs : in.last);
     {
         std::vector<float> gaps;
         passWaits(c, d, all, index, gaps);
