@@ -5,7 +5,9 @@ DistributedDataParallel over gloo on synthetic data, recorded with syncline.File
   step ─ data_wait ─ forward ─ layer0..L-1 (nested)   a data-loader thread makes the batches
        ─ loss                                         (load_batch events)
        ─ backward        DDP's gradient all-reduce runs inside it: a rank that is ahead
-                         waits here for the slowest one
+                         waits here for the slowest one (each bucket's all-reduce is also
+                         recorded, as `ddp_allreduce` on a track per bucket: syncline.torch's
+                         DDP hook)
        ─ all_reduce      an explicit dist.all_reduce of the loss (category "collective" in
                          timer_config.json): blocking, its ends coincide across ranks
        ─ optimizer
@@ -174,6 +176,10 @@ def train(o, client, rank, restart, host, torch, dist, DDP):
         dist.init_process_group("gloo")
     torch.manual_seed(o.seed)  # the same initial weights on every rank (DDP broadcasts anyway)
     model = DDP(make_model(torch, o))
+    # Each gradient bucket's all-reduce as a `ddp_allreduce` interval (launch to completion):
+    # the wait inside backward becomes visible, and `syncline diagnose` sees who arrived last.
+    from syncline.torch import register_ddp_hook
+    register_ddp_hook(model, client)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     first_step = 0
     ckpt = os.path.join(o.checkpoint, "checkpoint.pt") if o.checkpoint else ""

@@ -119,9 +119,17 @@ int chooseStep(const Context &c, const std::vector<int> &keyOf, const std::vecto
         for (size_t k = 0; k < keys.size(); ++k)
             workers[k] += count[k] >= 2;
     }
+    // The config's `step` kind, when it names one that occurs, wins over detection.
+    std::vector<uint8_t> configured(keys.size(), 0);
+    bool anyConfigured = false;
+    for (uint32_t id = 0; id < c.tl.names.size(); ++id)
+        if (const NameKind *kind = c.tl.kindOf(id); kind && kind->category == "step" && keyOf[id] >= 0)
+            configured[size_t(keyOf[id])] = 1;
+    for (size_t k = 0; k < keys.size(); ++k)
+        anyConfigured = anyConfigured || (configured[k] && workers[k] > 0);
     int best = -1;
     for (size_t k = 0; k < keys.size(); ++k) {
-        if (workers[k] == 0)
+        if (workers[k] == 0 || (anyConfigured && !configured[k]))
             continue;
         if (best < 0 || workers[k] > workers[size_t(best)] ||
             (workers[k] == workers[size_t(best)] && covered[k] > covered[size_t(best)]))

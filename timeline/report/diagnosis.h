@@ -5,7 +5,8 @@
 // `syncline stats` and the viewer's step graph, heat map and culprit marks.
 //
 // Steps. The step name is the query's (`step`, matched exactly or as "NAME#<n>", so
-// `ProfilerStep` finds ProfilerStep#12); otherwise detected: among names that occur as the
+// `ProfilerStep` finds ProfilerStep#12); else the config's kind of category "step" (when its
+// names occur as outermost events); otherwise detected: among names that occur as the
 // outermost event of a thread (depth 0), complete, at least twice on a worker, not collectives,
 // the one recorded by the most workers, then covering the most time (sum of durations). A
 // trailing "#<digits>" is dropped first (Kineto numbers ProfilerStep#N). Step k of a generation
