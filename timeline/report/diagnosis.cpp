@@ -533,7 +533,18 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
             if (in.lastHasGap) {
                 const int64_t to = t.localStart[in.lastIndex];
                 const int64_t gap = to - in.lastPrevEndLocal;
-                other += gap - attribute(t, in.lastPrevEndLocal, to, t.depth[in.lastIndex], byName);
+                // By the step's children on the step's thread (a collective recorded on a track
+                // of its own, as DDP's bucket all-reduces are, has no siblings there), else by
+                // the collective's siblings.
+                const EventTrack *at = &t;
+                int depth = t.depth[in.lastIndex];
+                const int64_t k = int64_t(s) - c.stepBase[w];
+                if (k >= 0 && size_t(k) < c.steps[w].size()) {
+                    const WorkerStep &ws = c.steps[w][size_t(k)];
+                    at = &c.tl.workers[w].tracks[ws.track];
+                    depth = at->depth[ws.index] + 1;
+                }
+                other += gap - attribute(*at, in.lastPrevEndLocal, to, depth, byName);
                 onRank(w, gap);
             }
             const int64_t coll = std::max<int64_t>(0, in.minEnd - in.last);
@@ -666,6 +677,11 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
             if (!std::isnan(wait))
                 d.steps[s].waitMaxNs = std::max(d.steps[s].waitMaxNs, int64_t(wait));
         }
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        const WorkerInfo &info = tl.workers[w].info;
+        if (!info.closedCleanly && info.kind == SourceKind::SynclineLog)
+            d.unclosed.emplace_back(w, c.global(w, info.lastLocalNs));
+    }
     for (size_t r = 0; r < d.ranks.size(); ++r)
         if (d.ranks[r].waitNs > 0 && !d.ranks[r].culprit)
             d.victims.push_back(r);

@@ -148,6 +148,9 @@ struct Diagnosis
     // Critical path shares.
     std::vector<DiagnosisShare> criticalByRank, criticalByName;
     int64_t criticalTotalNs = 0;
+    // Workers whose log has no close record (crashed, killed, or still running): worker index
+    // and the global time of its last record. Their open events are not counted anywhere above.
+    std::vector<std::pair<size_t, int64_t>> unclosed;
     // Per worker: the global begin of each collective instance it was last at (decided), for
     // culprit marks on the timeline.
     std::vector<std::vector<int64_t>> lastArrivals;

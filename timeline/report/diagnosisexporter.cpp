@@ -106,6 +106,14 @@ void DiagnosisExporter::writeJson(const Timeline &tl, const Diagnosis &d, std::o
         w.num(r.instances) << ", \"critical_ns\": ";
         w.num(r.criticalNs) << ", \"culprit\": " << (r.culprit ? "true" : "false") << '}';
     }
+    w << "],\n \"unclosed\": [";
+    for (size_t i = 0; i < d.unclosed.size(); ++i) {
+        const WorkerInfo &info = tl.workers[d.unclosed[i].first].info;
+        w << (i ? ", " : "") << "{\"rank\": ";
+        w.num(int64_t(info.rank)) << ", \"restart\": ";
+        w.num(int64_t(info.restart)) << ", \"last_ns\": ";
+        w.num(d.unclosed[i].second - tl.originNs(d.mode)) << '}';
+    }
     w << "],\n \"critical_path\": {\"total_ns\": ";
     w.num(d.criticalTotalNs) << ", \"by_rank\": ";
     shares(w, d.criticalByRank, true);
@@ -179,10 +187,19 @@ void DiagnosisExporter::writeText(const Timeline &tl, const Diagnosis &d, std::o
             w << ", ... (" << std::to_string(d.victims.size() - 8) << " more)";
         w << '\n';
     }
+    for (const auto &[wi, last] : d.unclosed) {
+        const WorkerInfo &info = tl.workers[wi].info;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3f s", double(last - tl.originNs(d.mode)) / 1e9);
+        w << "\nwarning: rank " << std::to_string(info.rank) << " (restart "
+          << std::to_string(info.restart)
+          << ") has no close record: crashed, killed or still running; its last record at " << buf
+          << '\n';
+    }
     if (d.criticalTotalNs > 0) {
         auto line = [&](const char *what, const std::vector<DiagnosisShare> &list) {
             w << what;
-            for (size_t i = 0; i < list.size() && i < 6; ++i) {
+            for (size_t i = 0; i < list.size() && i < 6 && list[i].share >= 0.0005; ++i) {
                 char pct[32];
                 std::snprintf(pct, sizeof pct, " %.1f%%", 100.0 * list[i].share);
                 w << (i ? ", " : " ") << utf8::terminalSafe(list[i].name) << pct;
