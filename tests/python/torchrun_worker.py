@@ -4,6 +4,8 @@ and all-reduces once a step.
 
   --crash-rank R --crash-step S   rank R dies hard (os._exit(13), no close record) at step S of
                                   its first incarnation (TORCHELASTIC_RESTART_COUNT 0)
+  --slow-rank R --slow-ms M       rank R's `compute` takes M ms longer every step (a straggler:
+                                  the others wait for it in the all_reduce)
   --wait-world N                  while the world is smaller than N, keep stepping (no
                                   collectives) until torchelastic stops this worker to re-form
                                   the group (SIGTERM: the log is closed first); a world of N or
@@ -32,6 +34,8 @@ def main():
     p.add_argument("--crash-rank", type=int, default=-1)
     p.add_argument("--crash-step", type=int, default=-1)
     p.add_argument("--wait-world", type=int, default=0)
+    p.add_argument("--slow-rank", type=int, default=-1)
+    p.add_argument("--slow-ms", type=float, default=0.0)
     o = p.parse_args()
     client = syncline.FileTimerClient(log_path=o.log)
     restart = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
@@ -62,7 +66,9 @@ def main():
             say(f"worker rank={client.rank} crashing at step {step}")
             os._exit(13)
         with client.event("step", step=step):
-            time.sleep(o.step_ms / 1000)
+            with client.event("compute"):
+                slow = o.slow_ms if client.rank == o.slow_rank else 0.0
+                time.sleep((o.step_ms + slow) / 1000)
             with client.event("all_reduce"):
                 t = torch.ones(4)
                 dist.all_reduce(t)
