@@ -150,14 +150,14 @@ void MainMenus::buildClocksMenu()
         if (w->sources().isEmpty())
             return;
         bool ok = false;
-        const QString current =
-            w->alignOn().isEmpty() ? QStringLiteral("all_reduce*") : w->alignOn();
         const QString pattern = QInputDialog::getText(
             w, tr("Align on collective"),
             tr("Align the workers' clocks on the k-th instance of the events matching (glob; "
-               "without wildcards a substring), for traces without sync samples:"),
-            QLineEdit::Normal, current, &ok);
-        if (ok && !pattern.trimmed().isEmpty())
+               "without wildcards a substring), for traces without sync samples.\nEmpty: the "
+               "collectives recognised by name (all_reduce, allreduce, all_gather, "
+               "reduce_scatter, broadcast, barrier, all_to_all, NCCL kernels):"),
+            QLineEdit::Normal, w->alignOn(), &ok);
+        if (ok && pattern.trimmed() != w->alignOn())
             w->reloadAlignedOn(pattern.trimmed());
     });
     align->setObjectName(QStringLiteral("alignOnAction"));
