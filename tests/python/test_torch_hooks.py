@@ -183,10 +183,20 @@ def test_align_on_recovers_the_host_offset_without_sync(job, tmp_path, bin_dir, 
         lines = (out / f"timer_events.{rank}.log").read_text().splitlines(keepends=True)
         (tmp_path / f"timer_events.{rank}.log").write_text(
             "".join(l for l in lines if '"t":"sync"' not in l))
-    cfg = dict(CONFIG, event_kinds=[])  # no collective kinds: only --align-on aligns
+    cfg = dict(CONFIG, event_kinds=[])  # no collective kinds: names or --align-on align
     (tmp_path / "timer_config.json").write_text(json.dumps(cfg))
+    # No option: the collectives recognised by name (ddp_allreduce, all_reduce, barrier) align.
+    default = syncline.load_timeline(str(tmp_path))
+    assert all(x.clock["method"] == "collectives" for x in default.workers if x.rank != 0)
+    d = {x.rank: x for x in default.workers}
+    recovered = d[0].clock["offset_ns"] - d[2].clock["offset_ns"]
+    assert abs(recovered - HOST_B_OFFSET_NS) <= SCHEDULING_NS, recovered
+    # Names the config gives another category are not recognised: nothing aligns.
+    cfg_other = dict(CONFIG, event_kinds=[{"glob": "*", "category": "other"}])
+    (tmp_path / "timer_config.json").write_text(json.dumps(cfg_other))
     unaligned = syncline.load_timeline(str(tmp_path))
     assert all(w.clock["method"] == "none" for w in unaligned.workers)
+    (tmp_path / "timer_config.json").write_text(json.dumps(cfg))
     tl = syncline.load_timeline(str(tmp_path), align_on=align_on)
     w = {x.rank: x for x in tl.workers}
     assert all(x.clock["method"] == "collectives" for x in tl.workers if x.rank != 0)

@@ -26,16 +26,16 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
 }
 
 // Recognised names (no --align-on, no configured category) go to the engine only when some
-// worker has no sync samples: they are what aligns such a job, while a job whose every worker
+// worker of a job of two or more has no sync samples: they are what aligns such a job, while a job whose every worker
 // is synced keeps exactly the constraints it was given.
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
-    bool someUnsynced = false;
+    size_t unsynced = 0;
     for (const Worker &w : tl.workers)
-        someUnsynced = someUnsynced || w.samples.empty();
+        unsynced += w.samples.empty();
     std::vector<uint8_t> recognised;
-    if (someUnsynced)
+    if (unsynced > 0 && tl.workers.size() >= 2) // one worker alone has nothing to align with
         recognised = CollectiveNames::recognise(tl.names);
     else
         recognised.assign(tl.names.size(), 0);

@@ -18,8 +18,19 @@ CollectiveNames::Kind CollectiveNames::classify(std::string_view name)
         else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
             folded.push_back(c);
     }
-    if (folded.rfind("ncclkernel", 0) == 0 || folded.rfind("nccldevkernel", 0) == 0)
+    if (folded.rfind("ncclkernel", 0) == 0 || folded.rfind("nccldevkernel", 0) == 0) {
+        // Point-to-point kernels (SendRecv, Send, Recv) pair two ranks, not the group.
+        const std::string_view op =
+            std::string_view(folded).substr(folded[4] == 'k' ? 10 : 13); // after the prefix
+        if (op.rfind("sendrecv", 0) == 0 || op.rfind("send", 0) == 0 || op.rfind("recv", 0) == 0)
+            return Kind::None;
         return Kind::Kernel;
+    }
+    // ATen tensor ops (aten::broadcast_tensors) are not communication; c10d's dispatcher ops
+    // (c10d::allreduce_) only launch the work and return, the blocking part is recorded by the
+    // backend (gloo:all_reduce) or by the caller (all_reduce, with its wait).
+    if (name.rfind("aten::", 0) == 0 || name.rfind("c10d::", 0) == 0)
+        return Kind::None;
     static constexpr std::array<std::string_view, 6> kWords = {
         "allreduce", "allgather", "reducescatter", "broadcast", "barrier", "alltoall"};
     for (std::string_view w : kWords)

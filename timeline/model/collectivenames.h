@@ -7,13 +7,17 @@
 // Recognised (the folded name contains): allreduce, allgather, reducescatter, broadcast, barrier,
 // alltoall — which covers c10d's and syncline.torch's record_collectives names
 // (all_reduce, all_gather_into_tensor, reduce_scatter_tensor, all_to_all_single, ...), DDP's
-// ddp_allreduce, gloo and nccl CPU ops — and NCCL's device kernels (ncclKernel_*,
+// ddp_allreduce, gloo and nccl ops — and NCCL's device kernels (ncclKernel_*,
 // ncclDevKernel_*), which are their own class: on a GPU the kernel is the blocking part, while
 // the CPU op that launched it returns at once. So when a timeline holds NCCL kernels, only the
 // kernels count (Kind::Kernel), otherwise the named operations (Kind::Operation).
-// Not recognised: point-to-point (send, recv, isend), "reduce" alone and anything async that
+// Not recognised: point-to-point (send, recv, isend, and the kernels ncclKernel_SendRecv,
+// ncclDevKernel_Send/Recv), "reduce" alone and anything async that
 // merely launches (record_param_comms, which wraps every kind of communication).
-// Examples: "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" → Kernel; "c10d::allreduce_" →
+// Neither are ATen tensor ops ("aten::broadcast_tensors") nor c10d's dispatcher ops
+// ("c10d::allreduce_": they launch the work and return; the backend's "gloo:all_reduce" or the
+// caller's "all_reduce" holds the wait).
+// Examples: "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" → Kernel; "gloo:all_reduce" →
 // Operation; "ddp_allreduce bucket 3" → Operation; "send" → None; "forward" → None.
 // Threading: pure functions.
 #pragma once

@@ -221,7 +221,8 @@ void TstDiagnosis::collectiveNames_data()
     QTest::newRow("allreduce") << "allreduce" << op;
     QTest::newRow("ddp") << "ddp_allreduce" << op;
     QTest::newRow("gloo") << "gloo:all_reduce" << op;
-    QTest::newRow("c10d") << "c10d::allreduce_" << op;
+    QTest::newRow("c10d dispatcher op") << "c10d::allreduce_" << 0;
+    QTest::newRow("aten") << "aten::broadcast_tensors" << 0;
     QTest::newRow("allgather") << "all_gather_into_tensor" << op;
     QTest::newRow("reduce_scatter") << "reduce_scatter_tensor" << op;
     QTest::newRow("broadcast") << "broadcast" << op;
@@ -230,6 +231,9 @@ void TstDiagnosis::collectiveNames_data()
     QTest::newRow("kernel") << "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)" << k;
     QTest::newRow("devkernel") << "ncclDevKernel_AllGather_RING_LL(ncclDevComm*)" << k;
     QTest::newRow("send") << "send" << 0;
+    QTest::newRow("sendrecv kernel")
+        << "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)" << 0;
+    QTest::newRow("send kernel") << "ncclDevKernel_Send(ncclDevComm*)" << 0;
     QTest::newRow("reduce alone") << "reduce" << 0;
     QTest::newRow("forward") << "forward" << 0;
     QTest::newRow("record_param_comms") << "record_param_comms" << 0;
