@@ -168,10 +168,14 @@ def test_cpp_worker_standalone_paces_by_period(bin_dir, tmp_path):
     out, err = p.communicate(timeout=60)
     assert p.returncode == 0, out + err
     records = read_log(tmp_path / "w.0.log")
+    begins = [x["ts"] for x in records if x["t"] == "B" and x["name"] == "all_reduce"]
     ends = [x["ts"] for x in records if x["t"] == "E" and x["name"] == "all_reduce"]
-    assert len(ends) == 3 and not [x for x in records if x["t"] == "I"]
-    # Each all_reduce waited for the next 100 ms boundary of the (unskewed) clock: consecutive
-    # ends are whole periods apart (give or take the wake-up delay).
-    for a, b in zip(ends, ends[1:]):
-        periods = (b - a) / 100e6
-        assert abs(periods - round(periods)) < 0.2 and round(periods) >= 1, (a, b)
+    assert len(ends) == 3 == len(begins) and not [x for x in records if x["t"] == "I"]
+    # Each all_reduce waited until the next 100 ms boundary of the (unskewed) clock after it
+    # began: it never ends before that boundary. (How late it wakes after it depends on the
+    # machine's load, so that is not asserted. The 1 ms slack: the sleep runs on
+    # CLOCK_MONOTONIC, the stamps on CLOCK_MONOTONIC_RAW, a few ppm apart.)
+    period = 100_000_000
+    for b, e in zip(begins, ends):
+        assert e >= (b // period + 1) * period - 1_000_000, (b, e)
+    assert ends == sorted(set(ends))
