@@ -51,7 +51,8 @@ Timing timeIt(int repeat, const std::function<void()> &f)
         const double c0 = cpuNow();
         const auto t0 = std::chrono::steady_clock::now();
         f();
-        walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        walls.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         cpus.push_back(cpuNow() - c0);
     }
     std::sort(walls.begin(), walls.end());
@@ -147,7 +148,8 @@ int main(int argc, char **argv)
     if (peakOk && before > 0 && peak > 0)
         std::printf("  memory: resident with the timeline %.1f MB; peak during diagnose +%.1f MB "
                     "(%.1f %%)\n",
-                    before / 1024.0, (peak - before) / 1024.0, 100.0 * double(peak - before) / double(before));
+                    before / 1024.0, (peak - before) / 1024.0,
+                    100.0 * double(peak - before) / double(before));
     else
         std::printf("  memory: /proc/self/clear_refs not writable here: not measured\n");
     if (!d.culprits.empty())

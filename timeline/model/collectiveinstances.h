@@ -36,6 +36,10 @@ public:
     // `generation` is Generation::number(tl)[w].
     static std::vector<CollectiveEvent> of(const Timeline &tl, size_t w, int64_t generation,
                                            const std::function<bool(uint32_t)> &isCollective);
+    // The same with the names as flags (isCollective[nameId] != 0; ids past its end are not):
+    // no call per event, for the passes over every event of a big job.
+    static std::vector<CollectiveEvent> of(const Timeline &tl, size_t w, int64_t generation,
+                                           const std::vector<uint8_t> &isCollective);
 };
 
 } // namespace syncline

@@ -5,6 +5,8 @@
 #include "timeline/model/generation.h"
 #include "timeline/report/rankoutliers.h"
 
+#include "sync/parallel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -52,12 +54,23 @@ struct Context
     const Timeline &tl;
     const DiagnoseQuery &q;
     std::vector<int64_t> generation;
-    std::vector<uint8_t> collective; // per name id
+    std::vector<uint8_t> collective;            // per name id
     std::vector<std::vector<WorkerStep>> steps; // per worker, by begin
     std::vector<int64_t> stepBase;              // per worker: global index of its step 0
     std::vector<int> rankIndex;                 // per worker: index into Diagnosis::ranks
     std::vector<int64_t> bound;                 // per worker
+    size_t threads = 1; // 1 for a small job (Stats' rule), else the hardware's
     int64_t global(size_t w, int64_t local) const { return tl.toGlobal(w, local, q.mode); }
+    // fn(w) for every worker, spread over `threads` (fn writes only worker w's results).
+    template <class F> void forEachWorker(F fn) const
+    {
+        if (threads <= 1) {
+            for (size_t w = 0; w < tl.workers.size(); ++w)
+                fn(w);
+            return;
+        }
+        sync::parallelFor(tl.workers.size(), fn);
+    }
 };
 
 bool inRange(const DiagnoseQuery &q, int64_t t)
@@ -90,7 +103,8 @@ std::vector<int> stepKeys(const Context &c, std::vector<std::string> &keys)
 }
 
 // The step key: the query's, or the detected one (-1 when none).
-int chooseStep(const Context &c, const std::vector<int> &keyOf, const std::vector<std::string> &keys)
+int chooseStep(const Context &c, const std::vector<int> &keyOf,
+               const std::vector<std::string> &keys)
 {
     if (!c.q.stepName.empty()) {
         const std::string_view want = Diagnoser::stepKey(c.q.stepName);
@@ -99,31 +113,46 @@ int chooseStep(const Context &c, const std::vector<int> &keyOf, const std::vecto
                 return int(k);
         return -1;
     }
-    std::vector<int64_t> workers(keys.size(), 0), covered(keys.size(), 0);
-    std::vector<int64_t> count(keys.size(), 0);
-    for (const Worker &w : c.tl.workers) {
-        std::fill(count.begin(), count.end(), 0);
-        for (const EventTrack &t : w.tracks) {
-            if (t.async)
-                continue;
-            for (size_t i = 0; i < t.count(); ++i) {
-                if (t.depth[i] != 0 || !complete(t, i))
+    // Per chunk of workers (on its own thread): workers with ≥ 2 of a key, and time covered.
+    const size_t W = c.tl.workers.size();
+    const size_t threads = std::clamp<size_t>(c.threads, 1, std::max<size_t>(W, 1));
+    std::vector<std::vector<int64_t>> chunkWorkers(threads), chunkCovered(threads);
+    sync::runChunks(W, threads, [&](size_t t, size_t begin, size_t end) {
+        std::vector<int64_t> &workers = chunkWorkers[t], &covered = chunkCovered[t];
+        workers.assign(keys.size(), 0);
+        covered.assign(keys.size(), 0);
+        std::vector<int64_t> count(keys.size(), 0);
+        for (size_t w = begin; w < end; ++w) {
+            std::fill(count.begin(), count.end(), 0);
+            for (const EventTrack &t : c.tl.workers[w].tracks) {
+                if (t.async)
                     continue;
-                const int k = keyOf[t.nameId[i]];
-                if (k < 0)
-                    continue;
-                ++count[size_t(k)];
-                covered[size_t(k)] += t.localEnd[i] - t.localStart[i];
+                for (size_t i = 0; i < t.count(); ++i) {
+                    if (t.depth[i] != 0 || !complete(t, i))
+                        continue;
+                    const int k = keyOf[t.nameId[i]];
+                    if (k < 0)
+                        continue;
+                    ++count[size_t(k)];
+                    covered[size_t(k)] += t.localEnd[i] - t.localStart[i];
+                }
             }
+            for (size_t k = 0; k < keys.size(); ++k)
+                workers[k] += count[k] >= 2;
         }
-        for (size_t k = 0; k < keys.size(); ++k)
-            workers[k] += count[k] >= 2;
-    }
+    });
+    std::vector<int64_t> workers(keys.size(), 0), covered(keys.size(), 0);
+    for (size_t t = 0; t < threads; ++t)
+        for (size_t k = 0; k < keys.size(); ++k) {
+            workers[k] += chunkWorkers[t][k];
+            covered[k] += chunkCovered[t][k];
+        }
     // The config's `step` kind, when it names one that occurs, wins over detection.
     std::vector<uint8_t> configured(keys.size(), 0);
     bool anyConfigured = false;
     for (uint32_t id = 0; id < c.tl.names.size(); ++id)
-        if (const NameKind *kind = c.tl.kindOf(id); kind && kind->category == "step" && keyOf[id] >= 0)
+        if (const NameKind *kind = c.tl.kindOf(id);
+            kind && kind->category == "step" && keyOf[id] >= 0)
             configured[size_t(keyOf[id])] = 1;
     for (size_t k = 0; k < keys.size(); ++k)
         anyConfigured = anyConfigured || (configured[k] && workers[k] > 0);
@@ -143,25 +172,46 @@ int chooseStep(const Context &c, const std::vector<int> &keyOf, const std::vecto
 void collectSteps(Context &c, const std::vector<int> &keyOf, int key)
 {
     c.steps.assign(c.tl.workers.size(), {});
-    for (size_t w = 0; w < c.tl.workers.size(); ++w) {
+    c.forEachWorker([&](size_t w) {
         const Worker &worker = c.tl.workers[w];
         std::vector<WorkerStep> &out = c.steps[w];
         for (size_t ti = 0; ti < worker.tracks.size(); ++ti) {
             const EventTrack &t = worker.tracks[ti];
             if (t.async)
                 continue;
+            // One pass: the key's events with their depth, then keep the shallowest.
+            const size_t first = out.size();
             int minDepth = std::numeric_limits<int>::max();
+            std::vector<uint16_t> depths;
             for (size_t i = 0; i < t.count(); ++i)
-                if (keyOf[t.nameId[i]] == key && complete(t, i))
+                if (keyOf[t.nameId[i]] == key && complete(t, i)) {
                     minDepth = std::min(minDepth, int(t.depth[i]));
-            for (size_t i = 0; i < t.count(); ++i)
-                if (keyOf[t.nameId[i]] == key && complete(t, i) && t.depth[i] == minDepth)
-                    out.push_back({c.global(w, t.localStart[i]), c.global(w, t.localEnd[i]),
-                                   uint32_t(ti), uint32_t(i)});
+                    depths.push_back(t.depth[i]);
+                    out.push_back({t.localStart[i], t.localEnd[i], uint32_t(ti), uint32_t(i)});
+                }
+            size_t kept = first;
+            for (size_t j = first; j < out.size(); ++j)
+                if (depths[j - first] == minDepth)
+                    out[kept++] = out[j];
+            out.resize(kept);
         }
-        std::stable_sort(out.begin(), out.end(),
-                         [](const WorkerStep &a, const WorkerStep &b) { return a.begin < b.begin; });
-    }
+        // Local → global in two batches (the begins ascend per track: the map's cursor).
+        std::vector<int64_t> local(out.size()), global(out.size());
+        const sync::ClockMap &map = c.tl.map(w, c.q.mode);
+        for (size_t j = 0; j < out.size(); ++j)
+            local[j] = out[j].begin;
+        map.toGlobal(local, global);
+        for (size_t j = 0; j < out.size(); ++j) {
+            out[j].begin = global[j];
+            local[j] = out[j].end;
+        }
+        map.toGlobal(local, global);
+        for (size_t j = 0; j < out.size(); ++j)
+            out[j].end = global[j];
+        std::stable_sort(out.begin(), out.end(), [](const WorkerStep &a, const WorkerStep &b) {
+            return a.begin < b.begin;
+        });
+    });
 }
 
 // d.steps by (generation, index) and the per-worker base into them; the duration cells.
@@ -211,8 +261,10 @@ public:
     // The instance of (name, sequence), added when new.
     size_t of(uint32_t nameId, int64_t sequence, std::vector<Instance> &all)
     {
-        std::vector<int64_t> &slots = m_slots[{nameId, sequence >> CollectiveInstances::kGenerationShift}];
-        const size_t k = size_t(sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1));
+        std::vector<int64_t> &slots =
+            m_slots[{nameId, sequence >> CollectiveInstances::kGenerationShift}];
+        const size_t k =
+            size_t(sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1));
         if (k >= slots.size())
             slots.resize(k + 1, -1);
         if (slots[k] < 0) {
@@ -230,7 +282,8 @@ public:
     {
         const std::vector<int64_t> &slots =
             m_slots.at({nameId, sequence >> CollectiveInstances::kGenerationShift});
-        return size_t(slots[size_t(sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1))]);
+        return size_t(
+            slots[size_t(sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1))]);
     }
 
 private:
@@ -251,32 +304,83 @@ int64_t stepAt(const Context &c, size_t w, int64_t t, size_t &cursor)
 
 std::vector<CollectiveEvent> collectivesOf(const Context &c, size_t w)
 {
-    return CollectiveInstances::of(c.tl, w, c.generation[w],
-                                   [&](uint32_t id) { return id < c.collective.size() && c.collective[id]; });
+    return CollectiveInstances::of(c.tl, w, c.generation[w], c.collective);
 }
 
-// Pass A: every worker's arrivals → each instance's last and second-last arrival.
+// Worker w's collective events with their global begins (and ends), mapped in one batch (the
+// map's segment cursor: the begins are ascending) instead of a search per time.
+struct MappedCollectives
+{
+    std::vector<CollectiveEvent> events;
+    std::vector<int64_t> begin, end;
+};
+
+MappedCollectives mappedCollectives(const Context &c, size_t w, bool ends)
+{
+    MappedCollectives m;
+    m.events = collectivesOf(c, w);
+    const size_t n = m.events.size();
+    std::vector<int64_t> local(n);
+    const sync::ClockMap &map = c.tl.map(w, c.q.mode);
+    for (size_t i = 0; i < n; ++i)
+        local[i] = m.events[i].localBegin;
+    m.begin.resize(n);
+    map.toGlobal(local, m.begin);
+    if (ends) {
+        for (size_t i = 0; i < n; ++i)
+            local[i] = m.events[i].localEnd;
+        m.end.resize(n);
+        map.toGlobal(local, m.end);
+    }
+    return m;
+}
+
+// Pass A: every worker's arrivals → each instance's last and second-last arrival. Workers are
+// scanned in batches on the threads, their arrivals merged in worker order on this one (the
+// instance index grows as instances are first seen).
 void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index)
 {
-    for (size_t w = 0; w < c.tl.workers.size(); ++w) {
-        size_t cursor = 0;
-        for (const CollectiveEvent &e : collectivesOf(c, w)) {
-            Instance &in = all[index.of(e.nameId, e.sequence, all)];
-            const int64_t a = c.global(w, e.localBegin);
-            ++in.participants;
-            if (a > in.last || in.lastWorker < 0) {
-                in.second = in.last;
-                in.secondWorker = in.lastWorker;
-                in.last = a;
-                in.lastWorker = int32_t(w);
-            } else if (a > in.second || in.secondWorker < 0) {
-                in.second = a;
-                in.secondWorker = int32_t(w);
+    struct Arrival
+    {
+        uint32_t nameId;
+        int64_t sequence, begin, end, step;
+    };
+    const size_t W = c.tl.workers.size(), batch = std::max<size_t>(16, 8 * c.threads);
+    std::vector<std::vector<Arrival>> lists(batch);
+    for (size_t w0 = 0; w0 < W; w0 += batch) {
+        const size_t n = std::min(batch, W - w0);
+        auto scan = [&](size_t j) {
+            const size_t w = w0 + j;
+            lists[j].clear();
+            size_t cursor = 0;
+            const MappedCollectives m = mappedCollectives(c, w, true);
+            for (size_t k = 0; k < m.events.size(); ++k)
+                lists[j].push_back({m.events[k].nameId, m.events[k].sequence, m.begin[k], m.end[k],
+                                    stepAt(c, w, m.begin[k], cursor)});
+        };
+        if (c.threads <= 1)
+            for (size_t j = 0; j < n; ++j)
+                scan(j);
+        else
+            sync::parallelFor(n, scan);
+        for (size_t j = 0; j < n; ++j) {
+            const int32_t w = int32_t(w0 + j);
+            for (const Arrival &e : lists[j]) {
+                Instance &in = all[index.of(e.nameId, e.sequence, all)];
+                ++in.participants;
+                if (e.begin > in.last || in.lastWorker < 0) {
+                    in.second = in.last;
+                    in.secondWorker = in.lastWorker;
+                    in.last = e.begin;
+                    in.lastWorker = w;
+                } else if (e.begin > in.second || in.secondWorker < 0) {
+                    in.second = e.begin;
+                    in.secondWorker = w;
+                }
+                in.minEnd = std::min(in.minEnd, e.end);
+                if (in.step < 0 && e.step >= 0)
+                    in.step = int32_t(e.step);
             }
-            in.minEnd = std::min(in.minEnd, c.global(w, e.localEnd));
-            const int64_t step = stepAt(c, w, a, cursor);
-            if (in.step < 0 && step >= 0)
-                in.step = int32_t(step);
         }
     }
 }
@@ -288,27 +392,32 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
 {
     const size_t W = c.tl.workers.size();
     gaps.assign(all.size() * W, kNaN);
-    for (size_t w = 0; w < W; ++w) {
-        DiagnosisRank &rank = d.ranks[size_t(c.rankIndex[w])];
+    // Per worker (each thread writes only its workers' entries, its workers' gap and cell
+    // columns, and the fields of the instances its worker was last at); summed per rank below.
+    std::vector<int64_t> waitNs(W, 0), instances(W, 0);
+    c.forEachWorker([&](size_t w) {
         size_t cursor = 0;
         int64_t prevStep = -2, prevEndLocal = 0;
         bool havePrev = false;
-        for (const CollectiveEvent &e : collectivesOf(c, w)) {
-            const size_t i = index.of(e.nameId, e.sequence, all);
+        const MappedCollectives m = mappedCollectives(c, w, false);
+        for (size_t k = 0; k < m.events.size(); ++k) {
+            const CollectiveEvent &e = m.events[k];
+            const size_t i = index.find(e.nameId, e.sequence);
             Instance &in = all[i];
-            const int64_t a = c.global(w, e.localBegin);
+            const int64_t a = m.begin[k];
             const int64_t step = stepAt(c, w, a, cursor);
             if (step != prevStep) { // a new step: the compute before starts at the step's begin
                 havePrev = step >= 0;
                 if (havePrev)
-                    prevEndLocal = c.tl.workers[w].tracks[c.steps[w][size_t(step - c.stepBase[w])].track]
+                    prevEndLocal = c.tl.workers[w]
+                                       .tracks[c.steps[w][size_t(step - c.stepBase[w])].track]
                                        .localStart[c.steps[w][size_t(step - c.stepBase[w])].index];
                 prevStep = step;
             }
             if (in.participants >= 2 && in.selected) {
                 const int64_t wait = in.last - a;
-                rank.waitNs += wait;
-                ++rank.instances;
+                waitNs[w] += wait;
+                ++instances[w];
                 if (step >= 0 && d.workerCount)
                     d.cellWaitNs[size_t(step) * W + w] += float(wait);
             }
@@ -326,6 +435,11 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
             prevEndLocal = std::max(prevEndLocal, e.localEnd);
             havePrev = true;
         }
+    });
+    for (size_t w = 0; w < W; ++w) {
+        DiagnosisRank &rank = d.ranks[size_t(c.rankIndex[w])];
+        rank.waitNs += waitNs[w];
+        rank.instances += instances[w];
     }
 }
 
@@ -382,7 +496,7 @@ struct WhatIf
     int64_t segmentSaved = 0;       // without steps: Δ at the end of each generation's chain
 };
 
-WhatIf replay(Context &c, const Diagnosis &d, const std::vector<Instance> &all,
+WhatIf replay(const Context &c, const Diagnosis &d, const std::vector<Instance> &all,
               const InstanceIndex &index, int rank)
 {
     WhatIf out;
@@ -393,9 +507,11 @@ WhatIf replay(Context &c, const Diagnosis &d, const std::vector<Instance> &all,
         size_t cursor = 0;
         int64_t prevStep = -2, prevEndLocal = 0, delta = 0;
         bool havePrev = false;
-        for (const CollectiveEvent &e : collectivesOf(c, w)) {
+        const MappedCollectives m = mappedCollectives(c, w, false);
+        for (size_t k = 0; k < m.events.size(); ++k) {
+            const CollectiveEvent &e = m.events[k];
             const Instance &in = all[index.find(e.nameId, e.sequence)];
-            const int64_t a = c.global(w, e.localBegin);
+            const int64_t a = m.begin[k];
             const int64_t step = stepAt(c, w, a, cursor);
             if (step != prevStep) {
                 if (prevStep >= 0)
@@ -403,7 +519,8 @@ WhatIf replay(Context &c, const Diagnosis &d, const std::vector<Instance> &all,
                 delta = 0;
                 havePrev = step >= 0;
                 if (havePrev)
-                    prevEndLocal = c.tl.workers[w].tracks[c.steps[w][size_t(step - c.stepBase[w])].track]
+                    prevEndLocal = c.tl.workers[w]
+                                       .tracks[c.steps[w][size_t(step - c.stepBase[w])].track]
                                        .localStart[c.steps[w][size_t(step - c.stepBase[w])].index];
                 prevStep = step;
             }
@@ -426,7 +543,7 @@ WhatIf replay(Context &c, const Diagnosis &d, const std::vector<Instance> &all,
     return out;
 }
 
-void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, InstanceIndex &index)
+void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, const InstanceIndex &index)
 {
     std::vector<size_t> order(d.ranks.size());
     std::iota(order.begin(), order.end(), 0);
@@ -454,13 +571,23 @@ void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, Instanc
             }
         judged = std::max<int64_t>(0, hi - lo);
     }
-    int done = 0;
+    std::vector<size_t> chosen; // the ranks of most blame, each replayed on a thread
     for (size_t ri : order) {
-        DiagnosisRank &r = d.ranks[ri];
-        if (done >= c.q.whatIfRanks || r.blameNs <= 0)
+        if (int(chosen.size()) >= c.q.whatIfRanks || d.ranks[ri].blameNs <= 0)
             break;
-        ++done;
-        const WhatIf w = replay(c, d, all, index, r.rank);
+        chosen.push_back(ri);
+    }
+    std::vector<WhatIf> replays(chosen.size());
+    auto run = [&](size_t j) { replays[j] = replay(c, d, all, index, d.ranks[chosen[j]].rank); };
+    if (c.threads <= 1)
+        for (size_t j = 0; j < chosen.size(); ++j)
+            run(j);
+    else
+        sync::parallelFor(chosen.size(), run);
+    for (size_t j = 0; j < chosen.size(); ++j) {
+        const size_t ri = chosen[j];
+        DiagnosisRank &r = d.ranks[ri];
+        const WhatIf &w = replays[j];
         r.hasWhatIf = true;
         if (!keptSteps.empty()) {
             std::vector<int64_t> after;
@@ -474,8 +601,8 @@ void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, Instanc
         } else {
             r.savedNsTotal = w.segmentSaved;
         }
-        r.culprit = outlier[ri] && judged > 0 &&
-                    double(r.savedNsTotal) >= kMinSavedShare * double(judged);
+        r.culprit =
+            outlier[ri] && judged > 0 && double(r.savedNsTotal) >= kMinSavedShare * double(judged);
         if (r.culprit && d.culprits.empty())
             for (size_t s = 0; s < d.steps.size(); ++s)
                 d.steps[s].whatIfEndNs = d.steps[s].endNs - w.stepSaved[s];
@@ -524,7 +651,8 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
         if (step.lastRankWorker < 0 || !inRange(c.q, step.beginNs))
             continue;
         std::vector<size_t> &ins = ofStep[s];
-        std::sort(ins.begin(), ins.end(), [&](size_t a, size_t b) { return all[a].last < all[b].last; });
+        std::sort(ins.begin(), ins.end(),
+                  [&](size_t a, size_t b) { return all[a].last < all[b].last; });
         int64_t lastEndGlobal = step.beginNs;
         for (size_t i : ins) {
             const Instance &in = all[i];
@@ -559,8 +687,9 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
             const WorkerStep &ws = c.steps[w][size_t(k)];
             const EventTrack &t = c.tl.workers[w].tracks[ws.track];
             const int64_t endLocal = t.localEnd[ws.index];
-            const int64_t fromLocal = ins.empty() ? t.localStart[ws.index]
-                                                  : endLocal - std::max<int64_t>(0, ws.end - lastEndGlobal);
+            const int64_t fromLocal = ins.empty()
+                                          ? t.localStart[ws.index]
+                                          : endLocal - std::max<int64_t>(0, ws.end - lastEndGlobal);
             const int64_t tail = endLocal - fromLocal;
             if (tail > 0) {
                 other += tail - attribute(t, fromLocal, endLocal, t.depth[ws.index] + 1, byName);
@@ -580,10 +709,11 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
     }
     for (const auto &[id, ns] : byName)
         if (ns > 0)
-            d.criticalByName.push_back(
-                {std::string(c.tl.names.name(id)), -1, ns, total ? double(ns) / double(total) : 0.0});
+            d.criticalByName.push_back({std::string(c.tl.names.name(id)), -1, ns,
+                                        total ? double(ns) / double(total) : 0.0});
     if (other > 0)
-        d.criticalByName.push_back({"(other)", -1, other, total ? double(other) / double(total) : 0.0});
+        d.criticalByName.push_back(
+            {"(other)", -1, other, total ? double(other) / double(total) : 0.0});
     auto byNs = [](const DiagnosisShare &a, const DiagnosisShare &b) {
         return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
     };
@@ -632,6 +762,7 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
             c.collective[id] = 1;
             d.collectiveNames.push_back(id);
         }
+    c.threads = q.threads ? q.threads : tl.eventCount() < 100000 ? 1 : Stats::defaultThreads();
     // Ranks, and each worker's clock bound (none in raw mode, where nothing is claimed).
     std::vector<int> ranks;
     for (const Worker &w : tl.workers)
@@ -641,8 +772,10 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
     for (int r : ranks)
         d.ranks.push_back(DiagnosisRank{r});
     for (const Worker &w : tl.workers) {
-        c.rankIndex.push_back(int(std::lower_bound(ranks.begin(), ranks.end(), w.info.rank) - ranks.begin()));
-        const bool corrected = q.mode == ClockMode::Corrected && w.clock.method != sync::ClockMethod::None;
+        c.rankIndex.push_back(
+            int(std::lower_bound(ranks.begin(), ranks.end(), w.info.rank) - ranks.begin()));
+        const bool corrected =
+            q.mode == ClockMode::Corrected && w.clock.method != sync::ClockMethod::None;
         c.bound.push_back(corrected ? std::max(w.clock.boundNs, w.clock.assumedBoundNs) : 0);
     }
     // Steps.

@@ -46,7 +46,9 @@
 // Cost: two passes over each worker's collective events (one over all its events to find
 // them), one over the depth-0 events; memory ~8 B per (step, worker) cell, 4 B per
 // (instance, worker) while medians are taken, then freed.
-// Threading: pure; reads a const Timeline (any thread, while nobody mutates it).
+// Threading: pure; reads a const Timeline (any thread, while nobody mutates it). The scans of
+// each worker's events run on DiagnoseQuery::threads threads; the result does not depend on
+// their number.
 #pragma once
 
 #include "timeline/model/timeline.h"
@@ -65,6 +67,7 @@ struct DiagnoseQuery
     int64_t endNs = 0;
     std::string stepName; // empty: detect
     int whatIfRanks = 8;  // what-if for at most this many ranks (highest blame first)
+    size_t threads = 0;   // 0: 1 for a job under 100,000 events, else Stats::defaultThreads()
 };
 
 struct DiagnosisStep

@@ -45,8 +45,8 @@ void DiagnosisExporter::writeJson(const Timeline &tl, const Diagnosis &d, std::o
 {
     TextWriter w(out);
     w << "{\"version\": ";
-    w.num(int64_t(kFormatVersion)) << ", \"clock\": \""
-                                   << (d.mode == ClockMode::Raw ? "raw" : "corrected") << "\",\n";
+    w.num(int64_t(kFormatVersion))
+        << ", \"clock\": \"" << (d.mode == ClockMode::Raw ? "raw" : "corrected") << "\",\n";
     // steps
     w << " \"steps\": {\"name\": ";
     if (d.stepName.empty())
@@ -139,7 +139,8 @@ void DiagnosisExporter::writeText(const Timeline &tl, const Diagnosis &d, std::o
 {
     TextWriter w(out);
     if (d.stepName.empty())
-        w << "steps: none found (no outermost event repeats on every rank; --step NAME names one)\n";
+        w << "steps: none found (no outermost event repeats on every rank; --step NAME names "
+             "one)\n";
     else {
         int64_t count = 0;
         for (const DiagnosisStep &s : d.steps)
@@ -173,9 +174,9 @@ void DiagnosisExporter::writeText(const Timeline &tl, const Diagnosis &d, std::o
         }
         const DiagnosisRank &top = d.ranks[d.culprits.front()];
         if (!d.stepName.empty() && d.stepP50Ns > 0)
-            w << "  what fixing rank " << std::to_string(top.rank)
-              << " would buy: step p50 " << ms(d.stepP50Ns) << " -> " << ms(top.whatIfStepP50Ns)
-              << ", " << ms(top.savedNsTotal) << " over the run\n";
+            w << "  what fixing rank " << std::to_string(top.rank) << " would buy: step p50 "
+              << ms(d.stepP50Ns) << " -> " << ms(top.whatIfStepP50Ns) << ", "
+              << ms(top.savedNsTotal) << " over the run\n";
     }
     if (!d.victims.empty()) {
         w << "\nvictims (waiting at collectives; not stragglers): ";

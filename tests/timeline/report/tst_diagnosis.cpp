@@ -35,7 +35,8 @@ std::shared_ptr<Timeline> makeJob(QTemporaryDir &dir, const std::vector<double> 
             const int64_t f = s + int64_t(forwardMs[r] * double(kMs));
             log += testlogs::begin(s, 1, "step") + testlogs::begin(s, 1, "forward") +
                    testlogs::end(f, 1, "forward") + testlogs::begin(f, 1, collective) +
-                   testlogs::end(s + 15100000, 1, collective) + testlogs::end(s + 15200000, 1, "step");
+                   testlogs::end(s + 15100000, 1, collective) +
+                   testlogs::end(s + 15200000, 1, "step");
         }
         testlogs::write(d + "/w." + std::to_string(r) + ".log", log);
     }
@@ -65,6 +66,7 @@ private slots:
     void balancedJobBlamesNobody();
     void stragglerRuleLeavesWaitsToBlame();
     void rangeSelectsSteps();
+    void threadsDoNotChangeTheResult();
     void jsonContract();
     void collectiveNames_data();
     void collectiveNames();
@@ -182,6 +184,29 @@ void TstDiagnosis::rangeSelectsSteps()
     QCOMPARE(rank(d, 2).savedNsTotal, 3 * 5 * kMs);
 }
 
+void TstDiagnosis::threadsDoNotChangeTheResult()
+{
+    QTemporaryDir dir;
+    std::vector<double> forward;
+    for (int r = 0; r < 24; ++r)
+        forward.push_back(8 + (r * 7) % 5 +
+                          (r == 17 ? 2 : 0)); // rank 17 slowest (14 ms), others 8..12
+    auto tl = makeJob(dir, forward, 30);
+    QVERIFY(tl);
+    std::string text[3];
+    const size_t threads[3] = {1, 3, 8};
+    for (int i = 0; i < 3; ++i) {
+        DiagnoseQuery q;
+        q.threads = threads[i];
+        std::ostringstream out;
+        DiagnosisExporter::writeJson(*tl, Diagnoser::run(*tl, q), out);
+        text[i] = out.str();
+    }
+    QCOMPARE(text[1], text[0]);
+    QCOMPARE(text[2], text[0]);
+    QVERIFY(text[0].find("\"culprits\": [\n  {\"rank\": 17,") != std::string::npos);
+}
+
 void TstDiagnosis::jsonContract()
 {
     QTemporaryDir dir;
@@ -232,7 +257,8 @@ void TstDiagnosis::collectiveNames_data()
     QTest::newRow("devkernel") << "ncclDevKernel_AllGather_RING_LL(ncclDevComm*)" << k;
     QTest::newRow("send") << "send" << 0;
     QTest::newRow("sendrecv kernel")
-        << "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)" << 0;
+        << "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+        << 0;
     QTest::newRow("send kernel") << "ncclDevKernel_Send(ncclDevComm*)" << 0;
     QTest::newRow("reduce alone") << "reduce" << 0;
     QTest::newRow("forward") << "forward" << 0;
