@@ -1,0 +1,51 @@
+// StepPanel — the Steps dock: the step graph (StepGraph) over the ranks × steps heat map
+// (StepHeatMap), their columns aligned, a combo to colour the heat map by duration or by wait,
+// and a line naming the step and the culprits (DiagnosisController's result). Clicks ask the
+// window to zoom the timeline to a step (stepActivated) and to reveal a worker
+// (workerActivated after it).
+// Threading: GUI thread only.
+#pragma once
+
+#include "diagnosiscontroller.h"
+#include "stepgraph.h"
+#include "stepheatmap.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace syncline::ui {
+
+class StepPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    static constexpr int kLabelColumn = 120; // px, the row labels and the graph's axis
+
+    explicit StepPanel(QWidget *parent = nullptr);
+    void setResult(const DiagnosisResult &result);
+    void clear(const QString &message = {});
+    void setVisibleRange(int64_t startNs, int64_t endNs);
+    StepGraph *graph() const { return m_graph; }
+    StepHeatMap *heatMap() const { return m_heatMap; }
+    QComboBox *modeBox() const { return m_mode; }
+    QString summary() const;
+    // Label of a worker in the heat map: "rank · restart" ("A · 3 · 0" in a comparison).
+    static QString workerLabel(const WorkerInfo &info);
+
+signals:
+    void stepActivated(int step);
+    void cellActivated(int step, int worker);
+
+private:
+    void updateKey();
+
+    StepGraph *m_graph;
+    StepHeatMap *m_heatMap;
+    QComboBox *m_mode;
+    QLabel *m_summary;
+    QLabel *m_key; // the heat map's colours for the current mode
+};
+
+} // namespace syncline::ui
