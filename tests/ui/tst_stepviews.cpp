@@ -236,6 +236,8 @@ void TstStepViews::heatColours()
 void TstStepViews::crashedEndedFinished()
 {
     auto tl = testjob::makeSmallJob();
+    tl->workers[0].info.closedCleanly = false;
+    tl->workers[1].info.closedCleanly = false;
     std::vector<WorkerStatus> s = WorkerStatuses::of(*tl);
     QCOMPARE(s, (std::vector<WorkerStatus>{WorkerStatus::Ended, WorkerStatus::Crashed}));
     tl->workers[0].info.closedCleanly = true;
@@ -260,6 +262,7 @@ void TstStepViews::crashedEndedFinished()
 void TstStepViews::liveStates()
 {
     auto tl = testjob::makeSmallJob();
+    tl->workers[1].info.closedCleanly = false;
     tl->workers[0].info.sourceFile = "a.log";
     tl->workers[1].info.sourceFile = "b.log";
     std::vector<LiveWorkerStatus> live(2);
