@@ -68,11 +68,14 @@ MainWindow::MainWindow(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_find);
-    layout->addWidget(m_overview);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_legend);
     setCentralWidget(central);
     buildDocks();
+    // The step graph: a strip above the overview, shown while the diagnosis has steps.
+    m_steps->graph()->setLeftMargin(m_view->gutterWidth());
+    layout->insertWidget(1, m_steps->graph());
+    layout->insertWidget(2, m_overview);
     m_menus = new MainMenus(this);
     buildStatusBar();
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoadFinished);
@@ -171,6 +174,7 @@ void MainWindow::connectPanels()
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
     connect(m_view, &TimelineView::gutterWidthChanged, m_overview, &OverviewStrip::setLeftMargin);
+    connect(m_view, &TimelineView::gutterWidthChanged, m_steps->graph(), &StepGraph::setLeftMargin);
     connect(m_details, &DetailsPanel::eventActivated, this,
             [this](EventRef ref) { m_view->selectEvent(ref, true); });
     connect(m_details, &DetailsPanel::pointActivated, m_view, &TimelineView::revealPoint);
@@ -238,8 +242,8 @@ void MainWindow::buildDocks()
         dock(tr("Compare"), QStringLiteral("compare"), m_comparePanel, Qt::BottomDockWidgetArea);
     m_diagnoser = new DiagnosisController(this);
     m_steps = new StepPanel(this);
-    m_stepsDock = dock(tr("Steps"), QStringLiteral("steps"), m_steps, Qt::TopDockWidgetArea);
-    resizeDocks({m_stepsDock}, {300}, Qt::Vertical);
+    m_stepsDock = dock(tr("Steps"), QStringLiteral("steps"), m_steps, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(stats, m_stepsDock); // beside Statistics; raised when a culprit is named
     connect(m_diagnoser, &DiagnosisController::ready, this, &MainWindow::onDiagnosisReady);
     connect(m_steps, &StepPanel::stepActivated, this, &MainWindow::zoomToStep);
     connect(m_steps, &StepPanel::cellActivated, this, [this](int step, int worker) {
@@ -301,6 +305,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     if (!live)
         m_scene->setWorkerStatuses(WorkerStatuses::of(*m_timeline));
     m_stats->setDiagnosis(nullptr);
+    m_stepsRaised = false;
     requestDiagnosis();
     if (m_startRaw) {
         m_startRaw = false;
@@ -615,6 +620,14 @@ void MainWindow::onDiagnosisReady()
         m_scene->setCulpritMarks(CulpritMarks::build(*m_scene, *r.diagnosis));
     m_steps->setVisibleRange(m_view->zoomControl()->rangeStart(),
                              m_view->zoomControl()->rangeEnd());
+    // A culprit: the heat map shows it (once per job, so a tab the user chose stays chosen;
+    // never over the Problems dock that warnings opened).
+    if (!r.diagnosis->culprits.empty() && !m_stepsRaised &&
+        m_stepsDock->toggleViewAction()->isChecked() &&
+        !m_problemsDock->toggleViewAction()->isChecked()) {
+        m_stepsRaised = true;
+        m_stepsDock->raise();
+    }
     sceneChanged();
 }
 

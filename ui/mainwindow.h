@@ -4,10 +4,11 @@
 // the cursor time and, while loading, a progress bar with Cancel.
 // Loading runs in a LoadController (off the GUI thread); only the latest load's result is used.
 // After a load (and, throttled, after live commits and on a clock-mode change) the job is
-// diagnosed off the GUI thread (DiagnosisController): the Steps dock (step graph over the
-// ranks × steps heat map) shows it, the timeline gets culprit marks, the Statistics chart the
-// blame of waits. Group headers and the overview show each worker's state (WorkerStatus); a
-// missing close record is a Problems warning that jumps to the worker's last event.
+// diagnosed off the GUI thread (DiagnosisController): the step graph (a strip above the
+// overview) and the Steps dock (the ranks × steps heat map, beside Statistics, raised when a
+// culprit is named) show it, the timeline gets culprit marks, the Statistics chart the blame of
+// waits. Group headers and the overview show each worker's state (WorkerStatus); a missing close
+// record is a Problems warning that jumps to the worker's last event.
 // Window state, recent files, wall-clock and theme choices persist in QSettings.
 // Threading: GUI thread only.
 #pragma once
@@ -158,6 +159,7 @@ private:
     DiagnosisController *m_diagnoser = nullptr;
     StepPanel *m_steps = nullptr;
     QDockWidget *m_stepsDock = nullptr;
+    bool m_stepsRaised = false; // the Steps dock was raised for this job's culprit
     LoadController *m_loader;
     QLabel *m_cursorLabel;
     QLabel *m_infoLabel;

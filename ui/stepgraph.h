@@ -3,6 +3,8 @@
 // durations, and a dashed line of the step's time with the top culprit fixed (the diagnosis's
 // what-if). Hover tells the step and its times; a click zooms the timeline to the step
 // (stepClicked; MainWindow sets the ZoomControl's range). Steps the timeline shows are shaded.
+// The main window shows it as a strip above the overview, its plot starting where the
+// timeline's event area does.
 //
 // Geometry is a plain function (computeStepGraph) of the series and the plot rectangle, tested
 // without a widget; paintEvent replays the cached geometry. Binning (cost ∝ pixels, not steps ×
@@ -49,12 +51,13 @@ class StepGraph : public QWidget
     Q_OBJECT
 public:
     static constexpr int kDefaultLeftMargin = 120;
+    static constexpr int kStripHeight = 64; // px, as a strip above the timeline
 
     explicit StepGraph(QWidget *parent = nullptr);
     // stepName: the diagnosis's step name; whatIfLabel: whose fix the dashed line shows ("" none).
     void setSeries(std::shared_ptr<const StepSeries> series, const QString &stepName,
                    const QString &whatIfLabel);
-    void setLeftMargin(int px); // so the columns line up with the heat map's
+    void setLeftMargin(int px); // the label column (the timeline's, above it)
     // The timeline's visible range (global ns): the steps inside are shaded.
     void setVisibleRange(int64_t startNs, int64_t endNs);
     const StepGraphGeometry &geometry(); // for the current size (cached)

@@ -92,6 +92,12 @@ StepHeatMap::StepHeatMap(QWidget *parent) : QWidget(parent)
 {
     setMinimumHeight(80);
     setMouseTracking(true);
+    m_rebuildTimer.setSingleShot(true);
+    m_rebuildTimer.setInterval(kRebuildDelayMs);
+    connect(&m_rebuildTimer, &QTimer::timeout, this, [this] {
+        rebuild();
+        update();
+    });
 }
 
 void StepHeatMap::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis,
@@ -248,7 +254,11 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     const ViewStyle style = ViewStyle::fromPalette(palette());
     p.fillRect(rect(), style.background);
     p.setFont(style.smallFont);
-    bins(); // (re)builds the image for this size
+    // Only the size changed (a resize in progress): stretch the image now, rebuild when it rests.
+    if (m_valid && !m_image.isNull() && m_builtFor != plotRect().size().toSize())
+        m_rebuildTimer.start();
+    else
+        bins(); // (re)builds the image when the diagnosis or the mode changed
     if (m_image.isNull()) {
         p.setPen(style.mutedText);
         p.drawText(rect().adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft,

@@ -16,7 +16,9 @@
 // none of its cells exists. Example: 1,024 workers on 256 px → 4 a pixel row; rank 37's row bin
 // (36..39) shows 1.3 when rank 37 takes 1.3 × the median and the others 1.0.
 // The image is built when the diagnosis, the mode or the plot size changes — never per paint —
-// in O(steps × workers); paintEvent draws it scaled to the plot (up only, never down).
+// in O(steps × workers); paintEvent draws it scaled to the plot (up only, never down). While
+// the widget is being resized the previous image is drawn stretched and the new one is built
+// once the size has rested for kRebuildDelayMs.
 // Colour: relative value v (1 = the median) → white at 1, red towards 1.5 and beyond, blue
 // below 1 (down to 0.5); Wait: white at 0, purple towards 0.5 of the median step.
 // Threading: GUI thread only (binHeatMap is pure).
@@ -26,6 +28,7 @@
 
 #include <QImage>
 #include <QString>
+#include <QTimer>
 #include <QWidget>
 
 #include <memory>
@@ -60,6 +63,8 @@ class StepHeatMap : public QWidget
 {
     Q_OBJECT
 public:
+    static constexpr int kRebuildDelayMs = 120;
+
     explicit StepHeatMap(QWidget *parent = nullptr);
     // labels: per worker (Diagnosis worker index) its row label; culprit: per worker, whether
     // its rank is a culprit (its label is drawn in red).
@@ -101,6 +106,7 @@ private:
     QSize m_builtFor;
     bool m_valid = false;
     int m_leftMargin = 120;
+    QTimer m_rebuildTimer;
 };
 
 } // namespace syncline::ui

@@ -5,7 +5,6 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <limits>
@@ -13,7 +12,7 @@
 namespace syncline::ui {
 
 StepPanel::StepPanel(QWidget *parent)
-    : QWidget(parent), m_graph(new StepGraph(this)), m_heatMap(new StepHeatMap(this)),
+    : QWidget(parent), m_graph(new StepGraph), m_heatMap(new StepHeatMap(this)),
       m_mode(new QComboBox(this)), m_summary(new QLabel(this)), m_key(new QLabel(this))
 {
     m_mode->addItems(
@@ -23,26 +22,22 @@ StepPanel::StepPanel(QWidget *parent)
                           "slower), its own step duration, or its time waiting in collectives "
                           "(purple: waited for others)"));
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_graph->setLeftMargin(kLabelColumn);
+    m_summary->setWordWrap(true);
     m_heatMap->setLeftMargin(kLabelColumn);
+    m_graph->setMinimumHeight(StepGraph::kStripHeight);
+    m_graph->setMaximumHeight(StepGraph::kStripHeight);
+    m_graph->hide(); // until a diagnosis finds steps
     auto *top = new QHBoxLayout;
     top->setContentsMargins(4, 2, 4, 0);
-    top->addWidget(new QLabel(tr("Heat map:"), this));
     top->addWidget(m_mode);
     top->addWidget(m_key);
     top->addSpacing(12);
     top->addWidget(m_summary, 1);
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_graph);
-    split->addWidget(m_heatMap);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(top);
-    layout->addWidget(split, 1);
+    layout->addWidget(m_heatMap, 1);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_heatMap->setMode(i == 2   ? HeatMode::Wait
                            : i == 1 ? HeatMode::Duration
@@ -53,6 +48,12 @@ StepPanel::StepPanel(QWidget *parent)
     connect(m_heatMap, &StepHeatMap::cellActivated, this, &StepPanel::cellActivated);
     updateKey();
     clear();
+}
+
+StepPanel::~StepPanel()
+{
+    if (m_graph && !m_graph->parent())
+        delete m_graph.data();
 }
 
 // Swatches of the colour scale (heatColour), so the map reads without a tooltip.
@@ -84,6 +85,7 @@ QString StepPanel::workerLabel(const WorkerInfo &info)
 void StepPanel::clear(const QString &message)
 {
     m_graph->setSeries(nullptr, {}, {});
+    m_graph->hide();
     m_heatMap->setDiagnosis(nullptr, nullptr, {}, {});
     m_summary->setText(message.isEmpty() ? tr("no diagnosis yet") : message);
 }
@@ -110,6 +112,7 @@ void StepPanel::setResult(const DiagnosisResult &r)
         whatIf = tr("rank %1").arg(d.ranks[d.culprits.front()].rank);
     const QString stepName = QString::fromStdString(d.stepName);
     m_graph->setSeries(r.series, stepName, whatIf);
+    m_graph->setVisible(!d.steps.empty());
     m_heatMap->setDiagnosis(r.diagnosis, r.series, std::move(labels), std::move(culprit));
     QString text = d.steps.empty()
                        ? tr("no steps found")

@@ -1,8 +1,9 @@
-// StepPanel — the Steps dock: the step graph (StepGraph) over the ranks × steps heat map
-// (StepHeatMap), their columns aligned, a combo to colour the heat map by duration or by wait,
-// and a line naming the step and the culprits (DiagnosisController's result). Clicks ask the
-// window to zoom the timeline to a step (stepActivated) and to reveal a worker
-// (workerActivated after it).
+// StepPanel — the job's steps as the diagnosis sees them (DiagnosisController's result): the
+// ranks × steps heat map (StepHeatMap) with a combo for its colour (compute, duration or wait)
+// and a line naming the step and the culprits, for the "Steps" dock; and the step graph
+// (StepGraph), which it fills but does not hold: the window shows it as a strip above the
+// timeline (graph()), visible while the diagnosis has steps. Clicks ask the window to zoom the
+// timeline to a step (stepActivated) and to reveal a worker (cellActivated).
 // Threading: GUI thread only.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include "stepgraph.h"
 #include "stepheatmap.h"
 
+#include <QPointer>
 #include <QWidget>
 
 class QComboBox;
@@ -24,9 +26,12 @@ public:
     static constexpr int kLabelColumn = 120; // px, the row labels and the graph's axis
 
     explicit StepPanel(QWidget *parent = nullptr);
+    ~StepPanel() override;
     void setResult(const DiagnosisResult &result);
     void clear(const QString &message = {});
     void setVisibleRange(int64_t startNs, int64_t endNs);
+    // The step graph: the caller places it (it has no parent until then; deleted with the
+    // panel if never placed).
     StepGraph *graph() const { return m_graph; }
     StepHeatMap *heatMap() const { return m_heatMap; }
     QComboBox *modeBox() const { return m_mode; }
@@ -41,7 +46,7 @@ signals:
 private:
     void updateKey();
 
-    StepGraph *m_graph;
+    QPointer<StepGraph> m_graph;
     StepHeatMap *m_heatMap;
     QComboBox *m_mode;
     QLabel *m_summary;

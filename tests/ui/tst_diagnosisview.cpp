@@ -16,8 +16,10 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QListWidget>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -75,6 +77,16 @@ void writeSlowRankJob(const QString &dir)
     }
 }
 
+// The title of the current tab of the window's bottom dock tabs.
+QString currentDockTab(const MainWindow &w)
+{
+    for (const QTabBar *bar : w.findChildren<QTabBar *>())
+        for (int i = 0; i < bar->count(); ++i)
+            if (bar->tabText(i) == QStringLiteral("Statistics"))
+                return bar->tabText(bar->currentIndex());
+    return {};
+}
+
 bool open(MainWindow &w, const QString &path)
 {
     QSignalSpy loaded(&w, &MainWindow::loadFinished);
@@ -90,6 +102,9 @@ bool open(MainWindow &w, const QString &path)
 void TstDiagnosisView::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("syncline-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_diagnosisview"));
+    QSettings().clear(); // the default dock layout, not one a previous run saved
 }
 
 void TstDiagnosisView::slowRankIsTheHotRowAndTheCulprit()
@@ -107,7 +122,11 @@ void TstDiagnosisView::slowRankIsTheHotRowAndTheCulprit()
     QCOMPARE(r.diagnosis->workerCount, size_t(4));
     // The step graph: 12 bars of 31 ms (first start to last end).
     StepGraph *graph = w.stepPanel()->graph();
-    QVERIFY(w.stepsDock()->isVisible());
+    QVERIFY(graph->isVisible());         // the strip above the timeline
+    QVERIFY(w.stepsDock()->isVisible()); // the heat map's dock, raised for the culprit
+    QVERIFY(w.tabifiedDockWidgets(w.stepsDock())
+                .contains(w.findChild<QDockWidget *>(QStringLiteral("stats"))));
+    QTRY_COMPARE(currentDockTab(w), QStringLiteral("Steps")); // raised for the culprit
     QCOMPARE(graph->geometry().bars.size(), size_t(12));
     QCOMPARE(r.series->maxNs[3], 31 * kMs + 100);
     // The heat map: rank 2's row is the hottest (compute 31 ms — its forward and the
