@@ -72,6 +72,18 @@ HeatBins binHeatMap(const Diagnosis &d, const StepSeries &s, HeatMode mode,
                 cell = v;
         }
     }
+    b.rowMeans.assign(size_t(b.rows), kNaN);
+    for (int r = 0; r < b.rows; ++r) {
+        double sum = 0;
+        int n = 0;
+        for (int c = 0; c < b.cols; ++c)
+            if (!std::isnan(b.at(r, c))) {
+                sum += b.at(r, c);
+                ++n;
+            }
+        if (n)
+            b.rowMeans[size_t(r)] = float(sum / n);
+    }
     return b;
 }
 
@@ -83,9 +95,10 @@ QRgb heatColour(float v, HeatMode mode)
         return qRgb(0x9a, 0x9a, 0x9a);
     if (mode == HeatMode::Wait)
         return mix(white, purple, std::clamp(v / 0.5f, 0.0f, 1.0f));
+    const float span = kHeatFullScale - kHeatDeadBand; // from the band's edge to saturation
     if (v >= 1.0f)
-        return mix(white, red, std::clamp((v - 1.0f) / 0.5f, 0.0f, 1.0f));
-    return mix(white, blue, std::clamp((1.0f - v) / 0.5f, 0.0f, 1.0f));
+        return mix(white, red, std::clamp((v - 1.0f - kHeatDeadBand) / span, 0.0f, 1.0f));
+    return mix(white, blue, std::clamp((1.0f - kHeatDeadBand - v) / span, 0.0f, 1.0f));
 }
 
 StepHeatMap::StepHeatMap(QWidget *parent) : QWidget(parent)
@@ -167,19 +180,10 @@ int StepHeatMap::hottestWorker()
 {
     const HeatBins &b = bins();
     int best = -1;
-    double bestMean = -1;
     for (int r = 0; r < b.rows; ++r) {
-        double sum = 0;
-        int n = 0;
-        for (int c = 0; c < b.cols; ++c)
-            if (!std::isnan(b.at(r, c))) {
-                sum += b.at(r, c);
-                ++n;
-            }
-        if (n && sum / n > bestMean) {
-            bestMean = sum / n;
+        const float m = b.rowMeans[size_t(r)];
+        if (!std::isnan(m) && (best < 0 || m > b.rowMeans[size_t(best)]))
             best = r;
-        }
     }
     if (best < 0)
         return -1;
@@ -267,6 +271,12 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     }
     const QRectF plot = plotRect();
     p.drawImage(plot, m_image); // up-scaled at most: the bins already fit the pixels
+    // The row summary, left of the map.
+    const double binH = plot.height() / double(std::max(1, m_bins.rows));
+    for (int r = 0; r < m_bins.rows && size_t(r) < m_bins.rowMeans.size(); ++r)
+        p.fillRect(QRectF(plot.left() - kSummaryPx - 2, plot.top() + r * binH, kSummaryPx,
+                          std::max(binH, 1.0)),
+                   QColor(heatColour(m_bins.rowMeans[size_t(r)], m_mode)));
     // Row labels: every k-th row when they do not all fit, and the culprits' always (in red,
     // the others that would overlap a culprit's label left out).
     const QFontMetricsF fm(style.smallFont);
@@ -290,12 +300,12 @@ void StepHeatMap::paintEvent(QPaintEvent *)
                 continue;
         }
         p.setPen(isCulprit ? QColor(0xe15759) : style.mutedText);
-        p.drawText(QRectF(2, y - fm.height() / 2, plot.left() - 6, fm.height()),
+        p.drawText(QRectF(2, y - fm.height() / 2, plot.left() - kSummaryPx - 8, fm.height()),
                    Qt::AlignRight | Qt::AlignVCenter,
                    (isCulprit ? QStringLiteral("culprit ▶ ") : QString()) +
                        (w < m_labels.size() ? m_labels[w] : QString::number(w)));
         if (isCulprit) // a tick at the row, so the label points at it at any height
-            p.fillRect(QRectF(plot.left() - 4, y - 0.5, 4, 1), QColor(0xe15759));
+            p.fillRect(QRectF(plot.left() - kSummaryPx - 6, y - 0.5, 4, 1), QColor(0xe15759));
     }
 }
 

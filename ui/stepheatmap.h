@@ -19,8 +19,12 @@
 // in O(steps × workers); paintEvent draws it scaled to the plot (up only, never down). While
 // the widget is being resized the previous image is drawn stretched and the new one is built
 // once the size has rested for kRebuildDelayMs.
-// Colour: relative value v (1 = the median) → white at 1, red towards 1.5 and beyond, blue
-// below 1 (down to 0.5); Wait: white at 0, purple towards 0.5 of the median step.
+// Colour: relative value v (1 = the median) → white within 5 % of the median (noise of a few
+// per cent, made worse by taking a bin's max, stays white), then red up to 1.25 and beyond, blue
+// down to 0.75; Wait: white at 0, purple towards 0.5 of the median step. A rank 20 % slower
+// than the others is deep red. Left of the map, a row summary: each row's mean over its
+// columns, in the same colours — steadier than any one step, so a slow rank's row reads at a
+// glance.
 // Threading: GUI thread only (binHeatMap is pure).
 #pragma once
 
@@ -48,7 +52,8 @@ enum class HeatMode
 struct HeatBins
 {
     int cols = 0, rows = 0;
-    std::vector<float> values; // [row][col], max of the bin's relative values; NaN: empty
+    std::vector<float> values;   // [row][col], max of the bin's relative values; NaN: empty
+    std::vector<float> rowMeans; // per row, the mean of its non-empty bins (NaN: none)
     float at(int row, int col) const { return values[size_t(row) * size_t(cols) + size_t(col)]; }
 };
 
@@ -58,12 +63,15 @@ float heatValue(const Diagnosis &d, const StepSeries &s, HeatMode mode, size_t s
 HeatBins binHeatMap(const Diagnosis &d, const StepSeries &s, HeatMode mode,
                     const std::vector<size_t> &rowWorkers, int maxCols, int maxRows);
 QRgb heatColour(float value, HeatMode mode);
+constexpr float kHeatDeadBand = 0.05f;  // within 5 % of the median: white
+constexpr float kHeatFullScale = 0.25f; // 25 % from the median: the full colour
 
 class StepHeatMap : public QWidget
 {
     Q_OBJECT
 public:
     static constexpr int kRebuildDelayMs = 120;
+    static constexpr int kSummaryPx = 10; // the row summary's width
 
     explicit StepHeatMap(QWidget *parent = nullptr);
     // labels: per worker (Diagnosis worker index) its row label; culprit: per worker, whether

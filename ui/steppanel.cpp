@@ -68,8 +68,8 @@ void StepPanel::updateKey()
     if (mode == HeatMode::Wait)
         parts << swatch(0.0f, tr("0")) << swatch(0.25f, tr("¼")) << swatch(0.5f, tr("≥ ½ step"));
     else
-        parts << swatch(0.5f, tr("≤ 0.5×")) << swatch(1.0f, tr("1×")) << swatch(1.25f, tr("1.25×"))
-              << swatch(1.5f, tr("≥ 1.5×"))
+        parts << swatch(0.75f, tr("≤ 0.75×")) << swatch(1.0f, tr("1×"))
+              << swatch(1.15f, tr("1.15×")) << swatch(1.25f, tr("≥ 1.25×"))
               << swatch(std::numeric_limits<float>::quiet_NaN(), tr("no step"));
     m_key->setText(parts.join(QStringLiteral("&nbsp; ")));
 }

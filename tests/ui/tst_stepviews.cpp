@@ -217,16 +217,22 @@ void TstStepViews::heatMapOnThousandRanksShowsTheSlowRow()
     // 1,024 rows on 256 px: 4 workers a row; rank 37 is in row 9 (workers 36..39).
     const HeatBins b = binHeatMap(d, s, HeatMode::Compute, order, 400, 256);
     QCOMPARE(b.rows, 256);
-    for (int r = 0; r < b.rows; ++r)
+    for (int r = 0; r < b.rows; ++r) {
         QCOMPARE(b.at(r, 17) > 1.2f, r == 9);
+        QCOMPARE(b.rowMeans[size_t(r)], r == 9 ? 1.3f : 1.0f); // the row summary
+    }
 }
 
 void TstStepViews::heatColours()
 {
     QCOMPARE(heatColour(1.0f, HeatMode::Compute), qRgb(0xf7, 0xf7, 0xf7));
-    QCOMPARE(heatColour(1.5f, HeatMode::Compute), qRgb(0xb2, 0x18, 0x2b));
+    QCOMPARE(heatColour(1.05f, HeatMode::Compute), qRgb(0xf7, 0xf7, 0xf7)); // within 5 %
+    QCOMPARE(heatColour(0.95f, HeatMode::Duration), qRgb(0xf7, 0xf7, 0xf7));
+    QCOMPARE(heatColour(1.15f, HeatMode::Compute), // half way from the band to full red
+             qRgb((0xf7 + 0xb2 + 1) / 2, (0xf7 + 0x18 + 1) / 2, (0xf7 + 0x2b + 1) / 2));
+    QCOMPARE(heatColour(1.25f, HeatMode::Compute), qRgb(0xb2, 0x18, 0x2b));
     QCOMPARE(heatColour(9.0f, HeatMode::Duration), qRgb(0xb2, 0x18, 0x2b));
-    QCOMPARE(heatColour(0.5f, HeatMode::Compute), qRgb(0x21, 0x66, 0xac));
+    QCOMPARE(heatColour(0.75f, HeatMode::Compute), qRgb(0x21, 0x66, 0xac));
     QCOMPARE(heatColour(0.0f, HeatMode::Wait), qRgb(0xf7, 0xf7, 0xf7));
     QCOMPARE(heatColour(kNaN, HeatMode::Wait), qRgb(0x9a, 0x9a, 0x9a));
 }
