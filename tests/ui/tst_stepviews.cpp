@@ -3,6 +3,7 @@
 #include "testjob.h"
 
 #include "ui/culpritmarks.h"
+#include "ui/diagnosiscontroller.h"
 #include "ui/stepgraph.h"
 #include "ui/stepheatmap.h"
 #include "ui/stepseries.h"
@@ -11,6 +12,7 @@
 #include "ui/workerstatus.h"
 
 #include <QElapsedTimer>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <cmath>
@@ -34,6 +36,7 @@ private slots:
     void crashedEndedFinished();
     void liveStates();
     void culpritMarksOnTheCollectiveRow();
+    void controllerKeepsOnlyTheLatestJob();
 };
 
 namespace {
@@ -325,6 +328,38 @@ void TstStepViews::culpritMarksOnTheCollectiveRow()
     scene.setClockMode(ClockMode::Raw); // the marks are in corrected times
     req.width = 1000;
     QVERIFY(CulpritMarks::place(scene, req).empty());
+}
+
+// Two requests in a row: the first job's result is stale and dropped, the second's accepted;
+// a cancelled request never arrives; a live request diagnoses a copy.
+void TstStepViews::controllerKeepsOnlyTheLatestJob()
+{
+    DiagnosisController c;
+    QSignalSpy ready(&c, &DiagnosisController::ready);
+    QVERIFY(ready.isValid());
+    std::shared_ptr<const Timeline> first = testjob::makeDenseJob(4, 3000, 1000);
+    std::shared_ptr<const Timeline> second = testjob::makeDenseJob(3, 300, 1000);
+    c.request(first, ClockMode::Corrected);
+    c.request(second, ClockMode::Corrected);
+    QVERIFY(ready.wait(30000));
+    QTRY_VERIFY(!c.isRunning());
+    QTest::qWait(50);
+    QCOMPARE(ready.count(), 1);
+    QCOMPARE(c.completedJobs(), uint64_t(1));
+    QCOMPARE(c.result().timeline, second);
+    QCOMPARE(c.result().diagnosis->workerCount, size_t(3));
+    QCOMPARE(c.result().series->size(), c.result().diagnosis->steps.size());
+    QVERIFY(c.result().series->size() > 0);
+    c.request(first, ClockMode::Corrected);
+    c.cancel();
+    QTRY_VERIFY(!c.isRunning());
+    QVERIFY(!ready.wait(200));
+    QCOMPARE(c.result().timeline, second); // unchanged
+    c.liveChanged(first, ClockMode::Raw);
+    QVERIFY(ready.wait(30000));
+    QVERIFY(c.result().timeline != first); // a copy of it
+    QCOMPARE(c.result().diagnosis->workerCount, size_t(4));
+    QCOMPARE(c.result().mode, ClockMode::Raw);
 }
 
 QTEST_MAIN(TstStepViews)
