@@ -122,6 +122,7 @@ void LiveAttachment::onUpdated(const LiveUpdate &u)
     if (m_controller->workers().empty() || (m_shown && !u.changed()))
         return;
     showUpdate(u);
+    m_window->setLiveWorkerStatus(m_controller->workers());
     m_statsDirty = true;
     if (!statsVisible() || m_statsTimer.isActive())
         return;

@@ -5,6 +5,7 @@
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "detailspanel.h"
+#include "diagnosiscontroller.h"
 #include "exportactions.h"
 #include "findbar.h"
 #include "findcontroller.h"
@@ -15,8 +16,10 @@
 #include "problemspanel.h"
 #include "selectionmeasure.h"
 #include "statspanel.h"
+#include "steppanel.h"
 #include "timeformat.h"
 #include "timelineview.h"
+#include "workerstatus.h"
 
 #include "timeline/report/legendorder.h"
 #include "timeline/report/stats.h"
@@ -65,11 +68,14 @@ MainWindow::MainWindow(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_find);
-    layout->addWidget(m_overview);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_legend);
     setCentralWidget(central);
     buildDocks();
+    // The step graph: a strip above the overview, shown while the diagnosis has steps.
+    m_steps->graph()->setLeftMargin(m_view->gutterWidth());
+    layout->insertWidget(1, m_steps->graph());
+    layout->insertWidget(2, m_overview);
     m_menus = new MainMenus(this);
     buildStatusBar();
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoadFinished);
@@ -168,6 +174,7 @@ void MainWindow::connectPanels()
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
     connect(m_view, &TimelineView::gutterWidthChanged, m_overview, &OverviewStrip::setLeftMargin);
+    connect(m_view, &TimelineView::gutterWidthChanged, m_steps->graph(), &StepGraph::setLeftMargin);
     connect(m_details, &DetailsPanel::eventActivated, this,
             [this](EventRef ref) { m_view->selectEvent(ref, true); });
     connect(m_details, &DetailsPanel::pointActivated, m_view, &TimelineView::revealPoint);
@@ -193,6 +200,8 @@ void MainWindow::connectPanels()
                 updateStatus();
             });
     connect(m_view->zoomControl(), &ZoomControl::rangeChanged, this, &MainWindow::updateStatus);
+    connect(m_view->zoomControl(), &ZoomControl::rangeChanged, m_steps,
+            &StepPanel::setVisibleRange);
     // Box selection (Shift+drag) → the stats of exactly those tracks × that range; a histogram
     // bin → find marks on its events.
     connect(m_view, &TimelineView::boxSelected, this,
@@ -231,6 +240,18 @@ void MainWindow::buildDocks()
     m_comparePanel = new ComparePanel(m_compare, this);
     m_compareDock =
         dock(tr("Compare"), QStringLiteral("compare"), m_comparePanel, Qt::BottomDockWidgetArea);
+    m_diagnoser = new DiagnosisController(this);
+    m_steps = new StepPanel(this);
+    m_stepsDock = dock(tr("Steps"), QStringLiteral("steps"), m_steps, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(stats, m_stepsDock); // beside Statistics; raised when a culprit is named
+    connect(m_diagnoser, &DiagnosisController::ready, this, &MainWindow::onDiagnosisReady);
+    connect(m_steps, &StepPanel::stepActivated, this, &MainWindow::zoomToStep);
+    connect(m_steps, &StepPanel::cellActivated, this, [this](int step, int worker) {
+        zoomToStep(step);
+        if (!m_scene || worker < 0 || size_t(worker) >= m_timeline->workers.size())
+            return;
+        m_view->revealRow(m_scene->layout().headerOf(worker));
+    });
     tabifyDockWidget(stats, clocks);
     tabifyDockWidget(clocks, m_problemsDock);
     tabifyDockWidget(m_problemsDock, m_compareDock);
@@ -281,6 +302,11 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     MainMenus::setChecked(m_menus->rawAction(), m_scene->clockMode() == ClockMode::Raw);
     m_details->showEvent(m_scene.get(), {});
     m_findControl->setScene(m_scene, true);
+    if (!live)
+        m_scene->setWorkerStatuses(WorkerStatuses::of(*m_timeline));
+    m_stats->setDiagnosis(nullptr);
+    m_stepsRaised = false;
+    requestDiagnosis();
     if (m_startRaw) {
         m_startRaw = false;
         setClockMode(ClockMode::Raw);
@@ -306,6 +332,8 @@ void MainWindow::liveUpdated(const LiveUpdate &u)
         m_findControl->updateRankLimits();
     if (!(m_scene->selected() == selected))
         m_details->showEvent(m_scene.get(), m_scene->selected());
+    if (u.newEvents || u.closedEvents || u.structureChanged || u.clockChanged)
+        m_diagnoser->liveChanged(m_timeline, m_scene->clockMode());
     if (m_timeline->problems.size() != m_shownProblems)
         updateProblems(false);
     updateInfo();
@@ -349,6 +377,7 @@ void MainWindow::setClockMode(ClockMode mode)
     onEventSelected(m_scene->selected()); // details and the collective spread in the new mode
     m_stats->setClockMode(mode); // recomputes; a job still running for the old mode is dropped
     m_compare->setClockMode(mode);
+    requestDiagnosis(); // the marks and steps are in the old mode's times until it arrives
 }
 
 void MainWindow::setDarkTheme(bool dark)
@@ -496,8 +525,11 @@ void MainWindow::setColourByCategory(bool on)
 // show in the status bar, whose button opens the dock.
 void MainWindow::updateProblems(bool newJob)
 {
-    const auto &problems = m_timeline->problems;
-    m_shownProblems = problems.size();
+    m_shownProblems = m_timeline->problems.size();
+    // The loader's problems, and a warning for each log without a close record.
+    std::vector<LoadProblem> problems = m_timeline->problems;
+    for (LoadProblem &p : WorkerStatuses::closeWarnings(*m_timeline, m_scene->workerStatuses()))
+        problems.push_back(std::move(p));
     m_problems->setProblems(problems);
     const bool serious = std::any_of(problems.begin(), problems.end(), [](const LoadProblem &p) {
         return p.severity != LoadProblem::Severity::Info;
@@ -541,6 +573,72 @@ void MainWindow::dropEvent(QDropEvent *event)
         event->acceptProposedAction();
         openPaths(paths);
     }
+}
+
+void MainWindow::setLiveWorkerStatus(const std::vector<LiveWorkerStatus> &workers)
+{
+    if (!m_scene || !m_live)
+        return;
+    std::vector<WorkerStatus> statuses = WorkerStatuses::ofLive(*m_timeline, workers);
+    if (statuses == m_scene->workerStatuses())
+        return;
+    m_scene->setWorkerStatuses(std::move(statuses));
+    sceneChanged();
+    updateProblems(false);
+}
+
+// The diagnosis of what is shown, in the view's clock mode: a loaded job now; a live one through
+// the controller's throttle (it copies the live Timeline); none for a comparison (its two runs'
+// ranks would be judged together).
+void MainWindow::requestDiagnosis()
+{
+    if (!m_timeline || !m_scene)
+        return;
+    const bool runs = !m_timeline->workers.empty() && !m_timeline->workers.front().info.run.empty();
+    if (runs) {
+        m_diagnoser->cancel();
+        m_steps->clear(tr("no diagnosis for a comparison of two runs: open one run to see it"));
+        return;
+    }
+    m_steps->clear(tr("diagnosing…"));
+    if (m_live)
+        m_diagnoser->liveChanged(m_timeline, m_scene->clockMode());
+    else
+        m_diagnoser->request(m_timeline, m_scene->clockMode());
+}
+
+void MainWindow::onDiagnosisReady()
+{
+    const DiagnosisResult &r = m_diagnoser->result();
+    if (!m_scene || !r.diagnosis || r.mode != m_scene->clockMode())
+        return;
+    m_steps->setResult(r);
+    m_stats->setDiagnosis(r.diagnosis);
+    // Marks index the scene's workers: only when the diagnosed job has the same ones (a live
+    // job may have grown since its copy was taken; the next diagnosis brings them).
+    if (r.diagnosis->workerCount == m_timeline->workers.size())
+        m_scene->setCulpritMarks(CulpritMarks::build(*m_scene, *r.diagnosis));
+    m_steps->setVisibleRange(m_view->zoomControl()->rangeStart(),
+                             m_view->zoomControl()->rangeEnd());
+    // A culprit: the heat map shows it (once per job, so a tab the user chose stays chosen;
+    // never over the Problems dock that warnings opened).
+    if (!r.diagnosis->culprits.empty() && !m_stepsRaised &&
+        m_stepsDock->toggleViewAction()->isChecked() &&
+        !m_problemsDock->toggleViewAction()->isChecked()) {
+        m_stepsRaised = true;
+        m_stepsDock->raise();
+    }
+    sceneChanged();
+}
+
+void MainWindow::zoomToStep(int step)
+{
+    const DiagnosisResult &r = m_diagnoser->result();
+    if (!r.series || step < 0 || size_t(step) >= r.series->size())
+        return;
+    const int64_t b = r.series->beginNs[size_t(step)], e = r.series->endNs[size_t(step)];
+    const int64_t margin = std::max<int64_t>(1, (e - b) / 20);
+    m_view->zoomControl()->setRange(b - margin, e + margin);
 }
 
 } // namespace syncline::ui

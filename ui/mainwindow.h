@@ -3,6 +3,12 @@
 // errors; info-level notes are a status-bar button); the menus (MainMenus); a status bar with
 // the cursor time and, while loading, a progress bar with Cancel.
 // Loading runs in a LoadController (off the GUI thread); only the latest load's result is used.
+// After a load (and, throttled, after live commits and on a clock-mode change) the job is
+// diagnosed off the GUI thread (DiagnosisController): the step graph (a strip above the
+// overview) and the Steps dock (the ranks × steps heat map, beside Statistics, raised when a
+// culprit is named) show it, the timeline gets culprit marks, the Statistics chart the blame of
+// waits. Group headers and the overview show each worker's state (WorkerStatus); a missing close
+// record is a Problems warning that jumps to the worker's last event.
 // Window state, recent files, wall-clock and theme choices persist in QSettings.
 // Threading: GUI thread only.
 #pragma once
@@ -39,6 +45,8 @@ class MainMenus;
 class FindController;
 class CompareController;
 class ComparePanel;
+class DiagnosisController;
+class StepPanel;
 
 class MainWindow : public QMainWindow
 {
@@ -79,6 +87,14 @@ public:
     // a snapshot instead (LiveAttachment does, while the panel is visible).
     void setLiveTimeline(std::shared_ptr<Timeline> live, const QStringList &sources);
     void liveUpdated(const LiveUpdate &update);
+    // Live: the LiveJob's per-file states after a commit (LiveAttachment): worker states on the
+    // headers and the overview, warnings for logs that ended without a close record.
+    void setLiveWorkerStatus(const std::vector<LiveWorkerStatus> &workers);
+    DiagnosisController *diagnosisController() const { return m_diagnoser; }
+    StepPanel *stepPanel() const { return m_steps; }
+    QDockWidget *stepsDock() const { return m_stepsDock; }
+    // Zooms the timeline to step k of the latest diagnosis (with a margin of 5 % each side).
+    void zoomToStep(int step);
 
     TimelineView *view() const { return m_view; }
     StatsPanel *statsPanel() const { return m_stats; }
@@ -116,6 +132,8 @@ private:
     void buildStatusBar();
     void connectPanels();
     void updateProblems(bool newJob);
+    void requestDiagnosis();
+    void onDiagnosisReady();
     void onLoadFinished(std::shared_ptr<Timeline> timeline, bool cancelled, const QString &fatal);
     void onEventSelected(const EventRef &ref);
     void onCompareLoaded(std::shared_ptr<const Timeline> a, std::shared_ptr<const Timeline> b,
@@ -138,6 +156,10 @@ private:
     ClockPanel *m_clocks;
     ProblemsPanel *m_problems;
     QDockWidget *m_problemsDock = nullptr;
+    DiagnosisController *m_diagnoser = nullptr;
+    StepPanel *m_steps = nullptr;
+    QDockWidget *m_stepsDock = nullptr;
+    bool m_stepsRaised = false; // the Steps dock was raised for this job's culprit
     LoadController *m_loader;
     QLabel *m_cursorLabel;
     QLabel *m_infoLabel;

@@ -87,7 +87,27 @@ void OverviewStrip::renderImage()
             if (search && matchStartsIn(first, last, t0, t1))
                 p.fillRect(QRectF(x, y, 1, bh), style.match);
         }
+        paintWorkerEnd(p, workers[k], y, bh, w, begin, span);
     }
+}
+
+// A worker that crashed, ended without a close record or went silent: its band is tinted in
+// the state's colour after its last record, with a tick where the data stops.
+void OverviewStrip::paintWorkerEnd(QPainter &p, int worker, double y, double h, int width,
+                                   int64_t begin, double span) const
+{
+    const WorkerStatus status = m_scene->workerStatus(worker);
+    if (!WorkerStatuses::isWarning(status))
+        return;
+    int64_t end = begin;
+    const auto [first, last] = m_scene->modelsOf(worker);
+    for (int mi = first; mi < last; ++mi)
+        end = std::max(end, m_scene->model(mi).globalEnd(m_scene->clockMode()));
+    const double x = std::clamp(double(end - begin) / span * width, 0.0, double(width - 2));
+    QColor c = WorkerStatuses::colour(status);
+    p.fillRect(QRectF(x, y, 2, std::max(h, 2.0)), c);
+    c.setAlphaF(0.35);
+    p.fillRect(QRectF(x + 2, y, width - x - 2, std::max(h, 2.0)), c);
 }
 
 // Whether a find match of models [first, last) starts in [t0, t1): per depth row one binary
@@ -118,10 +138,13 @@ void OverviewStrip::paintEvent(QPaintEvent *)
     p.fillRect(rect(), style.gutter);
     p.setPen(style.mutedText);
     p.setFont(style.smallFont);
-    p.drawText(QRect(6, 0, m_leftMargin - 8, height()), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("overview"));
-    if (!m_scene)
+    if (!m_scene) {
+        p.drawText(QRect(6, 0, m_leftMargin - 8, height()), Qt::AlignVCenter | Qt::AlignLeft,
+                   tr("overview"));
         return;
+    }
+    p.drawText(QRect(6, 0, m_leftMargin - 8, height()), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("overview") + statusSummary());
     if (m_image.isNull() ||
         m_image.size() != QSize(std::max(1, width() - m_leftMargin), height()) ||
         m_imageRevision != m_scene->revision())
@@ -137,6 +160,19 @@ void OverviewStrip::paintEvent(QPaintEvent *)
     p.setPen(QPen(style.selection, 1.5));
     p.setBrush(Qt::NoBrush);
     p.drawRect(QRectF(x0, 0.75, std::max(2.0, x1 - x0), height() - 1.5));
+}
+
+// " · 1 crashed · 2 silent": the workers whose state is a warning, by state.
+QString OverviewStrip::statusSummary() const
+{
+    QString out;
+    for (WorkerStatus s : {WorkerStatus::Crashed, WorkerStatus::Ended, WorkerStatus::Silent}) {
+        const auto &all = m_scene->workerStatuses();
+        const auto n = std::count(all.begin(), all.end(), s);
+        if (n > 0)
+            out += QStringLiteral(" · %1 %2").arg(n).arg(WorkerStatuses::name(s));
+    }
+    return out;
 }
 
 void OverviewStrip::centreAt(double x)

@@ -2,6 +2,8 @@
 // pixel column the colour of the innermost event at that time over the worker's threads, the
 // summary a collapsed group shows — innermostAt) with the visible range outlined and find matches
 // marked (columns where a match starts, in the match colour); click or drag to move the view.
+// Workers that crashed, ended without a close record or went silent (WorkerStatus) have their
+// band tinted in the state's colour after their last record, and the label counts them.
 // Invariants: covers [scene begin, scene end] over the widget width; redrawn into a cached image
 // when the size or the scene revision changes; per pixel column one binary search per thread
 // and depth, so the cost is O(width · threads · depths · log n).
@@ -12,6 +14,7 @@
 #include "zoomcontrol.h"
 
 #include <QImage>
+#include <QPainter>
 #include <QWidget>
 
 #include <memory>
@@ -37,6 +40,9 @@ protected:
 private:
     void renderImage();
     bool matchStartsIn(int first, int last, int64_t t0, int64_t t1) const;
+    void paintWorkerEnd(QPainter &p, int worker, double y, double h, int width, int64_t begin,
+                        double span) const;
+    QString statusSummary() const;
     void centreAt(double x);
 
     ZoomControl *m_zoom;

@@ -2,6 +2,8 @@
 
 #include "timeformat.h"
 
+#include "timeline/report/rankoutliers.h"
+
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -238,16 +240,35 @@ void StatsPanel::chooseName(uint32_t nameId, const QString &run)
     else if (m_chartRun.isEmpty())
         m_chartRun = QStringLiteral("A");
     const std::string chartRun = m_chartRun.toStdString();
-    std::vector<RankBarChart::Bar> bars;
-    for (const StatsRow &r : m_rows)
-        if (r.nameId == nameId && r.rank && r.run == chartRun)
-            bars.push_back({*r.rank, r.meanNs});
     const std::string_view n = m_timeline->names.name(nameId);
     QString title = QString::fromUtf8(n.data(), qsizetype(n.size()));
     if (!m_chartRun.isEmpty())
         title += tr(" (run %1)").arg(m_chartRun);
-    m_chart->setData(title, std::move(bars));
+    std::vector<RankBarChart::Bar> bars;
+    if (RankOutliers::isWait(*m_timeline, nameId) && !runs) {
+        // A wait: who made the others wait (blame), never who waited longest.
+        std::vector<bool> culprits;
+        if (m_diagnosis)
+            for (size_t k = 0; k < m_diagnosis->ranks.size(); ++k) {
+                const DiagnosisRank &r = m_diagnosis->ranks[k];
+                bars.push_back({r.rank, r.blameNs});
+                culprits.push_back(r.culprit);
+            }
+        m_chart->setBlame(title, std::move(bars), std::move(culprits));
+    } else {
+        for (const StatsRow &r : m_rows)
+            if (r.nameId == nameId && r.rank && r.run == chartRun)
+                bars.push_back({*r.rank, r.meanNs});
+        m_chart->setData(title, std::move(bars));
+    }
     startHistogram();
+}
+
+void StatsPanel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
+{
+    m_diagnosis = std::move(diagnosis);
+    if (m_chartName && m_timeline && RankOutliers::isWait(*m_timeline, *m_chartName))
+        chooseName(*m_chartName); // the blame arrived
 }
 
 void StatsPanel::startHistogram()

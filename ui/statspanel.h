@@ -7,6 +7,9 @@
 // together — the table shows a Run column, and the chart and histogram show the chosen row's run. Stats are computed off the GUI
 // thread (QtConcurrent) as jobs with an id; a result whose id is not the latest, or whose clock
 // mode is not the panel's current one, is dropped.
+// The per-rank chart judges compute names by the straggler rule (mean per rank) and waits
+// (collectives, RankOutliers::isWait) by the diagnosis's blame per rank (setDiagnosis; the
+// ranks that waited longest are the victims, not the stragglers).
 // Threading: GUI thread. The job gets everything by value — the query, the Timeline pointer and
 // the clock mode it was given (the view's, TimelineScene::clockMode, passed in by MainWindow) —
 // and reads only the Timeline's events and clock maps. When the view's mode changes, MainWindow
@@ -16,6 +19,8 @@
 #include "histogramchart.h"
 #include "rankbarchart.h"
 #include "statstablemodel.h"
+
+#include "timeline/report/diagnosis.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -64,6 +69,8 @@ public:
     void chooseName(uint32_t nameId, const QString &run = {});
     QString chartRun() const { return m_chartRun; }
     uint64_t completedJobs() const { return m_completed; }
+    // The job's diagnosis (whole job, the view's clock mode): the chart's blame for waits.
+    void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
 
 signals:
     void statsReady();
@@ -114,6 +121,7 @@ private:
     uint64_t m_jobId = 0;
     uint64_t m_completed = 0;
     bool m_pending = false;
+    std::shared_ptr<const Diagnosis> m_diagnosis;
     std::optional<uint32_t> m_chartName; // the name the chart shows
     QString m_chartRun;                  // and its run in a comparison ("" for one job)
 };

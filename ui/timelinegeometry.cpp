@@ -333,7 +333,8 @@ size_t TimelineGeometry::primitiveCount() const
         n += b.rects.size();
     for (const ColourBatch &b : foldBatches)
         n += b.rects.size();
-    return n + matchMarks.size() + links.arrows.size() + links.highlights.size();
+    return n + matchMarks.size() + links.arrows.size() + links.highlights.size() +
+           culpritMarks.size();
 }
 
 TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryRequest &request)
@@ -358,6 +359,7 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
     }
     out.links = LinkPainter::compute(
         scene, {request.rangeStart, request.rangeEnd, request.width, request.top, request.height});
+    out.culpritMarks = CulpritMarks::place(scene, request);
     return out;
 }
 

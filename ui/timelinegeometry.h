@@ -90,9 +90,10 @@ struct TimelineGeometry
     std::vector<QPointF> instants;    // centre of an instant marker
     QRectF selectedRect;              // null when no selected event is visible
     LinkGeometry links;               // message/flow arrows and collective highlights
-    int64_t eventsDrawn = 0;          // individual rectangles emitted
-    int64_t eventsFolded = 0;         // events represented by fold blocks
-    size_t primitiveCount() const;    // everything the painter draws (bounded by pixels)
+    std::vector<PlacedCulpritMark> culpritMarks; // last arrivals at collectives (CulpritMarks)
+    int64_t eventsDrawn = 0;                     // individual rectangles emitted
+    int64_t eventsFolded = 0;                    // events represented by fold blocks
+    size_t primitiveCount() const;               // everything the painter draws (bounded by pixels)
 };
 
 TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryRequest &request);

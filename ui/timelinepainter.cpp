@@ -62,6 +62,65 @@ QRectF TimelinePainter::selectionLabelRect(const QRectF &selection, double textW
     return QRectF(x, selection.top(), w, selection.height());
 }
 
+QColor TimelinePainter::headerFill(const TimelineScene &scene, int worker, const ViewStyle &style)
+{
+    const WorkerStatus status = scene.workerStatus(worker);
+    if (status != WorkerStatus::Crashed && status != WorkerStatus::Silent)
+        return style.headerBand;
+    // Tinted towards the state's colour, enough to find the row among a thousand.
+    const QColor tint = WorkerStatuses::colour(status);
+    const QColor b = style.headerBand;
+    const double a = style.dark ? 0.35 : 0.25;
+    return QColor::fromRgbF(b.redF() + (tint.redF() - b.redF()) * a,
+                            b.greenF() + (tint.greenF() - b.greenF()) * a,
+                            b.blueF() + (tint.blueF() - b.blueF()) * a);
+}
+
+// Right-aligned badges on a group header: the worker's state ("crashed" filled red, "silent",
+// "ended"; "finished" as a quiet ✓ unless there is room for the word) and "culprit" when the
+// diagnosis names its rank. Returns the width they take.
+double TimelinePainter::paintHeaderBadges(QPainter &p, const QRectF &row,
+                                          const TimelineScene &scene, int worker,
+                                          const ViewStyle &style, double labelWidth)
+{
+    const WorkerStatus status = scene.workerStatus(worker);
+    const bool culprit = scene.culpritMarks().isCulprit(worker);
+    if (status == WorkerStatus::Unknown && !culprit)
+        return 0;
+    p.save();
+    p.setFont(style.smallFont);
+    const QFontMetricsF fm(style.smallFont);
+    double right = row.right() - 4;
+    const double h = std::min(row.height() - 4, fm.height() + 2);
+    const double y = row.center().y() - h / 2;
+    const auto pill = [&](const QString &text, const QColor &fill, bool filled) {
+        const double w = fm.horizontalAdvance(text) + 8;
+        const QRectF box(right - w, y, w, h);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(filled ? Qt::NoPen : QPen(fill, 1));
+        p.setBrush(filled ? QBrush(fill) : QBrush(Qt::NoBrush));
+        p.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+        p.setPen(filled ? QColor(0xfa, 0xfa, 0xfa) : fill);
+        p.drawText(box, Qt::AlignCenter, text);
+        right -= w + 3;
+    };
+    if (culprit)
+        pill(QStringLiteral("culprit"), QColor(0xe0, 0x1e, 0x1e), false);
+    if (status == WorkerStatus::Finished) {
+        const QString word = WorkerStatuses::name(status);
+        const bool room = right - row.left() - labelWidth > fm.horizontalAdvance(word) + 8;
+        const QString text = room ? word : QStringLiteral("✓");
+        const double w = fm.horizontalAdvance(text) + 4;
+        p.setPen(WorkerStatuses::colour(status));
+        p.drawText(QRectF(right - w, row.top(), w, row.height()), Qt::AlignCenter, text);
+        right -= w + 3;
+    } else if (WorkerStatuses::isWarning(status)) {
+        pill(WorkerStatuses::name(status), WorkerStatuses::colour(status), true);
+    }
+    p.restore();
+    return row.right() - 4 - right;
+}
+
 QColor TimelinePainter::textColourOn(const QColor &fill)
 {
     const double lum = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
@@ -94,6 +153,7 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
     }
     paintEvents(p, g, scene, style);
     LinkPainter::paint(p, g.links, style);
+    CulpritMarks::paint(p, g.culpritMarks);
     CounterPainter::paintRows(p, local, scene, req, style);
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));
@@ -113,7 +173,7 @@ void TimelinePainter::paintRowBands(QPainter &p, const QRectF &area, const Timel
         const LayoutRow &r = layout.rows()[i];
         const QRectF band(area.left(), r.y - top, area.width(), r.height);
         if (r.kind == LayoutRow::GroupHeader) {
-            p.fillRect(band, style.headerBand);
+            p.fillRect(band, headerFill(scene, r.worker, style));
             p.fillRect(QRectF(band.left(), band.top(), band.width(), 1), style.separator);
         } else if (r.model % 2 == 1) {
             p.fillRect(band, style.rowBand);
@@ -221,16 +281,18 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
         const LayoutRow &r = layout.rows()[i];
         const QRectF row(area.left(), area.top() + r.y - top, area.width(), r.height);
         if (r.kind == LayoutRow::GroupHeader) {
-            p.fillRect(row, style.headerBand);
+            p.fillRect(row, headerFill(scene, r.worker, style));
             p.fillRect(QRectF(row.left(), row.top(), row.width(), 1), style.separator);
-            p.setFont(style.boldFont);
-            p.setPen(style.text);
             const Worker &w = scene.timeline().workers[size_t(r.worker)];
             const QString arrow = r.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
             const QString label = arrow + QString::fromStdString(w.label());
             const QFontMetricsF bm(style.boldFont);
-            p.drawText(row.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       bm.elidedText(label, Qt::ElideRight, row.width() - 10));
+            const double badges =
+                paintHeaderBadges(p, row, scene, r.worker, style, bm.horizontalAdvance(label) + 10);
+            p.setFont(style.boldFont);
+            p.setPen(style.text);
+            p.drawText(row.adjusted(6, 0, -4 - badges, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       bm.elidedText(label, Qt::ElideRight, row.width() - 10 - badges));
         } else if (r.kind == LayoutRow::CounterRow) {
             CounterPainter::paintGutterRow(p, row, scene, r, style);
         } else if (r.firstOfTrack) {

@@ -69,6 +69,10 @@ public:
     static void paintLegend(QPainter &p, const QRectF &area, const TimelineScene &scene,
                             const std::vector<uint32_t> &nameIds, const ViewStyle &style);
     static QColor textColourOn(const QColor &fill);
+    // A group header's background: tinted for a crashed or silent worker (WorkerStatus).
+    static QColor headerFill(const TimelineScene &scene, int worker, const ViewStyle &style);
+    static double paintHeaderBadges(QPainter &p, const QRectF &row, const TimelineScene &scene,
+                                    int worker, const ViewStyle &style, double labelWidth);
     // Where the ruler writes the selected range's duration: at least the text's width, centred
     // on the selection, inside `area` (never clipped: "114 ms" is never drawn as "14 ms").
     static QRectF selectionLabelRect(const QRectF &selection, double textWidth, const QRectF &area);

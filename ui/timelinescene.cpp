@@ -176,6 +176,8 @@ void TimelineScene::applyLive(const LiveUpdate &u)
         relayout = relayout || u.structureChanged || u.newCounters;
     }
     if (u.structureChanged) {
+        m_statuses.clear();
+        m_culpritMarks = {};
         remapModels();
         relayout = true;
     }
@@ -462,6 +464,18 @@ void TimelineScene::setLinksVisible(bool on)
 void TimelineScene::setHighlighted(std::vector<EventRef> refs)
 {
     m_highlighted = std::move(refs);
+    ++m_revision;
+}
+
+void TimelineScene::setWorkerStatuses(std::vector<WorkerStatus> statuses)
+{
+    m_statuses = std::move(statuses);
+    ++m_revision;
+}
+
+void TimelineScene::setCulpritMarks(CulpritMarks marks)
+{
+    m_culpritMarks = std::move(marks);
     ++m_revision;
 }
 

@@ -16,10 +16,12 @@
 #pragma once
 
 #include "colourscheme.h"
-#include "linkindex.h"
 #include "countermodel.h"
+#include "culpritmarks.h"
+#include "linkindex.h"
 #include "rowlayout.h"
 #include "trackmodel.h"
+#include "workerstatus.h"
 
 #include "timeline/live/liveupdate.h"
 
@@ -150,6 +152,20 @@ public:
     const std::vector<EventRef> &highlighted() const { return m_highlighted; }
     void setHighlighted(std::vector<EventRef> refs);
 
+    // How each worker's log ended (WorkerStatuses), shown on its group header and the overview;
+    // empty = not known. A live update that adds workers clears it (indices shift).
+    const std::vector<WorkerStatus> &workerStatuses() const { return m_statuses; }
+    WorkerStatus workerStatus(int worker) const
+    {
+        return size_t(worker) < m_statuses.size() ? m_statuses[size_t(worker)]
+                                                  : WorkerStatus::Unknown;
+    }
+    void setWorkerStatuses(std::vector<WorkerStatus> statuses);
+    // Culprit marks of the latest diagnosis (built for this scene's models); a live update that
+    // adds workers or threads clears them, as does another clock mode (they are not drawn).
+    const CulpritMarks &culpritMarks() const { return m_culpritMarks; }
+    void setCulpritMarks(CulpritMarks marks);
+
 private:
     void rebuildLayout();
     void addNames();
@@ -193,6 +209,8 @@ private:
     std::shared_ptr<const LinkIndex> m_links;
     bool m_linksVisible = true;
     std::vector<EventRef> m_highlighted;
+    std::vector<WorkerStatus> m_statuses;
+    CulpritMarks m_culpritMarks;
     ClockMode m_mode = ClockMode::Corrected;
     uint64_t m_revision = 1;
 };

@@ -421,6 +421,12 @@ bool TimelineView::viewportEvent(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip && m_scene) {
         auto *help = static_cast<QHelpEvent *>(event);
+        const QString culprit = CulpritMarks::tooltipAt(
+            *m_scene, currentRequest(), QPointF(help->pos() - eventArea().topLeft()));
+        if (!culprit.isEmpty()) {
+            QToolTip::showText(help->globalPos(), culprit, viewport());
+            return true;
+        }
         const EventRef ref = eventAt(help->pos());
         const QString counter =
             ref.valid() ? QString()

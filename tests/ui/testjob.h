@@ -1,6 +1,7 @@
 // testjob.h — small in-memory Timelines for the ui tests (no files: the view is tested on
 // Timelines built directly, as the loader would build them).
 //
+// Workers are finished (closedCleanly), as logs that end with a close record load.
 // makeSmallJob(): two workers.
 //   worker 0 "rank 0 · host-a · restart 0", corrected = raw = identity
 //     track 0 tid 100 "main":
@@ -44,6 +45,7 @@ inline syncline::Worker makeWorker(int rank, const std::string &host)
     w.info.rank = rank;
     w.info.host = host;
     w.info.worldSize = 2;
+    w.info.closedCleanly = true; // a finished run: its logs end with a close record
     return w;
 }
 
