@@ -305,6 +305,16 @@ public:
 
     bool adjusted() const { return !m_events.empty(); }
 
+    // The adjustment grew past what meeting the constraints needs (a few knots per constrained
+    // event): raises that keep covering one another, which only contradicting constraints make.
+    bool overBudget() const
+    {
+        for (size_t d = 0; d < m_events.size(); ++d)
+            if (m_up[d].knotCount() + m_down[d].knotCount() > 16 * m_events[d].size() + 1024)
+                return true;
+        return false;
+    }
+
     // Each worker's map re-cut through its domain's adjustment, the workers spread over the
     // available cores one at a time (each is thousands of knots).
     void applyToMaps()
@@ -488,19 +498,30 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     // Only constraints near violation are visited: a repair raises receives (and lowers sends in
     // step gaps) locally; a constraint far from violation may be disturbed by that, so after the
     // passes every constraint is checked again and the loop repeats with the newly violated ones.
+    // Bounded: constraints that contradict each other (a cycle: A's receive must follow B's
+    // send, which must follow A's later send...) have no fixpoint, and each pass would raise
+    // the maps again (and add knots) forever. Every pass counts against one budget across the
+    // rounds, and the adjustment's size is capped; reaching either ends the repair as not
+    // converged (CausalityReport::converged, a note from the engine).
+    const int passBudget = 4 * m_maxPasses;
+    bool converged = order.empty();
     for (int round = 0; round < m_maxPasses && !order.empty(); ++round) {
-        for (int pass = 0; pass < m_maxPasses; ++pass) {
-            bool changed = false;
+        bool changed = true;
+        while (changed && rep.passes < passBudget && !adj.overBudget()) {
+            changed = false;
+            ++rep.passes;
             for (const Visit &v : order)
                 changed = adj.enforce(cons[v.second], m_decay) || changed;
-            if (!changed)
-                break;
         }
+        if (changed)
+            break; // a budget ran out: not converged
         // (a constraint near violation before any adjustment is in `order` already)
         const std::vector<size_t> more =
             parallelSelect(cons.size(), [&](size_t i) { return adj.newlyNeedsRepair(cons[i]); });
-        if (more.empty())
+        if (more.empty()) {
+            converged = true;
             break;
+        }
         for (size_t i : more)
             order.emplace_back(receiveTime(cons[i]), i);
         std::sort(order.begin(), order.end(),
@@ -511,6 +532,7 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             order.end());
         std::sort(order.begin(), order.end(), byTime);
     }
+    rep.converged = converged;
     adj.countMoves(rep);
     if (adj.adjusted()) {
         adj.applyToMaps();

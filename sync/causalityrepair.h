@@ -9,7 +9,10 @@
 // amortisation that lets the adjustment decay at `decay` ns per ns (the clock runs slightly slow
 // until it is back on its fitted line) — a local piecewise-linear bump. Bumps combine by pointwise
 // maximum, so the adjusted map stays continuous and strictly increasing. Passes repeat until no
-// constraint is violated (or a pass limit). Original timestamps are never touched: the repair is an
+// constraint is violated. Constraints that contradict each other (a cycle) have no such end: the
+// passes share one budget (4 x maxPasses) and the adjustment's size is capped (16 knots per
+// constrained event), so the repair always ends, in time linear in the constraints times the
+// passes; it then reports converged = false. Original timestamps are never touched: the repair is an
 // adjustment of the ClockMap, and the segments it touches carry SegRepaired (their guaranteed
 // bound grows by the adjustment, since the repair is not itself a proof).
 // Threading: one instance per call; pure.

@@ -185,6 +185,11 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
         (!repairInput.messages.empty() || !repairInput.collectives.empty())) {
         CausalityRepair repair(input.options.minMessageLatencyNs);
         res.causality = repair.repair(repairInput, res.workers);
+        if (!res.causality.converged)
+            res.notes.push_back(
+                "causality repair stopped after " + std::to_string(res.causality.passes) +
+                " passes without meeting every constraint (they contradict each other); " +
+                std::to_string(res.causality.violationsAfter) + " violations remain");
     }
     for (size_t i = 0; i < input.workers.size(); ++i)
         summarise(res.workers[i], input.workers[i]);

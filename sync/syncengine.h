@@ -97,6 +97,11 @@ struct CausalityReport
     int64_t violationsAfter = 0;
     int64_t eventsMoved = 0;
     int64_t maxShiftNs = 0;
+    // False when the repair stopped at its pass or size bound before every constraint held
+    // (constraints that contradict each other: a cycle no increasing map can meet); the maps
+    // then carry the adjustment made so far and violationsAfter counts what is left.
+    bool converged = true;
+    int passes = 0; // passes over the constraints near violation
 };
 
 struct SyncEngineResult

@@ -2,6 +2,7 @@
 // shared clock domains, extrapolation flags, collectives-only alignment, and causality repair.
 #include "sync/syncengine.h"
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <algorithm>
@@ -100,6 +101,7 @@ private slots:
     void collectivesOffsetOnly();
     void collectivesNotCorresponding();
     void causalityRepair();
+    void causalityRepairContradiction();
     void methodNames();
 };
 
@@ -322,6 +324,46 @@ void TstSyncEngine::causalityRepair()
         QVERIFY(m.toGlobal(t + 1000) > m.toGlobal(t));
     for (const MessagePair &p : in.messages)
         QVERIFY(m.toGlobal(p.recvLocal) >= p.sendLocal + 1000 || p.recvWorker == 0);
+}
+
+void TstSyncEngine::causalityRepairContradiction()
+{
+    // Constraints no increasing map meets: every millisecond each worker receives, at the same
+    // local instant, what the other sent at that instant (1 µs latency both ways). Each pass
+    // raises both maps again; the repair must still end, in a bounded number of passes, and say
+    // that it did not converge.
+    SyncEngineInput in;
+    for (int w = 0; w < 2; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.lastLocalNs = 1'000'000'000;
+        in.workers.push_back(wi);
+    }
+    for (int k = 0; k < 400; ++k) {
+        const int64_t t = int64_t(k) * 1'000'000;
+        in.messages.push_back({0, t, 1, t});
+        in.messages.push_back({1, t, 0, t});
+    }
+    in.options.minMessageLatencyNs = 1000;
+    in.options.alignOnCollectives = false;
+    QElapsedTimer timer;
+    timer.start();
+    const SyncEngineResult r = runSyncEngine(in);
+    QVERIFY2(timer.elapsed() < 10'000, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(r.causality.constraints, int64_t(800));
+    QCOMPARE(r.causality.violationsBefore, int64_t(800));
+    QVERIFY(!r.causality.converged);
+    QVERIFY(r.causality.passes >= 1 && r.causality.passes <= 4 * 32);
+    QVERIFY(r.causality.violationsAfter > 0);
+    QVERIFY(hasNote(r, QString("causality repair stopped after %1 passes without meeting every "
+                               "constraint (they contradict each other); %2 violations remain")
+                           .arg(r.causality.passes)
+                           .arg(r.causality.violationsAfter)));
+    // Still a clock: both maps strictly increasing.
+    for (const WorkerClockResult &w : r.workers)
+        for (int64_t t = 0; t < 1'000'000'000; t += 997)
+            QVERIFY(w.map.toGlobal(t + 997) > w.map.toGlobal(t));
 }
 
 void TstSyncEngine::methodNames()
