@@ -4,6 +4,11 @@
 //
 // Global time is the reference clock (the time server's monotonic clock) when sync samples exist;
 // with alignment on collectives only, it is the clock of the lowest-rank worker's domain.
+// Samples taken against different reference clocks (refs whose time-server boot hashes differ:
+// two servers, or one on another host) are never put on one scale: the reference clock of the
+// lowest-rank synced worker is global time, and workers synced to any other are aligned on
+// collectives like workers without samples, or left with no map (method None); either way they
+// carry SegOtherReference and a note names which ranks used which reference.
 // Workers that share a clock domain (same host and boot id and clock source) share one model.
 // Threading: run() is reentrant; it may use worker threads internally.
 #pragma once
