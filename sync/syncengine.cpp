@@ -309,8 +309,12 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
         if (!res.causality.converged)
             res.notes.push_back(
                 "causality repair stopped after " + std::to_string(res.causality.passes) +
-                " passes without meeting every constraint (they contradict each other); " +
-                std::to_string(res.causality.violationsAfter) + " violations remain");
+                " passes without meeting every constraint " +
+                (repair.contradictory()
+                     ? std::string("(they contradict each other)")
+                     : std::string("(they do not contradict each other, but its local "
+                                   "adjustments did not reach maps that meet them all)")) +
+                "; " + std::to_string(res.causality.violationsAfter) + " violations remain");
     }
     for (size_t i = 0; i < input.workers.size(); ++i)
         summarise(res.workers[i], input.workers[i]);
