@@ -40,7 +40,7 @@ private slots:
     void statsTextOnKineto();
     void checkCleanAndBroken();
     void checkWarnsOfCutLog();
-    void checkEndsOnContradictingConstraints();
+    void checkEndsWhenTheRepairFallsShort();
     void exportFiles();
     void errors();
     void windowVerbsWithoutDisplay();
@@ -140,7 +140,7 @@ void TstJobCommands::checkWarnsOfCutLog()
 // within its budget, although they do not contradict each other (no cycle). check must end well
 // within the test's time-out with the repair's defined result: a note with the passes it made,
 // why it stopped and the violations left, the same count as a warning, exit status 1.
-void TstJobCommands::checkEndsOnContradictingConstraints()
+void TstJobCommands::checkEndsWhenTheRepairFallsShort()
 {
     QTemporaryDir dir; // a copy: a load writes its caches beside the logs
     QVERIFY(dir.isValid());
