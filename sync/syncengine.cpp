@@ -165,7 +165,7 @@ std::string referenceClock(const std::string &ref)
     return at == std::string::npos ? ref : ref.substr(at + 1);
 }
 
-// "0-3, 6, 8-9" for sorted, distinct ranks.
+// The ranks as "0-3, 6, 8-9" (any order, repeats counted once).
 std::string rankList(std::vector<int> ranks)
 {
     std::sort(ranks.begin(), ranks.end());
