@@ -1,7 +1,9 @@
 // `syncline attach DIR` — follows a running job's log directory (docs/live.md).
 //   With a display: opens the viewer attached (follow mode, Workers dock).
 //   Headless: `--until-idle S [--png FILE] [--svg FILE] [--csv FILE]` reads as the workers write
-//   until no file changed for S seconds, then writes the outputs and prints each worker's state.
+//   until no file changed for S seconds, then writes the outputs and prints each worker's state,
+//   and every problem found (file and reason) on stderr; exit status 1 when a log could not be
+//   read (an error), 2 when the directory cannot be followed.
 // Own options: --poll[=MS] (polling instead of inotify, e.g. on NFS; default interval 250 ms),
 // --silent-after S (default: the config's silent_after_s), --ended-after S (workers on other
 // machines). Shared with the other job verbs (JobArgs): --align-on PATTERN, --no-correct, --raw,
@@ -10,9 +12,11 @@
 #include "jobargs.h"
 #include "viewerapplication.h"
 
-#include "timeline/report/csvexporter.h"
 #include "timeline/live/livefollower.h"
 #include "timeline/live/livejob.h"
+#include "timeline/report/csvexporter.h"
+
+#include "recorder/utf8.h"
 
 #include "ui/imageexport.h"
 #include "ui/liveattachment.h"
@@ -41,6 +45,19 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void onInterrupt(int)
 {
     g_interrupted = 1;
+}
+
+const char *severityName(LoadProblem::Severity s)
+{
+    switch (s) {
+    case LoadProblem::Severity::Info:
+        return "info";
+    case LoadProblem::Severity::Warning:
+        return "warning";
+    case LoadProblem::Severity::Error:
+        return "error";
+    }
+    return "";
 }
 
 bool number(const char *s, double min, double &out)
@@ -169,13 +186,23 @@ int runHeadless(const AttachArgs &a)
                     w.info.rank, w.info.restart, workerStateName(job.state(i)), w.eventCount(),
                     job.silentForS(i), job.sourceFile(i).c_str());
     }
+    // Everything the follow found wrong, file and reason (a log that could not be opened or
+    // read, malformed lines, a replaced file): a worker missing from the list above is explained
+    // here, never silently left out. A log that could not be read at all makes the status 1.
+    int errors = 0;
+    for (const LoadProblem &p : tl.problems) {
+        std::fprintf(stderr, "syncline attach: %s: %s\n", severityName(p.severity),
+                     utf8::terminalSafe(p.toString()).c_str());
+        errors += p.severity == LoadProblem::Severity::Error;
+    }
     if (job.workerCount() == 0) {
         std::fprintf(stderr, "syncline attach: no worker log appeared in %s\n",
                      a.live.path.c_str());
         return 1;
     }
     tl.updateRange();
-    return writeOutputs(tl, a);
+    const int status = writeOutputs(tl, a);
+    return status != 0 ? status : errors > 0 ? 1 : 0;
 }
 
 int runAttach(int argc, char **argv)

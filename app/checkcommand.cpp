@@ -1,7 +1,8 @@
 // `syncline check PATH... [--align-on PATTERN]` — loads the job and prints every problem found
 // (bad lines with file:line, misnesting, duplicates, dropped events, clock notes, syncline logs
 // that end without the recorder's `close` record: cut by a crash, a kill, a deletion or a full
-// disk while written, or still being written). Exit status:
+// disk while written, or still being written; workers synced to another time server's clock than
+// the reference). Exit status:
 // 0 when nothing is wrong, 1 when any warning or error was found, 2 for usage errors or when
 // nothing could be loaded. Text from the files (names, hosts, paths) is printed through
 // utf8::terminalSafe: control characters and invalid bytes as \xNN.
@@ -61,6 +62,18 @@ int run(int argc, char **argv)
     }
     for (const std::string &note : tl->clockNotes)
         std::printf("clock: %s\n", utf8::terminalSafe(note).c_str());
+    // Workers synced to another time server than the reference's share no clock with it: their
+    // corrected times are an alignment at best (the clock note says which ranks and how).
+    std::string otherRef;
+    for (const Worker &w : tl->workers)
+        if (w.clock.flags & sync::SegOtherReference)
+            otherRef += (otherRef.empty() ? "" : ", ") + std::to_string(w.info.rank);
+    if (!otherRef.empty()) {
+        std::printf("warning: rank(s) %s synced to another reference clock (time server) than "
+                    "the job's reference: not on one corrected clock with the other ranks\n",
+                    otherRef.c_str());
+        ++warnings;
+    }
     const auto &c = tl->causality;
     if (c.violationsAfter > 0) {
         std::printf("warning: %lld causality violation(s) remain after correction\n",
@@ -78,9 +91,9 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "check", "check PATH... [--align-on PATTERN]",
     "Validates a job: prints every problem found while loading (malformed lines with file:line,\n"
     "ends without a begin, misnesting, records out of order, duplicate ranks, dropped events,\n"
-    "logs without a close record (cut or still written), clock notes). Exit status 0 when nothing "
-    "is wrong, 1 when anything is, 2 on usage errors\n"
-    "or when nothing could be loaded.",
+    "logs without a close record (cut or still written), workers synced to different time\n"
+    "servers, clock notes). Exit status 0 when nothing is wrong, 1 when anything is, 2 on usage\n"
+    "errors or when nothing could be loaded.",
     run}));
 
 } // namespace syncline::app

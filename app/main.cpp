@@ -3,6 +3,8 @@
 // `syncline open PATH...`. SYNCLINE_VERSION comes from the build (app/CMakeLists.txt).
 #include "command.h"
 
+#include "timeline/load/openfilelimit.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,7 +35,8 @@ int finish(int status, const char *verb)
     if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
         const int err = errno;
         std::fprintf(stderr, "syncline%s%s: cannot write to standard output: %s\n",
-                     *verb ? " " : "", verb, err ? std::strerror(err) : "write error (disk full, or the reader went away)");
+                     *verb ? " " : "", verb,
+                     err ? std::strerror(err) : "write error (disk full, or the reader went away)");
         return status == 0 ? 1 : status;
     }
     return status;
@@ -45,6 +48,9 @@ int run(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    // Jobs of more than about a thousand workers need more descriptors than the usual soft
+    // limit; raised once here for every verb and the viewer.
+    syncline::raiseOpenFileLimit();
     return finish(run(argc, argv), argc >= 2 && argv[1][0] != '-' ? argv[1] : "");
 }
 

@@ -5,6 +5,7 @@
 #include "pyinstance.h"
 
 #include "timeline/load/jobloader.h"
+#include "timeline/load/openfilelimit.h"
 
 #include <filesystem>
 
@@ -145,6 +146,7 @@ std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn)
     if (config.loadedFromFile && !config.sourcePath.empty())
         options.paths.push_back(config.sourcePath); // its event kinds (expected durations)
     options.alignOn = alignOn;
+    raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {
         pyb::gil_scoped_release release;

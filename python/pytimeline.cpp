@@ -6,16 +6,16 @@
 #include "pyworker.h"
 
 #include "timeline/load/jobloader.h"
+#include "timeline/load/openfilelimit.h"
+#include "timeline/model/timeline.h"
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/diagnosisexporter.h"
 #include "timeline/report/stats.h"
 
-#include <sstream>
-#include "timeline/model/timeline.h"
-
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <sstream>
 #include <tuple>
 
 namespace syncline::py {
@@ -39,8 +39,8 @@ pyb::list PyTimeline::events()
         const Worker &worker = tl.workers[w];
         for (uint32_t t = 0; t < worker.tracks.size(); ++t)
             for (uint32_t i = 0; i < worker.tracks[t].count(); ++i)
-                order.emplace_back(tl.startNs(w, t, i, m_mode), worker.info.rank, worker.tracks[t].depth[i],
-                                   w, t, i);
+                order.emplace_back(tl.startNs(w, t, i, m_mode), worker.info.rank,
+                                   worker.tracks[t].depth[i], w, t, i);
     }
     std::sort(order.begin(), order.end());
     pyb::list out(order.size());
@@ -121,6 +121,7 @@ PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::st
     LoadOptions options;
     options.paths = paths;
     options.alignOn = alignOn;
+    raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {
         pyb::gil_scoped_release release;
@@ -145,16 +146,15 @@ void PyTimeline::bind(pyb::module_ &m)
         .def_property_readonly(
             "notes", [](const PyTimeline &t) { return t.timeline().clockNotes; },
             "Remarks from the clock correction.")
-        .def_property_readonly("mode",
-                               [](const PyTimeline &t) {
-                                   return t.mode() == ClockMode::Raw ? "raw"
-                                                                                : "corrected";
-                               })
+        .def_property_readonly(
+            "mode",
+            [](const PyTimeline &t) { return t.mode() == ClockMode::Raw ? "raw" : "corrected"; })
         .def_property_readonly("origin_ns",
                                [](const PyTimeline &t) { return t.timeline().originNs(t.mode()); })
-        .def_property_readonly("begin_ns",
-                               [](const PyTimeline &t) { return t.timeline().range(t.mode()).begin; })
-        .def_property_readonly("end_ns", [](const PyTimeline &t) { return t.timeline().range(t.mode()).end; })
+        .def_property_readonly(
+            "begin_ns", [](const PyTimeline &t) { return t.timeline().range(t.mode()).begin; })
+        .def_property_readonly("end_ns",
+                               [](const PyTimeline &t) { return t.timeline().range(t.mode()).end; })
         .def("stats", &PyTimeline::stats, "per_rank"_a = true,
              "Duration statistics per name (and per rank): count, total_ns, mean_ns, p50_ns, "
              "p95_ns, p99_ns, max_ns.")

@@ -305,6 +305,16 @@ public:
 
     bool adjusted() const { return !m_events.empty(); }
 
+    // The adjustment grew past what meeting the constraints needs (a few knots per constrained
+    // event): raises that keep covering one another, which only contradicting constraints make.
+    bool overBudget() const
+    {
+        for (size_t d = 0; d < m_events.size(); ++d)
+            if (m_up[d].knotCount() + m_down[d].knotCount() > 16 * m_events[d].size() + 1024)
+                return true;
+        return false;
+    }
+
     // Each worker's map re-cut through its domain's adjustment, the workers spread over the
     // available cores one at a time (each is thousands of knots).
     void applyToMaps()
@@ -418,6 +428,81 @@ private:
     std::vector<std::vector<int64_t>> m_events;
 };
 
+// Whether the constraints contradict each other: no increasing maps meet them all exactly when
+// the graph of constrained instants (each domain's in local-time order, one after the next,
+// plus an edge send -> receive per constraint across domains) has a cycle; without one, the
+// instants in topological order, spaced by the latencies, are maps that meet every constraint.
+// Kahn's algorithm: linear in the instants and constraints. Constraints inside one domain are
+// ordered by its shared clock and left out, as the repair leaves them.
+bool constraintsContradict(const DomainGrouper &groups, const ConstraintList &cons)
+{
+    const size_t domains = size_t(groups.domainCount());
+    auto dom = [&](int w) { return size_t(groups.domainOf(size_t(w))); };
+    std::vector<std::vector<int64_t>> times(domains);
+    for (size_t i = 0; i < cons.size(); ++i) {
+        const Constraint c = cons[i];
+        if (dom(c.src) == dom(c.dst))
+            continue;
+        times[dom(c.src)].push_back(c.srcLocal);
+        times[dom(c.dst)].push_back(c.dstLocal);
+    }
+    std::vector<size_t> base(domains + 1, 0);
+    for (size_t d = 0; d < domains; ++d) {
+        std::sort(times[d].begin(), times[d].end());
+        times[d].erase(std::unique(times[d].begin(), times[d].end()), times[d].end());
+        base[d + 1] = base[d] + times[d].size();
+    }
+    const size_t n = base[domains];
+    auto node = [&](size_t d, int64_t t) {
+        return base[d] +
+               size_t(std::lower_bound(times[d].begin(), times[d].end(), t) - times[d].begin());
+    };
+    // Constraint edges as adjacency lists in one array (offsets per node); an instant's
+    // successor in its own domain is the next node, unless it is its domain's last.
+    std::vector<size_t> first(n + 1, 0), indegree(n, 0);
+    std::vector<std::pair<size_t, size_t>> edges;
+    edges.reserve(cons.size());
+    for (size_t i = 0; i < cons.size(); ++i) {
+        const Constraint c = cons[i];
+        if (dom(c.src) == dom(c.dst))
+            continue;
+        edges.emplace_back(node(dom(c.src), c.srcLocal), node(dom(c.dst), c.dstLocal));
+        ++first[edges.back().first + 1];
+        ++indegree[edges.back().second];
+    }
+    for (size_t v = 0; v < n; ++v)
+        first[v + 1] += first[v];
+    std::vector<size_t> to(edges.size()), fill(first.begin(), first.end() - 1);
+    for (const auto &[a, b] : edges)
+        to[fill[a]++] = b;
+    std::vector<bool> last(n, false);
+    for (size_t d = 0; d < domains; ++d) {
+        if (base[d + 1] > base[d])
+            last[base[d + 1] - 1] = true;
+        for (size_t v = base[d] + 1; v < base[d + 1]; ++v)
+            ++indegree[v];
+    }
+    std::vector<size_t> ready;
+    for (size_t v = 0; v < n; ++v)
+        if (indegree[v] == 0)
+            ready.push_back(v);
+    size_t done = 0;
+    auto release = [&](size_t v) {
+        if (--indegree[v] == 0)
+            ready.push_back(v);
+    };
+    while (!ready.empty()) {
+        const size_t v = ready.back();
+        ready.pop_back();
+        ++done;
+        if (!last[v])
+            release(v + 1);
+        for (size_t e = first[v]; e < first[v + 1]; ++e)
+            release(to[e]);
+    }
+    return done < n;
+}
+
 } // namespace
 
 std::vector<Constraint>
@@ -488,19 +573,30 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     // Only constraints near violation are visited: a repair raises receives (and lowers sends in
     // step gaps) locally; a constraint far from violation may be disturbed by that, so after the
     // passes every constraint is checked again and the loop repeats with the newly violated ones.
+    // Bounded: constraints that contradict each other (a cycle: A's receive must follow B's
+    // send, which must follow A's later send...) have no fixpoint, and each pass would raise
+    // the maps again (and add knots) forever. Every pass counts against one budget across the
+    // rounds, and the adjustment's size is capped; reaching either ends the repair as not
+    // converged (CausalityReport::converged, a note from the engine).
+    const int passBudget = 4 * m_maxPasses;
+    bool converged = order.empty();
     for (int round = 0; round < m_maxPasses && !order.empty(); ++round) {
-        for (int pass = 0; pass < m_maxPasses; ++pass) {
-            bool changed = false;
+        bool changed = true;
+        while (changed && rep.passes < passBudget && !adj.overBudget()) {
+            changed = false;
+            ++rep.passes;
             for (const Visit &v : order)
                 changed = adj.enforce(cons[v.second], m_decay) || changed;
-            if (!changed)
-                break;
         }
+        if (changed)
+            break; // a budget ran out: not converged
         // (a constraint near violation before any adjustment is in `order` already)
         const std::vector<size_t> more =
             parallelSelect(cons.size(), [&](size_t i) { return adj.newlyNeedsRepair(cons[i]); });
-        if (more.empty())
+        if (more.empty()) {
+            converged = true;
             break;
+        }
         for (size_t i : more)
             order.emplace_back(receiveTime(cons[i]), i);
         std::sort(order.begin(), order.end(),
@@ -511,6 +607,10 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             order.end());
         std::sort(order.begin(), order.end(), byTime);
     }
+    rep.converged = converged;
+    // Why it did not converge: constraints that no clock meets, or a repair that stopped short
+    // of maps that exist.
+    m_contradictory = !converged && constraintsContradict(groups, cons);
     adj.countMoves(rep);
     if (adj.adjusted()) {
         adj.applyToMaps();

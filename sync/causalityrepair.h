@@ -9,9 +9,13 @@
 // amortisation that lets the adjustment decay at `decay` ns per ns (the clock runs slightly slow
 // until it is back on its fitted line) — a local piecewise-linear bump. Bumps combine by pointwise
 // maximum, so the adjusted map stays continuous and strictly increasing. Passes repeat until no
-// constraint is violated (or a pass limit). Original timestamps are never touched: the repair is an
-// adjustment of the ClockMap, and the segments it touches carry SegRepaired (their guaranteed
-// bound grows by the adjustment, since the repair is not itself a proof).
+// constraint is violated, within one budget: the passes share 4 x maxPasses and the adjustment's
+// size is capped (16 knots per constrained event), so the repair always ends, in time linear in
+// the constraints times the passes, also on constraints that contradict each other (a cycle: no
+// fixpoint). It then reports converged = false, and contradictory() tells such a contradiction
+// from a repair that stopped short of maps that exist. Original timestamps are never touched:
+// the repair is an adjustment of the ClockMap, and the segments it touches carry SegRepaired
+// (their guaranteed bound grows by the adjustment, since the repair is not itself a proof).
 // Threading: one instance per call; pure.
 #pragma once
 
@@ -31,6 +35,10 @@ public:
 
     // Adjusts results[i].map in place (results in the order of input.workers).
     CausalityReport repair(const SyncEngineInput &input, std::vector<WorkerClockResult> &results);
+    // After a repair that did not converge: whether its constraints contradict each other (a
+    // cycle among them: no increasing maps meet them all), checked in linear time. False when
+    // maps meeting them exist and the repair stopped short of them.
+    bool contradictory() const { return m_contradictory; }
 
     struct Constraint
     {
@@ -48,6 +56,7 @@ private:
     int64_t m_minLatencyNs;
     double m_decay;
     int m_maxPasses;
+    bool m_contradictory = false;
 };
 
 } // namespace syncline::sync

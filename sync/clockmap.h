@@ -28,6 +28,11 @@ enum SegmentFlag : uint32_t
     SegFewSamples = 1u << 2,   // fitted from too few samples to trust the statistical band
     SegRepaired = 1u << 3,     // adjusted by causality repair (CLC)
     SegAligned = 1u << 4,      // derived from collective alignment, not from sync samples
+    // The worker was synced to another reference clock (another time server's boot) than the
+    // job's reference: its samples cannot place it on global time, so the map comes from
+    // collectives (with SegAligned) or is the raw wall-clock anchor (no segments, see
+    // WorkerClockResult::flags).
+    SegOtherReference = 1u << 5,
 };
 
 struct ClockSegment

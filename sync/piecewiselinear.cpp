@@ -2,6 +2,7 @@
 #include "piecewiselinear.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace syncline::sync {
 
@@ -107,9 +108,28 @@ void PiecewiseLinear::maxWithInPlace(const PiecewiseLinear &other)
     }
     PiecewiseLinear sub;
     sub.m_knots.assign(m_knots.begin() + long(a), m_knots.begin() + long(b) + 1);
-    const PiecewiseLinear merged = sub.maxWith(other);
+    PiecewiseLinear merged = sub.maxWith(other);
+    merged.dropCollinear();
     m_knots.erase(m_knots.begin() + long(a), m_knots.begin() + long(b) + 1);
     m_knots.insert(m_knots.begin() + long(a), merged.m_knots.begin(), merged.m_knots.end());
+}
+
+void PiecewiseLinear::dropCollinear()
+{
+    // A knot on the line through its neighbours (to 1e-6 ns) adds nothing; without this every
+    // maximum keeps the knots of both sides, and a series of raises that cover one another
+    // (each a little higher, as repeated passes make them) keeps every knot it ever had.
+    if (m_knots.size() < 3)
+        return;
+    size_t out = 1;
+    for (size_t i = 1; i + 1 < m_knots.size(); ++i) {
+        const Knot &p = m_knots[out - 1], &k = m_knots[i], &n = m_knots[i + 1];
+        const double onLine = p.v + (n.v - p.v) * (k.t - p.t) / (n.t - p.t);
+        if (std::abs(onLine - k.v) > 1e-6)
+            m_knots[out++] = k;
+    }
+    m_knots[out++] = m_knots.back();
+    m_knots.resize(out);
 }
 
 } // namespace syncline::sync

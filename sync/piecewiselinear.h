@@ -4,6 +4,7 @@
 // once built from tents. Units: t in local ns, values in ns. Value type; no threading rules.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,7 +37,10 @@ public:
     // + the knots moved), so a long series of short tents added in time order stays linear.
     void maxWithInPlace(const PiecewiseLinear &other);
 
+    size_t knotCount() const { return m_knots.size(); }
+
 private:
+    void dropCollinear(); // removes knots that lie on the line through their neighbours
     std::vector<Knot> m_knots;
 };
 

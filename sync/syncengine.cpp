@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -121,18 +122,21 @@ DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &member
 
 // Fits every domain that has samples (domains in parallel on the available cores; the result
 // does not depend on the thread count).
-void fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
-                std::vector<WorkerClockResult> &out, SyncEngineResult &res)
+// Returns each domain's reference id ("" where it has no fit).
+std::vector<std::string> fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
+                                    std::vector<WorkerClockResult> &out, SyncEngineResult &res)
 {
     const int n = groups.domainCount();
     std::vector<DomainFit> fits(size_t(std::max(n, 0)));
     parallelFor(size_t(std::max(n, 0)),
                 [&](size_t d) { fits[d] = fitDomain(in, groups.members(int(d))); });
+    std::vector<std::string> refs(fits.size());
     for (int d = 0; d < n; ++d) {
         const DomainFit &f = fits[size_t(d)];
         const std::vector<size_t> &members = groups.members(d);
         if (!f.fitted)
             continue;
+        refs[size_t(d)] = f.ref;
         const ClockMap map(f.model.segments);
         for (size_t i : members) {
             out[i].map = map;
@@ -148,6 +152,120 @@ void fitDomains(const SyncEngineInput &in, const DomainGrouper &groups,
                                 ": samples against several references; used " + f.ref);
         }
     }
+    return refs;
+}
+
+// The clock behind a reference id: the time server's boot hash, after the last '@'
+// (`<server as configured>@<boot hash>`). The same server restarted on its host keeps it (same
+// clock, whatever name the workers used for it); another host or another boot is another clock.
+// An id without '@' (another writer) stands for its own clock.
+std::string referenceClock(const std::string &ref)
+{
+    const size_t at = ref.rfind('@');
+    return at == std::string::npos ? ref : ref.substr(at + 1);
+}
+
+// The ranks as "0-3, 6, 8-9" (any order, repeats counted once).
+std::string rankList(std::vector<int> ranks)
+{
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::string out;
+    for (size_t i = 0; i < ranks.size();) {
+        size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+            ++j;
+        out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]);
+        if (j > i)
+            out += "-" + std::to_string(ranks[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+// Workers whose samples were taken against different reference clocks (two time servers) share
+// no clock: each server's monotonic clock has its own zero and rate, and nothing in the samples
+// relates them. The reference clock of the lowest-rank synced worker is global time; every
+// domain fitted against another clock loses its fit (its map would claim a µs bound on a scale
+// it was never measured against) and is left to the collective alignment, as a worker without
+// samples. Returns the workers so demoted (input positions) and their clocks' refs, by rank.
+struct OtherReferences
+{
+    std::vector<size_t> workers;
+    std::map<std::string, std::vector<int>> ranksByClock; // every synced worker, by clock
+    std::map<std::string, std::string> refOfClock;        // a ref id naming each clock
+    std::string reference;                                // the clock that is global time
+};
+
+OtherReferences separateReferences(const SyncEngineInput &in, const DomainGrouper &groups,
+                                   const std::vector<std::string> &refs,
+                                   std::vector<WorkerClockResult> &out)
+{
+    OtherReferences o;
+    int lowest = std::numeric_limits<int>::max();
+    for (int d = 0; d < groups.domainCount(); ++d) {
+        if (out[groups.members(d).front()].method == ClockMethod::None)
+            continue;
+        const std::string clock = referenceClock(refs[size_t(d)]);
+        o.refOfClock.emplace(clock, refs[size_t(d)]);
+        for (size_t i : groups.members(d)) {
+            o.ranksByClock[clock].push_back(in.workers[i].rank);
+            if (in.workers[i].rank < lowest) {
+                lowest = in.workers[i].rank;
+                o.reference = clock;
+            }
+        }
+    }
+    if (o.ranksByClock.size() < 2)
+        return o;
+    for (int d = 0; d < groups.domainCount(); ++d) {
+        if (out[groups.members(d).front()].method == ClockMethod::None ||
+            referenceClock(refs[size_t(d)]) == o.reference)
+            continue;
+        for (size_t i : groups.members(d)) {
+            out[i].map = ClockMap();
+            out[i].method = ClockMethod::None;
+            out[i].sampleCount = 0;
+            o.workers.push_back(i);
+        }
+    }
+    return o;
+}
+
+// The note naming which ranks were synced to which reference clock and what became of the ranks
+// of the other clocks; their maps (collective alignment) and results carry SegOtherReference.
+void noteOtherReferences(const SyncEngineInput &in, const OtherReferences &o,
+                         std::vector<WorkerClockResult> &out, SyncEngineResult &res)
+{
+    std::string note = "workers synced to " + std::to_string(o.ranksByClock.size()) +
+                       " unrelated reference clocks (time servers; no shared corrected clock): "
+                       "ranks " +
+                       rankList(o.ranksByClock.at(o.reference)) + " to " +
+                       o.refOfClock.at(o.reference) + " (the reference)";
+    for (const auto &[clock, ranks] : o.ranksByClock)
+        if (clock != o.reference)
+            note += ", ranks " + rankList(ranks) + " to " + o.refOfClock.at(clock);
+    std::vector<int> aligned, raw;
+    for (size_t i : o.workers) {
+        WorkerClockResult &r = out[i];
+        if (r.method == ClockMethod::None) {
+            raw.push_back(in.workers[i].rank);
+            continue;
+        }
+        aligned.push_back(in.workers[i].rank);
+        std::vector<ClockSegment> segs = r.map.segments();
+        for (ClockSegment &s : segs)
+            s.flags |= SegOtherReference;
+        r.map = ClockMap(std::move(segs));
+    }
+    if (!aligned.empty())
+        note += "; ranks " + rankList(aligned) +
+                " aligned to the reference on collectives (assumption-based bound)";
+    if (!raw.empty())
+        note += "; ranks " + rankList(raw) +
+                " not placed on the reference (no shared collectives): their own wall-clock "
+                "anchor, no bound against the reference";
+    res.notes.push_back(std::move(note));
 }
 
 } // namespace
@@ -161,7 +279,8 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
         res.workers[i].workerId = input.workers[i].workerId;
         res.workers[i].domain = groups.domainOf(i);
     }
-    fitDomains(input, groups, res.workers, res);
+    const std::vector<std::string> refs = fitDomains(input, groups, res.workers, res);
+    const OtherReferences others = separateReferences(input, groups, refs, res.workers);
 
     // Instances the aligner found not to correspond must not constrain the repair either.
     std::optional<SyncEngineInput> trustedOnly;
@@ -180,14 +299,27 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
             }
         }
     }
+    if (!others.workers.empty())
+        noteOtherReferences(input, others, res.workers, res);
     const SyncEngineInput &repairInput = trustedOnly ? *trustedOnly : input;
     if (input.options.repairCausality &&
         (!repairInput.messages.empty() || !repairInput.collectives.empty())) {
         CausalityRepair repair(input.options.minMessageLatencyNs);
         res.causality = repair.repair(repairInput, res.workers);
+        if (!res.causality.converged)
+            res.notes.push_back(
+                "causality repair stopped after " + std::to_string(res.causality.passes) +
+                " passes without meeting every constraint " +
+                (repair.contradictory()
+                     ? std::string("(they contradict each other)")
+                     : std::string("(they do not contradict each other, but its local "
+                                   "adjustments did not reach maps that meet them all)")) +
+                "; " + std::to_string(res.causality.violationsAfter) + " violations remain");
     }
     for (size_t i = 0; i < input.workers.size(); ++i)
         summarise(res.workers[i], input.workers[i]);
+    for (size_t i : others.workers)
+        res.workers[i].flags |= SegOtherReference; // also where there is no map to carry it
     return res;
 }
 

@@ -4,6 +4,11 @@
 //
 // Global time is the reference clock (the time server's monotonic clock) when sync samples exist;
 // with alignment on collectives only, it is the clock of the lowest-rank worker's domain.
+// Samples taken against different reference clocks (refs whose time-server boot hashes differ:
+// two servers, or one on another host) are never put on one scale: the reference clock of the
+// lowest-rank synced worker is global time, and workers synced to any other are aligned on
+// collectives like workers without samples, or left with no map (method None); either way they
+// carry SegOtherReference and a note names which ranks used which reference.
 // Workers that share a clock domain (same host and boot id and clock source) share one model.
 // Threading: run() is reentrant; it may use worker threads internally.
 #pragma once
@@ -97,6 +102,11 @@ struct CausalityReport
     int64_t violationsAfter = 0;
     int64_t eventsMoved = 0;
     int64_t maxShiftNs = 0;
+    // False when the repair stopped at its pass or size bound before every constraint held
+    // (constraints that contradict each other: a cycle no increasing map can meet); the maps
+    // then carry the adjustment made so far and violationsAfter counts what is left.
+    bool converged = true;
+    int passes = 0; // passes over the constraints near violation
 };
 
 struct SyncEngineResult

@@ -76,6 +76,8 @@ QString ClockTableModel::flagsText(uint32_t f)
         out << QStringLiteral("repaired");
     if (f & sync::SegAligned)
         out << QStringLiteral("aligned");
+    if (f & sync::SegOtherReference)
+        out << QStringLiteral("other time server");
     return out.join(QStringLiteral(", "));
 }
 

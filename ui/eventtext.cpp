@@ -109,6 +109,8 @@ QString clockText(const EventDetails &d)
         flags << QStringLiteral("causality-repaired");
     if (d.segmentFlags & sync::SegAligned)
         flags << QStringLiteral("aligned on collectives");
+    if (d.segmentFlags & sync::SegOtherReference)
+        flags << QStringLiteral("synced to another time server");
     if (!flags.isEmpty())
         s += QStringLiteral(" [") + flags.join(QStringLiteral(", ")) + QStringLiteral("]");
     return s;

@@ -1,6 +1,6 @@
 // `syncline attach` as a real process: headless --until-idle while real live_worker processes
 // write (one finishes, one is killed, one starts late), its CSV and PNG outputs and printed
-// worker states; argument errors.
+// worker states; more logs than the process's open-file limit; argument errors.
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <sys/resource.h>
 #include <thread>
 
 namespace {
@@ -57,6 +58,8 @@ class TstAttach : public QObject
 
 private slots:
     void headlessFollowsARealJob();
+    void moreLogsThanTheFileLimit_data();
+    void moreLogsThanTheFileLimit();
     void badArguments_data();
     void badArguments();
 };
@@ -108,6 +111,52 @@ void TstAttach::headlessFollowsARealJob()
     QVERIFY(statuses.at(2).count("complete"));
     const QImage png(d + "/out.png");
     QCOMPARE(png.size(), QSize(800, 400));
+}
+
+void TstAttach::moreLogsThanTheFileLimit_data()
+{
+    QTest::addColumn<int>("hardLimit");
+    // attach raises its soft limit to the hard one; with no room above, it keeps only some logs
+    // open and opens the others for each read.
+    QTest::newRow("soft 256, hard 4096") << 4096;
+    QTest::newRow("soft and hard 256") << 256;
+}
+
+void TstAttach::moreLogsThanTheFileLimit()
+{
+    QFETCH(int, hardLimit);
+    QTemporaryDir dir;
+    const QString d = dir.path();
+    const int n = 1101;
+    for (int r = 0; r < n; ++r) {
+        std::ostringstream log;
+        log << R"({"t":"header","format":"syncline","version":1,"rank":)" << r
+            << R"(,"restart":0,"host":"other-host","boot_id":"other-boot","pid":7,)"
+            << R"("clock":"monotonic_raw","anchor":{"mono_ns":0,"wall_ns":1700000000000000000,)"
+            << R"("spread_ns":1},"config":null,"start_ns":0})"
+            << "\n"
+            << R"({"t":"B","ts":1000,"tid":1,"name":"step"})"
+            << "\n"
+            << R"({"t":"E","ts":2000,"tid":1,"name":"step"})"
+            << "\n"
+            << R"({"t":"close","ts":3000,"events":1,"dropped":0,"open":0})"
+            << "\n";
+        writeFile(d + QString("/timer_events.%1.log").arg(r), log.str());
+    }
+    QProcess attach;
+    attach.setChildProcessModifier([hardLimit] {
+        const struct rlimit rl = {256, rlim_t(hardLimit)};
+        ::setrlimit(RLIMIT_NOFILE, &rl);
+    });
+    attach.start(kSyncline, {"attach", d, "--until-idle", "0.5"});
+    QVERIFY(attach.waitForFinished(60000));
+    const QString out = QString::fromLocal8Bit(attach.readAllStandardOutput());
+    const QString err = QString::fromLocal8Bit(attach.readAllStandardError());
+    QVERIFY2(attach.exitStatus() == QProcess::NormalExit && attach.exitCode() == 0,
+             qPrintable(err.right(2000)));
+    QVERIFY2(out.contains(QString("%1 workers, %1 events").arg(n)), qPrintable(out.left(500)));
+    QCOMPARE(out.count(QRegularExpression("rank \\d+ restart 0: finished cleanly, 1 events")), n);
+    QVERIFY2(!err.contains("error"), qPrintable(err.right(2000)));
 }
 
 void TstAttach::badArguments_data()

@@ -4,8 +4,10 @@
 #include "tests/common/testdata.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -38,6 +40,7 @@ private slots:
     void statsTextOnKineto();
     void checkCleanAndBroken();
     void checkWarnsOfCutLog();
+    void checkEndsWhenTheRepairFallsShort();
     void exportFiles();
     void errors();
     void windowVerbsWithoutDisplay();
@@ -131,6 +134,43 @@ void TstJobCommands::checkWarnsOfCutLog()
              r.out.c_str());
     QVERIFY2(r.out.find("1 worker(s), 99 event(s): 0 error(s), 1 warning(s)") != std::string::npos,
              r.out.c_str());
+}
+
+// tests/data/causality-repair-hang (see its README): constraints the repair does not meet
+// within its budget, although they do not contradict each other (no cycle). check must end well
+// within the test's time-out with the repair's defined result: a note with the passes it made,
+// why it stopped and the violations left, the same count as a warning, exit status 1.
+void TstJobCommands::checkEndsWhenTheRepairFallsShort()
+{
+    QTemporaryDir dir; // a copy: a load writes its caches beside the logs
+    QVERIFY(dir.isValid());
+    const QString src = QString::fromStdString(testdata::dir() + "/causality-repair-hang");
+    for (const QString &name : QDir(src).entryList(QDir::Files))
+        QVERIFY(QFile::copy(src + "/" + name, dir.filePath(name)));
+    QElapsedTimer timer;
+    timer.start();
+    const Run r = syncline({"check", dir.path()}, 60000);
+    const qint64 ms = timer.elapsed();
+    QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1 after %2 ms; %3")
+                                             .arg(r.exitCode)
+                                             .arg(ms)
+                                             .arg(QString::fromStdString(r.err))));
+    QVERIFY2(ms < 30000, qPrintable(QString::number(ms)));
+    const QString out = QString::fromStdString(r.out);
+    const auto note =
+        QRegularExpression("clock: causality repair stopped after (\\d+) passes without meeting "
+                           "every constraint \\(they do not contradict each other, but its local "
+                           "adjustments did not reach maps that meet them all\\); (\\d+) "
+                           "violations remain\n")
+            .match(out);
+    QVERIFY2(note.hasMatch(), qPrintable(out));
+    const int passes = note.captured(1).toInt();
+    QVERIFY2(passes >= 1 && passes <= 128, qPrintable(note.captured(0)));
+    QVERIFY2(out.contains(QString("warning: %1 causality violation(s) remain after correction\n")
+                              .arg(note.captured(2))),
+             qPrintable(out));
+    QVERIFY2(out.endsWith("8 worker(s), 9880 event(s): 0 error(s), 1 warning(s)\n"),
+             qPrintable(out));
 }
 
 void TstJobCommands::exportFiles()

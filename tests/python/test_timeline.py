@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import resource
 
 import pytest
 
@@ -84,6 +85,41 @@ def test_load_timeline_paths_errors_and_modes(workdir):
         syncline.load_timeline(workdir, clock="wall")
     with pytest.raises(TypeError, match="at least one path"):
         syncline.load_timeline()
+
+
+LIMIT_CHILD = """
+import resource, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+import syncline
+tl = syncline.load_timeline(sys.argv[1])
+print(len(tl.workers), resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)
+"""
+
+
+def test_load_timeline_raises_the_open_file_limit(workdir):
+    # A job of more logs than the usual soft limit of descriptors: the load raises the soft
+    # limit to the hard one, as the syncline executable does.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 512:
+        pytest.skip(f"hard open-file limit {hard}: no room above 256 to raise to")
+    job = workdir / "job"
+    job.mkdir()
+    for r in range(300):
+        (job / f"timer_events.{r}.log").write_text(
+            '{"t":"header","format":"syncline","version":1,"rank":%d,"restart":0,"host":"h",'
+            '"boot_id":"b","pid":7,"clock":"monotonic_raw","anchor":{"mono_ns":0,'
+            '"wall_ns":1700000000000000000,"spread_ns":1},"config":null,"start_ns":0}\n'
+            '{"t":"B","ts":1000,"tid":1,"name":"step"}\n'
+            '{"t":"E","ts":2000,"tid":1,"name":"step"}\n'
+            '{"t":"close","ts":3000,"events":1,"dropped":0,"open":0}\n' % r)
+    script = workdir / "limit_child.py"
+    script.write_text(LIMIT_CHILD)
+    res = run_python([str(script), str(job)], cwd=workdir)
+    assert res.returncode == 0, res.stderr
+    workers, soft, child_hard = (int(x) for x in res.stdout.split())
+    assert workers == 300
+    assert soft == child_hard  # raised from 256 to the hard limit (-1: unlimited)
 
 
 def test_bad_line_is_reported_as_a_problem(workdir):

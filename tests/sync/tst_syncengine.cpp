@@ -2,6 +2,7 @@
 // shared clock domains, extrapolation flags, collectives-only alignment, and causality repair.
 #include "sync/syncengine.h"
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <algorithm>
@@ -100,6 +101,9 @@ private slots:
     void collectivesOffsetOnly();
     void collectivesNotCorresponding();
     void causalityRepair();
+    void causalityRepairContradiction();
+    void twoReferenceClocks_data();
+    void twoReferenceClocks();
     void methodNames();
 };
 
@@ -322,6 +326,129 @@ void TstSyncEngine::causalityRepair()
         QVERIFY(m.toGlobal(t + 1000) > m.toGlobal(t));
     for (const MessagePair &p : in.messages)
         QVERIFY(m.toGlobal(p.recvLocal) >= p.sendLocal + 1000 || p.recvWorker == 0);
+}
+
+void TstSyncEngine::causalityRepairContradiction()
+{
+    // Constraints no increasing map meets: every millisecond each worker receives, at the same
+    // local instant, what the other sent at that instant (1 µs latency both ways). Each pass
+    // raises both maps again; the repair must still end, in a bounded number of passes, and say
+    // that it did not converge.
+    SyncEngineInput in;
+    for (int w = 0; w < 2; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.lastLocalNs = 1'000'000'000;
+        in.workers.push_back(wi);
+    }
+    for (int k = 0; k < 400; ++k) {
+        const int64_t t = int64_t(k) * 1'000'000;
+        in.messages.push_back({0, t, 1, t});
+        in.messages.push_back({1, t, 0, t});
+    }
+    in.options.minMessageLatencyNs = 1000;
+    in.options.alignOnCollectives = false;
+    QElapsedTimer timer;
+    timer.start();
+    const SyncEngineResult r = runSyncEngine(in);
+    QVERIFY2(timer.elapsed() < 10'000, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(r.causality.constraints, int64_t(800));
+    QCOMPARE(r.causality.violationsBefore, int64_t(800));
+    QVERIFY(!r.causality.converged);
+    QVERIFY(r.causality.passes >= 1 && r.causality.passes <= 4 * 32);
+    QVERIFY(r.causality.violationsAfter > 0);
+    QVERIFY(hasNote(r, QString("causality repair stopped after %1 passes without meeting every "
+                               "constraint (they contradict each other); %2 violations remain")
+                           .arg(r.causality.passes)
+                           .arg(r.causality.violationsAfter)));
+    // Still a clock: both maps strictly increasing.
+    for (const WorkerClockResult &w : r.workers)
+        for (int64_t t = 0; t < 1'000'000'000; t += 997)
+            QVERIFY(w.map.toGlobal(t + 997) > w.map.toGlobal(t));
+}
+
+void TstSyncEngine::twoReferenceClocks_data()
+{
+    QTest::addColumn<QString>("refB"); // ranks 2-3's reference id (ranks 0-1: "srv-a:29400@aa")
+    QTest::addColumn<bool>("collectives");
+    QTest::newRow("another server, collectives") << "srv-b:29400@bb" << true;
+    QTest::newRow("another server, no collectives") << "srv-b:29400@bb" << false;
+    // The same server (boot hash) under another name: one clock.
+    QTest::newRow("same server, other name") << "10.0.0.1:29400@aa" << false;
+}
+
+// Ranks 0-1 synced to server A, ranks 2-3 to B, whose clock reads 1000 s more than A's (two
+// unrelated clocks). A's clock (the lowest rank's) is global time; B's ranks never get a sync
+// fit on it: aligned on collectives with the alignment's bound, or no map; a note either way.
+void TstSyncEngine::twoReferenceClocks()
+{
+    QFETCH(QString, refB);
+    QFETCH(bool, collectives);
+    const bool other = !refB.endsWith("@aa");
+    const int64_t last = 20'000'000'000;
+    const int64_t serverGap = other ? 1'000'000'000'000 : 0;
+    const double theta[] = {5e6, -3e6, 7e6, 1e6}; // A − local of each worker
+    SyncEngineInput in;
+    for (int w = 0; w < 4; ++w) {
+        in.workers.push_back(worker(w, "h" + std::to_string(w),
+                                    makeSamples(theta[w] + (w >= 2 ? double(serverGap) : 0.0), 0.0,
+                                                20, 1'000'000'000, uint64_t(w) + 11),
+                                    last));
+        in.workers.back().refId = w < 2 ? "srv-a:29400@aa" : refB.toStdString();
+    }
+    if (collectives) {
+        for (int k = 0; k < 40; ++k) {
+            const int64_t end = 500'000'000 + int64_t(k) * 450'000'000; // A's clock
+            for (int w = 0; w < 4; ++w) {
+                const int64_t localEnd = end - int64_t(theta[w]);
+                in.collectives.push_back({w, k, 1, localEnd - 2'000'000 + 300'000 * w, localEnd});
+            }
+        }
+    }
+    const SyncEngineResult r = runSyncEngine(in);
+    QString all;
+    for (const std::string &n : r.notes)
+        all += QString::fromStdString(n) + " | ";
+    for (int w = 0; w < 2; ++w) {
+        QCOMPARE(r.workers[size_t(w)].method, ClockMethod::SyncSamples);
+        QVERIFY(!(r.workers[size_t(w)].flags & SegOtherReference));
+    }
+    if (!other) {
+        for (int w = 2; w < 4; ++w) {
+            QCOMPARE(r.workers[size_t(w)].method, ClockMethod::SyncSamples);
+            QVERIFY(std::llabs(r.workers[size_t(w)].map.toGlobal(0) - int64_t(theta[w])) < 20'000);
+        }
+        QVERIFY2(!hasNote(r, "reference clocks"), qPrintable(all));
+        return;
+    }
+    QVERIFY2(hasNote(r, "workers synced to 2 unrelated reference clocks (time servers; no shared "
+                        "corrected clock): ranks 0-1 to srv-a:29400@aa (the reference), ranks "
+                        "2-3 to srv-b:29400@bb; ranks 2-3 " +
+                            QString(collectives ? "aligned to the reference on collectives "
+                                                  "(assumption-based bound)"
+                                                : "not placed on the reference")),
+             qPrintable(all));
+    for (int w = 2; w < 4; ++w) {
+        const WorkerClockResult &res = r.workers[size_t(w)];
+        QVERIFY(res.flags & SegOtherReference);
+        if (!collectives) {
+            QCOMPARE(res.method, ClockMethod::None);
+            QCOMPARE(res.boundNs, int64_t(0));
+            continue;
+        }
+        // On A's scale through the collectives (their ends simultaneous), never through B's
+        // samples (which would put it 1000 s off with a µs bound).
+        QCOMPARE(res.method, ClockMethod::Collectives);
+        QVERIFY(res.flags & SegAligned);
+        for (const ClockSegment &seg : res.map.segments())
+            QVERIFY(seg.flags & SegOtherReference);
+        const int64_t error =
+            std::llabs(res.map.toGlobal(10'000'000'000) - (10'000'000'000 + int64_t(theta[w])));
+        QVERIFY2(error <= std::max(res.assumedBoundNs, int64_t(1000)),
+                 qPrintable(QString("%1 > %2").arg(error).arg(res.assumedBoundNs)));
+        QVERIFY2(res.boundNs >= 1'000'000, qPrintable(QString::number(res.boundNs)));
+    }
 }
 
 void TstSyncEngine::methodNames()

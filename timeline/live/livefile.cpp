@@ -72,6 +72,11 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
 {
     if (m_stopped)
         return 0;
+    if (m_fd < 0 && m_parked) {
+        int64_t result = 0;
+        if (!reopen(scratch, chunkBytes, result))
+            return result;
+    }
     if (m_fd < 0) {
         std::string why;
         const int fd = FileReader::openRegular(m_path, &why);
@@ -151,6 +156,43 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
     return 0;
 }
 
+void LiveFile::closeDescriptor()
+{
+    if (m_fd < 0)
+        return;
+    ::close(m_fd);
+    m_fd = -1;
+    m_parked = true;
+}
+
+bool LiveFile::reopen(std::vector<char> &scratch, size_t chunkBytes, int64_t &result)
+{
+    result = 0;
+    std::string why;
+    const int fd = FileReader::openRegular(m_path, &why);
+    if (fd < 0)
+        return false; // gone (deleted, or between the halves of a rotation): nothing to read now
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) != 0) {
+        ::close(fd);
+        return false;
+    }
+    if (uint64_t(st.st_dev) == m_dev && uint64_t(st.st_ino) == m_ino) {
+        m_fd = fd;
+        m_parked = false;
+        return true;
+    }
+    // Another file took the path while it was closed: the same decision as a rename seen by the
+    // periodic path check (resolveChange closes or adopts fd).
+    if (resolveChange(true, false, fd)) {
+        m_parked = m_fd < 0;
+        result = m_fd >= 0 ? ingest(scratch, chunkBytes) : 0;
+    }
+    return false;
+}
+
 void LiveFile::adopt(int fd)
 {
     if (m_fd >= 0 && m_fd != fd)
@@ -201,10 +243,12 @@ std::vector<LoadProblem> LiveFile::takeProblems()
 // file), `shrank` (the open file is shorter than what was read), or neither (its first line
 // changed). Decides what to follow (see ingest() in the header); false when nothing is to be
 // read now.
-bool LiveFile::resolveChange(bool replaced, bool shrank)
+bool LiveFile::resolveChange(bool replaced, bool shrank, int openedAgain)
 {
     int fd = m_fd;
-    if (replaced) {
+    if (openedAgain >= 0) {
+        fd = openedAgain;
+    } else if (replaced) {
         std::string why;
         fd = FileReader::openRegular(m_path, &why);
         if (fd < 0)
@@ -243,8 +287,10 @@ bool LiveFile::resolveChange(bool replaced, bool shrank)
              "file " + what + "; the events of the " + before +
                  " stay; the new file begins with a header and is followed from its start as "
                  "another worker incarnation");
-        ::close(m_fd);
+        if (m_fd >= 0)
+            ::close(m_fd);
         m_fd = -1;
+        m_parked = false;
         m_replaced = m_stopped = true;
         return false;
     }

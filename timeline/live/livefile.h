@@ -71,7 +71,15 @@ public:
     //  - it has no header (copytruncate: the recorder writes with O_APPEND and goes on at the new
     //    end): its content is read from its start as more of this worker's log;
     //  - its first line is not complete yet: nothing is decided or read until it is.
+    //
+    // The descriptor stays open between calls unless closeDescriptor() let it go (a job with
+    // more files than it keeps open, LiveOptions::maxOpenFiles): the next ingest() then opens
+    // the path again, and a file there with another device/inode than the one read so far is a
+    // replacement, resolved as above. While the descriptor is closed a deleted path has nothing
+    // more to read (an open one would be read on).
     int64_t ingest(std::vector<char> &scratch, size_t chunkBytes);
+    bool holdsDescriptor() const { return m_fd >= 0; }
+    void closeDescriptor();
     const std::string &error() const { return m_error; }
     bool skipped() const { return m_skipped; }
     // True once another incarnation's log took this path's place (see ingest()); stays true.
@@ -113,7 +121,10 @@ public:
 private:
     // A change found by ingest(); false when nothing is to be read now (not decided yet, or
     // this file frozen).
-    bool resolveChange(bool replaced, bool shrank);
+    // `openedAgain`: the path's file, already opened (after closeDescriptor()), when replaced.
+    bool resolveChange(bool replaced, bool shrank, int openedAgain = -1);
+    // Opens the path again after closeDescriptor(); false when there is nothing to read now.
+    bool reopen(std::vector<char> &scratch, size_t chunkBytes, int64_t &result);
     void adopt(int fd); // follow `fd` (the file now at the path) instead of m_fd
     void keepHeadAndTail(std::string_view bytes); // bytes just read at m_offset - size
     void note(LoadProblem::Severity severity, std::string message);
@@ -126,7 +137,8 @@ private:
     bool m_skipped = false;
     bool m_replaced = false;
     bool m_replacedTaken = false;
-    uint64_t m_dev = 0, m_ino = 0; // of m_fd
+    uint64_t m_dev = 0, m_ino = 0; // of m_fd (kept while it is closed: see closeDescriptor())
+    bool m_parked = false;         // closeDescriptor() closed it; the path is opened again
     Clock::time_point m_lastPathCheck{};
     std::string m_head;      // the file's first line (with its '\n'), at most 4 KiB
     bool m_headDone = false; // m_head is complete

@@ -5,6 +5,7 @@
 #include "timeline/live/livefile.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/jobinputs.h"
+#include "timeline/load/openfilelimit.h"
 #include "timeline/load/workeradmission.h"
 
 #include <algorithm>
@@ -73,6 +74,8 @@ LiveJob::LiveJob(LiveOptions options)
     m_dirs.push_back(dir.empty() ? "." : dir);
     if (m_options.silentAfterS > 0)
         m_silentAfterS = m_options.silentAfterS;
+    m_maxOpen = m_options.maxOpenFiles > 0 ? m_options.maxOpenFiles
+                                           : std::max<size_t>(16, openFileLimit() / 4);
 }
 
 LiveJob::~LiveJob() = default;
@@ -124,6 +127,13 @@ void LiveJob::loadConfig(const std::string &path)
     }
 }
 
+void LiveJob::reportOnce(LoadProblem p)
+{
+    // A file that cannot be opened fails the same way on every read (20 ms apart): said once.
+    if (m_ingestProblemsSeen.insert(p.toString()).second)
+        m_ingestProblems.push_back(std::move(p));
+}
+
 void LiveJob::rescanInputs()
 {
     JobInputs in = JobInputs::resolve({m_options.path});
@@ -165,16 +175,29 @@ int64_t LiveJob::ingest(bool rescan)
         rescanInputs();
     int64_t total = 0;
     std::vector<std::string> reborn; // paths another incarnation's log took (LiveFile::ingest)
+    // Descriptors: the files that hold one keep it; once m_maxOpen are held, every other file
+    // is opened for its read and closed after it, so a job of any size stays far below the
+    // process's open-file limit (the rest of it is for the loader, the viewer and the exports).
+    size_t held = 0;
+    for (const auto &f : m_files)
+        held += f->holdsDescriptor();
+    for (const auto &f : m_pending)
+        held += f->holdsDescriptor();
     auto read = [&](LiveFile &f) {
+        const bool had = f.holdsDescriptor();
         const int64_t n = f.ingest(m_scratch, m_options.readChunkBytes);
-        if (n < 0 && f.skipped())
-            m_ingestProblems.push_back({Severity::Warning, f.path(), 0, f.error()});
-        else if (n < 0)
-            m_ingestProblems.push_back({Severity::Error, f.path(), 0, f.error()});
+        if (n < 0)
+            reportOnce({f.skipped() ? Severity::Warning : Severity::Error, f.path(), 0, f.error()});
         else
             total += n;
         if (f.takeReplaced())
             reborn.push_back(f.path());
+        if (!had && f.holdsDescriptor()) {
+            if (held < m_maxOpen)
+                ++held;
+            else
+                f.closeDescriptor();
+        }
     };
     for (auto &f : m_files)
         read(*f);

@@ -26,11 +26,14 @@
 // Chrome traces in the directory are reported once and ignored. A followed file that another
 // incarnation's log replaced (truncated and rewritten, or renamed over; LiveFile::ingest) keeps
 // its worker and events, and that worker's state is frozen (Finished or EndedWithoutClose); the
-// path is then read from its start by a new LiveFile, which becomes a new worker. Threading: ingest() touches only
-// the files' parsers and may run on a worker thread while the Timeline is read elsewhere; commit()
-// mutates the Timeline and must run on the thread that owns it (the GUI thread in the viewer); the
-// two must never run concurrently. timeline() may be shared (shared_ptr) but is only valid to read
-// between commits on the owning thread.
+// path is then read from its start by a new LiveFile, which becomes a new worker. At most
+// LiveOptions::maxOpenFiles logs stay open between reads; the others are opened for each read
+// (LiveFile::closeDescriptor), so a job of thousands of workers stays within the process's
+// open-file limit. A read failure is reported once per file and reason. Threading: ingest()
+// touches only the files' parsers and may run on a worker thread while the Timeline is read
+// elsewhere; commit() mutates the Timeline and must run on the thread that owns it (the GUI thread
+// in the viewer); the two must never run concurrently. timeline() may be shared (shared_ptr) but
+// is only valid to read between commits on the owning thread.
 #pragma once
 
 #include "timeline/live/liveupdate.h"
@@ -43,6 +46,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace syncline {
@@ -91,6 +95,7 @@ public:
 
 private:
     void rescanInputs();
+    void reportOnce(LoadProblem problem); // into m_ingestProblems unless said before
     void loadConfig(const std::string &path);
     bool addWorkers();
     bool refreshStates();
@@ -128,8 +133,10 @@ private:
     std::string m_bootId;
     std::string m_host;
     bool m_chromeNoted = false;
-    std::vector<std::string> m_inputProblemsSeen; // JobInputs' problems, each reported once
-    std::vector<LoadProblem> m_ingestProblems;    // found by ingest(), moved in by commit()
+    std::vector<std::string> m_inputProblemsSeen;         // JobInputs' problems, each reported once
+    std::vector<LoadProblem> m_ingestProblems;            // found by ingest(), moved in by commit()
+    std::unordered_set<std::string> m_ingestProblemsSeen; // read failures, each reported once
+    size_t m_maxOpen = 16; // log files kept open between reads (LiveOptions::maxOpenFiles)
     int64_t m_bytesSinceCommit = 0;
     std::vector<char> m_scratch; // read buffer shared by the files (ingest() only)
 };

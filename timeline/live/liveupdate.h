@@ -46,6 +46,10 @@ struct LiveOptions
     double endedAfterS = 0.0;   // workers on other machines: silent this long → ended; 0 = never
     int clockRefreshMs = 1000;  // at most one clock refresh per interval
     size_t readChunkBytes = 4 << 20;
+    // Most log files kept open between reads; the files past it are opened for each read and
+    // closed after it (a replacement is then found by device and inode). 0: a quarter of the
+    // open-file limit in force when the job starts, at least 16.
+    size_t maxOpenFiles = 0;
 };
 
 // One track that got new events in a commit (indices valid after that commit): events before

@@ -1,10 +1,12 @@
 #include "timeline/load/cachefile.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace syncline::load {
@@ -70,6 +72,31 @@ std::string CacheFile::placeFor(const std::string &dir, bool beside)
     return base + "/syncline/index/" + hex;
 }
 
+std::string CacheFile::fileIn(const std::string &dir, bool beside, const std::string &name)
+{
+    const std::string place = placeFor(dir, beside);
+    if (!refusal(place).empty())
+        return {};
+    return place + "/" + name;
+}
+
+std::string CacheFile::refusal(const std::string &place)
+{
+    struct stat st
+    {
+    };
+    // lstat: the place itself, not what a link there points to.
+    if (::lstat(place.c_str(), &st) != 0)
+        return {}; // not there yet: made by the first write (ours)
+    if (S_ISLNK(st.st_mode))
+        return "a symbolic link";
+    if (!S_ISDIR(st.st_mode))
+        return "not a directory";
+    if (st.st_uid != ::geteuid() && st.st_uid != 0)
+        return "owned by another user (uid " + std::to_string(st.st_uid) + ")";
+    return {};
+}
+
 CacheFile::Writer::Writer(const char (&magic)[8], uint32_t version)
 {
     m_bytes.append(magic, 8);
@@ -91,19 +118,27 @@ bool CacheFile::Writer::writeTo(const std::string &path) const
 
 bool CacheFile::writeParts(const std::string &path, std::initializer_list<std::string_view> parts)
 {
+    if (path.empty())
+        return false; // a refused place (fileIn)
     std::error_code ec;
     const fs::path p(path);
     fs::create_directories(p.parent_path(), ec);
-    if (ec)
+    // Checked after it exists: it may have been there (planted) before create_directories.
+    if (ec || !refusal(p.parent_path().string()).empty())
         return false;
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // A fresh name, created exclusively: O_EXCL fails on any existing name, a symbolic link
+    // (even a dangling one) included, so a planted name is never opened or truncated.
+    std::string tmp = path + ".tmp.XXXXXX";
+    const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
     if (fd < 0)
         return false;
+    ::fchmod(fd, 0644); // mkostemp makes 0600; the caches are as readable as the logs
     for (std::string_view part : parts) {
         size_t done = 0;
         while (done < part.size()) {
             const ssize_t n = ::write(fd, part.data() + done, part.size() - done);
+            if (n < 0 && errno == EINTR)
+                continue;
             if (n <= 0) {
                 ::close(fd);
                 ::unlink(tmp.c_str());
@@ -112,6 +147,7 @@ bool CacheFile::writeParts(const std::string &path, std::initializer_list<std::s
             done += size_t(n);
         }
     }
+    // rename() replaces the final name itself (a link there included), never its target.
     if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
         ::unlink(tmp.c_str());
         return false;

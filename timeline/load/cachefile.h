@@ -4,8 +4,14 @@
 //
 // Place: `<dir>/.syncline-index/` beside the logs; when that cannot be written,
 // `$XDG_CACHE_HOME/syncline/index/<16 hex digits of the hash of dir>/` (`~/.cache` without
-// XDG_CACHE_HOME). A reader checks the magic, the version, the hash and every length against
-// what is left, so a truncated, corrupt or other-version file is refused, never half-read.
+// XDG_CACHE_HOME). A place that is a symbolic link, not a directory, or owned by a user other
+// than this one or root is never read or written (refusal()): anyone who can write the log
+// directory could otherwise plant a link there and have the loader write through it. Files are
+// written to a fresh temporary name created exclusively (O_EXCL: an existing name or a link there
+// is never opened) and renamed over the final name, which replaces whatever is there (a link
+// included) rather than writing through it.
+// A reader checks the magic, the version, the hash and every length against what is left, so a
+// truncated, corrupt or other-version file is refused, never half-read.
 // Threading: values; any thread.
 #pragma once
 
@@ -27,6 +33,11 @@ public:
     static uint64_t wordHash(std::string_view bytes);
     // The directory for cache files of logs in `dir` (beside: the .syncline-index one).
     static std::string placeFor(const std::string &dir, bool beside);
+    // placeFor(dir, beside) + "/" + name, or "" when that place is refused.
+    static std::string fileIn(const std::string &dir, bool beside, const std::string &name);
+    // Why the cache directory `place` must not be used ("" when it may, or does not exist yet):
+    // a symbolic link, not a directory, or owned by another user than this one or root.
+    static std::string refusal(const std::string &place);
     // Writes `parts` one after the other as `path`, atomically (a temporary file beside it,
     // renamed over); creates the directory. False when any step fails (nothing is left behind).
     static bool writeParts(const std::string &path, std::initializer_list<std::string_view> parts);

@@ -104,8 +104,12 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
             keepRawClock(w);
             tl.clockNotes.push_back(
                 "rank " + std::to_string(w.info.rank) +
-                ": not corrected (no sync samples, and no usable collectives to align on); "
-                "corrected view uses the raw wall-clock mapping");
+                ((r.flags & sync::SegOtherReference)
+                     ? ": not corrected (synced to another reference clock than the job's, and "
+                       "no usable collectives to align on); corrected view uses the raw "
+                       "wall-clock mapping, with no bound against the other ranks"
+                     : ": not corrected (no sync samples, and no usable collectives to align "
+                       "on); corrected view uses the raw wall-clock mapping"));
             continue;
         }
         w.corrected = shifted(r.map, *shift);

@@ -13,7 +13,10 @@
 //      E = raw(x) − engine(x) for the lowest-rank worker the engine corrected, at its first
 //      event x. So global ns are wall-clock ns since the Unix epoch, and that worker's events
 //      sit at the same place in both modes. A worker the engine could not correct (no samples,
-//      no collectives) keeps its raw map in corrected mode, and a clock note says so.
+//      no collectives) keeps its raw map in corrected mode, and a clock note says so. Workers
+//      synced to another time server's clock than the reference (the lowest synced rank's; see
+//      sync/syncengine.h) are aligned on collectives or keep their raw map, with
+//      sync::SegOtherReference in their results and a note naming which ranks used which.
 // Threading: runs on the loader thread; the Timeline is not yet shared.
 #pragma once
 
@@ -62,9 +65,8 @@ public:
                                                        LinkTable *links = nullptr);
     // The same, consuming the records: each worker's are freed as soon as the pairing has
     // taken what it needs from them (the biggest transient of a load).
-    static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
-                                                       std::vector<MessageLog> &&messages,
-                                                       LinkTable *links);
+    static std::vector<sync::MessagePair>
+    pairMessages(const Timeline &timeline, std::vector<MessageLog> &&messages, LinkTable *links);
     // Only the links (a job loaded without correction).
     static LinkTable links(const Timeline &timeline, const std::vector<MessageLog> &messages);
     static bool matchesAlignPattern(const std::string &pattern, std::string_view name);

@@ -32,8 +32,8 @@ std::string fileFor(const std::vector<std::string> &sorted, const std::string &k
 {
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)CacheFile::hash(key));
-    return CacheFile::placeFor(fs::path(sorted.front()).parent_path().string(), beside) + "/" +
-           stem + hex + ext;
+    return CacheFile::fileIn(fs::path(sorted.front()).parent_path().string(), beside,
+                             std::string(stem) + hex + ext);
 }
 
 void writeRange(CacheFile::Writer &w, const TimeRange &r)

@@ -22,7 +22,9 @@ namespace syncline::load {
 
 struct CorrectionCache
 {
-    static constexpr uint32_t kVersion = 1;
+    // Raised whenever the engine gives other results (maps, flags, notes) for the same logs:
+    // a cache never hands a windowed open another engine's correction.
+    static constexpr uint32_t kVersion = 2;
 
     struct WorkerClock
     {

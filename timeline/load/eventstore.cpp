@@ -150,8 +150,7 @@ bool sameEvents(const EventTrack &was, const EventTrack &now, size_t from, size_
 std::string EventStore::pathFor(const std::string &logPath, bool beside)
 {
     const fs::path p = fs::absolute(logPath).lexically_normal();
-    return CacheFile::placeFor(p.parent_path().string(), beside) + "/" + p.filename().string() +
-           ".sevt";
+    return CacheFile::fileIn(p.parent_path().string(), beside, p.filename().string() + ".sevt");
 }
 
 std::string EventStore::write(const std::string &logPath, const ParsedFile &f,
@@ -192,7 +191,8 @@ bool EventStore::extend(const ParsedFile &f, const std::vector<EventTrack> &befo
                     trackChunks[ti].push_back(c);
                 } else {
                     Chunk n;
-                    const std::string out = ChunkCodec::encodeEvents(t, covered, c.count, f.args, n);
+                    const std::string out =
+                        ChunkCodec::encodeEvents(t, covered, c.count, f.args, n);
                     n.offset = base + bytes.size();
                     bytes += out;
                     trackChunks[ti].push_back(n);

@@ -1,6 +1,7 @@
 #include "timeline/load/jobloader.h"
 
 #include "recorder/timerconfig.h"
+#include "timeline/load/cachefile.h"
 #include "timeline/load/chrome/chrometraceparser.h"
 #include "timeline/load/clockcorrector.h"
 #include "timeline/load/correctioncache.h"
@@ -24,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -69,6 +71,31 @@ void onThreads(const LoadOptions &o, size_t items, const std::function<void()> &
     work();
     for (auto &th : pool)
         th.join();
+}
+
+// Runs item(i), turning an exception it throws into the file's load problem: the loader's
+// threads never let one escape (it would end the process, std::terminate), and a file whose
+// reading failed is not loaded rather than half-loaded.
+template <class F>
+void guardedItem(std::vector<ParsedFile> &files, size_t i, const std::string &path, F item)
+{
+    std::string why;
+    try {
+        item();
+        return;
+    } catch (const std::exception &e) {
+        why = e.what();
+    } catch (...) {
+        why = "unknown exception";
+    }
+    ParsedFile failed;
+    failed.path = path;
+    LoadProblem p;
+    p.severity = LoadProblem::Severity::Error;
+    p.file = path;
+    p.message = "not loaded: reading it failed (" + why + ")";
+    failed.problems.push_back(std::move(p));
+    files[i] = std::move(failed);
 }
 
 // The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md
@@ -149,18 +176,25 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
     }
 }
 
-// Bytes of the header line at the start of `path` (0 when its first line is not a header).
-int64_t headerLength(const std::string &path)
+// One note per log directory whose `.syncline-index` is refused (CacheFile::refusal): the
+// logs there are loaded without its caches (those in the per-user cache are still used).
+void noteRefusedCachePlaces(JobInputs &inputs)
 {
-    const std::string head = FileReader::head(path, 1 << 16);
-    const size_t nl = head.find('\n');
-    if (nl == std::string::npos)
-        return 0;
-    LineScanner scanner;
-    LogRecord r;
-    return scanner.scan(std::string_view(head).substr(0, nl), r) && r.type == RecordType::Header
-               ? int64_t(nl + 1)
-               : 0;
+    std::set<std::string> dirs;
+    for (const std::string &log : inputs.logs)
+        dirs.insert(std::filesystem::absolute(log).lexically_normal().parent_path().string());
+    for (const std::string &dir : dirs) {
+        const std::string place = CacheFile::placeFor(dir, true);
+        const std::string why = CacheFile::refusal(place);
+        if (why.empty())
+            continue;
+        LoadProblem p;
+        p.severity = LoadProblem::Severity::Warning;
+        p.file = place;
+        p.message = "cache directory not used: " + why +
+                    " (the logs beside it are read without its index files and event stores)";
+        inputs.problems.push_back(std::move(p));
+    }
 }
 
 // Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
@@ -203,7 +237,7 @@ ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cance
                                    std::max<size_t>(interval, 1))
                              : LogParser::parseFile(path, cancel);
     if (needIndex && before && f.usable) {
-        LogIndex x = builder.finish(f, *before, headerLength(path));
+        LogIndex x = builder.finish(f, *before, LogIndex::headerLengthOf(path));
         x.resume = LogExtension::continuation(path, f, x);
         if (LogFileStamp::of(path) == before && !(cancel && cancel->load()))
             x.store(path);
@@ -233,42 +267,45 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
             if (cancelled(o))
                 return;
             const Task &t = tasks[i];
-            std::optional<LogFileStamp> storeStamp;
-            std::optional<LogExtension> extension;
-            bool fromStore = false;
-            files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                       : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
-                                                      &storeStamp, &extension, &fromStore)
-                                      : LogParser::parseFile(t.path, o.cancel);
-            // One lookup per file: its cache is keyed by the file's own name ids.
-            EventKindLookup kinds(config);
-            TimelineBuilder::prepareFile(files[i], kinds);
-            // The prepared file, as a windowed open decodes it (args still the file's own).
-            if (extension)
-                extension->finish(files[i]); // the store and the index extended
-            else if (storeStamp)
-                EventStore::write(t.path, files[i], *storeStamp);
-            {
-                // Each file's args texts join the one store as the file finishes: per file, the
-                // store would hold every step's text again (~8 B/event on the realistic shape).
+            guardedItem(files, i, t.path, [&] {
+                std::optional<LogFileStamp> storeStamp;
+                std::optional<LogExtension> extension;
+                bool fromStore = false;
+                files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                           : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
+                                                          &storeStamp, &extension, &fromStore)
+                                          : LogParser::parseFile(t.path, o.cancel);
+                // One lookup per file: its cache is keyed by the file's own name ids.
+                EventKindLookup kinds(config);
+                TimelineBuilder::prepareFile(files[i], kinds);
+                // The prepared file, as a windowed open decodes it (args still the file's own).
+                if (extension)
+                    extension->finish(files[i]); // the store and the index extended
+                else if (storeStamp)
+                    EventStore::write(t.path, files[i], *storeStamp);
+                {
+                    // Each file's args texts join the one store as the file finishes: per file, the
+                    // store would hold every step's text again (~8 B/event on the realistic shape).
+                    std::lock_guard lock(progressMutex);
+                    TimelineBuilder::moveArgsTo(files[i], args);
+                }
+                // 4 bytes an event instead of 8 a ref where most events have args.
+                for (EventTrack &tr : files[i].worker.tracks)
+                    tr.compactArgs();
+                // The progress line's counts change under the lock they are read under.
                 std::lock_guard lock(progressMutex);
-                TimelineBuilder::moveArgsTo(files[i], args);
-            }
-            // 4 bytes an event instead of 8 a ref where most events have args.
-            for (EventTrack &tr : files[i].worker.tracks)
-                tr.compactArgs();
-            // The progress line's counts change under the lock they are read under.
-            std::lock_guard lock(progressMutex);
-            fromStores += fromStore ? 1 : 0;
-            done += t.bytes;
-            ++filesDone;
-            if (o.progress)
-                progress.report(kParse, total > 0 ? double(done) / double(total) : 1.0,
-                                std::to_string(filesDone) + " of " + std::to_string(tasks.size()) +
-                                    " files, " + formatBytes(done) + " of " + formatBytes(total) +
-                                    (fromStores > 0 ? ", " + std::to_string(fromStores) +
-                                                          " from their event stores"
-                                                    : std::string()));
+                fromStores += fromStore ? 1 : 0;
+                done += t.bytes;
+                ++filesDone;
+                if (o.progress)
+                    progress.report(
+                        kParse, total > 0 ? double(done) / double(total) : 1.0,
+                        std::to_string(filesDone) + " of " + std::to_string(tasks.size()) +
+                            " files, " + formatBytes(done) + " of " + formatBytes(total) +
+                            (fromStores > 0
+                                 ? ", " + std::to_string(fromStores) + " from their event stores"
+                                 : std::string()));
+            });
         }
     };
     onThreads(o, tasks.size(), work);
@@ -341,62 +378,65 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             if (cancelled(o) || noIndex)
                 return;
             // This log's index and store, opened here (on both threads) and freed once read.
-            const std::optional<LogIndex> index = LogIndex::load(logs[i]);
-            if (!index) {
-                noIndex = true;
-                return;
-            }
-            const std::optional<EventStore> store = EventStore::open(logs[i]);
-            int64_t n = 0;
-            EventKindLookup fileKinds(config);
-            bool decoded = false;
-            if (store) {
-                files[i] = WindowReader::header(logs[i], *index);
-                // The args texts go straight into the window's one store.
-                decoded = store->read(maps[i], windowA, windowB, local[i].first, local[i].second,
-                                      fileKinds, files[i], &n, nullptr, pairWindowMessages,
-                                      {&args, &mutex});
-                if (!decoded) // not trusted: parsed again below, which writes a new one
-                    n = 0;
-            }
-            if (!decoded && !o.writeIndex) {
-                // No store, and none to be written: only the index's blocks for the window
-                // are parsed.
-                files[i] = WindowReader::read(logs[i], *index, local[i].first, local[i].second, &n);
-                TimelineBuilder::prepareFile(files[i], fileKinds);
-                for (EventTrack &t : files[i].worker.tracks)
-                    WindowReader::cutTrack(t, maps[i], windowA, windowB);
-                fromStores = false;
-            } else if (!decoded) {
-                const std::optional<LogFileStamp> before = LogFileStamp::of(logs[i]);
-                files[i] = LogParser::parseFile(logs[i], o.cancel);
-                n = files[i].bytes;
-                TimelineBuilder::prepareFile(files[i], fileKinds);
-                const std::optional<LogFileStamp> after = LogFileStamp::of(logs[i]);
-                if (before && after && *before == *after && files[i].usable && !cancelled(o))
-                    EventStore::write(logs[i], files[i], *before);
-                // Cut now (the same rule as the final cut): the file's events outside the
-                // window are freed before the next file is read.
-                for (EventTrack &t : files[i].worker.tracks)
-                    WindowReader::cutTrack(t, maps[i], windowA, windowB);
-                fromStores = false;
-            }
-            bytes += n;
-            // The correction is cached: the window's message records are only needed for its
-            // arrows (paired after the merge, then freed): those inside the window are kept.
-            if (!pairWindowMessages)
-                files[i].messages = MessageLog(); // the links come from the link store
-            else if (!decoded)                    // (a store's read keeps only those already)
-                files[i].messages =
-                    WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
-            std::lock_guard lock(mutex);
-            TimelineBuilder::moveArgsTo(files[i], args);
-            for (EventTrack &tr : files[i].worker.tracks)
-                tr.compactArgs();
-            ++done;
-            progress.report(kWindow, double(done) / double(files.size()),
-                            std::to_string(done) + " of " + std::to_string(files.size()) +
-                                " files");
+            guardedItem(files, i, logs[i], [&] {
+                const std::optional<LogIndex> index = LogIndex::load(logs[i]);
+                if (!index) {
+                    noIndex = true;
+                    return;
+                }
+                const std::optional<EventStore> store = EventStore::open(logs[i]);
+                int64_t n = 0;
+                EventKindLookup fileKinds(config);
+                bool decoded = false;
+                if (store) {
+                    files[i] = WindowReader::header(logs[i], *index);
+                    // The args texts go straight into the window's one store.
+                    decoded = store->read(maps[i], windowA, windowB, local[i].first,
+                                          local[i].second, fileKinds, files[i], &n, nullptr,
+                                          pairWindowMessages, {&args, &mutex});
+                    if (!decoded) // not trusted: parsed again below, which writes a new one
+                        n = 0;
+                }
+                if (!decoded && !o.writeIndex) {
+                    // No store, and none to be written: only the index's blocks for the window
+                    // are parsed.
+                    files[i] =
+                        WindowReader::read(logs[i], *index, local[i].first, local[i].second, &n);
+                    TimelineBuilder::prepareFile(files[i], fileKinds);
+                    for (EventTrack &t : files[i].worker.tracks)
+                        WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                    fromStores = false;
+                } else if (!decoded) {
+                    const std::optional<LogFileStamp> before = LogFileStamp::of(logs[i]);
+                    files[i] = LogParser::parseFile(logs[i], o.cancel);
+                    n = files[i].bytes;
+                    TimelineBuilder::prepareFile(files[i], fileKinds);
+                    const std::optional<LogFileStamp> after = LogFileStamp::of(logs[i]);
+                    if (before && after && *before == *after && files[i].usable && !cancelled(o))
+                        EventStore::write(logs[i], files[i], *before);
+                    // Cut now (the same rule as the final cut): the file's events outside the
+                    // window are freed before the next file is read.
+                    for (EventTrack &t : files[i].worker.tracks)
+                        WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                    fromStores = false;
+                }
+                bytes += n;
+                // The correction is cached: the window's message records are only needed for its
+                // arrows (paired after the merge, then freed): those inside the window are kept.
+                if (!pairWindowMessages)
+                    files[i].messages = MessageLog(); // the links come from the link store
+                else if (!decoded)                    // (a store's read keeps only those already)
+                    files[i].messages =
+                        WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
+                std::lock_guard lock(mutex);
+                TimelineBuilder::moveArgsTo(files[i], args);
+                for (EventTrack &tr : files[i].worker.tracks)
+                    tr.compactArgs();
+                ++done;
+                progress.report(kWindow, double(done) / double(files.size()),
+                                std::to_string(done) + " of " + std::to_string(files.size()) +
+                                    " files");
+            });
         }
     };
     onThreads(o, files.size(), work);
@@ -482,6 +522,24 @@ IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
 
 LoadResult JobLoader::load(const LoadOptions &o)
 {
+    // The load's own threads turn their exceptions into problems (guardedItem); the engine's
+    // (sync/parallel.h) pass theirs to the calling thread, here: the load fails with the reason
+    // instead of ending the process.
+    try {
+        return loadJob(o);
+    } catch (const std::exception &e) {
+        LoadResult r;
+        r.fatalError = std::string("the load failed: ") + e.what();
+        return r;
+    } catch (...) {
+        LoadResult r;
+        r.fatalError = "the load failed (unknown exception)";
+        return r;
+    }
+}
+
+LoadResult JobLoader::loadJob(const LoadOptions &o)
+{
     LoadResult result;
     JobInputs inputs = JobInputs::resolve(o.paths);
     if (!inputs.fatalError.empty()) {
@@ -499,6 +557,8 @@ LoadResult JobLoader::load(const LoadOptions &o)
                      [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
 
     const auto config = loadConfig(inputs.configPath);
+    if (o.writeIndex)
+        noteRefusedCachePlaces(inputs);
     Progress progress(o);
     if (o.window.use)
         if (std::optional<LoadResult> r = loadWindowed(

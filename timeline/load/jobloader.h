@@ -83,6 +83,9 @@ public:
     static LoadResult load(const LoadOptions &options);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn = {}, bool correct = true);
+
+private:
+    static LoadResult loadJob(const LoadOptions &options);
 };
 
 } // namespace syncline

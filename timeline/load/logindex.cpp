@@ -4,6 +4,7 @@
 #include "timeline/load/filereader.h"
 #include "timeline/load/log/linescanner.h"
 #include "timeline/load/log/logparser.h"
+#include "timeline/load/log/logrecord.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -35,11 +36,23 @@ std::optional<LogFileStamp> LogFileStamp::of(const std::string &path)
     return s;
 }
 
+int64_t LogIndex::headerLengthOf(const std::string &path)
+{
+    const std::string head = FileReader::head(path, 1 << 16);
+    const size_t nl = head.find('\n');
+    if (nl == std::string::npos)
+        return 0;
+    LineScanner scanner;
+    LogRecord r;
+    return scanner.scan(std::string_view(head).substr(0, nl), r) && r.type == RecordType::Header
+               ? int64_t(nl + 1)
+               : 0;
+}
+
 std::string LogIndex::pathFor(const std::string &logPath, bool beside)
 {
     const fs::path p = fs::absolute(logPath).lexically_normal();
-    return CacheFile::placeFor(p.parent_path().string(), beside) + "/" + p.filename().string() +
-           ".sidx";
+    return CacheFile::fileIn(p.parent_path().string(), beside, p.filename().string() + ".sidx");
 }
 
 void LogIndex::Builder::checkpoint(const LogParser &parser)
@@ -249,7 +262,9 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
     }
     // Internal consistency: a reader never indexes past what it read.
     bool consistent = !x.checkpoints.empty() && x.checkpoints[0].offset == 0 &&
-                      x.resume.offset >= 0 && x.resume.offset <= x.stamp.size;
+                      x.resume.offset >= 0 && x.resume.offset <= x.stamp.size &&
+                      x.resume.line >= 0 && x.headerEnd >= 0 && x.headerEnd <= x.stamp.size &&
+                      x.events >= 0;
     for (size_t i = 0; consistent && i < x.checkpoints.size(); ++i) {
         const Checkpoint &c = x.checkpoints[i];
         consistent = c.offset >= 0 && c.offset <= x.stamp.size &&
@@ -288,6 +303,13 @@ std::optional<LogIndex> LogIndex::load(const std::string &logPath, std::string *
         }
         if (!anyStamp && !(x->stamp == *now)) {
             reason = p + ": stale (the log changed since it was written)";
+            continue;
+        }
+        // The header's bytes are re-read from the log by every read that starts mid-log: an
+        // index whose length for them is not the log's own is not used (a hash that matches
+        // its bytes proves only that the file is whole, not that it is right).
+        if (x->headerEnd != headerLengthOf(logPath)) {
+            reason = p + ": stale (its header length is not the log's)";
             continue;
         }
         return x;

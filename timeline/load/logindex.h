@@ -86,6 +86,10 @@ struct LogIndex
         std::vector<std::pair<int64_t, int64_t>> lastOrderTs; // (tid, local ns)
     };
 
+    // Bytes of the header line at the start of the log at `path` (0 when its first line is not
+    // a header): what headerEnd must be.
+    static int64_t headerLengthOf(const std::string &path);
+
     LogFileStamp stamp;
     int64_t headerEnd = 0; // bytes of the header line (0 when the first line is not a header)
     std::vector<Checkpoint> checkpoints; // checkpoints[0] is offset 0

@@ -97,6 +97,7 @@ private slots:
     void truncatedAndRewritten();
     void renamedOverByAnotherIncarnation();
     void renamedOverByExtendedCopy();
+    void renamedOverWhileClosed();
     void realRecorderCopytruncate();
 };
 
@@ -211,6 +212,44 @@ void TstLiveReplace::renamedOverByExtendedCopy()
     QVERIFY(std::none_of(problems.begin(), problems.end(), [](const LoadProblem &p) {
         return p.severity != LoadProblem::Severity::Info;
     }));
+}
+
+// More logs than the job keeps open (maxOpenFiles 1: rank 0's stays open, ranks 1 and 2 are
+// opened for each read): a file renamed over a closed one is found by its device and inode when
+// the path is opened again, and handled as a rename seen on an open file.
+void TstLiveReplace::renamedOverWhileClosed()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    auto logOf = [&](int rank) { return d + "/timer_events." + std::to_string(rank) + ".log"; };
+    const std::string first1 = testlogs::header(1) + events(40, 2000, "a");
+    testlogs::write(logOf(0), testlogs::header(0) + events(10, 2000, "a"));
+    testlogs::write(logOf(1), first1);
+    testlogs::write(logOf(2), testlogs::header(2) + events(60, 2000, "a"));
+    LiveOptions o = options(d);
+    o.maxOpenFiles = 1;
+    LiveJob job(o);
+    job.poll();
+    QCOMPARE(job.workerCount(), size_t(3));
+    append(logOf(2), events(5, 50000, "more")); // read through a descriptor opened again
+    job.poll();
+    QCOMPARE(eventsOf(job, 2, 0), size_t(65));
+
+    const std::string tmp = d + "/incoming.tmp";
+    testlogs::write(tmp, testlogs::header(2, 1) + events(30, 90000, "new"));
+    QCOMPARE(std::rename(tmp.c_str(), logOf(2).c_str()), 0);
+    testlogs::write(tmp, first1 + events(7, 90000, "b") + closeRecord(300000));
+    QCOMPARE(std::rename(tmp.c_str(), logOf(1).c_str()), 0);
+    job.poll();
+    job.poll();
+    QCOMPARE(job.workerCount(), size_t(4));
+    QCOMPARE(eventsOf(job, 2, 0), size_t(65));
+    QCOMPARE(eventsOf(job, 2, 1), size_t(30));
+    QCOMPARE(job.state(size_t(workerOf(job, 2, 0))), WorkerState::EndedWithoutClose);
+    QCOMPARE(problemsAbout(job, logOf(2), "was replaced by another file (rename)"), ptrdiff_t(1));
+    QCOMPARE(eventsOf(job, 1, 0), size_t(47));
+    QCOMPARE(job.state(size_t(workerOf(job, 1, 0))), WorkerState::Finished);
+    QCOMPARE(problemsAbout(job, logOf(1), "begins with the"), ptrdiff_t(1));
 }
 
 // A real recorder process whose log is truncated while it writes (logrotate's copytruncate):

@@ -1,0 +1,255 @@
+// The loader's caches are never a way to write another file, and never trusted past what is
+// checked (docs/reliability.md "Caches"): links planted at the temporary and final names of the
+// cache files leave their targets unchanged; a `.syncline-index` that is a link or another
+// user's is not used (one problem says so, the load succeeds); an index whose header length is
+// not the log's (its own hash right) is rebuilt, and the load equals one without caches; an
+// exception on a loader thread becomes a problem instead of ending the process. Real files,
+// real JobLoader.
+#include "timeline/load/cachefile.h"
+#include "timeline/load/correctioncache.h"
+#include "timeline/load/eventstore.h"
+#include "timeline/load/jobloader.h"
+#include "timeline/load/logindex.h"
+
+#include "indexjob.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace syncline;
+using syncline::load::CorrectionCache;
+using syncline::load::EventStore;
+using syncline::load::LogIndex;
+namespace fs = std::filesystem;
+
+using namespace indexjob;
+
+namespace {
+
+std::string readFile(const std::string &p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool isRegular(const std::string &p)
+{
+    struct stat st
+    {
+    };
+    return ::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const LoadProblem *problemWith(const Timeline &tl, const std::string &text)
+{
+    for (const LoadProblem &p : tl.problems)
+        if (p.message.find(text) != std::string::npos)
+            return &p;
+    return nullptr;
+}
+
+} // namespace
+
+class TstCacheSafety : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_cache;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_cache.isValid());
+        qputenv("XDG_CACHE_HOME", m_cache.path().toLocal8Bit());
+    }
+
+    // Links at every name a load writes (the old temporary names `<final>.tmp.<pid>` for this
+    // process and the next ones, and the final names) point to a victim: it is unchanged, the
+    // load is right, and the cache files are regular files (the links replaced, not followed).
+    void plantedLinksNeverFollowed()
+    {
+        QTemporaryDir dir, elsewhere;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const std::string victim = elsewhere.path().toStdString() + "/victim";
+        const std::string secret = "precious contents\n";
+        testlogs::write(victim, secret);
+        fs::create_directory(d + "/.syncline-index");
+        std::vector<std::string> logs;
+        for (int w = 0; w < kWorkers; ++w)
+            logs.push_back(logOf(d, w));
+        std::vector<std::string> finals;
+        for (const std::string &log : logs) {
+            finals.push_back(LogIndex::pathFor(log, true));
+            finals.push_back(EventStore::pathFor(log, true));
+        }
+        const std::string key = CorrectionCache::keyOf(logs, {}, true);
+        finals.push_back(CorrectionCache::fileOf(logs, key, true, "correction-", ".scc"));
+        finals.push_back(CorrectionCache::fileOf(logs, key, true, "links-", ".slk"));
+        int planted = 0;
+        for (const std::string &f : finals) {
+            QVERIFY(!f.empty());
+            for (pid_t pid = ::getpid(); pid < ::getpid() + 8; ++pid, ++planted)
+                fs::create_symlink(victim, f + ".tmp." + std::to_string(pid));
+            fs::create_symlink(victim, f);
+            ++planted;
+        }
+        QCOMPARE(planted, 9 * (2 * kWorkers + 2));
+
+        const LoadResult full = loadJob(d);
+        QVERIFY(full.timeline);
+        QCOMPARE(readFile(victim), secret);
+        for (const std::string &f : finals)
+            QVERIFY2(isRegular(f), f.c_str());
+        const LoadResult plain = loadJob(d, {}, false);
+        QCOMPARE(events(*full.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*plain.timeline, ClockMode::Corrected, false, 0, 0));
+        // The caches written are the loader's own: reused by the next load.
+        std::string why;
+        QVERIFY2(LogIndex::load(logs[0], &why), why.c_str());
+        QVERIFY(loadJob(d).logsFromStores == size_t(kWorkers));
+        QCOMPARE(readFile(victim), secret);
+    }
+
+    // A `.syncline-index` that is a link (to a directory anyone could have made) is neither read
+    // nor written: the load succeeds, says so once, and writes its caches to the per-user place.
+    void linkedIndexDirectoryRefused()
+    {
+        QTemporaryDir dir, target;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        fs::create_directory_symlink(target.path().toStdString(), d + "/.syncline-index");
+        const LoadResult r = loadJob(d);
+        QVERIFY(r.timeline);
+        QCOMPARE(r.timeline->workers.size(), size_t(kWorkers));
+        QVERIFY(fs::is_empty(target.path().toStdString()));
+        int notes = 0;
+        for (const LoadProblem &p : r.timeline->problems)
+            notes +=
+                p.message.find("cache directory not used: a symbolic link") != std::string::npos
+                    ? 1
+                    : 0;
+        QCOMPARE(notes, 1);
+        QCOMPARE(problemWith(*r.timeline, "symbolic link")->file, d + "/.syncline-index");
+        QVERIFY(LogIndex::pathFor(logOf(d, 0), true).empty());
+        QVERIFY(fs::exists(LogIndex::pathFor(logOf(d, 0), false)));
+    }
+
+    // Another user's `.syncline-index` (shared job directories): not used.
+    void foreignIndexDirectoryRefused()
+    {
+        if (::geteuid() != 0)
+            QSKIP("giving a directory to another user needs root");
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const std::string place = d + "/.syncline-index";
+        fs::create_directory(place);
+        ::chmod(place.c_str(), 0777);
+        QCOMPARE(::chown(place.c_str(), 54321, 54321), 0);
+        const LoadResult r = loadJob(d);
+        QVERIFY(r.timeline);
+        QCOMPARE(r.timeline->workers.size(), size_t(kWorkers));
+        QVERIFY(fs::is_empty(place));
+        QVERIFY(problemWith(*r.timeline, "owned by another user (uid 54321)"));
+        const LoadResult plain = loadJob(d, {}, false);
+        QCOMPARE(events(*r.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*plain.timeline, ClockMode::Corrected, false, 0, 0));
+    }
+
+    // An index whose own hash and stamp are right but whose header length is wrong (huge: a
+    // read of that many bytes; the log's size: every event read twice) is not used.
+    void badHeaderEndRebuilt_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("huge") << "huge";
+        QTest::newRow("the log's size") << "size";
+        QTest::newRow("negative") << "negative";
+    }
+    void badHeaderEndRebuilt()
+    {
+        QFETCH(QString, what);
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline); // writes the indexes and stores
+        const LoadResult plain = loadJob(d, {}, false);
+        const auto expected = events(*plain.timeline, ClockMode::Corrected, false, 0, 0);
+        const std::string log = logOf(d, 1);
+        std::optional<LogIndex> x = LogIndex::load(log);
+        QVERIFY(x);
+        QVERIFY(x->headerEnd > 0);
+        const int64_t size = int64_t(fs::file_size(log));
+        x->headerEnd = what == "huge" ? (int64_t(1) << 50) : what == "size" ? size : -5;
+        QCOMPARE(x->store(log), LogIndex::pathFor(log, true)); // its own hash recomputed
+        std::string why;
+        QVERIFY(!LogIndex::load(log, &why));
+        QVERIFY2(why.find("header length") != std::string::npos ||
+                     why.find("inconsistent") != std::string::npos,
+                 why.c_str());
+        const LoadResult again = loadJob(d);
+        QVERIFY(again.timeline);
+        QVERIFY(again.fatalError.empty());
+        QCOMPARE(again.timeline->eventCount(), plain.timeline->eventCount());
+        QCOMPARE(events(*again.timeline, ClockMode::Corrected, false, 0, 0), expected);
+        QVERIFY(!problemWith(*again.timeline, "not loaded"));
+        // ...which rebuilt it.
+        QVERIFY2(LogIndex::load(log, &why), why.c_str());
+        QCOMPARE(LogIndex::load(log)->headerEnd, LogIndex::headerLengthOf(log));
+        // A windowed open (which reads the header through the index) is right too.
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        const int64_t o = plain.timeline->originNs(ClockMode::Corrected);
+        QCOMPARE(events(*win.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*plain.timeline, ClockMode::Corrected, true, o + 1'000'000'000,
+                        o + 1'500'000'000));
+    }
+
+    // An exception on one of the loader's threads (here from the progress callback, which the
+    // parsing threads call) is that file's problem: the load finishes with the other files.
+    void exceptionOnLoaderThreadIsAProblem()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        const std::thread::id self = std::this_thread::get_id();
+        std::atomic<bool> thrown{false};
+        LoadOptions o;
+        o.paths = {d};
+        o.threads = 2;
+        o.writeIndex = false;
+        o.progress = [&](double, const std::string &what) {
+            if (what.rfind("parsing: 0 of", 0) == 0)
+                return;
+            if (what.rfind("parsing", 0) != 0)
+                return;
+            if (std::this_thread::get_id() != self) {
+                if (!thrown.exchange(true))
+                    throw std::runtime_error("boom on a loader thread");
+                return;
+            }
+            // The calling thread waits (a while) for the other thread to throw first.
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            while (!thrown && std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        };
+        const LoadResult r = JobLoader::load(o);
+        QVERIFY(thrown);
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        const LoadProblem *p = problemWith(*r.timeline, "boom on a loader thread");
+        QVERIFY(p);
+        QCOMPARE(p->severity, LoadProblem::Severity::Error);
+        QVERIFY(p->message.rfind("not loaded: reading it failed", 0) == 0);
+        QCOMPARE(r.timeline->workers.size(), size_t(kWorkers - 1));
+    }
+};
+
+QTEST_APPLESS_MAIN(TstCacheSafety)
+#include "tst_cachesafety.moc"
