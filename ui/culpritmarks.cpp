@@ -57,19 +57,23 @@ CulpritMarks CulpritMarks::build(const TimelineScene &scene, const Diagnosis &d)
     const size_t workers = tl.workers.size();
     c.m_marks.resize(workers);
     c.m_culprit.assign(workers, 0);
-    for (size_t w = 0; w < workers && w < d.lastArrivals.size(); ++w) {
-        std::vector<int64_t> times = d.lastArrivals[w];
-        std::sort(times.begin(), times.end());
-        c.m_marks[w].reserve(times.size());
-        for (int64_t t : times)
-            c.m_marks[w].push_back(findEvent(scene, int(w), t));
-    }
     for (size_t k : d.culprits) {
         if (k >= d.ranks.size())
             continue;
         for (size_t w = 0; w < workers; ++w)
             if (tl.workers[w].info.rank == d.ranks[k].rank)
                 c.m_culprit[w] = 1;
+    }
+    // Marks for the culprits only: every rank is last somewhere now and then, and marks on all
+    // of them would say nothing.
+    for (size_t w = 0; w < workers && w < d.lastArrivals.size(); ++w) {
+        if (!c.m_culprit[w])
+            continue;
+        std::vector<int64_t> times = d.lastArrivals[w];
+        std::sort(times.begin(), times.end());
+        c.m_marks[w].reserve(times.size());
+        for (int64_t t : times)
+            c.m_marks[w].push_back(findEvent(scene, int(w), t));
     }
     return c;
 }

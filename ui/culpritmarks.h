@@ -1,5 +1,5 @@
-// CulpritMarks — where a worker was the last to arrive at a collective (Diagnosis::lastArrivals):
-// a small red triangle at the top of the collective's row at the arrival time, and the culprit
+// CulpritMarks — where a culprit (Diagnosis::culprits) was the last to arrive at a collective
+// (Diagnosis::lastArrivals; other ranks' last arrivals are not marked): a small red triangle at the top of the collective's row at the arrival time, and the culprit
 // workers (Diagnosis::culprits, by rank) whose group headers get a "culprit" badge. The tooltip
 // of a mark: "last to arrive at <collective>: the others waited".
 // Marks are drawn only when the view is zoomed in enough to tell them apart: a worker whose
