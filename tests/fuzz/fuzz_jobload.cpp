@@ -1,12 +1,14 @@
 // fuzz_jobload — one input file through the whole loader (JobLoader: admission, sort and nest,
-// clock correction, the timeline builder), then what a user reads of it: stats in both clock
-// modes and the CSV and Chrome exports. Even first byte: the rest is a syncline log; odd: a
+// clock correction, the timeline builder), then what a user reads of it: stats and the
+// diagnosis (steps, collective waits, what-if, critical path) in both clock modes and the CSV
+// and Chrome exports. Even first byte: the rest is a syncline log; odd: a
 // Chrome trace. This is where integer overflow on extreme times (X ts+dur, origins, maps) shows.
 #include "fuzztempfile.h"
 
 #include "timeline/load/jobloader.h"
 #include "timeline/report/chromeexporter.h"
 #include "timeline/report/csvexporter.h"
+#include "timeline/report/diagnosis.h"
 #include "timeline/report/stats.h"
 
 #include <cstdint>
@@ -40,6 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         StatsQuery q;
         q.mode = mode;
         (void)Stats::compute(*result.timeline, q);
+        DiagnoseQuery dq;
+        dq.mode = mode;
+        dq.threads = 1;
+        (void)Diagnoser::run(*result.timeline, dq);
         std::ostringstream csv, json;
         CsvExporter::write(*result.timeline, mode, csv);
         ChromeExporter::write(*result.timeline, mode, json);

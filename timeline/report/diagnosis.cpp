@@ -20,6 +20,31 @@ namespace syncline {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Sums of times held at the int64 limits: times are within ±2^62 ns (the parser's rule), but
+// sums and (n − 1) × a lead of hostile ones are not.
+void addSat(int64_t &sum, int64_t v)
+{
+    if (__builtin_add_overflow(sum, v, &sum))
+        sum = v > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+int64_t mulSat(int64_t a, int64_t b)
+{
+    int64_t out = 0;
+    if (__builtin_mul_overflow(a, b, &out))
+        return (a > 0) == (b > 0) ? std::numeric_limits<int64_t>::max()
+                                  : std::numeric_limits<int64_t>::min();
+    return out;
+}
+
+// A float sum of times as int64 (clamped: a float past 2^63 does not convert).
+int64_t toNs(double v)
+{
+    if (!(v < 9.2e18))
+        return std::numeric_limits<int64_t>::max();
+    return v > -9.2e18 ? int64_t(v) : std::numeric_limits<int64_t>::min();
+}
 constexpr double kMinSavedShare = 0.01; // a culprit's what-if saves ≥ 1 % of the step time
 
 // One of a worker's steps: global span, and the event (for the tail's attribution).
@@ -134,7 +159,7 @@ int chooseStep(const Context &c, const std::vector<int> &keyOf,
                     if (k < 0)
                         continue;
                     ++count[size_t(k)];
-                    covered[size_t(k)] += t.localEnd[i] - t.localStart[i];
+                    addSat(covered[size_t(k)], t.localEnd[i] - t.localStart[i]);
                 }
             }
             for (size_t k = 0; k < keys.size(); ++k)
@@ -145,7 +170,7 @@ int chooseStep(const Context &c, const std::vector<int> &keyOf,
     for (size_t t = 0; t < threads; ++t)
         for (size_t k = 0; k < keys.size(); ++k) {
             workers[k] += chunkWorkers[t][k];
-            covered[k] += chunkCovered[t][k];
+            addSat(covered[k], chunkCovered[t][k]);
         }
     // The config's `step` kind, when it names one that occurs, wins over detection.
     std::vector<uint8_t> configured(keys.size(), 0);
@@ -416,7 +441,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
             }
             if (in.participants >= 2 && in.selected) {
                 const int64_t wait = in.last - a;
-                waitNs[w] += wait;
+                addSat(waitNs[w], wait);
                 ++instances[w];
                 if (step >= 0 && d.workerCount)
                     d.cellWaitNs[size_t(step) * W + w] += float(wait);
@@ -438,7 +463,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
     });
     for (size_t w = 0; w < W; ++w) {
         DiagnosisRank &rank = d.ranks[size_t(c.rankIndex[w])];
-        rank.waitNs += waitNs[w];
+        addSat(rank.waitNs, waitNs[w]);
         rank.instances += instances[w];
     }
 }
@@ -482,7 +507,7 @@ void blame(Context &c, Diagnosis &d, std::vector<Instance> &all)
         in.decided = true;
         ++d.decided;
         DiagnosisRank &r = d.ranks[size_t(c.rankIndex[size_t(in.lastWorker)])];
-        r.blameNs += int64_t(in.participants - 1) * lead;
+        addSat(r.blameNs, mulSat(int64_t(in.participants - 1), lead));
         ++r.timesLast;
         d.lastArrivals[size_t(in.lastWorker)].push_back(in.last);
     }
@@ -538,7 +563,7 @@ WhatIf replay(const Context &c, const Diagnosis &d, const std::vector<Instance> 
         if (prevStep >= 0)
             out.stepSaved[size_t(prevStep)] = delta;
         else
-            out.segmentSaved += delta;
+            addSat(out.segmentSaved, delta);
     }
     return out;
 }
@@ -559,7 +584,7 @@ void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, const I
     std::vector<size_t> keptSteps;
     for (size_t s = 0; s < d.steps.size(); ++s)
         if (d.steps[s].endNs > d.steps[s].beginNs && inRange(c.q, d.steps[s].beginNs)) {
-            judged += d.steps[s].durationNs();
+            addSat(judged, d.steps[s].durationNs());
             keptSteps.push_back(s);
         }
     if (keptSteps.empty() && d.instances > 0) {
@@ -592,7 +617,7 @@ void whatIfs(Context &c, Diagnosis &d, const std::vector<Instance> &all, const I
         if (!keptSteps.empty()) {
             std::vector<int64_t> after;
             for (size_t s : keptSteps) {
-                r.savedNsTotal += w.stepSaved[s];
+                addSat(r.savedNsTotal, w.stepSaved[s]);
                 after.push_back(d.steps[s].durationNs() - w.stepSaved[s]);
             }
             r.savedNsPerStep = r.savedNsTotal / int64_t(keptSteps.size());
@@ -628,8 +653,8 @@ int64_t attribute(const EventTrack &t, int64_t from, int64_t to, int depth,
         const int64_t ns =
             std::min(to, t.localEnd[size_t(i)]) - std::max(from, t.localStart[size_t(i)]);
         if (ns > 0) {
-            byName[t.nameId[size_t(i)]] += ns;
-            covered += ns;
+            addSat(byName[t.nameId[size_t(i)]], ns);
+            addSat(covered, ns);
         }
     }
     return covered;
@@ -640,7 +665,7 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
     std::map<uint32_t, int64_t> byName;
     int64_t other = 0;
     std::vector<int64_t> byRank(d.ranks.size(), 0);
-    auto onRank = [&](size_t w, int64_t ns) { byRank[size_t(c.rankIndex[w])] += ns; };
+    auto onRank = [&](size_t w, int64_t ns) { addSat(byRank[size_t(c.rankIndex[w])], ns); };
     // Per step, its instances in order of last arrival.
     std::vector<std::vector<size_t>> ofStep(d.steps.size());
     for (size_t i = 0; i < all.size(); ++i)
@@ -672,11 +697,11 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
                     at = &c.tl.workers[w].tracks[ws.track];
                     depth = at->depth[ws.index] + 1;
                 }
-                other += gap - attribute(*at, in.lastPrevEndLocal, to, depth, byName);
+                addSat(other, gap - attribute(*at, in.lastPrevEndLocal, to, depth, byName));
                 onRank(w, gap);
             }
             const int64_t coll = std::max<int64_t>(0, in.minEnd - in.last);
-            byName[in.nameId] += coll;
+            addSat(byName[in.nameId], coll);
             onRank(w, coll);
             lastEndGlobal = std::max(lastEndGlobal, in.minEnd);
         }
@@ -692,14 +717,15 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
                                           : endLocal - std::max<int64_t>(0, ws.end - lastEndGlobal);
             const int64_t tail = endLocal - fromLocal;
             if (tail > 0) {
-                other += tail - attribute(t, fromLocal, endLocal, t.depth[ws.index] + 1, byName);
+                addSat(other,
+                       tail - attribute(t, fromLocal, endLocal, t.depth[ws.index] + 1, byName));
                 onRank(w, tail);
             }
         }
     }
     int64_t total = other;
     for (const auto &[id, ns] : byName)
-        total += ns;
+        addSat(total, ns);
     d.criticalTotalNs = total;
     for (size_t r = 0; r < d.ranks.size(); ++r) {
         d.ranks[r].criticalNs = byRank[r];
@@ -731,7 +757,7 @@ void stepSummary(const Context &c, Diagnosis &d)
         return;
     int64_t sum = 0;
     for (int64_t v : durations)
-        sum += v;
+        addSat(sum, v);
     d.stepMeanNs = sum / int64_t(durations.size());
     d.stepMaxNs = *std::max_element(durations.begin(), durations.end());
     d.stepP50Ns = Stats::percentile(durations, 50);
@@ -808,7 +834,7 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
         for (size_t w = 0; w < d.workerCount; ++w) {
             const float wait = d.cellWait(s, w);
             if (!std::isnan(wait))
-                d.steps[s].waitMaxNs = std::max(d.steps[s].waitMaxNs, int64_t(wait));
+                d.steps[s].waitMaxNs = std::max(d.steps[s].waitMaxNs, toNs(wait));
         }
     for (size_t w = 0; w < tl.workers.size(); ++w) {
         const WorkerInfo &info = tl.workers[w].info;

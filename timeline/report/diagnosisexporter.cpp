@@ -5,11 +5,21 @@
 #include "recorder/utf8.h"
 
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace syncline {
 
 namespace {
+
+// a − b held at the int64 limits (a job with no events has its origin at INT64_MAX).
+int64_t minusSat(int64_t a, int64_t b)
+{
+    int64_t out = 0;
+    if (__builtin_sub_overflow(a, b, &out))
+        return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return out;
+}
 
 int rankOf(const Timeline &tl, int32_t worker)
 {
@@ -112,7 +122,7 @@ void DiagnosisExporter::writeJson(const Timeline &tl, const Diagnosis &d, std::o
         w << (i ? ", " : "") << "{\"rank\": ";
         w.num(int64_t(info.rank)) << ", \"restart\": ";
         w.num(int64_t(info.restart)) << ", \"last_ns\": ";
-        w.num(d.unclosed[i].second - tl.originNs(d.mode)) << '}';
+        w.num(minusSat(d.unclosed[i].second, tl.originNs(d.mode))) << '}';
     }
     w << "],\n \"critical_path\": {\"total_ns\": ";
     w.num(d.criticalTotalNs) << ", \"by_rank\": ";
@@ -191,7 +201,7 @@ void DiagnosisExporter::writeText(const Timeline &tl, const Diagnosis &d, std::o
     for (const auto &[wi, last] : d.unclosed) {
         const WorkerInfo &info = tl.workers[wi].info;
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3f s", double(last - tl.originNs(d.mode)) / 1e9);
+        std::snprintf(buf, sizeof buf, "%.3f s", double(minusSat(last, tl.originNs(d.mode))) / 1e9);
         w << "\nwarning: rank " << std::to_string(info.rank) << " (restart "
           << std::to_string(info.restart)
           << ") has no close record: crashed, killed or still running; its last record at " << buf
