@@ -47,19 +47,6 @@ void onInterrupt(int)
     g_interrupted = 1;
 }
 
-const char *severityName(LoadProblem::Severity s)
-{
-    switch (s) {
-    case LoadProblem::Severity::Info:
-        return "info";
-    case LoadProblem::Severity::Warning:
-        return "warning";
-    case LoadProblem::Severity::Error:
-        return "error";
-    }
-    return "";
-}
-
 bool number(const char *s, double min, double &out)
 {
     char *end = nullptr;
@@ -191,7 +178,7 @@ int runHeadless(const AttachArgs &a)
     // here, never silently left out. A log that could not be read at all makes the status 1.
     int errors = 0;
     for (const LoadProblem &p : tl.problems) {
-        std::fprintf(stderr, "syncline attach: %s: %s\n", severityName(p.severity),
+        std::fprintf(stderr, "syncline attach: %s: %s\n", LoadProblem::severityName(p.severity),
                      utf8::terminalSafe(p.toString()).c_str());
         errors += p.severity == LoadProblem::Severity::Error;
     }

@@ -17,19 +17,6 @@ namespace syncline::app {
 
 namespace {
 
-const char *severityName(LoadProblem::Severity s)
-{
-    switch (s) {
-    case LoadProblem::Severity::Info:
-        return "info";
-    case LoadProblem::Severity::Warning:
-        return "warning";
-    case LoadProblem::Severity::Error:
-        return "error";
-    }
-    return "";
-}
-
 int run(int argc, char **argv)
 {
     JobArgs args;
@@ -41,7 +28,8 @@ int run(int argc, char **argv)
         return 2;
     int warnings = 0, errors = 0;
     for (const LoadProblem &p : tl->problems) {
-        std::printf("%s: %s\n", severityName(p.severity), utf8::terminalSafe(p.toString()).c_str());
+        std::printf("%s: %s\n", LoadProblem::severityName(p.severity),
+                    utf8::terminalSafe(p.toString()).c_str());
         warnings += p.severity == LoadProblem::Severity::Warning;
         errors += p.severity == LoadProblem::Severity::Error;
     }

@@ -12,4 +12,17 @@ std::string LoadProblem::toString() const
     return out;
 }
 
+const char *LoadProblem::severityName(Severity s)
+{
+    switch (s) {
+    case Severity::Info:
+        return "info";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Error:
+        return "error";
+    }
+    return "";
+}
+
 } // namespace syncline

@@ -25,6 +25,7 @@ struct LoadProblem
     int64_t localNs = -1;
 
     std::string toString() const; // "file:line: message" (or "file: message" when line == 0)
+    static const char *severityName(Severity s); // "info", "warning", "error"
 };
 
 } // namespace syncline

@@ -327,6 +327,13 @@ int64_t stepAt(const Context &c, size_t w, int64_t t, size_t &cursor)
     return -1;
 }
 
+// Worker w's own begin (local ns) of its step with global index `step`.
+int64_t stepBeginLocal(const Context &c, size_t w, int64_t step)
+{
+    const WorkerStep &s = c.steps[w][size_t(step - c.stepBase[w])];
+    return c.tl.workers[w].tracks[s.track].localStart[s.index];
+}
+
 std::vector<CollectiveEvent> collectivesOf(const Context &c, size_t w)
 {
     return CollectiveInstances::of(c.tl, w, c.generation[w], c.collective);
@@ -434,9 +441,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
             if (step != prevStep) { // a new step: the compute before starts at the step's begin
                 havePrev = step >= 0;
                 if (havePrev)
-                    prevEndLocal = c.tl.workers[w]
-                                       .tracks[c.steps[w][size_t(step - c.stepBase[w])].track]
-                                       .localStart[c.steps[w][size_t(step - c.stepBase[w])].index];
+                    prevEndLocal = stepBeginLocal(c, w, step);
                 prevStep = step;
             }
             if (in.participants >= 2 && in.selected) {
@@ -544,9 +549,7 @@ WhatIf replay(const Context &c, const Diagnosis &d, const std::vector<Instance> 
                 delta = 0;
                 havePrev = step >= 0;
                 if (havePrev)
-                    prevEndLocal = c.tl.workers[w]
-                                       .tracks[c.steps[w][size_t(step - c.stepBase[w])].track]
-                                       .localStart[c.steps[w][size_t(step - c.stepBase[w])].index];
+                    prevEndLocal = stepBeginLocal(c, w, step);
                 prevStep = step;
             }
             if (in.participants >= 2 && havePrev && !std::isnan(in.medianLo)) {
