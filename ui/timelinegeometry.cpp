@@ -66,6 +66,8 @@ private:
     void emitEvent(uint32_t e, double x0, double x1);
     void addFold(double x0, double x1, size_t p, size_t q);
     void flushFold();
+    void addWaitShares(FoldBlock &fold);
+    void waitAt(int column, int64_t *local, int64_t *waitNs);
     void addSegment(double x0, double x1, uint32_t name, bool dimmed);
     void flushSegment();
     void addMark(double x0, double x1);
@@ -99,6 +101,13 @@ private:
     bool m_markOpen = false;
     double m_markX0 = 0;
     double m_markX1 = 0;
+    // Per px column boundary of the current model: local time and wait ns before it, computed
+    // once per model however many of its rows fold there (they all show the thread's share).
+    int m_waitModel = -1;
+    size_t m_waitHint = 0;
+    std::vector<char> m_haveWaitAt;
+    std::vector<int64_t> m_localAt;
+    std::vector<int64_t> m_waitNsAt;
 };
 
 QRectF clipped(double x0, double x1, double y, double h, double width)
@@ -187,10 +196,71 @@ void RowBuilder::flushFold()
     const auto best =
         std::max_element(m_tally.begin(), m_tally.end(),
                          [](const auto &a, const auto &b) { return a.second < b.second; });
-    m_out.folds.push_back(
-        {clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width), m_foldCount,
-         best->first});
+    FoldBlock fold;
+    fold.rect = clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width);
+    fold.count = m_foldCount;
+    fold.nameId = best->first;
+    if (m_model->hasWaits())
+        addWaitShares(fold);
+    m_out.folds.push_back(std::move(fold));
     m_tally.clear();
+}
+
+void RowBuilder::waitAt(int column, int64_t *local, int64_t *waitNs)
+{
+    if (m_waitModel != m_modelIndex) {
+        m_waitModel = m_modelIndex;
+        m_waitHint = 0;
+        m_haveWaitAt.assign(size_t(std::ceil(m_req.width)) + 1, 0);
+        m_localAt.resize(m_haveWaitAt.size());
+        m_waitNsAt.resize(m_haveWaitAt.size());
+    }
+    const size_t c = size_t(column);
+    if (!m_haveWaitAt[c]) {
+        const double nsPerPx = double(m_req.rangeEnd - m_req.rangeStart) / m_req.width;
+        m_localAt[c] =
+            m_cursor->toLocal(m_req.rangeStart + int64_t(std::llround(column * nsPerPx)));
+        m_waitNsAt[c] = m_model->waitNsBefore(m_localAt[c], m_waitHint);
+        m_haveWaitAt[c] = 1;
+    }
+    *local = m_localAt[c];
+    *waitNs = m_waitNsAt[c];
+}
+
+// Per px column under the block: the wait share of the column's time (local ns through the
+// row's clock map), and a bar of that share of the row height from the bottom, merged with its
+// neighbours while the rounded height stays the same. One galloping search per column boundary,
+// shared by the thread's rows.
+void RowBuilder::addWaitShares(FoldBlock &fold)
+{
+    const int c0 = int(std::floor(std::max(m_foldX0, 0.0)));
+    const int c1 = int(std::ceil(std::min(std::max(m_foldX1, m_foldX0 + 1.0), m_req.width)));
+    if (c1 <= c0)
+        return;
+    fold.firstColumn = c0;
+    fold.waitShares.resize(size_t(c1 - c0));
+    int64_t a = 0, waitA = 0;
+    waitAt(c0, &a, &waitA);
+    double barX0 = c0, barH = 0;
+    const auto flushBar = [&](double x1) {
+        if (barH > 0)
+            m_out.waitRects.push_back(QRectF(barX0, m_y + m_h - barH, x1 - barX0, barH));
+    };
+    for (int c = c0; c < c1; ++c) {
+        int64_t b = 0, waitB = 0;
+        waitAt(c + 1, &b, &waitB);
+        const float share = b > a ? float(double(waitB - waitA) / double(b - a)) : 0.f;
+        fold.waitShares[size_t(c - c0)] = share;
+        const double h = std::round(double(share) * m_h);
+        if (h != barH) {
+            flushBar(c);
+            barX0 = c;
+            barH = h;
+        }
+        a = b;
+        waitA = waitB;
+    }
+    flushBar(c1);
 }
 
 void RowBuilder::addSegment(double x0, double x1, uint32_t name, bool dimmed)
@@ -333,8 +403,8 @@ size_t TimelineGeometry::primitiveCount() const
         n += b.rects.size();
     for (const ColourBatch &b : foldBatches)
         n += b.rects.size();
-    return n + matchMarks.size() + links.arrows.size() + links.highlights.size() +
-           culpritMarks.size();
+    return n + matchMarks.size() + waitRects.size() + links.arrows.size() +
+           links.highlights.size() + culpritMarks.size();
 }
 
 TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryRequest &request)

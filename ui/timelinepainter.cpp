@@ -201,6 +201,12 @@ void TimelinePainter::paintEvents(QPainter &p, const TimelineGeometry &g,
         p.setBrush(c);
         p.drawRects(b.rects.data(), int(b.rects.size()));
     }
+    // Inside folds: the share of each px column spent waiting, as a bar from the bottom.
+    QColor wait = style.wait;
+    if (dimAll)
+        wait.setAlphaF(0.22);
+    p.setBrush(wait);
+    p.drawRects(g.waitRects.data(), int(g.waitRects.size()));
     p.setBrush(
         QBrush(style.dark ? QColor(0, 0, 0, 70) : QColor(255, 255, 255, 90), Qt::BDiagPattern));
     for (const FoldBlock &f : g.folds) {

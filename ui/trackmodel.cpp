@@ -23,6 +23,54 @@ TrackModel::TrackModel(const Timeline *timeline, size_t worker, size_t track)
         m_fineStarts[d].reserve(sizes[d] / kFine + 1);
     }
     indexFrom(0);
+    indexWaitsFrom(0);
+}
+
+// Appends the outermost waits among events [from, count): a wait starting before the end of the
+// last one kept lies inside it (perfect nesting) and adds no time.
+void TrackModel::indexWaitsFrom(size_t from)
+{
+    const EventTrack &t = track();
+    std::vector<char> isWait(m_timeline->kinds.size(), 0); // per name: RankOutliers::isWait
+    bool any = false;
+    for (size_t n = 0; n < isWait.size(); ++n)
+        any |= bool((isWait[n] = m_timeline->kinds[n].collective));
+    if (!any)
+        return;
+    for (size_t i = from; i < t.count(); ++i) {
+        const uint32_t name = t.nameId[i];
+        if (name >= isWait.size() || !isWait[name] || (t.flags[i] & EventInstant))
+            continue;
+        if (!m_waitEnd.empty() && t.localStart[i] < m_waitEnd.back())
+            continue;
+        const int64_t upTo = m_waitUpTo.empty() ? 0 : m_waitUpTo.back();
+        m_waitEnd.push_back(t.localEnd[i]);
+        m_waitUpTo.push_back(upTo + std::max<int64_t>(0, t.localEnd[i] - t.localStart[i]));
+    }
+}
+
+int64_t TrackModel::waitNsBefore(int64_t localT, size_t &hint) const
+{
+    const size_t n = m_waitEnd.size();
+    if (n == 0)
+        return 0;
+    // k: the first wait ending after localT. Gallop forward from the hint, then binary-search.
+    size_t lo = hint <= n && (hint == 0 || m_waitEnd[hint - 1] <= localT) ? hint : 0;
+    size_t hi = lo;
+    for (size_t step = 1; hi < n && m_waitEnd[hi] <= localT; step *= 2) {
+        lo = hi + 1;
+        hi = lo + step - 1;
+    }
+    hi = std::min(hi, n);
+    const size_t k =
+        size_t(std::upper_bound(m_waitEnd.begin() + lo, m_waitEnd.begin() + hi, localT) -
+               m_waitEnd.begin());
+    hint = k;
+    if (k == n)
+        return m_waitUpTo.back();
+    // Waits before k count whole; wait k up to localT (none of it when it starts after localT).
+    const int64_t dur = m_waitUpTo[k] - (k > 0 ? m_waitUpTo[k - 1] : 0);
+    return m_waitUpTo[k] - std::min(dur, m_waitEnd[k] - localT);
 }
 
 void TrackModel::indexFrom(size_t from)
@@ -89,6 +137,20 @@ size_t TrackModel::extendFrom(size_t from)
             m_bucketNames[d].resize(keep / kBucket); // complete buckets only
     }
     indexFrom(from);
+    // Waits from `from` on, and earlier ones whose end may have moved (open ones end at the end
+    // of data, so after any start), are indexed again: those ending at or after `from`'s start.
+    const int64_t fromStart = from < t.count() ? t.localStart[from] : INT64_MAX;
+    int64_t rescanStart = fromStart;
+    while (!m_waitEnd.empty() && m_waitEnd.back() >= fromStart) {
+        const size_t k = m_waitEnd.size() - 1;
+        rescanStart = m_waitEnd[k] - (m_waitUpTo[k] - (k > 0 ? m_waitUpTo[k - 1] : 0));
+        m_waitEnd.pop_back();
+        m_waitUpTo.pop_back();
+    }
+    const size_t rescan = std::min(
+        from, size_t(std::lower_bound(t.localStart.begin(), t.localStart.end(), rescanStart) -
+                     t.localStart.begin()));
+    indexWaitsFrom(rescan);
     while (!m_depthRows.empty() && m_depthRows.back().empty()) { // re-nesting made it shallower
         m_depthRows.pop_back();
         m_bucketStarts.pop_back();

@@ -8,7 +8,8 @@
 // local order == global order and searches run on local times after one toLocal() per query.
 // Memory: 4 bytes per event (the depth rows) + 8 bytes per 8 and per 64 events (the two levels
 // of bucket starts, ≈ 1.1 bytes per event) + 8 bytes per 64 events (each bucket's dominant name,
-// bucketNames) on top of the EventTrack.
+// bucketNames) on top of the EventTrack, + 16 bytes per outermost wait event (waitNsBefore: its
+// end and the wait time up to it; a wait is a collective, RankOutliers::isWait).
 // Live (incremental) use: when the Timeline's track grew in place, extendFrom(k) re-indexes only
 // events from k on (the rows are sorted by index, so the tail from k is cut and re-appended):
 // cost ∝ count() − k, not count(). setPosition() follows the track when workers or tracks
@@ -110,12 +111,27 @@ public:
         static const std::vector<BucketName> none;
         return size_t(d) < m_bucketNames.size() ? m_bucketNames[size_t(d)] : none;
     }
+    // Local ns before localT the thread spent in waits (collectives of any depth: a name whose
+    // Timeline::kinds entry is collective, RankOutliers::isWait), counted once where waits nest.
+    // One search over the outermost waits' ends (contiguous, with a running sum of their
+    // durations, built with the rows). `hint` (start at 0) is the wait found last: a later query
+    // for a later time gallops forward from it, so a left-to-right sweep costs O(log gap) each.
+    // Example: waits [80, 100) and [180, 200) → before(190) = 30, before(50) = 0.
+    int64_t waitNsBefore(int64_t localT, size_t &hint) const;
+    int64_t waitNsIn(int64_t localA, int64_t localB) const
+    {
+        size_t hint = 0;
+        const int64_t a = waitNsBefore(localA, hint);
+        return localB > localA ? waitNsBefore(localB, hint) - a : 0;
+    }
+    bool hasWaits() const { return !m_waitEnd.empty(); }
     int64_t globalBegin(ClockMode mode) const; // start of the first event (0 when empty)
     int64_t globalEnd(ClockMode mode) const;   // latest end (0 when empty)
 
 private:
     void indexFrom(size_t from);
     void summariseBucket(size_t d);
+    void indexWaitsFrom(size_t from);
 
     const Timeline *m_timeline;
     size_t m_worker;
@@ -126,6 +142,10 @@ private:
     std::vector<std::vector<int64_t>> m_bucketStarts;   // [d][k] = local start of row[k·kBucket]
     std::vector<std::vector<int64_t>> m_fineStarts;     // [d][j] = local start of row[j·kFine]
     std::vector<std::vector<BucketName>> m_bucketNames; // [d][k]: complete buckets only
+    // The outermost wait events (disjoint, sorted by start and by end: perfect nesting): their
+    // local ends and the wait ns up to each end (their durations summed, that one included).
+    std::vector<int64_t> m_waitEnd;
+    std::vector<int64_t> m_waitUpTo;
 };
 
 } // namespace syncline::ui

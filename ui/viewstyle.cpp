@@ -38,6 +38,7 @@ ViewStyle ViewStyle::light()
     s.fold = QColor(0x9aa3ae);
     s.selection = QColor(0x1a73e8);
     s.match = QColor(0xff6d00);
+    s.wait = QColor(0x7b1fa2);
     s.selectionRange = QColor(26, 115, 232, 40);
     s.cursor = QColor(0xd93025);
     s.overdue = QColor(0xd50000);
@@ -61,6 +62,7 @@ ViewStyle ViewStyle::darkStyle()
     s.fold = QColor(0x6b727c);
     s.selection = QColor(0x8ab4f8);
     s.match = QColor(0xffab40);
+    s.wait = QColor(0xce93d8);
     s.selectionRange = QColor(138, 180, 248, 50);
     s.cursor = QColor(0xff6e6e);
     s.overdue = QColor(0xff5252);

@@ -22,6 +22,7 @@ struct ViewStyle
     QColor fold;
     QColor selection;
     QColor match; // find matches marked where they are folded (view and overview)
+    QColor wait;  // the wait share drawn inside folds (TimelineGeometry::waitRects)
     QColor selectionRange;
     QColor cursor;
     QColor overdue;

@@ -25,6 +25,7 @@ private slots:
     void foldsTakeTheColourOfWhatTheyHold();
     void foldsFollowTheNameFilter();
     void largeFoldsReadBucketSummaries();
+    void foldsShowTheThreadsWaitShare();
     void findMarksMatchesInsideFolds();
     void collapsedGroupSummarisesAllThreads();
     void cacheKeysOnRequestAndRevision();
@@ -228,6 +229,83 @@ void TstTimelineGeometry::searchDimsAndFilterHides()
 // 1500 allreduce then 500 matmul events of 10 ns (0.1 px each at 200 px for 20 µs): one fold
 // block, but painted allreduce over [0, 150] and matmul over [150, 200] — whole-job zoom still
 // shows where time goes. Windows are 30 events (3 px); window 50 starts exactly at event 1500.
+// 1000 steps of 100 ns, each [forward 0–80][allreduce 80–100] one depth down (the first one's
+// allreduce holds a nested collective, counted once): the folds show the thread's wait share,
+// exactly 0.2 per column at 100 ns/px, and 0, 0.4, 0, 0.4, … at 50 ns/px (20 of 50 ns); the
+// depth-1 fold shows the same shares as the depth-0 one (the thread's, not the row's).
+void TstTimelineGeometry::foldsShowTheThreadsWaitShare()
+{
+    auto job = std::make_shared<Timeline>();
+    Worker w = testjob::makeWorker(0, "host-a");
+    EventTrack tr;
+    tr.tid = 1;
+    tr.threadName = "main";
+    for (int64_t k = 0; k < 1000; ++k) {
+        const int step = int(tr.count());
+        testjob::addEvent(*job, tr, "step", k * 100, k * 100 + 100, -1);
+        testjob::addEvent(*job, tr, "forward", k * 100, k * 100 + 80, step);
+        testjob::addEvent(*job, tr, "allreduce", k * 100 + 80, k * 100 + 100, step);
+        if (k == 0)
+            testjob::addEvent(*job, tr, "nccl:all_reduce", 85, 95, step + 2);
+    }
+    w.tracks.push_back(std::move(tr));
+    job->workers.push_back(std::move(w));
+    job->kinds.resize(job->names.size());
+    job->kinds[job->names.find("allreduce")].collective = true;
+    job->kinds[job->names.find("nccl:all_reduce")].collective = true;
+    job->updateRange();
+    TimelineScene scene(job);
+    const TrackModel &m = scene.model(0);
+    QCOMPARE(m.waitNsIn(0, 100000), int64_t(20000));
+    QCOMPARE(m.waitNsIn(50, 190), int64_t(30)); // [80, 100) + [180, 190)
+    QCOMPARE(m.waitNsIn(90, 90), int64_t(0));
+
+    const TimelineGeometry g = computeGeometry(scene, request(0, 100000, 1000));
+    const LayoutRow &row0 = scene.layout().rows()[1];
+    QCOMPARE(row0.depth, 0);
+    const FoldBlock *top = nullptr;
+    const FoldBlock *deeper = nullptr;
+    for (const FoldBlock &f : g.folds)
+        (qFuzzyCompare(f.rect.y(), row0.y + 1) ? top : deeper) = &f;
+    QVERIFY(top && deeper);
+    QCOMPARE(deeper->waitShares, top->waitShares);
+    QCOMPARE(top->count, int64_t(1000));
+    QCOMPARE(top->firstColumn, 0);
+    QCOMPARE(top->waitShares.size(), size_t(1000));
+    for (float s : top->waitShares)
+        QCOMPARE(s, 0.2f);
+    // One bar per row: 0.2 of the row height, the block's full width, at its bottom.
+    QCOMPARE(g.waitRects.size(), size_t(2));
+    const double h = row0.height - 2;
+    QCOMPARE(g.waitRects[0],
+             QRectF(0, row0.y + 1 + h - std::round(0.2 * h), 1000, std::round(0.2 * h)));
+
+    const TimelineGeometry z = computeGeometry(scene, request(0, 50000, 1000));
+    const auto it = std::find_if(z.folds.begin(), z.folds.end(),
+                                 [&](const FoldBlock &f) { return !f.waitShares.empty(); });
+    QVERIFY(it != z.folds.end());
+    QCOMPARE(it->waitShares.size(), size_t(1000));
+    for (size_t c = 0; c < it->waitShares.size(); ++c)
+        QCOMPARE(it->waitShares[c], c % 2 == 0 ? 0.f : 0.4f);
+    QCOMPARE(z.waitRects.size(), size_t(2 * 500)); // one bar per waiting column, on both rows
+
+    // Live growth: a step whose allreduce is still open is appended, then the allreduce ends
+    // sooner than the data did: extendFrom re-indexes the waits whose end may have moved.
+    EventTrack &lt = job->workers[0].tracks[0];
+    TrackModel live(job.get(), 0, 0);
+    const int n = int(lt.count());
+    testjob::addEvent(*job, lt, "step", 100000, 100100, -1);
+    testjob::addEvent(*job, lt, "allreduce", 100080, 100100, n, EventOpen);
+    live.extendFrom(size_t(n));
+    QCOMPARE(live.waitNsIn(0, 200000), int64_t(20020));
+    lt.flags.back() = 0;
+    lt.localEnd.back() = 100090;
+    live.extendFrom(size_t(n + 1));
+    QCOMPARE(live.waitNsIn(0, 200000), int64_t(20010));
+    QCOMPARE(live.waitNsIn(99990, 100085), TrackModel(job.get(), 0, 0).waitNsIn(99990, 100085));
+    QCOMPARE(live.waitNsIn(99990, 100085), int64_t(15));
+}
+
 void TstTimelineGeometry::foldsTakeTheColourOfWhatTheyHold()
 {
     auto job = twoNameRow(1500, 500);
