@@ -221,6 +221,9 @@ def write_outputs(tools, jobdir, out, o):
             written["stats JSON"] = out / "stats.json"
     else:
         say("demo: this build's `syncline` has no `stats` yet (being written): no statistics")
+    if tools.has("diagnose") and run_tool(tools, ["diagnose", "-q", str(jobdir)], "diagnose",
+                                          stdout_path=out / "diagnose.txt"):
+        written["diagnosis"] = out / "diagnose.txt"
     return written
 
 
@@ -385,6 +388,9 @@ def main():
         say("\n=== syncline stats: busiest events and stragglers ===")
         for section in sections[1:]:
             say("\n".join(section.strip().splitlines()[:9]))
+    if "diagnosis" in written:  # who holds the job back (docs/straggler.md)
+        say("\n=== syncline diagnose: who holds the job back ===")
+        say(written["diagnosis"].read_text().rstrip())
     say("\n=== outputs ===")
     say(f"job directory  {jobdir}")
     for what, path in written.items():

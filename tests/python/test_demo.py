@@ -115,8 +115,15 @@ def test_demo_headless(demo):
     for rank, restart, host, truth, est, err, bound in table:
         assert (abs(float(truth)) > 3.2) == (host == "host-b")
         assert abs(float(err)) <= float(bound) + bound0 + 1.0, (rank, restart, err, bound)
-    for name in ("events.csv", "timeline.png", "timeline-steps.png", "stats.txt", "stats.json"):
+    for name in ("events.csv", "timeline.png", "timeline-steps.png", "stats.txt", "stats.json",
+                 "diagnose.txt"):
         assert str(out / name) in text
+    # Who holds the job back: the straggler, rank 5, is the top culprit; the crash is a warning.
+    diagnosis = (out / "diagnose.txt").read_text()
+    culprits = diagnosis.split("culprits (the last to arrive")[1].splitlines()
+    assert culprits[2].split()[0] == "5", diagnosis
+    assert "warning: rank 3 (restart 0) has no close record" in diagnosis
+    assert "=== syncline diagnose: who holds the job back ===" in text
 
 
 def true_ns(header, local_ns):
