@@ -58,6 +58,7 @@ int run(int argc, char **argv)
     if (!tl)
         return 1;
     q.mode = args.mode();
+    q.cells = false; // the heat map's cells: the viewer's
     if (range.use) {
         q.useRange = true;
         q.beginNs = tl->originNs(q.mode) + range.beginNs;

@@ -82,6 +82,7 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows, ClockMode 
     DiagnoseQuery dq;
     dq.mode = mode;
     dq.whatIfRanks = 0; // blame only; `syncline diagnose` says what a fix would buy
+    dq.cells = false;
     const Diagnosis d = Diagnoser::run(tl, dq);
     if (d.instances == 0)
         return;
@@ -96,8 +97,8 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows, ClockMode 
                 (long long)d.instances, (long long)d.undecidedCount);
     std::string line;
     for (size_t i = 0; i < blamed.size() && i < 5; ++i)
-        line += (i ? ", " : "") + std::to_string(blamed[i]->rank) + " (" +
-                ms(blamed[i]->blameNs) + " ms, last " + std::to_string(blamed[i]->timesLast) + "x)";
+        line += (i ? ", " : "") + std::to_string(blamed[i]->rank) + " (" + ms(blamed[i]->blameNs) +
+                " ms, last " + std::to_string(blamed[i]->timesLast) + "x)";
     std::printf("  blame by rank: %s\n", line.empty() ? "none" : line.c_str());
     line.clear();
     for (size_t i = 0; i < d.victims.size() && i < 5; ++i)

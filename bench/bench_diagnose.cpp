@@ -5,7 +5,8 @@
 // the 1,024-worker job of `make bench-scale`). Also measured: the memory the diagnosis adds to
 // the process holding the loaded timeline — the peak resident size during Diagnoser::run (the
 // kernel's high-water mark, reset just before it through /proc/self/clear_refs) minus the
-// resident size before it — as a share of the resident size with the timeline loaded.
+// resident size before it — as a share of the resident size with the timeline loaded; for the
+// CLI's query and for the viewer's (which adds the heat map's steps × workers cells).
 // Each time is the median of --repeat runs, wall and CPU; the machine's load average is printed
 // beside them (on a shared machine the CPU time is the work, the wall time what one waited).
 // Usage: bench_diagnose [--workers 64] [--duration-s 60] [--seed 3] [--repeat 3] [--dir DIR]
@@ -132,17 +133,24 @@ int main(int argc, char **argv)
     size_t rows = 0;
     const Timing stats = timeIt(repeat, [&] { rows = syncline::Stats::compute(tl).size(); });
     syncline::Diagnosis d;
-    const Timing diag = timeIt(repeat, [&] { d = syncline::Diagnoser::run(tl); });
+    syncline::DiagnoseQuery cli; // what `syncline diagnose` asks (no heat-map cells)
+    cli.cells = false;
+    const Timing diag = timeIt(repeat, [&] { d = syncline::Diagnoser::run(tl, cli); });
     d = syncline::Diagnosis();
     const long before = statusKb("VmRSS");
     const bool peakOk = resetPeak();
-    d = syncline::Diagnoser::run(tl);
+    d = syncline::Diagnoser::run(tl, cli);
     const long peak = statusKb("VmHWM");
+    d = syncline::Diagnosis();
+    const long beforeCells = statusKb("VmRSS");
+    resetPeak();
+    d = syncline::Diagnoser::run(tl); // the viewer's: with the steps × workers cells
+    const long peakCells = statusKb("VmHWM");
     std::printf("  %-44s %9s %9s\n", "", "wall_s", "cpu_s");
     std::printf("  %-44s %9.3f %9.3f  (%zu rows)\n", "baseline: Stats::compute", stats.wall,
                 stats.cpu, rows);
-    std::printf("  %-44s %9.3f %9.3f  (%zu steps, %lld instances)\n", "Diagnoser::run", diag.wall,
-                diag.cpu, d.steps.size(), (long long)d.instances);
+    std::printf("  %-44s %9.3f %9.3f  (%zu steps, %lld instances)\n", "Diagnoser::run (CLI)",
+                diag.wall, diag.cpu, d.steps.size(), (long long)d.instances);
     std::printf("  diagnose / stats: wall %.2f x, cpu %.2f x\n", diag.wall / stats.wall,
                 diag.cpu / stats.cpu);
     if (peakOk && before > 0 && peak > 0)

@@ -89,10 +89,12 @@ pyb::object PyTimeline::diagnose(const std::string &step, pyb::object range) con
     DiagnoseQuery q;
     q.mode = m_mode;
     q.stepName = step;
+    q.cells = false; // the viewer's heat map cells; not in the dict
     if (!range.is_none()) {
         const auto r = range.cast<std::pair<int64_t, int64_t>>();
         if (r.second < r.first)
-            throw pyb::value_error("diagnose(): range must be (begin_ns, end_ns) with begin <= end");
+            throw pyb::value_error(
+                "diagnose(): range must be (begin_ns, end_ns) with begin <= end");
         q.useRange = true; // ns from origin_ns, as `--range` and the CSV's start_ns
         q.beginNs = m_timeline->originNs(m_mode) + r.first;
         q.endNs = m_timeline->originNs(m_mode) + r.second;

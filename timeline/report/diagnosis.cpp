@@ -47,10 +47,10 @@ int64_t toNs(double v)
 }
 constexpr double kMinSavedShare = 0.01; // a culprit's what-if saves ≥ 1 % of the step time
 
-// One of a worker's steps: global span, and the event (for the tail's attribution).
+// One of a worker's steps: its event (8 bytes a step; times are read from the track, in the
+// worker's local ns, and mapped where a global time is needed).
 struct WorkerStep
 {
-    int64_t begin = 0, end = 0;
     uint32_t track = 0, index = 0;
 };
 
@@ -212,7 +212,7 @@ void collectSteps(Context &c, const std::vector<int> &keyOf, int key)
                 if (keyOf[t.nameId[i]] == key && complete(t, i)) {
                     minDepth = std::min(minDepth, int(t.depth[i]));
                     depths.push_back(t.depth[i]);
-                    out.push_back({t.localStart[i], t.localEnd[i], uint32_t(ti), uint32_t(i)});
+                    out.push_back({uint32_t(ti), uint32_t(i)});
                 }
             size_t kept = first;
             for (size_t j = first; j < out.size(); ++j)
@@ -220,21 +220,9 @@ void collectSteps(Context &c, const std::vector<int> &keyOf, int key)
                     out[kept++] = out[j];
             out.resize(kept);
         }
-        // Local → global in two batches (the begins ascend per track: the map's cursor).
-        std::vector<int64_t> local(out.size()), global(out.size());
-        const sync::ClockMap &map = c.tl.map(w, c.q.mode);
-        for (size_t j = 0; j < out.size(); ++j)
-            local[j] = out[j].begin;
-        map.toGlobal(local, global);
-        for (size_t j = 0; j < out.size(); ++j) {
-            out[j].begin = global[j];
-            local[j] = out[j].end;
-        }
-        map.toGlobal(local, global);
-        for (size_t j = 0; j < out.size(); ++j)
-            out[j].end = global[j];
-        std::stable_sort(out.begin(), out.end(), [](const WorkerStep &a, const WorkerStep &b) {
-            return a.begin < b.begin;
+        std::stable_sort(out.begin(), out.end(), [&](const WorkerStep &a, const WorkerStep &b) {
+            return worker.tracks[a.track].localStart[a.index] <
+                   worker.tracks[b.track].localStart[b.index];
         });
     });
 }
@@ -257,21 +245,39 @@ void buildSteps(Context &c, Diagnosis &d)
         total += int64_t(n);
     }
     c.stepBase.assign(c.steps.size(), 0);
-    d.cellDurationNs.assign(d.steps.size() * d.workerCount, kNaN);
-    d.cellWaitNs.assign(d.steps.size() * d.workerCount, kNaN);
+    const bool cells = c.q.cells;
+    if (cells) {
+        d.cellDurationNs.assign(d.steps.size() * d.workerCount, kNaN);
+        d.cellWaitNs.assign(d.steps.size() * d.workerCount, kNaN);
+    }
+    std::vector<int64_t> local, begin, end;
     for (size_t w = 0; w < c.steps.size(); ++w) {
         c.stepBase[w] = base[c.generation[w]];
-        for (size_t k = 0; k < c.steps[w].size(); ++k) {
-            const WorkerStep &s = c.steps[w][k];
+        // Local → global in two batches (the begins ascend: the map's segment cursor).
+        const std::vector<WorkerStep> &mine = c.steps[w];
+        const size_t n = mine.size();
+        const sync::ClockMap &map = c.tl.map(w, c.q.mode);
+        local.resize(n);
+        begin.resize(n);
+        end.resize(n);
+        for (size_t k = 0; k < n; ++k)
+            local[k] = c.tl.workers[w].tracks[mine[k].track].localStart[mine[k].index];
+        map.toGlobal(local, begin);
+        for (size_t k = 0; k < n; ++k)
+            local[k] = c.tl.workers[w].tracks[mine[k].track].localEnd[mine[k].index];
+        map.toGlobal(local, end);
+        for (size_t k = 0; k < n; ++k) {
             DiagnosisStep &step = d.steps[size_t(c.stepBase[w]) + k];
-            step.beginNs = std::min(step.beginNs, s.begin);
-            if (s.end > step.endNs) {
-                step.endNs = s.end;
+            step.beginNs = std::min(step.beginNs, begin[k]);
+            if (end[k] > step.endNs) {
+                step.endNs = end[k];
                 step.lastRankWorker = int32_t(w);
             }
-            const size_t cell = (size_t(c.stepBase[w]) + k) * d.workerCount + w;
-            d.cellDurationNs[cell] = float(s.end - s.begin);
-            d.cellWaitNs[cell] = 0.0f;
+            if (cells) {
+                const size_t cell = (size_t(c.stepBase[w]) + k) * d.workerCount + w;
+                d.cellDurationNs[cell] = float(end[k] - begin[k]);
+                d.cellWaitNs[cell] = 0.0f;
+            }
         }
     }
     for (DiagnosisStep &s : d.steps)
@@ -315,14 +321,15 @@ private:
     std::map<std::pair<uint32_t, int64_t>, std::vector<int64_t>> m_slots;
 };
 
-// The step (global index) of worker w holding global time t, advancing `cursor` (events come
+// The step (global index) of worker w holding its local time localT, advancing `cursor` (events come
 // in begin order); -1 when none.
-int64_t stepAt(const Context &c, size_t w, int64_t t, size_t &cursor)
+int64_t stepAt(const Context &c, size_t w, int64_t localT, size_t &cursor)
 {
     const std::vector<WorkerStep> &s = c.steps[w];
-    while (cursor < s.size() && s[cursor].end < t)
+    const Worker &worker = c.tl.workers[w];
+    while (cursor < s.size() && worker.tracks[s[cursor].track].localEnd[s[cursor].index] < localT)
         ++cursor;
-    if (cursor < s.size() && s[cursor].begin <= t)
+    if (cursor < s.size() && worker.tracks[s[cursor].track].localStart[s[cursor].index] <= localT)
         return c.stepBase[w] + int64_t(cursor);
     return -1;
 }
@@ -388,7 +395,7 @@ void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index)
             const MappedCollectives m = mappedCollectives(c, w, true);
             for (size_t k = 0; k < m.events.size(); ++k)
                 lists[j].push_back({m.events[k].nameId, m.events[k].sequence, m.begin[k], m.end[k],
-                                    stepAt(c, w, m.begin[k], cursor)});
+                                    stepAt(c, w, m.events[k].localBegin, cursor)});
         };
         if (c.threads <= 1)
             for (size_t j = 0; j < n; ++j)
@@ -437,7 +444,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
             const size_t i = index.find(e.nameId, e.sequence);
             Instance &in = all[i];
             const int64_t a = m.begin[k];
-            const int64_t step = stepAt(c, w, a, cursor);
+            const int64_t step = stepAt(c, w, e.localBegin, cursor);
             if (step != prevStep) { // a new step: the compute before starts at the step's begin
                 havePrev = step >= 0;
                 if (havePrev)
@@ -448,7 +455,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
                 const int64_t wait = in.last - a;
                 addSat(waitNs[w], wait);
                 ++instances[w];
-                if (step >= 0 && d.workerCount)
+                if (step >= 0 && !d.cellWaitNs.empty())
                     d.cellWaitNs[size_t(step) * W + w] += float(wait);
             }
             if (havePrev) {
@@ -542,7 +549,7 @@ WhatIf replay(const Context &c, const Diagnosis &d, const std::vector<Instance> 
             const CollectiveEvent &e = m.events[k];
             const Instance &in = all[index.find(e.nameId, e.sequence)];
             const int64_t a = m.begin[k];
-            const int64_t step = stepAt(c, w, a, cursor);
+            const int64_t step = stepAt(c, w, e.localBegin, cursor);
             if (step != prevStep) {
                 if (prevStep >= 0)
                     out.stepSaved[size_t(prevStep)] = delta;
@@ -715,9 +722,10 @@ void criticalPath(Context &c, Diagnosis &d, const std::vector<Instance> &all)
             const WorkerStep &ws = c.steps[w][size_t(k)];
             const EventTrack &t = c.tl.workers[w].tracks[ws.track];
             const int64_t endLocal = t.localEnd[ws.index];
-            const int64_t fromLocal = ins.empty()
-                                          ? t.localStart[ws.index]
-                                          : endLocal - std::max<int64_t>(0, ws.end - lastEndGlobal);
+            const int64_t fromLocal =
+                ins.empty()
+                    ? t.localStart[ws.index]
+                    : endLocal - std::max<int64_t>(0, c.global(w, endLocal) - lastEndGlobal);
             const int64_t tail = endLocal - fromLocal;
             if (tail > 0) {
                 addSat(other,
@@ -833,7 +841,7 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
     blame(c, d, all);
     whatIfs(c, d, all, index);
     criticalPath(c, d, all);
-    for (size_t s = 0; s < d.steps.size(); ++s)
+    for (size_t s = 0; s < d.steps.size() && !d.cellWaitNs.empty(); ++s)
         for (size_t w = 0; w < d.workerCount; ++w) {
             const float wait = d.cellWait(s, w);
             if (!std::isnan(wait))

@@ -43,9 +43,9 @@
 //
 // Units: ns; times global in the query's clock mode. Ranks: a rank's incarnations count
 // together in per-rank totals; the steps × workers matrix is per worker.
-// Cost: two passes over each worker's collective events (one over all its events to find
-// them), one over the depth-0 events; memory ~8 B per (step, worker) cell, 4 B per
-// (instance, worker) while medians are taken, then freed.
+// Cost: per worker, two passes over all its events to find the step, two to find its
+// collectives; memory 8 B per step event, 8 B per (step, worker) cell (DiagnoseQuery::cells),
+// 4 B per (instance, worker) while medians are taken, then freed.
 // Threading: pure; reads a const Timeline (any thread, while nobody mutates it). The scans of
 // each worker's events run on DiagnoseQuery::threads threads; the result does not depend on
 // their number.
@@ -68,6 +68,9 @@ struct DiagnoseQuery
     std::string stepName; // empty: detect
     int whatIfRanks = 8;  // what-if for at most this many ranks (highest blame first)
     size_t threads = 0;   // 0: 1 for a job under 100,000 events, else Stats::defaultThreads()
+    // The steps × workers cells (8 bytes each: the viewer's heat map); off, they and
+    // DiagnosisStep::waitMaxNs stay empty/0 (the CLI and Python, whose output has neither).
+    bool cells = true;
 };
 
 struct DiagnosisStep
@@ -76,7 +79,7 @@ struct DiagnosisStep
     int64_t index = 0; // k within its generation
     int64_t beginNs = 0;
     int64_t endNs = 0;
-    int64_t waitMaxNs = 0;    // the largest per-worker wait inside the step
+    int64_t waitMaxNs = 0;    // the largest per-worker wait inside the step (with cells)
     int64_t whatIfEndNs = 0;  // end with the top culprit fixed (= endNs without one)
     int32_t lastRankWorker = -1; // worker whose step ended last
     int64_t durationNs() const { return endNs - beginNs; }
@@ -126,7 +129,7 @@ struct Diagnosis
     std::vector<DiagnosisStep> steps; // by (generation, index)
     int64_t stepP50Ns = 0, stepMeanNs = 0, stepMaxNs = 0;
     // [step][worker]: the worker's own step duration and its wait inside the step (float ns;
-    // NaN when the worker has no such step).
+    // NaN when the worker has no such step). Empty unless DiagnoseQuery::cells.
     std::vector<float> cellDurationNs, cellWaitNs;
     size_t workerCount = 0;
     float cellDuration(size_t step, size_t worker) const
