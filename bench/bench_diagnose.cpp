@@ -153,12 +153,15 @@ int main(int argc, char **argv)
                 diag.wall, diag.cpu, d.steps.size(), (long long)d.instances);
     std::printf("  diagnose / stats: wall %.2f x, cpu %.2f x\n", diag.wall / stats.wall,
                 diag.cpu / stats.cpu);
-    if (peakOk && before > 0 && peak > 0)
+    if (peakOk && before > 0 && peak > 0) {
         std::printf("  memory: resident with the timeline %.1f MB; peak during diagnose +%.1f MB "
                     "(%.1f %%)\n",
                     before / 1024.0, (peak - before) / 1024.0,
                     100.0 * double(peak - before) / double(before));
-    else
+        std::printf("  memory with the heat map's cells (the viewer's query): +%.1f MB (%.1f %%)\n",
+                    (peakCells - beforeCells) / 1024.0,
+                    100.0 * double(peakCells - beforeCells) / double(beforeCells));
+    } else
         std::printf("  memory: /proc/self/clear_refs not writable here: not measured\n");
     if (!d.culprits.empty())
         std::printf("  top culprit: rank %d (what-if step p50 %.3f ms, step p50 %.3f ms)\n",
