@@ -208,11 +208,17 @@ def test_demo_corrected_all_reduce_ends_coincide(demo):
     assert statistics.median(raw_gaps) > HOST_B_OFFSET_NS
 
 
-def test_demo_align_on_all_reduce_without_sync(demo, bin_dir, tmp_path):
+def test_demo_align_on_all_reduce_without_sync(demo, tmp_path):
     """Without sync samples, aligning the all_reduce ends of the restart-1 workers recovers
-    host-b's clock offset (global − local at each worker's first event, relative to rank 0:
-    hundreds of ms, the emulated 3.2 ms + 40 ppm since boot) to within how far apart the ends
-    truly are (alignment assumes they coincide; gloo's ring on a loaded machine leaves ms) + 1 ms."""
+    host-b's clock offset (hundreds of ms: the emulated 3.2 ms + 40 ppm since boot).
+    Alignment assumes a step's ends coincide; gloo's ring on a loaded machine leaves them
+    milliseconds apart, and each domain's map is a median-based fit of per-instance differences
+    between the domains' median ends, so at the instances its error cannot exceed how far apart
+    the ends of one instance truly are (the spread over all ranks, at most over the instances).
+    Judged on the median instance (+ 1 ms), and at each worker's first event (1.1 s before the
+    first all_reduce, so extrapolated) against the offset itself: never on one instance's luck."""
+    import syncline
+
     to = tmp_path / "nosync"
     to.mkdir()
     job = demo[0] / "job"
@@ -221,26 +227,33 @@ def test_demo_align_on_all_reduce_without_sync(demo, bin_dir, tmp_path):
         (to / log.name).write_text("".join(
             line for line in log.read_text().splitlines(keepends=True)
             if not line.startswith('{"t":"sync"')))
-    r = subprocess.run([str(bin_dir / "syncline"), "stats", str(to), "--json", "--align-on",
-                        "all_reduce"], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    clocks = {w["rank"]: w["clock"] for w in json.loads(r.stdout)["workers"]}
-    assert sorted(clocks) == list(range(8))
-    assert {c["method"] for c in clocks.values()} == {"collectives"}
-    truth = {}
+    tl = syncline.load_timeline(str(to), align_on="all_reduce")
+    workers = {w.rank: w for w in tl.workers}
+    assert sorted(workers) == list(range(8))
+    assert {w.clock["method"] for w in workers.values()} == {"collectives"}
+
+    reduces = restart1_all_reduces(job)
+    steps = range(CRASH_STEP, STEPS)
+    truth = {r: [true_ns(reduces[r][0], reduces[r][1][k][1]) for k in steps] for r in workers}
+    ends = {}
+    for r in workers:
+        events = sorted((e for e in tl if e.rank == r and e.name == "all_reduce"),
+                        key=lambda e: e.start_ns)
+        assert [e.local_end_ns for e in events] == [reduces[r][1][k][1] for k in steps]
+        ends[r] = [e.end_ns for e in events]
+    spread = max(max(truth[r][i] for r in workers) - min(truth[r][i] for r in workers)
+                 for i in range(len(steps)))
+    first_event_truth = {}
     for log in to.glob("timer_events.*.log"):
         records = read_log(log)
         first = min(x["ts"] for x in records if x["t"] in ("B", "I", "X"))
-        truth[records[0]["rank"]] = true_ns(records[0], first) - first
-    reduces = restart1_all_reduces(job)
-    for rank, clock in clocks.items():
-        expected = truth[rank] - truth[0]
-        if rank >= 4:
+        first_event_truth[records[0]["rank"]] = true_ns(records[0], first) - first
+    for r, w in workers.items():
+        errors = [(ends[r][i] - ends[0][i]) - (truth[r][i] - truth[0][i])
+                  for i in range(len(steps))]
+        assert abs(statistics.median(errors)) <= spread + 1_000_000, (r, errors, spread)
+        expected = first_event_truth[r] - first_event_truth[0]
+        if r >= 4:
             assert expected < -HOST_B_OFFSET_NS  # host-b's clock is ahead: a real offset
-        error = (clock["offset_ns"] - clocks[0]["offset_ns"]) - expected
-        apart = max(abs(true_ns(reduces[rank][0], reduces[rank][1][k][1]) -
-                        true_ns(reduces[0][0], reduces[0][1][k][1]))
-                    for k in range(CRASH_STEP, STEPS))
-        assert abs(error) <= apart + 1_000_000, (rank, error, apart)
-        if rank >= 4:
-            assert abs(error) < 0.25 * abs(expected), (rank, error, expected)
+            error = (w.clock["offset_ns"] - workers[0].clock["offset_ns"]) - expected
+            assert abs(error) < 0.25 * abs(expected), (r, error, expected)
