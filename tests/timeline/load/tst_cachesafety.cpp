@@ -5,11 +5,11 @@
 // not the log's (its own hash right) is rebuilt, and the load equals one without caches; an
 // exception on a loader thread becomes a problem instead of ending the process. Real files,
 // real JobLoader.
-#include "timeline/load/cachefile.h"
-#include "timeline/load/correctioncache.h"
-#include "timeline/load/eventstore.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/correctioncache.h"
+#include "timeline/load/store/eventstore.h"
 #include "timeline/load/jobloader.h"
-#include "timeline/load/logindex.h"
+#include "timeline/load/store/logindex.h"
 
 #include "indexjob.h"
 

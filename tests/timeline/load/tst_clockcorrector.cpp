@@ -12,9 +12,9 @@
 #include "sim/accuracyevaluator.h"
 #include "sim/joblogwriter.h"
 #include "sim/simulator.h"
-#include "timeline/load/clockcorrector.h"
+#include "timeline/load/build/clockcorrector.h"
 #include "timeline/load/jobloader.h"
-#include "timeline/load/messagelog.h"
+#include "timeline/load/parse/messagelog.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

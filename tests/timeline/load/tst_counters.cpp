@@ -11,7 +11,7 @@
 #include "tests/common/testdata.h"
 #include "tests/timeline/testlogs.h"
 
-#include "timeline/load/chrome/asynclanes.h"
+#include "timeline/load/parse/chrome/asynclanes.h"
 #include "timeline/load/jobloader.h"
 
 #include <QtTest>

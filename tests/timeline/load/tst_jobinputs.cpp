@@ -3,7 +3,7 @@
 // it, never opened in a way that can block, and the rest of the job loads.
 #include "tests/timeline/testlogs.h"
 
-#include "timeline/load/jobinputs.h"
+#include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/jobloader.h"
 
 #include <QtTest>

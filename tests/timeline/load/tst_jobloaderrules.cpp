@@ -7,7 +7,7 @@
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/log/logparser.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
-#include "timeline/load/clockcorrector.h"
+#include "timeline/load/build/clockcorrector.h"
 
-#include "timeline/load/messagepairing.h"
-#include "timeline/load/workeradmission.h"
+#include "timeline/load/build/messagepairing.h"
+#include "timeline/load/build/workeradmission.h"
 #include "timeline/model/collectiveinstances.h"
 #include "timeline/model/collectivenames.h"
 #include "timeline/model/generation.h"

@@ -20,8 +20,8 @@
 // Threading: runs on the loader thread; the Timeline is not yet shared.
 #pragma once
 
-#include "timeline/load/eventkindlookup.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/parse/parsedfile.h"
 #include "timeline/model/timeline.h"
 
 #include "sync/syncengine.h"

@@ -1,4 +1,4 @@
-#include "timeline/load/eventkindlookup.h"
+#include "timeline/load/build/eventkindlookup.h"
 
 #include "timeline/model/timeline.h"
 

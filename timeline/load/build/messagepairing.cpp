@@ -1,5 +1,5 @@
 // MessagePairing — see messagepairing.h.
-#include "timeline/load/messagepairing.h"
+#include "timeline/load/build/messagepairing.h"
 
 #include "sync/parallel.h"
 #include "sync/radixsort.h"

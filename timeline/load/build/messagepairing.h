@@ -17,7 +17,7 @@
 // Threading: runs on the loader thread, using every core for the per-bucket and per-worker work.
 #pragma once
 
-#include "timeline/load/messagelog.h"
+#include "timeline/load/parse/messagelog.h"
 #include "timeline/model/linktable.h"
 #include "timeline/model/timeline.h"
 

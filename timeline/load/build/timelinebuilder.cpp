@@ -1,7 +1,7 @@
-#include "timeline/load/timelinebuilder.h"
+#include "timeline/load/build/timelinebuilder.h"
 
-#include "timeline/load/traceattachment.h"
-#include "timeline/load/workeradmission.h"
+#include "timeline/load/build/traceattachment.h"
+#include "timeline/load/build/workeradmission.h"
 
 #include <algorithm>
 #include <map>

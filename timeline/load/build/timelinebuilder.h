@@ -17,8 +17,8 @@
 // Threading: prepareFile is reentrant (one file per thread); merge on one thread.
 #pragma once
 
-#include "timeline/load/eventkindlookup.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/parse/parsedfile.h"
 #include "timeline/model/timeline.h"
 
 #include <memory>

@@ -1,7 +1,7 @@
 // TraceAttachment — see traceattachment.h.
-#include "timeline/load/traceattachment.h"
+#include "timeline/load/build/traceattachment.h"
 
-#include "timeline/load/timelinebuilder.h"
+#include "timeline/load/build/timelinebuilder.h"
 
 #include <algorithm>
 #include <limits>

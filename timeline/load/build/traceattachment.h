@@ -22,7 +22,7 @@
 // Threading: called by TimelineBuilder::merge on the loader thread.
 #pragma once
 
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <vector>
 

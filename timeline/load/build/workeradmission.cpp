@@ -1,6 +1,6 @@
-#include "timeline/load/workeradmission.h"
+#include "timeline/load/build/workeradmission.h"
 
-#include "timeline/load/log/logheader.h"
+#include "timeline/load/parse/log/logheader.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "timeline/load/filereader.h"
+#include "timeline/load/parse/filereader.h"
 
 #include "recorder/filekind.h"
 

@@ -1,6 +1,6 @@
-#include "timeline/load/jobinputs.h"
+#include "timeline/load/parse/jobinputs.h"
 
-#include "timeline/load/filereader.h"
+#include "timeline/load/parse/filereader.h"
 #include "recorder/filekind.h"
 #include "recorder/globpattern.h"
 #include "recorder/logpath.h"

@@ -1,7 +1,7 @@
 // ParsedFile — see parsedfile.h.
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
-#include "timeline/load/textequal.h"
+#include "timeline/load/parse/textequal.h"
 
 namespace syncline::load {
 

@@ -5,7 +5,7 @@
 // Threading: built by one thread, then moved to the builder.
 #pragma once
 
-#include "timeline/load/messagelog.h"
+#include "timeline/load/parse/messagelog.h"
 #include "timeline/model/argstore.h"
 #include "timeline/model/loadproblem.h"
 #include "timeline/model/stringtable.h"

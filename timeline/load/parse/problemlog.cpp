@@ -1,4 +1,4 @@
-#include "timeline/load/problemlog.h"
+#include "timeline/load/parse/problemlog.h"
 
 namespace syncline::load {
 

@@ -1,4 +1,4 @@
-#include "timeline/load/cachefile.h"
+#include "timeline/load/store/cachefile.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,8 +1,8 @@
-#include "timeline/load/chunkcodec.h"
+#include "timeline/load/store/chunkcodec.h"
 
-#include "timeline/load/cachefile.h"
-#include "timeline/load/varint.h"
-#include "timeline/load/windowreader.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/varint.h"
+#include "timeline/load/store/windowreader.h"
 
 #include <algorithm>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 // Threading: static functions over their arguments; any thread.
 #pragma once
 
-#include "timeline/load/eventstore.h"
+#include "timeline/load/store/eventstore.h"
 
 #include <cstdint>
 #include <mutex>

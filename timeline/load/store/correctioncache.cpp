@@ -1,9 +1,9 @@
-#include "timeline/load/correctioncache.h"
+#include "timeline/load/store/correctioncache.h"
 
-#include "timeline/load/cachefile.h"
-#include "timeline/load/filereader.h"
-#include "timeline/load/logindex.h"
-#include "timeline/load/workeradmission.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/store/logindex.h"
+#include "timeline/load/build/workeradmission.h"
 
 #include <algorithm>
 #include <cstdio>

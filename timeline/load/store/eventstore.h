@@ -25,9 +25,9 @@
 // Threading: values; write/open/read from any thread (one file per call).
 #pragma once
 
-#include "timeline/load/eventkindlookup.h"
-#include "timeline/load/logindex.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/store/logindex.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include "sync/clockmap.h"
 

@@ -1,10 +1,10 @@
-#include "timeline/load/linkstore.h"
+#include "timeline/load/store/linkstore.h"
 
-#include "timeline/load/cachefile.h"
-#include "timeline/load/correctioncache.h"
-#include "timeline/load/filereader.h"
-#include "timeline/load/varint.h"
-#include "timeline/load/windowreader.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/correctioncache.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/store/varint.h"
+#include "timeline/load/store/windowreader.h"
 
 #include <algorithm>
 #include <filesystem>

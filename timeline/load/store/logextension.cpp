@@ -1,10 +1,9 @@
-#include "timeline/load/logextension.h"
+#include "timeline/load/store/logextension.h"
 
-#include "timeline/load/cachefile.h"
-#include "timeline/load/filereader.h"
-#include "timeline/load/log/linescanner.h"
-#include "timeline/load/log/logparser.h"
-#include "timeline/load/varint.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/logparser.h"
+#include "timeline/load/store/varint.h"
 
 #include <algorithm>
 #include <map>
@@ -107,9 +106,7 @@ LogIndex::Continuation LogExtension::continuation(const std::string &path, const
     const size_t end = nl == std::string::npos ? 0 : nl + 1;
     const std::string_view fragment = std::string_view(block).substr(end);
     if (fragment.find_first_not_of(" \t\r") != std::string_view::npos) {
-        LineScanner scanner;
-        LogRecord r;
-        if (scanner.scan(fragment, r))
+        if (LogParser::recordTypeOf(fragment))
             return c; // a record without its '\n', read as the last line: it may still change
     }
     c.offset = cp.offset + int64_t(end);

@@ -27,9 +27,9 @@
 // Threading: a value used by the thread that parses the log.
 #pragma once
 
-#include "timeline/load/eventstore.h"
-#include "timeline/load/logindex.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/store/eventstore.h"
+#include "timeline/load/store/logindex.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <atomic>
 #include <optional>

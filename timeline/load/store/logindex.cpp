@@ -1,10 +1,8 @@
-#include "timeline/load/logindex.h"
+#include "timeline/load/store/logindex.h"
 
-#include "timeline/load/cachefile.h"
-#include "timeline/load/filereader.h"
-#include "timeline/load/log/linescanner.h"
-#include "timeline/load/log/logparser.h"
-#include "timeline/load/log/logrecord.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/logparser.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -42,9 +40,7 @@ int64_t LogIndex::headerLengthOf(const std::string &path)
     const size_t nl = head.find('\n');
     if (nl == std::string::npos)
         return 0;
-    LineScanner scanner;
-    LogRecord r;
-    return scanner.scan(std::string_view(head).substr(0, nl), r) && r.type == RecordType::Header
+    return LogParser::recordTypeOf(std::string_view(head).substr(0, nl)) == RecordType::Header
                ? int64_t(nl + 1)
                : 0;
 }

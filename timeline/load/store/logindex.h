@@ -20,7 +20,7 @@
 // are safe from any thread (stores go through a temporary file and rename).
 #pragma once
 
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include "sync/clocksample.h"
 

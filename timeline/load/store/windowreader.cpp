@@ -1,7 +1,7 @@
-#include "timeline/load/windowreader.h"
+#include "timeline/load/store/windowreader.h"
 
-#include "timeline/load/filereader.h"
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/logparser.h"
 
 #include <algorithm>
 #include <cerrno>

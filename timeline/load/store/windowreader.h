@@ -16,8 +16,8 @@
 // Threading: stateless; any thread.
 #pragma once
 
-#include "timeline/load/logindex.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/store/logindex.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <atomic>
 #include <string>

@@ -1,5 +1,5 @@
 // AsyncLanes — see asynclanes.h.
-#include "timeline/load/chrome/asynclanes.h"
+#include "timeline/load/parse/chrome/asynclanes.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 // ChromeTraceParser — see chrometraceparser.h.
-#include "timeline/load/chrome/chrometraceparser.h"
+#include "timeline/load/parse/chrome/chrometraceparser.h"
 
-#include "timeline/load/chrome/chrometracestate.h"
-#include "timeline/load/filereader.h"
+#include "timeline/load/parse/chrome/chrometracestate.h"
+#include "timeline/load/parse/filereader.h"
 
 #include <simdjson.h>
 

@@ -12,7 +12,7 @@
 // Parsing uses simdjson on-demand (no DOM). Threading: one parser per file.
 #pragma once
 
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <atomic>
 #include <string>

@@ -1,8 +1,8 @@
 // ChromeTraceState — see chrometracestate.h.
-#include "timeline/load/chrome/chrometracestate.h"
+#include "timeline/load/parse/chrome/chrometracestate.h"
 
-#include "timeline/load/chrome/asynclanes.h"
-#include "timeline/load/chrome/chrometraceparser.h"
+#include "timeline/load/parse/chrome/asynclanes.h"
+#include "timeline/load/parse/chrome/chrometraceparser.h"
 
 #include <nlohmann/json.hpp>
 

@@ -14,8 +14,8 @@
 // Threading: one state per parse, used by one thread.
 #pragma once
 
-#include "timeline/load/parsedfile.h"
-#include "timeline/load/problemlog.h"
+#include "timeline/load/parse/parsedfile.h"
+#include "timeline/load/parse/problemlog.h"
 
 #include <simdjson.h>
 

@@ -1,5 +1,5 @@
 // JsonCursor — see jsoncursor.h.
-#include "timeline/load/log/jsoncursor.h"
+#include "timeline/load/parse/log/jsoncursor.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // LineScanner — see linescanner.h.
-#include "timeline/load/log/linescanner.h"
+#include "timeline/load/parse/log/linescanner.h"
 
 #include <charconv>
 #include <cstring>

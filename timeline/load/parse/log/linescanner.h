@@ -9,8 +9,8 @@
 // Threading: one scanner per thread.
 #pragma once
 
-#include "timeline/load/log/jsoncursor.h"
-#include "timeline/load/log/logrecord.h"
+#include "timeline/load/parse/log/jsoncursor.h"
+#include "timeline/load/parse/log/logrecord.h"
 
 #include <string>
 #include <string_view>

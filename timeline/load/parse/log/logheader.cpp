@@ -1,7 +1,7 @@
 // LogHeader — see logheader.h.
-#include "timeline/load/log/logheader.h"
+#include "timeline/load/parse/log/logheader.h"
 
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <nlohmann/json.hpp>
 

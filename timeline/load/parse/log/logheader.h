@@ -9,7 +9,7 @@
 // Stateless; safe from any thread.
 #pragma once
 
-#include "timeline/load/problemlog.h"
+#include "timeline/load/parse/problemlog.h"
 #include "timeline/model/worker.h"
 
 #include <cstdint>

@@ -1,10 +1,10 @@
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/log/logparser.h"
 
 #include "recorder/utf8.h"
-#include "timeline/load/filereader.h"
-#include "timeline/load/log/jsoncursor.h"
-#include "timeline/load/log/logheader.h"
-#include "timeline/load/textequal.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/jsoncursor.h"
+#include "timeline/load/parse/log/logheader.h"
+#include "timeline/load/parse/textequal.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -11,13 +11,14 @@
 // Threading: one parser per file, used by one thread.
 #pragma once
 
-#include "timeline/load/log/linescanner.h"
-#include "timeline/load/log/syncsampleset.h"
-#include "timeline/load/parsedfile.h"
-#include "timeline/load/problemlog.h"
+#include "timeline/load/parse/log/linescanner.h"
+#include "timeline/load/parse/log/syncsampleset.h"
+#include "timeline/load/parse/parsedfile.h"
+#include "timeline/load/parse/problemlog.h"
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +46,9 @@ public:
                                 size_t interval);
     // True when the first line of `head` looks like a syncline log record.
     static bool sniff(std::string_view head);
+    // One line (without its '\n') read on its own: its record type when it is a valid record,
+    // else nothing (the store asks whether a first line is a header, a fragment a whole record).
+    static std::optional<RecordType> recordTypeOf(std::string_view line);
 
     // Live reading (LiveJob) between feeds, without finish(): the output so far — events in
     // arrival order, not sorted or nested, open ones flagged EventOpen with localEnd ==

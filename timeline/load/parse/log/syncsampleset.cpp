@@ -1,5 +1,5 @@
 // SyncSampleSet — see syncsampleset.h.
-#include "timeline/load/log/syncsampleset.h"
+#include "timeline/load/parse/log/syncsampleset.h"
 
 #include <algorithm>
 
