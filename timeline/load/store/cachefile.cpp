@@ -22,24 +22,6 @@ uint64_t CacheFile::hash(std::string_view bytes, uint64_t h)
     return h;
 }
 
-void CacheFile::appendJsonString(std::string &out, std::string_view s)
-{
-    out += '"';
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += char(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += char(c);
-        }
-    }
-    out += '"';
-}
-
 uint64_t CacheFile::wordHash(std::string_view bytes)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes.size();

@@ -26,9 +26,6 @@ class CacheFile
 {
 public:
     static uint64_t hash(std::string_view bytes, uint64_t seed = 1469598103934665603ull);
-    // Appends `s` as a JSON string (quotes, \\ and \" escaped, control bytes as \\u00XX): the
-    // synthetic records a read that starts mid-log feeds the parser (LogIndex, LogExtension).
-    static void appendJsonString(std::string &out, std::string_view s);
     // A faster hash, 8 bytes a step (the event store's chunks: megabytes per window).
     static uint64_t wordHash(std::string_view bytes);
     // The directory for cache files of logs in `dir` (beside: the .syncline-index one).

@@ -16,8 +16,6 @@ namespace syncline::load {
 namespace {
 
 constexpr int64_t kTailBytes = 4096;
-// The name of the synthetic records' own events (dropped again: never in the result).
-constexpr const char *kResumeName = "syncline.resume";
 
 struct Fd
 {
@@ -38,21 +36,6 @@ struct Fd
         return fd >= 0 && (n <= 0 || varint::preadExact(fd, buf.data(), buf.size(), offset));
     }
 };
-
-// `,"key":value` for each field.
-std::string fields(std::initializer_list<std::pair<const char *, int64_t>> list)
-{
-    std::string s;
-    for (const auto &[key, value] : list)
-        s += std::string(",\"") + key + "\":" + std::to_string(value);
-    return s;
-}
-
-// The start of a record of `type` with integer fields (the caller adds the rest and "}\n").
-std::string record(const char *type, std::initializer_list<std::pair<const char *, int64_t>> list)
-{
-    return std::string("{\"t\":\"") + type + "\"" + fields(list);
-}
 
 // The events of track t that are still open, in index order (their stack order: they all end
 // at the last local time, so the stable sort kept the order they were opened in).
@@ -199,22 +182,17 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
     auto &tracks = p.worker.tracks;
     if (!m_unchanged)
         m_before = tracks; // what the store holds, to find where each track changed
-    // What the old bytes' parse left in the parser's state, as records.
+    // What the old bytes' parse left in the parser's state.
     std::vector<std::vector<uint32_t>> opens(tracks.size());
-    std::vector<size_t> synthetic(tracks.size(), 0); // per track: its synthetic events
+    std::vector<size_t> restored(tracks.size(), 0); // per track: its restored open events
     std::map<int64_t, int64_t> orderTs(x.resume.lastOrderTs.begin(), x.resume.lastOrderTs.end());
-    std::string syn;
-    auto counter = [&syn](int64_t ts) {
-        syn += record("C", {{"ts", ts}}) + ",\"name\":\"" + kResumeName + "\",\"value\":null}\n";
-    };
-    counter(x.firstLocalNs);
-    counter(x.lastLocalNs);
-    for (const sync::ClockSample &s : x.samples) {
-        syn += record("sync", {{"burst", s.burst}, {"seq", s.seq}}) + ",\"ref\":";
-        CacheFile::appendJsonString(syn, x.refId);
-        syn += fields({{"t1", s.t1}, {"t2", s.t2}, {"t3", s.t3}, {"t4", s.t4}}) + "}\n";
-    }
-    // The file's first thread first (a record without tid belongs to it).
+    LogParser::Resume state;
+    state.localRange = std::make_pair(x.firstLocalNs, x.lastLocalNs);
+    state.refs = {x.refId};
+    for (const sync::ClockSample &s : x.samples)
+        state.samples.emplace_back(0, s);
+    // The file's first thread first (a record without tid belongs to it); a thread is restored
+    // when something of it is still open, its order check has a time, or it is the first.
     std::vector<size_t> order(tracks.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
@@ -223,42 +201,34 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
     for (size_t ti : order) {
         const EventTrack &t = tracks[ti];
         opens[ti] = openEvents(t);
+        restored[ti] = opens[ti].size();
+        LogParser::Resume::Thread th;
+        th.tid = t.tid;
         for (uint32_t e : opens[ti]) {
-            LogIndex::Span s;
-            s.tid = t.tid;
-            s.localStart = t.localStart[e];
-            s.name = std::string(p.names.name(t.nameId[e]));
-            const int64_t a = t.argsId(e);
-            if (a >= 0)
-                s.args = std::string(p.args.text(uint32_t(a)));
-            syn += s.beginRecord();
+            LogParser::Resume::Open o;
+            o.localStart = t.localStart[e];
+            o.name = std::string(p.names.name(t.nameId[e]));
+            if (const int64_t a = t.argsId(e); a >= 0)
+                o.args = std::string(p.args.text(uint32_t(a)));
+            th.open.push_back(std::move(o));
         }
-        synthetic[ti] = opens[ti].size();
-        if (const auto it = orderTs.find(t.tid); it != orderTs.end()) {
-            for (const char *type : {"B", "E"})
-                syn += record(type, {{"ts", it->second}, {"tid", t.tid}}) + ",\"name\":\"" +
-                       kResumeName + "\"}\n";
-            ++synthetic[ti];
-        } else if (synthetic[ti] == 0 && t.tid == x.resume.firstTid) {
-            syn += record("X", {{"ts", x.firstLocalNs}, {"dur", 0}, {"tid", t.tid}}) +
-                   ",\"name\":\"" + kResumeName + "\"}\n";
-            ++synthetic[ti];
-        }
+        if (const auto it = orderTs.find(t.tid); it != orderTs.end())
+            th.lastOrderTs = it->second;
+        if (!th.open.empty() || th.lastOrderTs || t.tid == x.resume.firstTid)
+            state.threads.push_back(std::move(th));
     }
-    if (x.lastHeartbeatLocalNs != 0)
-        syn += record("hb", {{"ts", x.lastHeartbeatLocalNs}, {"dropped", x.droppedEvents}}) + "}\n";
-    else if (x.droppedEvents != 0)
-        syn += record("hb", {{"dropped", x.droppedEvents}}) + "}\n";
-    if (x.closedCleanly)
-        syn += record("close", {{"dropped", x.droppedEvents}}) + "}\n";
+    state.lastHeartbeatLocalNs = x.lastHeartbeatLocalNs;
+    state.droppedEvents = x.droppedEvents;
+    state.closedCleanly = x.closedCleanly;
+    state.line = x.resume.line;
+    state.bytes = x.resume.offset;
 
     LogParser parser(m_path);
     const Fd file(m_path);
     std::string buf;
     if (!file.read(buf, 0, x.headerEnd) || parser.feed(buf) != buf.size() ||
-        parser.feed(syn) != syn.size() || !parser.takeProblems().empty())
+        !parser.restore(state) || !parser.takeProblems().empty())
         return std::nullopt;
-    parser.seek(x.resume.line, x.resume.offset);
     LogIndex::Builder builder;
     builder.checkpoint(parser);
     // The new bytes, up to the size that was checked, in slices; a checkpoint about every
@@ -304,13 +274,13 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
             tracks.back().async = from.async;
             tracks.back().category = from.category;
             opens.emplace_back();
-            synthetic.push_back(0);
+            restored.push_back(0);
         }
         trackMap[k] = ti;
         EventTrack &to = tracks[ti];
         if (!from.threadName.empty())
             to.threadName = from.threadName;
-        if (from.count() < synthetic[ti])
+        if (from.count() < restored[ti])
             return std::nullopt;
         for (size_t j = 0; j < opens[ti].size(); ++j) {
             const uint32_t e = opens[ti][j];
@@ -320,7 +290,7 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
             to.flags[e] = from.flags[j];
             setArgs(to, e, argOf(from, uint32_t(j)));
         }
-        for (size_t j = synthetic[ti]; j < from.count(); ++j) {
+        for (size_t j = restored[ti]; j < from.count(); ++j) {
             const uint32_t e =
                 p.addEvent(to, from.localStart[j], from.localEnd[j],
                            p.names.intern(t.names.name(from.nameId[j])), from.flags[j]);

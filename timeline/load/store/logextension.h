@@ -13,13 +13,12 @@
 // with the same size, truncated, replaced or changed within those bytes is parsed whole (and
 // its files rewritten); so is one whose state at the old end cannot be restored exactly.
 //
-// How it stays exactly the full parse: a LogParser is given the header line, then synthetic
-// records that restore what the parse of the old bytes left in its state — the events still
-// open (as their B records, so their E in the new bytes matches them), per thread the last time
-// of its order check (a B/E pair at that time), every sync sample with its reference (the
-// choice of reference counts them all), the first and last local time (null counter samples),
-// the last heartbeat, the drops and the close — then it continues at the old line number and
-// offset. Its output (the open events' ends, the new events, messages, samples, counters,
+// How it stays exactly the full parse: a LogParser is given the header line, then the state
+// the parse of the old bytes left (LogParser::restore, from the index and the decoded store) —
+// the events still open (so their E in the new bytes matches them), per thread the last time
+// of its order check, every sync sample with its reference (the choice of reference counts them
+// all), the first and last local time, the last heartbeat, the drops and the close — and it
+// continues at the old line number and offset. No record is written to be parsed again. Its output (the open events' ends, the new events, messages, samples, counters,
 // problems, the worker's fields) is merged into the decoded tracks; TimelineBuilder::prepareFile
 // then sorts and nests them as it would a full parse (a stable sort: the old events come first
 // among equals, as they do in the file).

@@ -152,17 +152,6 @@ void LogIndex::append(const LogIndex &more)
     spans.insert(spans.end(), more.spans.begin(), more.spans.end());
 }
 
-std::string LogIndex::Span::beginRecord() const
-{
-    std::string line = "{\"t\":\"B\",\"ts\":" + std::to_string(localStart) +
-                       ",\"tid\":" + std::to_string(tid) + ",\"name\":";
-    CacheFile::appendJsonString(line, name);
-    if (!args.empty())
-        line += ",\"args\":" + args;
-    line += "}\n";
-    return line;
-}
-
 std::pair<size_t, size_t> LogIndex::blocksFor(int64_t a, int64_t b) const
 {
     const size_t n = checkpoints.size();

@@ -66,9 +66,6 @@ struct LogIndex
         uint16_t flags = 0; // the full parse's (EventOpen when it never ended)
         std::string name;
         std::string args; // "" = none
-        // The B record that opened it (its name and args as the full parse stored them), with
-        // its '\n': what a read that starts after it feeds the parser first.
-        std::string beginRecord() const;
     };
     // Where the parse of this log can be taken up again when the log grows (LogExtension,
     // docs/scale.md "A growing log"): the end of its last complete line, the lines before it,

@@ -101,11 +101,19 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
         read += int64_t(buf.size());
     }
     if (lo > 0) {
-        std::string opened;
-        for (uint32_t k = 0; k < from.openCount; ++k)
-            opened += x.spans[x.openSpans[from.openBegin + k]].beginRecord();
-        parser.feed(opened);
-        parser.seek(from.line, from.offset);
+        // The events open at the checkpoint, restored as the parse there had them.
+        LogParser::Resume state;
+        for (uint32_t k = 0; k < from.openCount; ++k) {
+            const LogIndex::Span &s = x.spans[x.openSpans[from.openBegin + k]];
+            if (state.threads.empty() || state.threads.back().tid != s.tid) {
+                state.threads.emplace_back();
+                state.threads.back().tid = s.tid;
+            }
+            state.threads.back().open.push_back({s.localStart, s.name, s.args});
+        }
+        state.line = from.line;
+        state.bytes = from.offset;
+        parser.restore(state);
     }
     // The blocks in 4 MiB slices (a file's window costs a few MiB while it is parsed, however
     // wide the window); a line longer than a slice grows it.

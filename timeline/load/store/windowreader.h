@@ -1,8 +1,8 @@
 // WindowReader — reads the part of one syncline log that a time window needs, using its LogIndex
 // (docs/scale.md "Windowed opening"): the blocks [lo, hi) that LogIndex::blocksFor gives for the
-// window's local times are read with one pread, after the header line and, as synthetic B
-// records, the events still open at checkpoint lo (so events that began before the window keep
-// their ancestors and their E records match); events still open at the end of block hi − 1 get
+// window's local times are read with one pread, after the header line and the events still
+// open at checkpoint lo, restored into the parser (LogParser::restore: events that began before
+// the window keep their ancestors and their E records match); events still open at the end of block hi − 1 get
 // the end the full parse gave them (the index's spans). The result is a ParsedFile like
 // LogParser::parseFile's, holding every event of the file that overlaps the window (and some
 // around it, up to a block's worth: the caller cuts), with the worker fields, thread names and

@@ -8,6 +8,10 @@
 // Names and args are kept valid UTF-8: an invalid byte becomes U+FFFD, reported with the line.
 // Incremental: feed() consumes whole lines and returns the bytes consumed (a live reader feeds
 // the rest again later); finish() treats what is left as the torn last line.
+// Resumable: snapshot() is the state at a line boundary that the rest of the file depends on
+// (open events, order checks, sync samples, local time range, heartbeat, drops, close);
+// restore() puts such a state into a parser that has read only the header line, so that the
+// bytes after that boundary parse as they would have in one pass (LogExtension: a grown log).
 // Threading: one parser per file, used by one thread.
 #pragma once
 
@@ -46,6 +50,41 @@ public:
                                 size_t interval);
     // True when the first line of `head` looks like a syncline log record.
     static bool sniff(std::string_view head);
+    // The parse state at a line boundary that the rest of the file depends on.
+    struct Resume
+    {
+        struct Open
+        {
+            int64_t localStart = 0;
+            std::string name;
+            std::string args; // the args object's text, empty for none
+        };
+        struct Thread
+        {
+            int64_t tid = 0;
+            std::vector<Open> open;             // its open B events, outermost first
+            std::optional<int64_t> lastOrderTs; // the order check's last time on it
+        };
+        std::vector<Thread> threads; // the tracks, in creation order (records without tid: first)
+        std::vector<std::string> refs;
+        std::vector<std::pair<uint32_t, sync::ClockSample>> samples; // (index into refs), in order
+        std::optional<std::pair<int64_t, int64_t>> localRange; // first and last local time seen
+        int64_t lastHeartbeatLocalNs = 0, droppedEvents = 0;
+        bool closedCleanly = false;
+        int64_t line = 0, bytes = 0; // where the parse goes on (lines read, bytes consumed)
+    };
+    // The state now (between feeds).
+    Resume snapshot() const;
+    // Puts `state` into this parser, which has been fed the header line (or nothing) and no
+    // other record: each open event is taken as its B record would be (one more line: the same
+    // checks, problems and order state), so the next E records close them; the rest becomes the
+    // parser's state, and reading goes on at state.line / state.bytes. False when the state is
+    // one no parse could have left (a time out of range, an inconsistent sample); a problem
+    // (takeProblems) when restoring reported one (open events whose starts are out of order,
+    // reported again as their B records would be): a caller that needs the exact state of a
+    // parse without problems parses the file whole then.
+    bool restore(const Resume &state);
+
     // One line (without its '\n') read on its own: its record type when it is a valid record,
     // else nothing (the store asks whether a first line is a header, a fragment a whole record).
     static std::optional<RecordType> recordTypeOf(std::string_view line);
