@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
+#include <dirent.h>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -229,6 +231,63 @@ bool CacheFile::Reader::finish()
         m_error = "trailing bytes";
     }
     return m_ok;
+}
+
+namespace {
+
+bool endsWith(std::string_view s, std::string_view end)
+{
+    return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// `<cache name>.tmp.XXXXXX` (mkostemp's six characters) of one of the cache kinds.
+bool isCacheTemp(std::string_view name)
+{
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string_view::npos || name.size() - at != 11)
+        return false;
+    const std::string_view base = name.substr(0, at);
+    for (const char *ext : {".sidx", ".sevt", ".scc", ".slk"})
+        if (endsWith(base, ext))
+            return true;
+    return false;
+}
+
+} // namespace
+
+size_t CacheFile::removeStale(const std::string &written, std::string_view stem,
+                              std::string_view ext)
+{
+    const size_t slash = written.rfind('/');
+    if (slash == std::string::npos)
+        return 0;
+    const std::string dir = written.substr(0, slash);
+    const std::string self = written.substr(slash + 1);
+    DIR *d = ::opendir(dir.c_str());
+    if (!d)
+        return 0;
+    const int64_t now = int64_t(::time(nullptr));
+    size_t removed = 0;
+    while (const dirent *e = ::readdir(d)) {
+        const std::string_view name(e->d_name);
+        const bool older = name != self && name.substr(0, stem.size()) == stem &&
+                           name.size() > stem.size() + ext.size() && endsWith(name, ext);
+        const bool temp = isCacheTemp(name);
+        if (!older && !temp)
+            continue;
+        const std::string path = dir + "/" + std::string(name);
+        struct stat st
+        {
+        };
+        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (temp && now - int64_t(st.st_mtime) < kOrphanAgeS)
+            continue;
+        if (::unlink(path.c_str()) == 0)
+            ++removed;
+    }
+    ::closedir(d);
+    return removed;
 }
 
 } // namespace syncline::load

@@ -35,6 +35,15 @@ public:
     // Why the cache directory `place` must not be used ("" when it may, or does not exist yet):
     // a symbolic link, not a directory, or owned by another user than this one or root.
     static std::string refusal(const std::string &place);
+    // After `written` (a cache file just written) replaced an older one of its kind: removes,
+    // in its directory, the other files named `<stem>*<ext>` (the caches of an earlier state of
+    // the logs) and the temporary files a killed writer left behind (`<name>.tmp.XXXXXX` of a
+    // cache name, .sidx, .sevt, .scc or .slk, older than kOrphanAge: a younger one may be a
+    // writer at work). Only regular files (lstat: a link is never followed nor removed), only
+    // syncline's names. Returns the number removed.
+    static constexpr int64_t kOrphanAgeS = 3600;
+    static size_t removeStale(const std::string &written, std::string_view stem,
+                              std::string_view ext);
     // Writes `parts` one after the other as `path`, atomically (a temporary file beside it,
     // renamed over); creates the directory. False when any step fails (nothing is left behind).
     static bool writeParts(const std::string &path, std::initializer_list<std::string_view> parts);

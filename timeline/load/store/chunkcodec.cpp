@@ -11,6 +11,11 @@
 namespace syncline::load {
 
 using varint::unzig;
+
+static int64_t wrapAdd(int64_t a, int64_t b)
+{
+    return int64_t(uint64_t(a) + uint64_t(b));
+}
 using varint::zig;
 using VarReader = varint::Reader;
 
@@ -185,15 +190,17 @@ bool ChunkCodec::decodeEvents(std::string_view bytes, const Chunk &c, size_t fir
         // Seven varints; unchecked while a whole event's worth of bytes remains.
         const bool fast = v.left() >= 7 * VarReader::kMaxBytes;
         auto next = [&v, fast] { return fast ? v.getUnchecked() : v.get(); };
-        start += unzig(next());
-        const int64_t stop = start + unzig(next());
+        // Wrapping sums (a corrupt delta is no undefined behaviour), then the parser's rule:
+        // a time beyond ±2^62 ns is one no parse gives, so the chunk is corrupt.
+        start = wrapAdd(start, unzig(next()));
+        const int64_t stop = wrapAdd(start, unzig(next()));
         const uint64_t name = next();
         const uint64_t up = next();
         const uint64_t depth = next();
         uint16_t flags = uint16_t(next());
         const uint64_t arg = next();
         if (v.bad || name >= keep.names || arg > s.argIds.size() || depth > 0xFFFF ||
-            up > first + e)
+            up > first + e || !logTimeInRange(start) || !logTimeInRange(stop))
             return corrupt("corrupt chunk");
         if (keep.in && !keep.in->keep(start, stop))
             continue;
@@ -258,10 +265,10 @@ bool ChunkCodec::decodeMessages(std::string_view bytes, const Chunk &c, size_t t
     VarReader v(bytes);
     int64_t ts = 0;
     for (uint32_t e = 0; e < c.count; ++e) {
-        ts += unzig(v.get());
+        ts = wrapAdd(ts, unzig(v.get()));
         const uint64_t trackSend = v.get();
         const uint64_t len = v.get();
-        if (v.bad || len > uint64_t(v.end - v.p) ||
+        if (v.bad || len > uint64_t(v.end - v.p) || !logTimeInRange(ts) ||
             (trackSend >> 1) >= std::max<size_t>(tracks, 1)) {
             *why = "corrupt chunk";
             return false;

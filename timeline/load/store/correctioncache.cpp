@@ -98,11 +98,7 @@ std::string CorrectionCache::keyOf(const std::vector<std::string> &logs, const s
                 *error = p + ": cannot stat";
             return {};
         }
-        char buf[128];
-        std::snprintf(buf, sizeof buf, " %lld %lld %llu %016llx\n", (long long)s->size,
-                      (long long)s->mtimeNs, (unsigned long long)s->inode,
-                      (unsigned long long)s->headHash);
-        key += p + buf;
+        key += p + s->text() + "\n";
     }
     return key;
 }
@@ -167,9 +163,13 @@ bool CorrectionCache::store(const std::vector<std::string> &logs, const std::str
     writeRange(w, range[1]);
     w.i64(events);
     const std::vector<std::string> sorted = absoluteSorted(logs);
-    for (bool beside : {true, false})
-        if (w.writeTo(fileFor(sorted, key, beside)))
+    for (bool beside : {true, false}) {
+        const std::string path = fileFor(sorted, key, beside);
+        if (w.writeTo(path)) {
+            CacheFile::removeStale(path, "correction-", ".scc");
             return true;
+        }
+    }
     return false;
 }
 

@@ -55,10 +55,7 @@ std::string directory(const ParsedFile &f, const LogFileStamp &stamp,
                       const std::vector<Chunk> &msgChunks, uint64_t dirOffset)
 {
     CacheFile::Writer dir(kMagic, EventStore::kVersion);
-    dir.i64(stamp.size);
-    dir.i64(stamp.mtimeNs);
-    dir.u64(stamp.inode);
-    dir.u64(stamp.headHash);
+    stamp.write(dir);
     dir.u32(f.usable ? 1 : 0);
     dir.u32(f.rankKnown ? 1 : 0);
     dir.u32(uint32_t(f.names.size()));
@@ -302,10 +299,7 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
         EventStore s;
         s.m_path = p;
         s.storedBytes = int64_t(size);
-        s.stamp.size = r.i64();
-        s.stamp.mtimeNs = r.i64();
-        s.stamp.inode = r.u64();
-        s.stamp.headHash = r.u64();
+        s.stamp = LogFileStamp::read(r);
         s.usable = r.u32() != 0;
         s.rankKnown = r.u32() != 0;
         s.names.resize(r.count(4));

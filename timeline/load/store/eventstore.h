@@ -45,7 +45,7 @@ class EventStore
 {
 public:
     // 2: the msg records (1 had only the events; its files are ignored and rewritten).
-    static constexpr uint32_t kVersion = 2;
+    static constexpr uint32_t kVersion = 3; // 3: the stamp's ctime and tail hash
     static constexpr uint32_t kChunkEvents = 1024;
 
     struct Chunk

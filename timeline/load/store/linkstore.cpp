@@ -92,10 +92,13 @@ bool LinkStore::write(const Timeline &tl, const std::vector<std::string> &logs,
     const uint64_t dirOffset = chunks.size();
     std::string tail = w.finished();
     tail.append(reinterpret_cast<const char *>(&dirOffset), 8);
-    for (bool beside : {true, false})
-        if (CacheFile::writeParts(CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"),
-                                  {chunks, tail}))
+    for (bool beside : {true, false}) {
+        const std::string path = CorrectionCache::fileOf(logs, key, beside, "links-", ".slk");
+        if (CacheFile::writeParts(path, {chunks, tail})) {
+            CacheFile::removeStale(path, "links-", ".slk");
             return true;
+        }
+    }
     return false;
 }
 

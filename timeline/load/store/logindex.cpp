@@ -1,13 +1,16 @@
 #include "timeline/load/store/logindex.h"
 
 #include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/varint.h"
 #include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/log/logparser.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <cstdio>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace syncline::load {
 
@@ -21,17 +24,63 @@ constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'I', 'D', 'X', '1'};
 
 std::optional<LogFileStamp> LogFileStamp::of(const std::string &path)
 {
+    std::string error;
+    const int fd = FileReader::openRegular(path, &error);
+    if (fd < 0)
+        return std::nullopt;
     struct stat st
     {
     };
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
         return std::nullopt;
+    }
     LogFileStamp s;
     s.size = int64_t(st.st_size);
     s.mtimeNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    s.ctimeNs = int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
     s.inode = uint64_t(st.st_ino);
-    s.headHash = CacheFile::hash(FileReader::head(path, 4096));
+    constexpr int64_t kEdge = 4096;
+    std::string edge(size_t(std::min(kEdge, s.size)), '\0');
+    const bool head = varint::preadExact(fd, edge.data(), edge.size(), 0);
+    s.headHash = CacheFile::hash(head ? edge : std::string());
+    const bool tail = varint::preadExact(fd, edge.data(), edge.size(), s.size - int64_t(edge.size()));
+    s.tailHash = CacheFile::hash(tail ? edge : std::string());
+    ::close(fd);
+    if (!head || !tail)
+        return std::nullopt;
     return s;
+}
+
+void LogFileStamp::write(CacheFile::Writer &w) const
+{
+    w.i64(size);
+    w.i64(mtimeNs);
+    w.i64(ctimeNs);
+    w.u64(inode);
+    w.u64(headHash);
+    w.u64(tailHash);
+}
+
+LogFileStamp LogFileStamp::read(CacheFile::Reader &r)
+{
+    LogFileStamp s;
+    s.size = r.i64();
+    s.mtimeNs = r.i64();
+    s.ctimeNs = r.i64();
+    s.inode = r.u64();
+    s.headHash = r.u64();
+    s.tailHash = r.u64();
+    return s;
+}
+
+std::string LogFileStamp::text() const
+{
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " %lld %lld %lld %llu %016llx %016llx", (long long)size,
+                  (long long)mtimeNs, (long long)ctimeNs, (unsigned long long)inode,
+                  (unsigned long long)headHash, (unsigned long long)tailHash);
+    return buf;
 }
 
 int64_t LogIndex::headerLengthOf(const std::string &path)
@@ -183,10 +232,7 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
         return std::nullopt;
     }
     LogIndex x;
-    x.stamp.size = r.i64();
-    x.stamp.mtimeNs = r.i64();
-    x.stamp.inode = r.u64();
-    x.stamp.headHash = r.u64();
+    x.stamp = LogFileStamp::read(r);
     x.headerEnd = r.i64();
     x.firstLocalNs = r.i64();
     x.lastLocalNs = r.i64();
@@ -307,10 +353,7 @@ std::optional<LogIndex> LogIndex::load(const std::string &logPath, std::string *
 std::string LogIndex::store(const std::string &logPath) const
 {
     CacheFile::Writer wr(kMagic, kVersion);
-    wr.i64(stamp.size);
-    wr.i64(stamp.mtimeNs);
-    wr.u64(stamp.inode);
-    wr.u64(stamp.headHash);
+    stamp.write(wr);
     wr.i64(headerEnd);
     wr.i64(firstLocalNs);
     wr.i64(lastLocalNs);

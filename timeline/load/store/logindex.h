@@ -11,8 +11,8 @@
 //
 // File: `<log dir>/.syncline-index/<log name>.sidx`, or, when that directory cannot be written,
 // `$XDG_CACHE_HOME/syncline/index/<hash of the log dir>/<log name>.sidx` (~/.cache without
-// XDG_CACHE_HOME). Binary, little-endian, version kVersion; it describes the log by size, mtime,
-// inode and a hash of its first 4 KiB, and ends with a hash of its own bytes. An index that does
+// XDG_CACHE_HOME). Binary, little-endian, version kVersion; it describes the log by its LogFileStamp (size,
+// mtime, ctime, inode, hashes of its first and last 4 KiB), and ends with a hash of its own bytes. An index that does
 // not match its log in every one of those, or fails its own hash, is ignored (and rebuilt by the
 // next full load) — never trusted.
 //
@@ -21,6 +21,7 @@
 #pragma once
 
 #include "timeline/load/parse/parsedfile.h"
+#include "timeline/load/store/cachefile.h"
 
 #include "sync/clocksample.h"
 
@@ -33,21 +34,33 @@ namespace syncline::load {
 
 class LogParser;
 
-// The identity of a log file an index (or the correction cache) was made from.
+// The identity of a log file its caches were made from: the one stamp rule of the store. A
+// cache is used only when the log's stamp now equals the one it was written with (every field);
+// written into the index and the event store (write/read), and into the key of the correction
+// and link caches (text). A log rewritten in place with its size, inode, first bytes and even
+// its mtime kept (a tool that restores the time) still changes its ctime (which no user can
+// set) and, almost always, its last bytes.
 struct LogFileStamp
 {
     int64_t size = 0;
     int64_t mtimeNs = 0;
+    int64_t ctimeNs = 0;
     uint64_t inode = 0;
     uint64_t headHash = 0; // FNV-1a 64 of the first min(4096, size) bytes
+    uint64_t tailHash = 0; // FNV-1a 64 of the last min(4096, size) bytes
     bool operator==(const LogFileStamp &) const = default;
     static std::optional<LogFileStamp> of(const std::string &path);
+    void write(CacheFile::Writer &w) const;
+    static LogFileStamp read(CacheFile::Reader &r);
+    // The fields as one line of text (the correction and link caches' key).
+    std::string text() const;
 };
 
 struct LogIndex
 {
-    // 2: the continuation (a grown log is extended, LogExtension); files of 1 are rebuilt.
-    static constexpr uint32_t kVersion = 2;
+    // 2: the continuation (a grown log is extended, LogExtension); 3: the stamp's ctime and
+    // tail hash. Files of other versions are rebuilt.
+    static constexpr uint32_t kVersion = 3;
     static constexpr size_t kInterval = 256 << 10; // bytes between checkpoints (default)
 
     struct Checkpoint
