@@ -2,6 +2,7 @@
 #include "timeline/load/build/traceattachment.h"
 
 #include "timeline/load/build/timelinebuilder.h"
+#include "timeline/load/build/workeradmission.h"
 
 #include <algorithm>
 #include <limits>
@@ -38,12 +39,12 @@ Span eventSpan(const Worker &w)
 
 int64_t anchorShift(const WorkerInfo &log)
 {
-    return log.anchorMonoNs - log.anchorWallNs; // local = wall + shift
+    return -WorkerAdmission::wallMinusLocalNs(log); // local = wall + shift
 }
 
 bool hasAnchor(const WorkerInfo &info)
 {
-    return info.anchorWallNs != 0 || info.anchorMonoNs != 0;
+    return WorkerAdmission::hasClockAnchor(info);
 }
 
 // The log (index into files) that `trace` belongs to, or -1; *why says why not when there are

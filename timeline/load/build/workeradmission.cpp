@@ -10,9 +10,9 @@ namespace syncline::load {
 
 sync::ClockMap WorkerAdmission::rawClock(const WorkerInfo &info)
 {
-    if (info.anchorWallNs == 0 && info.anchorMonoNs == 0)
+    if (!hasClockAnchor(info))
         return sync::ClockMap();
-    return sync::ClockMap::offset(info.anchorWallNs - info.anchorMonoNs);
+    return sync::ClockMap::offset(wallMinusLocalNs(info));
 }
 
 size_t WorkerAdmission::admit(Timeline &tl, Worker w, bool rankKnown,

@@ -30,6 +30,17 @@ public:
     static size_t admit(Timeline &timeline, Worker worker, bool rankKnown,
                         std::vector<LoadProblem> &problems);
     static sync::ClockMap rawClock(const WorkerInfo &info);
+    // The clock-anchor rule, the one place for it: a worker has an anchor when its header gave
+    // one (wall or monotonic time not 0), and then wall = local + wallMinusLocalNs(info). Used
+    // by rawClock and by TraceAttachment (a profiler trace's wall times onto the log's clock).
+    static bool hasClockAnchor(const WorkerInfo &info)
+    {
+        return info.anchorWallNs != 0 || info.anchorMonoNs != 0;
+    }
+    static int64_t wallMinusLocalNs(const WorkerInfo &info)
+    {
+        return info.anchorWallNs - info.anchorMonoNs;
+    }
 };
 
 } // namespace syncline::load
