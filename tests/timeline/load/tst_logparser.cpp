@@ -1,5 +1,5 @@
-// LogParser on real log files written into a temporary directory: the reliability cases of
-// issue #15 that concern the syncline log reader itself (docs/log-format.md, "Reliability").
+// LogParser on real log files written into a temporary directory: the reliability cases
+// that concern the syncline log reader itself (docs/log-format.md, "Reliability").
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
@@ -138,7 +138,7 @@ void TstLogParser::unknownVersionLoadsNothing_data()
     QTest::newRow("string") << "\"1\"" << false;
 }
 
-// A header naming a format version this reader does not know (issue 15, item 15): its records
+// A header naming a format version this reader does not know: its records
 // may mean something else, so none of them load, and the Error says why; version 1 loads.
 void TstLogParser::unknownVersionLoadsNothing()
 {
@@ -162,7 +162,7 @@ void TstLogParser::unknownVersionLoadsNothing()
                             [](const EventTrack &t) { return t.count() == 0; }));
 }
 
-// Times past int64 arithmetic (issue 15, item 13): an X whose ts + dur overflows used to wrap
+// Times past int64 arithmetic: an X whose ts + dur overflows used to wrap
 // into a negative duration and drag the job's origin to -9.2e18 for every event. Every time a
 // record carries must lie within ±2^62 ns (parsedfile.h, kMaxTimeNs); a record outside is
 // reported with its line and dropped, and the rest of the file loads unchanged.
@@ -202,7 +202,7 @@ void TstLogParser::extremeTimesAreReportedNotWrapped()
     QCOMPARE(r.timeline->eventCount(), size_t(2));
 }
 
-// Header integers outside their type (issue 15, item 13): "rank": 1e10 was cast from a double
+// Header integers outside their type: "rank": 1e10 was cast from a double
 // (undefined behaviour; -2147483648 here), 10000000000 wrapped. Each is now a warning naming the
 // key and the range, and the documented default is used.
 void TstLogParser::headerIntsOutOfRangeAreReported()
@@ -236,8 +236,8 @@ void TstLogParser::headerIntsOutOfRangeAreReported()
     QCOMPARE(f.worker.tracks[0].count(), size_t(1));
 }
 
-// A 16 MB event name quoted twice in a misnesting warning made a 32 MB problem line (issue 15,
-// item 16): problems are cut at ProblemLog::kMaxMessageBytes and say how long they were.
+// A 16 MB event name quoted twice in a misnesting warning made a 32 MB problem line:
+// problems are cut at ProblemLog::kMaxMessageBytes and say how long they were.
 void TstLogParser::hugeNameIsCutInProblems()
 {
     QTemporaryDir dir;

@@ -3,7 +3,7 @@
 // per id, the last send and the last receive (in worker, then file order) make a pair; Chrome
 // flows add their steps (s → t → … → f) as arrows and their s → f ends as pairs.
 //
-// Memory is the point (issue 14: the pairing was the peak of a whole load). Every record
+// Memory is the point (the pairing was the peak of a whole load). Every record
 // becomes one 32-byte key, written in worker order while each worker's records are freed (the
 // keys replace the records instead of adding to them); the keys are bucketed in place by a
 // hash of the id, each bucket paired on its own (an open-addressing table per thread), its
