@@ -1,4 +1,4 @@
-// bench_killloss — how much a SIGKILL loses (issue 15, item 17): the age, at the kill, of the
+// bench_killloss — how much a SIGKILL loses: the age, at the kill, of the
 // oldest event the recorder had accepted but not yet written.
 //
 // A child process records `tick` instants with FileTimerClient at a low rate (one every

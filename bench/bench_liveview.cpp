@@ -1,4 +1,4 @@
-// bench_liveview — the viewer's GUI-thread cost of one live refresh (issue 7: "merged into the
+// bench_liveview — the viewer's GUI-thread cost of one live refresh ("merged into the
 // models without rebuilding everything"), for a job of 1 M and of 10 M events receiving 1 k
 // new events per refresh. The Timeline grows in place exactly as LiveJob::commit leaves it
 // (events appended per track, LiveUpdate::changedTracks); measured per refresh:

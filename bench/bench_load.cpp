@@ -5,7 +5,7 @@
 //   (b) line-by-line nlohmann::json::parse (the naive DOM way; run on a subset of the files
 //       and reported as a rate, which is what the ratio uses).
 // All three use the same number of threads, one file per thread at a time.
-// Two shapes, each a row: "realistic" — what syncline-sim writes (issue 14: {"step": N} args on
+// Two shapes, each a row: "realistic" — what syncline-sim writes ({"step": N} args on
 // every event, message records, 8 processes per host, 2 ms steps; W workers × D seconds) — and
 // "synthetic", the original job: W workers × N events (nested B/E steps with layers, X kernels,
 // args on every 5th step, sync bursts and heartbeats, no messages). A third baseline, pread of
@@ -152,7 +152,7 @@ void runShape(const char *shape, const std::string &dir, int threads, bool basel
                 "%.2f CPU s in all (%.0f ns an event)\n",
                 c[0], c[1] - c[0], c[2] - c[1], c[3] - c[2], load.cpuSeconds,
                 load.cpuSeconds * 1e9 / double(ev));
-    // Issue 13: the correction stage (message pairing, collectives, the sync engine, the maps)
+    // The correction stage (message pairing, collectives, the sync engine, the maps)
     // against the load of the same logs, in this run.
     const double correction = load.stageSeconds[2] - load.stageSeconds[1];
     std::printf("  correction / load           = %.3f   (correction stage %.3f s of the %.2f s "

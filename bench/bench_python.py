@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Cost of recording from Python: a start_event + end_event pair against a bare
-time.perf_counter_ns() pair measured in the same run (issue 6 goal: <= 5x the baseline).
+time.perf_counter_ns() pair measured in the same run (goal: <= 5x the baseline).
 
 Run: PYTHONPATH=<build>/python /usr/bin/python3 bench/bench_python.py [--pairs N] [--repeats R]
 Prints one table; each figure is the best of R repeats of N pairs (ns per pair), the usual way

@@ -12,7 +12,7 @@
 //     them; time until flush() returns = formatting + write() of N records by the one writer
 //     thread, to a real file. Reported as events/s of writer CPU time (and of wall time).
 // Times are CPU times (see cpuSeconds) so that other load on a shared machine does not count.
-// Goals (issue 2): pair <= 4x two clock reads; writer >= 5M events/s on one core.
+// Goals: pair <= 4x two clock reads; writer >= 5M events/s on one core.
 #include "recorder/clock.h"
 #include "recorder/filetimerclient.h"
 #include "recorder/logwriter.h"

@@ -3,7 +3,7 @@
 // line, a per-burst min-RTT piecewise-linear map and a per-burst bound-midpoint piecewise-linear
 // map. The grid: run lengths × regimes × processes per host × seeds, plus collective-only rows
 // (no sync records; scored in the lowest rank's clock after removing one offset and rate).
-// Every row is checked against the goals of issue 13 (item 4) and marked pass/fail.
+// Every row is checked against the accuracy goals and marked pass/fail.
 //
 // Usage: bench_sync_accuracy [--quick] [--seeds N] [--first-seed S] [--durations 5,60,...]
 //                            [--regimes datacenter,rdma,...] [--per-host 1,8] [--no-collective]

@@ -1,10 +1,10 @@
 // bench_view — frame cost of the timeline view: geometry (LOD) + paint into a 1920×1080 QImage,
 // with 10 k events in the visible range (baseline, measured in the same run) versus 10 M.
-// Goal (issue 5): the 10 M frame ≤ 1.5× the 10 k frame and ≤ 16 ms.
-// Links (issue 17): the same 10 M job with 1 M messages (send → receive arrows between ranks:
+// Goal: the 10 M frame ≤ 1.5× the 10 k frame and ≤ 16 ms.
+// Links: the same 10 M job with 1 M messages (send → receive arrows between ranks:
 // ring neighbours and across hosts, 2–30 µs latency, spread over the whole run) against the job
 // without them, whole job and zoomed: goal ≤ 1.3× the frame without messages.
-// Counters (issue 17): the 10 k job with a 1 M-sample counter (a random walk, like a memory or
+// Counters: the 10 k job with a 1 M-sample counter (a random walk, like a memory or
 // loss curve, on worker 0 over the whole range) versus the same job without it: ≤ 1.3×.
 //
 // usage: bench_view [--frames N] [--png DIR]   (--png writes the last frame of each case)

@@ -1,5 +1,5 @@
 // bench_load's two job shapes, written as logs into a directory: the realistic one (what
-// syncline-sim writes, issue 14: {"step": N} args on every event, message records, 8 processes
+// syncline-sim writes: {"step": N} args on every event, message records, 8 processes
 // per host, sync bursts, heartbeats) and the original synthetic one (nested B/E steps with
 // layers, X kernels, args on every 5th step, sync bursts and heartbeats, no messages).
 // Threading: plain functions; generateWorker may run on several threads for different files.

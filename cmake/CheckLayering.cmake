@@ -1,9 +1,14 @@
 # CheckLayering.cmake — fails when a file includes a header its layer may not use
-# (DESIGN.md §2, docs/architecture.md). Run by the build (target syncline_timeline_layering) as
+# (docs/architecture.md). Run by the build (target syncline_timeline_layering) as
 #   cmake -DROOT=<source dir> -P cmake/CheckLayering.cmake
 # Rules, by the including file's folder (paths are rooted at the source dir):
 #   timeline/model/   timeline/model/ only (plus sync/)
-#   timeline/load/    timeline/model/, timeline/load/ (plus sync/, recorder/)
+#   timeline/load/    timeline/model/, timeline/load/ (plus sync/, recorder/); inside it, by stage:
+#     load/parse/     load/parse/ only (parse never knows build/, store/ or the loader)
+#     load/build/     load/parse/, load/build/ (never store/ or the loader)
+#     load/store/     load/build/, load/store/ and parse's public headers: those at load/parse/'s
+#                     top and the log parser (load/parse/log/logparser.h), never parse's
+#                     internals (the rest of load/parse/log/ and load/parse/chrome/) or the loader
 #   timeline/live/    timeline/model/, timeline/load/, timeline/live/ (plus sync/, recorder/)
 #   timeline/report/  timeline/model/, timeline/report/ (plus sync/, recorder/)
 #   ui/               timeline/model/, timeline/report/, timeline/load/jobloader.h and
@@ -20,7 +25,11 @@ set(violations "")
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/timeline/*.h ${ROOT}/timeline/*.cpp
   ${ROOT}/ui/*.h ${ROOT}/ui/*.cpp)
 foreach(f IN LISTS files)
-  if(f MATCHES "^timeline/([a-z]+)/")
+  set(sub "")
+  if(f MATCHES "^timeline/load/(parse|build|store)/")
+    set(stage load)
+    set(sub ${CMAKE_MATCH_1})
+  elseif(f MATCHES "^timeline/([a-z]+)/")
     set(stage ${CMAKE_MATCH_1})
   elseif(f MATCHES "^ui/")
     set(stage ui)
@@ -54,6 +63,16 @@ foreach(f IN LISTS files)
           set(bad "load/ never includes live/ or report/")
         elseif(stage STREQUAL "live" AND target STREQUAL "report")
           set(bad "live/ never includes report/")
+        elseif(sub STREQUAL "parse" AND target STREQUAL "load" AND NOT inc MATCHES
+               "^timeline/load/parse/")
+          set(bad "load/parse/ never knows load/build/, load/store/ or the loader")
+        elseif(sub STREQUAL "build" AND target STREQUAL "load" AND NOT inc MATCHES
+               "^timeline/load/(parse|build)/")
+          set(bad "load/build/ never includes load/store/ or the loader")
+        elseif(sub STREQUAL "store" AND target STREQUAL "load" AND NOT inc MATCHES
+               "^timeline/load/(build|store)/" AND NOT inc MATCHES
+               "^timeline/load/parse/([a-z]+\\.h|log/logparser\\.h)$")
+          set(bad "load/store/ uses parse's public headers only, never its internals")
         endif()
       elseif(inc MATCHES "^recorder/" AND stage STREQUAL "model")
         set(bad "model/ holds data only")

@@ -1,6 +1,6 @@
 // `syncline._core`: the extension module of the `syncline` package (python/syncline/__init__.py
 // re-exports it), bindings over the recorder (FileTimerClient) and the timeline layer (Timeline,
-// load_timeline). It holds no logic of its own (DESIGN.md §2).
+// load_timeline). It holds no logic of its own.
 #include "clientbindings.h"
 #include "pyerrors.h"
 #include "pytimeline.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-scale — the scale benchmark of issue 14 (not in CI): generates a job of the realistic
+# make bench-scale — the scale benchmark (not in CI): generates a job of the realistic
 # shape with syncline-sim (datacenter regime, 2 ms steps, 8 processes per host, {"step": N} args
 # on every event, message records), then measures on it: generation time, full load time, peak
 # and resident bytes per event (bench_load --dir, the loader in a child process), the pread

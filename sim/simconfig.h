@@ -58,7 +58,7 @@ struct SimConfig
 
 std::optional<Regime> parseRegime(const std::string &name);
 const char *regimeName(Regime r);
-// The benchmark regimes (issue 4): datacenter, rdma, sparse, stress.
+// The benchmark regimes: datacenter, rdma, sparse, stress.
 SimConfig configFor(Regime r, uint64_t seed, int workers, double durationS);
 
 } // namespace syncline::sim

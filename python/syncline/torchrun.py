@@ -5,8 +5,7 @@ are parsed correctly on Python 3.11.
 Why: torch 1.13's ``Std.from_str`` finds the member for a number by iterating the ``Std``
 IntFlag; Python 3.11 iterates only the single-bit members, so ``0`` (``NONE``, torchrun's
 default) and ``3`` (``ALL``) give ``None`` and torchrun dies at start with
-``AttributeError: 'NoneType' object has no attribute 'get'`` (Debian 12's python3-torch;
-DESIGN.md §7). This launcher replaces that one parser with ``Std(int(v))`` when, and only when,
+``AttributeError: 'NoneType' object has no attribute 'get'`` (Debian 12's python3-torch). This launcher replaces that one parser with ``Std(int(v))`` when, and only when,
 the installed torch has the bug, then runs torchrun's own ``main()`` with the same arguments: the
 defaults (no redirection, no tee) work, and every other option means what torchrun documents.
 The plain work-around without this module is ``torchrun --redirects 2 --tee 2 ...`` (any of 1

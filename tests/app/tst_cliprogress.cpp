@@ -1,4 +1,4 @@
-// Load progress of the job verbs (issue 14): `syncline check|stats` draw the loader's progress
+// Load progress of the job verbs: `syncline check|stats` draw the loader's progress
 // line (stage, %, ETA) on stderr only when stderr is a terminal — a real pseudo-terminal here
 // (forkpty) — and print nothing of it when stderr is a pipe or with --quiet.
 #include <QProcess>

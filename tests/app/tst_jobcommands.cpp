@@ -107,7 +107,7 @@ void TstJobCommands::checkCleanAndBroken()
     QVERIFY(r.out.find(bad + ":3: end without a begin") != std::string::npos);
 }
 
-// A log cut while it was written (deleted, disk full, killed: issue 15, item 11) has no close
+// A log cut while it was written (deleted, disk full, killed) has no close
 // record; `check` used to pass it with 0 warnings.
 void TstJobCommands::checkWarnsOfCutLog()
 {
@@ -243,7 +243,7 @@ void TstJobCommands::windowVerbsWithoutDisplay()
     }
 }
 
-// Output that never reached stdout is a failure (issue 15, item 15): with stdout on /dev/full
+// Output that never reached stdout is a failure: with stdout on /dev/full
 // (a disk that is full), `stats --json` and `--version` exit 1 and say why on stderr.
 void TstJobCommands::stdoutWriteErrorFails()
 {
@@ -264,7 +264,7 @@ void TstJobCommands::stdoutWriteErrorFails()
     QCOMPARE(syncline({"--version"}).exitCode, 0);
 }
 
-// Text from a log is the writer's, not ours (issue 15, items 12 and 14): control characters in a
+// Text from a log is the writer's, not ours: control characters in a
 // name or host used to reach the terminal raw from `stats` and `check` (set the title, clear the
 // screen), and invalid UTF-8 in args made `export --chrome` write invalid JSON. Now the verbs
 // print such bytes as \xNN, the loader replaces invalid UTF-8 by U+FFFD (a warning with the

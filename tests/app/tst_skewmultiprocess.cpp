@@ -1,4 +1,4 @@
-// The whole sync pipeline with real processes (issue 4, item 6): a real time server on loopback
+// The whole sync pipeline with real processes: a real time server on loopback
 // (`syncline timeserver`, or rank 0 hosting it), N skew_worker processes, each with its own
 // synthetic clock transform (offset + drift) and emulated host, stamping instant events at the
 // same true instants; then JobLoader + the sync engine. After correction the marks must line up

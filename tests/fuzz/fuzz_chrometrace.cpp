@@ -3,7 +3,7 @@
 // salvages must be a prefix of the text plus closing brackets only.
 #include "fuzztempfile.h"
 
-#include "timeline/load/chrome/chrometraceparser.h"
+#include "timeline/load/parse/chrome/chrometraceparser.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -6,7 +6,7 @@
 // hold (past double's range: valid JSON, its out_of_range 406) or a lone surrogate escape
 // (`\udfff`: valid JSON text, refused by nlohmann, read as U+FFFD by the scanner) has no
 // reference and is skipped.
-#include "timeline/load/log/linescanner.h"
+#include "timeline/load/parse/log/linescanner.h"
 
 #include <nlohmann/json.hpp>
 

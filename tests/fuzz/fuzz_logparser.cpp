@@ -3,7 +3,7 @@
 // feed() getting what the previous one left plus the next chunk (as LiveFile follows a growing
 // file). The two must produce the same worker: same events, names, flags, times, problems,
 // samples and counters. The first input byte seeds the chunk sizes (1..64 bytes, sometimes 4 KiB).
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/log/logparser.h"
 
 #include <cstdint>
 #include <cstdio>

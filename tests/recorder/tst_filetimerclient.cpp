@@ -210,7 +210,7 @@ void TstFileTimerClient::misnesting()
     QVERIFY_THROWS_EXCEPTION(TimerError, client.startEvent(""));
     QVERIFY_THROWS_EXCEPTION(TimerError, client.recordInterval("x", 10, 5));
     // Times past the log's range (recorder/timerange.h) are misuse too: INT64_MIN..INT64_MAX was
-    // written as "dur":-1 (the subtraction wrapped), and no reader could use it (issue 15).
+    // written as "dur":-1 (the subtraction wrapped), and no reader could use it.
     try {
         client.recordInterval("x", INT64_MIN, INT64_MAX);
         QFAIL("no TimerError");

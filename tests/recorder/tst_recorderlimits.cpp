@@ -179,7 +179,7 @@ void TstRecorderLimits::heartbeatAndDefaults()
     QCOMPARE(live.ofType("I").size(), size_t(1)); // flush() made it visible
 }
 
-// More distinct names than the process-wide name table holds (issue 15, item 4): the 16,777,217th
+// More distinct names than the process-wide name table holds: the 16,777,217th
 // name threw std::length_error out of startEvent/instant and aborted the host process. Now the
 // table stops at NameTable::kMaxNames; a record with a new name is dropped and counted, names
 // already known keep working, a begin/end pair with a new name drops both, and stderr says so

@@ -1,4 +1,4 @@
-// Memory of the recorder's per-thread buffers (issue 15, item 16), measured as the resident set
+// Memory of the recorder's per-thread buffers, measured as the resident set
 // (VmRSS) of a real child process: many threads that record a few events each must cost a few
 // KiB each, not the configured capacity (buffer_events 65536 × 32 B = 2 MiB, which used to be
 // committed at a thread's first event), and the buffers of exited threads are handed back.

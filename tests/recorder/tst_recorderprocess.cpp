@@ -121,7 +121,7 @@ void TstRecorderProcess::fullDisk()
     QCOMPARE(client.stats().written, uint64_t(0)); // nothing reached the file (was 3)
 }
 
-// A log deleted while being written (issue 15, item 11): writes went on into the unlinked inode
+// A log deleted while being written: writes went on into the unlinked inode
 // with ok() true, and stats said written=182503 for a file nobody can read. The writer checks
 // st_nlink at every heartbeat: the deletion is reported like a write failure, once, and from
 // then on events are discarded, not counted as written.

@@ -108,7 +108,7 @@ void TstTimerConfig::errors_data()
     };
     row("not json", "{\n  \"clock\": ,\n}", "cfg.json:2:12: invalid JSON (");
     // A number past double's range threw nlohmann's out_of_range, not ConfigError, out of the
-    // FileTimerClient constructor (found by fuzz_timerconfig, issue 15).
+    // FileTimerClient constructor (found by fuzz_timerconfig).
     row("number past double", R"({"silent_after_s": 0.055e555})", "cfg.json: invalid JSON (");
     row("top not object", "[1]", "cfg.json: (top level): expected an object, got an array");
     row("unknown key", R"({"flush_ms": 5})",

@@ -1,4 +1,4 @@
-// Accuracy on the shapes of issue 13, against the simulator's truth and against three simple
+// Accuracy on the benchmark shapes, against the simulator's truth and against three simple
 // estimators computed on the same data (start-and-end line, per-burst min-RTT and per-burst
 // bound-midpoint piecewise-linear maps): several processes per host, sparse sync and short runs,
 // clock steps in short runs, and collective-only alignment under oscillator wander. Every row:
@@ -67,7 +67,7 @@ void addShapeColumns()
     QTest::addColumn<int>("perHost");
 }
 
-// The goals of every row (issue 13, item 4).
+// The goals of every row.
 void checkRow(const Run &r)
 {
     const sim::AccuracyStats st = sim::AccuracyEvaluator::evaluate(r.job, r.maps);

@@ -1,8 +1,8 @@
 #include "timeline/live/livefile.h"
 
-#include "timeline/load/eventkindlookup.h"
-#include "timeline/load/filereader.h"
-#include "timeline/load/log/linescanner.h"
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/linescanner.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -25,7 +25,7 @@
 #pragma once
 
 #include "timeline/live/livemerge.h"
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/log/logparser.h"
 #include "timeline/model/timeline.h"
 
 #include <chrono>

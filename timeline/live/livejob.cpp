@@ -3,10 +3,10 @@
 #include "recorder/timerconfig.h"
 #include "recorder/workeridentity.h"
 #include "timeline/live/livefile.h"
-#include "timeline/load/clockcorrector.h"
-#include "timeline/load/jobinputs.h"
+#include "timeline/load/build/clockcorrector.h"
+#include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/openfilelimit.h"
-#include "timeline/load/workeradmission.h"
+#include "timeline/load/build/workeradmission.h"
 
 #include <algorithm>
 #include <cerrno>

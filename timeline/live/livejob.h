@@ -37,8 +37,8 @@
 #pragma once
 
 #include "timeline/live/liveupdate.h"
-#include "timeline/load/eventkindlookup.h"
-#include "timeline/load/messagelog.h"
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/parse/messagelog.h"
 #include "timeline/model/timeline.h"
 
 #include <chrono>

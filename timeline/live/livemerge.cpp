@@ -1,7 +1,7 @@
 #include "timeline/live/livemerge.h"
 
-#include "timeline/load/eventkindlookup.h"
-#include "timeline/load/timelinebuilder.h"
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/build/timelinebuilder.h"
 
 #include <algorithm>
 #include <numeric>

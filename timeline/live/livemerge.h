@@ -12,7 +12,7 @@
 // which ingest() must not be feeding at the same time.
 #pragma once
 
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/log/logparser.h"
 #include "timeline/model/timeline.h"
 
 #include <cstdint>

@@ -196,7 +196,7 @@ void TstLiveDirectory::missingDirectoryIsFatal()
     QCOMPARE(job.poll().newEvents, size_t(0));
 }
 
-// A FIFO named like a log (issue #15): LiveJob must not block in open() on it (attach would then
+// A FIFO named like a log: LiveJob must not block in open() on it (attach would then
 // ignore SIGINT/SIGTERM); it is skipped with a Warning naming it, and the real log is followed.
 void TstLiveDirectory::fifoInDirectorySkipped()
 {

@@ -1,4 +1,4 @@
-// Tests for LiveJob / LiveFile when a followed log changes under it (issue 15, item 7): truncated
+// Tests for LiveJob / LiveFile when a followed log changes under it: truncated
 // and rewritten (shorter or longer than before, or emptied first), replaced by rename() with
 // another incarnation's log or with an extended copy of itself, and truncated by a real
 // recorder's log rotation (copytruncate: the recorder writes with O_APPEND and goes on at the new

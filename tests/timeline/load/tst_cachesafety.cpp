@@ -5,11 +5,11 @@
 // not the log's (its own hash right) is rebuilt, and the load equals one without caches; an
 // exception on a loader thread becomes a problem instead of ending the process. Real files,
 // real JobLoader.
-#include "timeline/load/cachefile.h"
-#include "timeline/load/correctioncache.h"
-#include "timeline/load/eventstore.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/correctioncache.h"
+#include "timeline/load/store/eventstore.h"
 #include "timeline/load/jobloader.h"
-#include "timeline/load/logindex.h"
+#include "timeline/load/store/logindex.h"
 
 #include "indexjob.h"
 
@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fcntl.h>
 #include <fstream>
 #include <sys/stat.h>
 #include <thread>
@@ -248,6 +249,114 @@ private slots:
         QCOMPARE(p->severity, LoadProblem::Severity::Error);
         QVERIFY(p->message.rfind("not loaded: reading it failed", 0) == 0);
         QCOMPARE(r.timeline->workers.size(), size_t(kWorkers - 1));
+    }
+
+    // A log rewritten in place with its size, inode, first 4 KiB and mtime kept (a tool that
+    // writes in place and restores the time) is parsed again, not served from its caches: its
+    // stamp holds the ctime and a hash of its last 4 KiB too.
+    void rewrittenInPlaceKeepingStampReparsed()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline);
+        QCOMPARE(loadJob(d).logsFromStores, size_t(kWorkers));
+        const std::string log = logOf(d, 0);
+        const std::string text = readFile(log);
+        const size_t at = text.rfind("\"name\":\"") + 8; // the last name, in the last 4 KiB
+        QVERIFY2(at > 4096 + 8 && text.size() - at < 4096, qPrintable(QString::number(text.size())));
+        struct stat before
+        {
+        };
+        QCOMPARE(::stat(log.c_str(), &before), 0);
+        const char c = text[at] == 'Z' ? 'Y' : 'Z';
+        const int fd = ::open(log.c_str(), O_WRONLY);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::pwrite(fd, &c, 1, off_t(at)), ssize_t(1));
+        ::close(fd);
+        const struct timespec times[2] = {before.st_atim, before.st_mtim};
+        QCOMPARE(::utimensat(AT_FDCWD, log.c_str(), times, 0), 0);
+        struct stat after
+        {
+        };
+        QCOMPARE(::stat(log.c_str(), &after), 0);
+        QCOMPARE(after.st_ino, before.st_ino);
+        QCOMPARE(after.st_size, before.st_size);
+        QCOMPARE(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+        QCOMPARE(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+
+        const LoadResult cached = loadJob(d);
+        const LoadResult plain = loadJob(d, {}, false);
+        QVERIFY(cached.timeline && plain.timeline);
+        QCOMPARE(cached.logsFromStores, size_t(kWorkers - 1));
+        QCOMPARE(events(*cached.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*plain.timeline, ClockMode::Corrected, false, 0, 0));
+    }
+
+    // The correction and link caches of logs that changed since, and temporary files a killed
+    // writer left (older than an hour), are removed when the current caches are written; files
+    // that are not syncline's by their names, fresh temporary files (a writer may be at work)
+    // and links (never followed, never removed) stay.
+    void staleCachesAndOrphansRemoved()
+    {
+        QTemporaryDir dir, elsewhere;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline);
+        const std::string place = d + "/.syncline-index";
+        auto named = [&](const std::string &prefix, const std::string &suffix) {
+            std::vector<std::string> out;
+            for (const auto &e : fs::directory_iterator(place)) {
+                const std::string n = e.path().filename().string();
+                if (n.rfind(prefix, 0) == 0 && n.size() >= suffix.size() &&
+                    n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+                    out.push_back(n);
+            }
+            return out;
+        };
+        const std::vector<std::string> oldScc = named("correction-", ".scc");
+        const std::vector<std::string> oldSlk = named("links-", ".slk");
+        QCOMPARE(oldScc.size(), size_t(1));
+        QCOMPARE(oldSlk.size(), size_t(1));
+        const std::string victim = elsewhere.path().toStdString() + "/victim.scc";
+        testlogs::write(victim, "keep\n");
+        auto plant = [&](const std::string &name, bool old) {
+            testlogs::write(place + "/" + name, "x");
+            if (old) {
+                const auto t = fs::file_time_type::clock::now() - std::chrono::hours(2);
+                fs::last_write_time(place + "/" + name, t);
+            }
+        };
+        plant("correction-00000000000000aa.scc.tmp.AbC123", true);
+        plant("timer_events.1.log.sidx.tmp.xYz789", true);
+        plant("timer_events.1.log.sevt.tmp.q1w2e3", true);
+        plant("links-00000000000000bb.slk.tmp.r4t5y6", false); // fresh: a writer at work
+        plant("notes.txt.tmp.AbC123", true);                   // not a syncline name
+        plant("notes.txt", true);
+        fs::create_symlink(victim, place + "/correction-00000000000000cc.scc");
+
+        // The job changes (a log grows): new caches, the old ones go.
+        {
+            std::ofstream out(logOf(d, 1), std::ios::app);
+            out << testlogs::complete(localOf(1, kT0 + kDuration), 10, 1, "late");
+        }
+        QVERIFY(loadJob(d).timeline);
+        const std::vector<std::string> nowScc = named("correction-", ".scc");
+        const std::vector<std::string> nowSlk = named("links-", ".slk");
+        QCOMPARE(nowSlk.size(), size_t(1));
+        QVERIFY(nowSlk[0] != oldSlk[0]);
+        QCOMPARE(nowScc.size(), size_t(2)); // the new one and the link
+        QVERIFY(!fs::exists(place + "/" + oldScc[0]));
+        QVERIFY(!fs::exists(place + "/correction-00000000000000aa.scc.tmp.AbC123"));
+        QVERIFY(!fs::exists(place + "/timer_events.1.log.sidx.tmp.xYz789"));
+        QVERIFY(!fs::exists(place + "/timer_events.1.log.sevt.tmp.q1w2e3"));
+        QVERIFY(fs::exists(place + "/links-00000000000000bb.slk.tmp.r4t5y6"));
+        QVERIFY(fs::exists(place + "/notes.txt.tmp.AbC123"));
+        QVERIFY(fs::exists(place + "/notes.txt"));
+        QVERIFY(fs::is_symlink(place + "/correction-00000000000000cc.scc"));
+        QCOMPARE(readFile(victim), std::string("keep\n"));
+        // The current caches are used.
+        QCOMPARE(loadJob(d).logsFromStores, size_t(kWorkers));
     }
 };
 

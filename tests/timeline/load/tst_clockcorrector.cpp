@@ -6,15 +6,15 @@
 // Scale: truth is reference-clock ns; the timeline's corrected global = reference + E
 // (Timeline::referenceShiftNs), so error = startNs − E − true. Checks per regime: every stamp
 // within its segment's guaranteed bound (+2 ns rounding), p99 |error| within the regime's goal
-// (issue 4), no receive before its send and no collective end before that instance's latest begin
+//, no receive before its send and no collective end before that instance's latest begin
 // on the corrected timeline, every simulated clock step flagged, and raw mode off by exactly the
 // simulated clock offsets (the simulator's wall anchors carry no correction).
 #include "sim/accuracyevaluator.h"
 #include "sim/joblogwriter.h"
 #include "sim/simulator.h"
-#include "timeline/load/clockcorrector.h"
+#include "timeline/load/build/clockcorrector.h"
 #include "timeline/load/jobloader.h"
-#include "timeline/load/messagelog.h"
+#include "timeline/load/parse/messagelog.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -154,7 +154,7 @@ void TstClockCorrector::correctedMatchesTruth_data()
     QTest::addColumn<QString>("regime");
     QTest::addColumn<int>("perHost");
     QTest::addColumn<double>("durationS");
-    QTest::addColumn<double>("goalP99Ns"); // issue 4's goals, absolute |error|
+    QTest::addColumn<double>("goalP99Ns"); // the accuracy goals, absolute |error|
     // Seeds are fixed; the stress seed has clock steps within its 5 minutes.
     QTest::newRow("datacenter") << "datacenter" << 1 << 180.0 << 1000.0 + 300.0;
     QTest::newRow("datacenter, 2 processes per host") << "datacenter" << 2 << 180.0 << 1300.0;
@@ -324,7 +324,7 @@ void TstClockCorrector::correctedMatchesTruth()
     QVERIFY(spread > 1e6); // offsets up to ±1 s: the raw view is visibly skewed
 }
 
-// Message pairs from the compact records (issue 14): per id the last send and the last receive
+// Message pairs from the compact records: per id the last send and the last receive
 // (worker order, then file order), only across workers, ids compared exactly (not by hash), in
 // (send worker, send time) order.
 void TstClockCorrector::pairMessagesById()

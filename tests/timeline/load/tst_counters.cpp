@@ -1,4 +1,4 @@
-// Counters and async events through JobLoader (issue 17 item 2), on real files:
+// Counters and async events through JobLoader, on real files:
 //  - a syncline log's `C` records (format 1.1): one CounterTrack per name, local times, values
 //    exact; a null value is no sample; malformed C lines are reported with file:line and every
 //    other record of the file still loads; a header of a newer minor version still loads;
@@ -11,7 +11,7 @@
 #include "tests/common/testdata.h"
 #include "tests/timeline/testlogs.h"
 
-#include "timeline/load/chrome/asynclanes.h"
+#include "timeline/load/parse/chrome/asynclanes.h"
 #include "timeline/load/jobloader.h"
 
 #include <QtTest>

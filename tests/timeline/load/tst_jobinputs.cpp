@@ -3,7 +3,7 @@
 // it, never opened in a way that can block, and the rest of the job loads.
 #include "tests/timeline/testlogs.h"
 
-#include "timeline/load/jobinputs.h"
+#include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/jobloader.h"
 
 #include <QtTest>
@@ -235,7 +235,7 @@ void TstJobInputs::badSymlinkLastInDirectory()
     QCOMPARE(QString::fromStdString(p->message), expected);
 }
 
-// Issue #15: with the default log_path (no {restart}) an elastic restart opened the crashed
+// With the default log_path (no {restart}) an elastic restart opened the crashed
 // attempt's file with O_TRUNC. Now every incarnation gets its own file, the loader finds them all
 // (directory scan and the config's log_path globs) and keeps them as distinct workers.
 void TstJobInputs::restartsNeverOverwriteALog()

@@ -78,7 +78,7 @@ void TstJobLoader::kinetoTwoRanks()
     QCOMPARE(total, int64_t(11042000));
 }
 
-// Metadata of unexpected types costs a warning, never the trace (issue 15, item 10): a
+// Metadata of unexpected types costs a warning, never the trace: a
 // non-string process name, a string rank (digits: taken), an object rank (ignored: the next
 // free rank).
 void TstJobLoader::chromeMetadataOddTypes()

@@ -7,7 +7,7 @@
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
-#include "timeline/load/parsedfile.h"
+#include "timeline/load/parse/parsedfile.h"
 
 #include <QtTest>
 
@@ -274,7 +274,7 @@ void TstJobLoaderRules::argsStoredApartAndMerged()
     QVERIFY(t.flags[0] & EventHasArgs);
 }
 
-// Args are interned (issue 14): events and files with the same text share one id, each text is
+// Args are interned: events and files with the same text share one id, each text is
 // kept byte for byte, and an E that merges more args in gives that event a new text without
 // touching the events that shared the old one.
 void TstJobLoaderRules::argsSharedAcrossEventsAndFiles()
@@ -318,7 +318,7 @@ void TstJobLoaderRules::argsSharedAcrossEventsAndFiles()
     }
 }
 
-// A file with more distinct tids than ParsedFile::kMaxTracks (issue 15, item 16: 1M tids, one
+// A file with more distinct tids than ParsedFile::kMaxTracks (1M tids, one
 // event each, took ~630 bytes a track): the first kMaxTracks threads load, records of further
 // tids are dropped and reported, and known threads keep getting their events.
 void TstJobLoaderRules::threadsPerFileBounded()

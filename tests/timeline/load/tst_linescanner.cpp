@@ -1,6 +1,6 @@
 // LineScanner: the bulk fast path of the log reader — accepted records, decoded fields, and
 // the rejection reasons (with column) for invalid lines.
-#include "timeline/load/log/linescanner.h"
+#include "timeline/load/parse/log/linescanner.h"
 
 #include <QtTest>
 

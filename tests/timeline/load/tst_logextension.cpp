@@ -5,10 +5,10 @@
 // that were open at the old end, args, flags, messages and arrows, clocks, problems). A log
 // rewritten with the same size, truncated, replaced, or changed before its old end is parsed
 // whole and its files rebuilt. Real files appended to, real JobLoader.
-#include "timeline/load/eventstore.h"
+#include "timeline/load/store/eventstore.h"
 #include "timeline/load/jobloader.h"
-#include "timeline/load/logextension.h"
-#include "timeline/load/logindex.h"
+#include "timeline/load/store/logextension.h"
+#include "timeline/load/store/logindex.h"
 
 #include "indexjob.h"
 

@@ -3,10 +3,10 @@
 // unwritable; a windowed load reads only the blocks it needs and gives exactly the events a full
 // load cut to the window gives (same events, same corrected times, same ancestors), with nesting
 // and long events across the window's edges. Real files, real JobLoader.
-#include "timeline/load/cachefile.h"
-#include "timeline/load/eventstore.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/eventstore.h"
 #include "timeline/load/jobloader.h"
-#include "timeline/load/logindex.h"
+#include "timeline/load/store/logindex.h"
 
 #include "indexjob.h"
 

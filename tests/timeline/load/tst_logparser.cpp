@@ -1,14 +1,15 @@
-// LogParser on real log files written into a temporary directory: the reliability cases of
-// issue #15 that concern the syncline log reader itself (docs/log-format.md, "Reliability").
+// LogParser on real log files written into a temporary directory: the reliability cases
+// that concern the syncline log reader itself (docs/log-format.md, "Reliability").
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
-#include "timeline/load/log/logparser.h"
+#include "timeline/load/parse/log/logparser.h"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <climits>
+#include <map>
 
 using namespace syncline;
 using namespace syncline::load;
@@ -44,6 +45,8 @@ private slots:
     void extremeTimesAreReportedNotWrapped();
     void headerIntsOutOfRangeAreReported();
     void hugeNameIsCutInProblems();
+    void snapshotRestoreContinuesAsOnePass_data();
+    void snapshotRestoreContinuesAsOnePass();
 };
 
 void TstLogParser::extremeTidsAreOrdinaryThreads_data()
@@ -135,7 +138,7 @@ void TstLogParser::unknownVersionLoadsNothing_data()
     QTest::newRow("string") << "\"1\"" << false;
 }
 
-// A header naming a format version this reader does not know (issue 15, item 15): its records
+// A header naming a format version this reader does not know: its records
 // may mean something else, so none of them load, and the Error says why; version 1 loads.
 void TstLogParser::unknownVersionLoadsNothing()
 {
@@ -159,7 +162,7 @@ void TstLogParser::unknownVersionLoadsNothing()
                             [](const EventTrack &t) { return t.count() == 0; }));
 }
 
-// Times past int64 arithmetic (issue 15, item 13): an X whose ts + dur overflows used to wrap
+// Times past int64 arithmetic: an X whose ts + dur overflows used to wrap
 // into a negative duration and drag the job's origin to -9.2e18 for every event. Every time a
 // record carries must lie within ±2^62 ns (parsedfile.h, kMaxTimeNs); a record outside is
 // reported with its line and dropped, and the rest of the file loads unchanged.
@@ -199,7 +202,7 @@ void TstLogParser::extremeTimesAreReportedNotWrapped()
     QCOMPARE(r.timeline->eventCount(), size_t(2));
 }
 
-// Header integers outside their type (issue 15, item 13): "rank": 1e10 was cast from a double
+// Header integers outside their type: "rank": 1e10 was cast from a double
 // (undefined behaviour; -2147483648 here), 10000000000 wrapped. Each is now a warning naming the
 // key and the range, and the documented default is used.
 void TstLogParser::headerIntsOutOfRangeAreReported()
@@ -233,8 +236,8 @@ void TstLogParser::headerIntsOutOfRangeAreReported()
     QCOMPARE(f.worker.tracks[0].count(), size_t(1));
 }
 
-// A 16 MB event name quoted twice in a misnesting warning made a 32 MB problem line (issue 15,
-// item 16): problems are cut at ProblemLog::kMaxMessageBytes and say how long they were.
+// A 16 MB event name quoted twice in a misnesting warning made a 32 MB problem line:
+// problems are cut at ProblemLog::kMaxMessageBytes and say how long they were.
 void TstLogParser::hugeNameIsCutInProblems()
 {
     QTemporaryDir dir;
@@ -256,3 +259,115 @@ void TstLogParser::hugeNameIsCutInProblems()
 
 QTEST_APPLESS_MAIN(TstLogParser)
 #include "tst_logparser.moc"
+
+void TstLogParser::snapshotRestoreContinuesAsOnePass_data()
+{
+    QTest::addColumn<int>("splitLine"); // lines of the log fed before the snapshot
+    for (int k = 1; k <= 12; ++k)
+        QTest::newRow(qPrintable("after line " + QString::number(k))) << k;
+}
+
+// A parser that has read the header line and been given another parser's snapshot at a line
+// boundary reads the rest of the log as the one-pass parse did: the events open at the
+// boundary get the same ends (and the args their E merges), the events after it are the same,
+// an out-of-order record after it is reported at the same line, and the worker's fields
+// (local range, sync samples of both references, heartbeat, drops, close) are the same.
+void TstLogParser::snapshotRestoreContinuesAsOnePass()
+{
+    QFETCH(int, splitLine);
+    const std::vector<std::string> lines = {
+        testlogs::header(0),
+        testlogs::begin(1000, 1, "step", "{\"step\":1}"),
+        "{\"t\":\"sync\",\"burst\":0,\"seq\":0,\"ref\":\"a\",\"t1\":900,\"t2\":950,"
+        "\"t3\":960,\"t4\":1010}\n",
+        testlogs::begin(1100, 2, "io"),
+        testlogs::begin(1200, 1, "fwd"),
+        "{\"t\":\"hb\",\"ts\":1250,\"events\":3,\"dropped\":2,\"buffer_full\":0,\"bytes\":9}\n",
+        testlogs::end(1300, 1, "fwd"),
+        "{\"t\":\"sync\",\"burst\":0,\"seq\":1,\"ref\":\"b\",\"t1\":1310,\"t2\":1320,"
+        "\"t3\":1330,\"t4\":1340}\n",
+        testlogs::begin(1290, 1, "late"), // out of order on tid 1 (its last time is 1300)
+        "{\"t\":\"E\",\"ts\":1500,\"tid\":1,\"name\":\"late\",\"args\":{\"k\":2}}\n",
+        testlogs::begin(1600, 1, "bwd"),
+        testlogs::end(1650, 1, "bwd"),
+        "{\"t\":\"E\",\"ts\":1700,\"tid\":1,\"name\":\"step\",\"args\":{\"done\":1}}\n",
+        testlogs::end(1800, 2, "io"),
+        "{\"t\":\"close\",\"ts\":1900,\"events\":6,\"dropped\":2,\"open\":0}\n",
+    };
+    QVERIFY(splitLine < int(lines.size()));
+    std::string all, prefix, rest;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        all += lines[i];
+        (int(i) < splitLine ? prefix : rest) += lines[i];
+    }
+    LogParser whole("w.log");
+    QCOMPARE(whole.feed(all), all.size());
+    const ParsedFile w = whole.finish();
+
+    LogParser first("w.log");
+    QCOMPARE(first.feed(prefix), prefix.size());
+    const LogParser::Resume state = first.snapshot();
+    QCOMPARE(state.line, int64_t(splitLine));
+    QCOMPARE(state.bytes, int64_t(prefix.size()));
+    // Per tid: the one-pass parse's index of each event the resumed parse holds: first the
+    // events open at the split (the prefix parse's stacks), then those after it.
+    std::map<int64_t, std::vector<size_t>> inWhole;
+    for (size_t ti = 0; ti < first.partial().worker.tracks.size(); ++ti) {
+        const EventTrack &t = first.partial().worker.tracks[ti];
+        QCOMPARE(state.threads[ti].tid, t.tid);
+        QCOMPARE(state.threads[ti].open.size(), first.openStacks()[ti].size());
+        auto &m = inWhole[t.tid];
+        for (uint32_t e : first.openStacks()[ti])
+            m.push_back(e);
+        m.push_back(t.count()); // marks where the events after the split start
+    }
+    LogParser resumed("w.log");
+    QCOMPARE(resumed.feed(lines[0]), lines[0].size());
+    QVERIFY(resumed.restore(state));
+    QVERIFY(resumed.takeProblems().empty());
+    QCOMPARE(resumed.feed(rest), rest.size());
+    const ParsedFile r = resumed.finish();
+
+    QCOMPARE(r.worker.info.firstLocalNs, w.worker.info.firstLocalNs);
+    QCOMPARE(r.worker.info.lastLocalNs, w.worker.info.lastLocalNs);
+    QCOMPARE(r.worker.info.lastHeartbeatLocalNs, w.worker.info.lastHeartbeatLocalNs);
+    QCOMPARE(r.worker.info.droppedEvents, w.worker.info.droppedEvents);
+    QCOMPARE(r.worker.info.closedCleanly, w.worker.info.closedCleanly);
+    QCOMPARE(r.worker.refId, w.worker.refId);
+    QCOMPARE(r.worker.samples.size(), w.worker.samples.size());
+    for (size_t i = 0; i < w.worker.samples.size(); ++i)
+        QCOMPARE(r.worker.samples[i].t1, w.worker.samples[i].t1);
+    QCOMPARE(r.bytes, w.bytes);
+    // Problems after the split: the same, at the same lines.
+    std::vector<std::string> wp, rp;
+    for (const LoadProblem &p : w.problems)
+        if (p.line > splitLine || p.line == 0)
+            wp.push_back(std::to_string(p.line) + " " + p.message);
+    for (const LoadProblem &p : r.problems)
+        rp.push_back(std::to_string(p.line) + " " + p.message);
+    QCOMPARE(rp, wp);
+    // Events: the same as the one-pass parse's (both in file order, not yet sorted).
+    size_t compared = 0;
+    for (const EventTrack &rt : r.worker.tracks) {
+        const auto wt = std::find_if(w.worker.tracks.begin(), w.worker.tracks.end(),
+                                     [&](const EventTrack &t) { return t.tid == rt.tid; });
+        QVERIFY(wt != w.worker.tracks.end());
+        std::vector<size_t> map = inWhole.count(rt.tid) ? inWhole[rt.tid] : std::vector<size_t>{0};
+        const size_t after = map.back(); // the whole parse's first event after the split
+        map.pop_back();
+        QCOMPARE(rt.count() - map.size(), wt->count() - after);
+        for (size_t i = 0; i < rt.count(); ++i) {
+            const size_t j = i < map.size() ? map[i] : after + (i - map.size());
+            QCOMPARE(rt.localStart[i], wt->localStart[j]);
+            QCOMPARE(rt.localEnd[i], wt->localEnd[j]);
+            QCOMPARE(rt.flags[i], wt->flags[j]);
+            QCOMPARE(r.names.name(rt.nameId[i]), w.names.name(wt->nameId[j]));
+            const int64_t ra = rt.argsId(i), wa = wt->argsId(j);
+            QCOMPARE(ra >= 0, wa >= 0);
+            if (ra >= 0)
+                QCOMPARE(r.args.text(uint32_t(ra)), w.args.text(uint32_t(wa)));
+            ++compared;
+        }
+    }
+    QVERIFY(compared > 0 || splitLine >= 12);
+}

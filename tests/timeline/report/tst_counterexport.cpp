@@ -1,4 +1,4 @@
-// Exports of counters and async events (issue 17 item 2), on real files through JobLoader:
+// Exports of counters and async events, on real files through JobLoader:
 //  - Chrome JSON: counters as C events and async lanes as b/e/n; re-imported, the same counter
 //    series (labels, values, times exact to the ns) and the same async spans in the same lanes;
 //  - the counters CSV (`--counters-csv`): its exact header and rows;

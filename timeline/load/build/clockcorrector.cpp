@@ -1,0 +1,226 @@
+#include "timeline/load/build/clockcorrector.h"
+
+#include "timeline/load/build/messagepairing.h"
+#include "timeline/load/build/workeradmission.h"
+#include "timeline/model/collectiveinstances.h"
+#include "timeline/model/collectivenames.h"
+#include "timeline/model/generation.h"
+
+#include "recorder/globpattern.h"
+#include "sync/syncengine.h"
+
+#include <optional>
+
+namespace syncline::load {
+
+namespace {
+
+sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
+{
+    if (map.segments().empty())
+        return sync::ClockMap::offset(shift);
+    std::vector<sync::ClockSegment> segs = map.segments();
+    for (auto &s : segs)
+        s.globalStart += shift;
+    return sync::ClockMap(std::move(segs));
+}
+
+// Recognised names (no --align-on, no configured category) go to the engine only when some
+// worker of a job of two or more has no sync samples: they are what aligns such a job, while a job whose every worker
+// is synced keeps exactly the constraints it was given.
+void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
+                    std::vector<sync::CollectiveInstance> &out)
+{
+    size_t unsynced = 0;
+    for (const Worker &w : tl.workers)
+        unsynced += w.samples.empty();
+    std::vector<uint8_t> recognised;
+    if (unsynced > 0 && tl.workers.size() >= 2) // one worker alone has nothing to align with
+        recognised = CollectiveNames::recognise(tl.names);
+    else
+        recognised.assign(tl.names.size(), 0);
+    // The k-th instance pairs only within one generation (an elastic restart or membership
+    // change counts again from 0): the generation goes in the sequence's high bits.
+    const std::vector<int64_t> generation = Generation::number(tl);
+    std::vector<int8_t> isColl(tl.names.size(), -1);
+    auto collective = [&](uint32_t id) {
+        if (isColl[id] < 0)
+            isColl[id] = int8_t(ClockCorrector::isCollective(tl, kinds, alignOn, recognised, id));
+        return isColl[id] == 1;
+    };
+    for (size_t w = 0; w < tl.workers.size(); ++w)
+        for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
+            out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
+}
+
+void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
+{
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        const Worker &w = tl.workers[i];
+        sync::WorkerClockInput wi;
+        wi.workerId = int(i);
+        wi.rank = w.info.rank;
+        wi.host = w.info.host;
+        wi.bootId = w.info.bootId;
+        wi.clockSource = w.info.clockSource;
+        wi.refId = w.refId;
+        wi.samples = w.samples;
+        wi.firstLocalNs = w.info.firstLocalNs;
+        wi.lastLocalNs = w.info.lastLocalNs;
+        out.push_back(std::move(wi));
+    }
+}
+
+// The shift E that puts the engine's scale on the wall-clock epoch (see header): raw − engine
+// at the first local time of the first corrected worker; nullopt when no worker was corrected.
+std::optional<int64_t> referenceShift(const Timeline &tl, const sync::SyncEngineResult &res)
+{
+    for (const sync::WorkerClockResult &r : res.workers) {
+        if (r.method == sync::ClockMethod::None)
+            continue;
+        const Worker &w = tl.workers[size_t(r.workerId)];
+        const int64_t x = w.info.firstLocalNs;
+        return w.raw.toGlobal(x) - r.map.toGlobal(x);
+    }
+    return std::nullopt;
+}
+
+// The worker's corrected map and clock summary become its raw wall-clock mapping.
+void keepRawClock(Worker &w)
+{
+    w.corrected = w.raw;
+    w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+}
+
+// Each worker's engine result, shifted by `shift`; workers the engine could not correct (or
+// all of them when there is no shift) keep the raw wall-clock mapping, with a note.
+void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional<int64_t> shift)
+{
+    for (const sync::WorkerClockResult &r : res.workers) {
+        Worker &w = tl.workers[size_t(r.workerId)];
+        w.clock = r;
+        w.clock.map = sync::ClockMap(); // the map lives in w.corrected (shifted), not twice
+        if (r.method == sync::ClockMethod::None || !shift) {
+            keepRawClock(w);
+            tl.clockNotes.push_back(
+                "rank " + std::to_string(w.info.rank) +
+                ((r.flags & sync::SegOtherReference)
+                     ? ": not corrected (synced to another reference clock than the job's, and "
+                       "no usable collectives to align on); corrected view uses the raw "
+                       "wall-clock mapping, with no bound against the other ranks"
+                     : ": not corrected (no sync samples, and no usable collectives to align "
+                       "on); corrected view uses the raw wall-clock mapping"));
+            continue;
+        }
+        w.corrected = shifted(r.map, *shift);
+        w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
+    }
+}
+
+} // namespace
+
+bool ClockCorrector::isCollective(const Timeline &tl, EventKindLookup &kinds,
+                                  const std::string &alignOn,
+                                  const std::vector<uint8_t> &recognised, uint32_t nameId)
+{
+    if (kinds.isCollective(tl.names, nameId))
+        return true;
+    if (!alignOn.empty())
+        return matchesAlignPattern(alignOn, tl.names.name(nameId));
+    return nameId < recognised.size() && recognised[nameId] && !kinds.hasCategory(tl.names, nameId);
+}
+
+void ClockCorrector::markCollectives(Timeline &tl, EventKindLookup &kinds,
+                                     const std::string &alignOn)
+{
+    kinds.describe(tl);
+    const std::vector<uint8_t> recognised = CollectiveNames::recognise(tl.names);
+    for (uint32_t id = 0; id < tl.kinds.size(); ++id)
+        tl.kinds[id].collective = isCollective(tl, kinds, alignOn, recognised, id);
+}
+
+bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)
+{
+    if (rec::GlobPattern::hasWildcards(pattern))
+        return rec::GlobPattern::match(pattern, name);
+    return name.find(pattern) != std::string_view::npos;
+}
+
+void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages,
+                           EventKindLookup &kinds, const Options &options)
+{
+    apply(tl, messages, kinds, options, std::nullopt, nullptr);
+}
+
+std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
+                                                            const std::vector<MessageLog> &messages,
+                                                            LinkTable *links)
+{
+    std::vector<sync::MessagePair> out;
+    MessagePairing::run(tl, messages, nullptr, &out, links);
+    return out;
+}
+
+std::vector<sync::MessagePair> ClockCorrector::pairMessages(const Timeline &tl,
+                                                            std::vector<MessageLog> &&messages,
+                                                            LinkTable *links)
+{
+    std::vector<MessageLog> mine = std::move(messages);
+    std::vector<sync::MessagePair> out;
+    MessagePairing::run(tl, mine, &mine, &out, links);
+    return out;
+}
+
+LinkTable ClockCorrector::links(const Timeline &tl, const std::vector<MessageLog> &messages)
+{
+    LinkTable out;
+    MessagePairing::run(tl, messages, nullptr, nullptr, &out);
+    return out;
+}
+
+void ClockCorrector::apply(Timeline &tl, const std::vector<MessageLog> &messages,
+                           EventKindLookup &kinds, const Options &options,
+                           const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
+{
+    apply(tl, options.correct ? pairMessages(tl, messages) : std::vector<sync::MessagePair>(),
+          kinds, options, fixedShift, shiftOut);
+}
+
+void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messagePairs,
+                           EventKindLookup &kinds, const Options &options,
+                           const std::optional<int64_t> &fixedShift, int64_t *shiftOut)
+{
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        Worker &w = tl.workers[i];
+        w.raw = WorkerAdmission::rawClock(w.info);
+        w.clock = sync::WorkerClockResult();
+        w.clock.workerId = int(i);
+        keepRawClock(w); // until the engine's result replaces it (and for good without one)
+    }
+    if (tl.workers.empty())
+        return;
+    if (!options.correct) {
+        tl.clockNotes.push_back(
+            "clock correction disabled: corrected = raw (wall-clock anchor) for every worker");
+        tl.updateRange();
+        return;
+    }
+    sync::SyncEngineInput in;
+    addWorkers(tl, in.workers);
+    addCollectives(tl, kinds, options.alignOn, in.collectives);
+    in.messages = std::move(messagePairs);
+    const sync::SyncEngineResult res = sync::runSyncEngine(in);
+    tl.causality = res.causality;
+    tl.clockNotes.insert(tl.clockNotes.end(), res.notes.begin(), res.notes.end());
+
+    std::optional<int64_t> shift = referenceShift(tl, res);
+    if (shift && fixedShift)
+        shift = *fixedShift;
+    if (shift && shiftOut)
+        *shiftOut = *shift;
+    tl.referenceShiftNs = shift.value_or(0);
+    storeResults(tl, res, shift);
+    tl.updateRange();
+}
+
+} // namespace syncline::load

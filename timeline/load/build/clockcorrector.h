@@ -1,0 +1,86 @@
+// ClockCorrector — gives every worker of a built Timeline its two clock maps.
+//
+// raw: the header's wall-clock anchor, global = anchor.wall_ns + (local − anchor.mono_ns) —
+//      what a viewer without skew correction shows (identity for Chrome traces, whose µs are
+//      already the tracer's global clock).
+// corrected: the sync engine's map (sync samples, message pairs, and collectives: events whose
+//      name matches --align-on or whose configured category is "collective" — or, without
+//      --align-on, whose name CollectiveNames recognises; recognised names reach the engine only
+//      when some worker has no sync samples, so a job synced to a time server is corrected as
+//      it always was — k-th instance per
+//      name per worker, counted per generation — (run id, restart, world size): an elastic
+//      restart or membership change starts the count again), shifted by one constant E so that both maps share one scale:
+//      E = raw(x) − engine(x) for the lowest-rank worker the engine corrected, at its first
+//      event x. So global ns are wall-clock ns since the Unix epoch, and that worker's events
+//      sit at the same place in both modes. A worker the engine could not correct (no samples,
+//      no collectives) keeps its raw map in corrected mode, and a clock note says so. Workers
+//      synced to another time server's clock than the reference (the lowest synced rank's; see
+//      sync/syncengine.h) are aligned on collectives or keep their raw map, with
+//      sync::SegOtherReference in their results and a note naming which ranks used which.
+// Threading: runs on the loader thread; the Timeline is not yet shared.
+#pragma once
+
+#include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/parse/parsedfile.h"
+#include "timeline/model/timeline.h"
+
+#include "sync/syncengine.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncline::load {
+
+class ClockCorrector
+{
+public:
+    struct Options
+    {
+        std::string alignOn; // glob; without wildcards a substring ("allreduce" = "*allreduce*")
+        bool correct = true;
+    };
+
+    static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
+                      EventKindLookup &kinds, const Options &options);
+    // Live refresh (LiveJob): when `fixedShift` is set, that E is used instead of being
+    // recomputed, so a worker's corrected times move by exactly the change in its own estimate.
+    // The E used is stored in *shiftOut when given (untouched when no worker was corrected).
+    static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
+                      EventKindLookup &kinds, const Options &options,
+                      const std::optional<int64_t> &fixedShift, int64_t *shiftOut);
+    // The same, from message pairs already matched (pairMessages), so the caller can free the
+    // message records before the engine runs (JobLoader does: they are the biggest transient).
+    static void apply(Timeline &timeline, std::vector<sync::MessagePair> messagePairs,
+                      EventKindLookup &kinds, const Options &options,
+                      const std::optional<int64_t> &fixedShift, int64_t *shiftOut);
+    // Message pairs for the engine: per id, the last send and the last receive (worker order,
+    // then file order) when they lie on different workers, plus Chrome flow arrows (s → f)
+    // across workers; sorted by (send worker, send time, receive worker, receive time).
+    // With `links`, also the viewer's arrows from the same matching (every pair, on any two
+    // tracks, and every step s/t → t/f of a flow), replacing *links (LinkTable: sorted by
+    // MessageLink::lessByPair, grouped). JobLoader and LiveJob both take their arrows from here.
+    static std::vector<sync::MessagePair> pairMessages(const Timeline &timeline,
+                                                       const std::vector<MessageLog> &messages,
+                                                       LinkTable *links = nullptr);
+    // The same, consuming the records: each worker's are freed as soon as the pairing has
+    // taken what it needs from them (the biggest transient of a load).
+    static std::vector<sync::MessagePair>
+    pairMessages(const Timeline &timeline, std::vector<MessageLog> &&messages, LinkTable *links);
+    // Only the links (a job loaded without correction).
+    static LinkTable links(const Timeline &timeline, const std::vector<MessageLog> &messages);
+    static bool matchesAlignPattern(const std::string &pattern, std::string_view name);
+    // The one rule for which names are blocking collectives: the config gives it the category
+    // "collective"; or --align-on matches it; or, without --align-on, CollectiveNames recognises
+    // it (`recognised`, CollectiveNames::recognise of the timeline's names) and the config gives
+    // it no other category.
+    static bool isCollective(const Timeline &timeline, EventKindLookup &kinds,
+                             const std::string &alignOn, const std::vector<uint8_t> &recognised,
+                             uint32_t nameId);
+    // Timeline::kinds for every name (EventKindLookup::describe), with NameKind::collective set
+    // by isCollective — what the viewer's collective instances go by.
+    static void markCollectives(Timeline &timeline, EventKindLookup &kinds,
+                                const std::string &alignOn);
+};
+
+} // namespace syncline::load

@@ -1,0 +1,35 @@
+// ChromeTraceParser — reads a Chrome Trace Event JSON file (PyTorch profiler / Kineto,
+// Horovod-style timelines, chrome://tracing output) into one ParsedFile = one worker.
+//
+// Accepted: a bare array or {"traceEvents": [...]} with other keys in any order; an array never
+// closed (Horovod writes no closing bracket: the text is cut after the last complete event and
+// closed); `ts`/`dur` in µs with a fractional part (converted exactly to ns from the text);
+// X (complete), B/E (matched per pid/tid in time order; an E may carry no name), i/I/R
+// (instants), M metadata (process_name / thread_name name the tracks), s/t/f flow points (kept);
+// numeric or string pid/tid (a string gets a synthetic negative id and names the track).
+// The rank is `distributedInfo.rank` when present, else digits of the file name.
+// One track per (pid, tid). Times are local = the trace's own µs clock in ns.
+// Parsing uses simdjson on-demand (no DOM). Threading: one parser per file.
+#pragma once
+
+#include "timeline/load/parse/parsedfile.h"
+
+#include <atomic>
+#include <string>
+#include <string_view>
+
+namespace syncline::load {
+
+class ChromeTraceParser
+{
+public:
+    static ParsedFile parseFile(const std::string &path, const std::atomic<bool> *cancel = nullptr);
+    // "1682725898236567.25" (µs) → 1682725898236567250 ns; false when not a plain number or
+    // past ±kMaxTimeNs (parsedfile.h).
+    static bool microsToNs(std::string_view text, int64_t &ns);
+    // The shortest prefix of `text` ending after a complete value plus the brackets that close
+    // it, e.g. `[{"a":1},{"b":` → `[{"a":1}]`. Empty when nothing can be salvaged.
+    static std::string closeTruncated(std::string_view text);
+};
+
+} // namespace syncline::load

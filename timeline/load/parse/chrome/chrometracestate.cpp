@@ -1,0 +1,545 @@
+// ChromeTraceState — see chrometracestate.h.
+#include "timeline/load/parse/chrome/chrometracestate.h"
+
+#include "timeline/load/parse/chrome/asynclanes.h"
+#include "timeline/load/parse/chrome/chrometraceparser.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace syncline::load {
+
+using Severity = LoadProblem::Severity;
+namespace od = simdjson::ondemand;
+
+ChromeTraceState::ChromeTraceState(const std::string &path) : problems(path)
+{
+    m_out.path = path;
+    m_out.worker.info.sourceFile = path;
+    m_out.worker.info.kind = SourceKind::ChromeTrace;
+}
+
+std::string_view ChromeTraceState::trimmed(std::string_view s)
+{
+    while (!s.empty() &&
+           (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
+void ChromeTraceState::seeTime(int64_t t)
+{
+    WorkerInfo &i = m_out.worker.info;
+    if (!m_anyTime) {
+        i.firstLocalNs = i.lastLocalNs = t;
+        m_anyTime = true;
+    }
+    i.firstLocalNs = std::min(i.firstLocalNs, t);
+    i.lastLocalNs = std::max(i.lastLocalNs, t);
+}
+
+uint32_t ChromeTraceState::trackFor(std::string_view pidTok, std::string_view tidTok)
+{
+    std::string key;
+    key.reserve(pidTok.size() + tidTok.size() + 1);
+    key.append(pidTok).append(1, '\x1f').append(tidTok);
+    if (m_tracks.size() >= ParsedFile::kMaxTracks) {
+        const auto known = m_trackIndex.find(key);
+        return known == m_trackIndex.end() ? kNoTrack : known->second;
+    }
+    auto [it, inserted] = m_trackIndex.emplace(std::move(key), uint32_t(m_tracks.size()));
+    if (inserted) {
+        auto idOf = [this](std::string_view tok) {
+            int64_t v = 0;
+            if (!tok.empty() && tok[0] != '"' && ChromeTraceParser::microsToNs(tok, v) &&
+                v % 1000 == 0)
+                return v / 1000;
+            return --m_synthetic; // string ids get synthetic negative ids
+        };
+        EventTrack t;
+        t.pid = idOf(pidTok);
+        t.tid = idOf(tidTok);
+        m_out.worker.tracks.push_back(std::move(t));
+        m_tracks.push_back({std::string(pidTok), std::string(tidTok), {}});
+    }
+    return it->second;
+}
+
+ChromeTraceState::Event ChromeTraceState::readEvent(od::value el)
+{
+    Event ev;
+    for (auto field : el.get_object()) {
+        const std::string_view k = field.unescaped_key();
+        od::value v = field.value();
+        if (k == "ph")
+            ev.ph = v.get_string();
+        else if (k == "name")
+            ev.name = v.get_string();
+        else if (k == "cat")
+            ev.cat = v.get_string();
+        else if (k == "pid")
+            ev.pidTok = trimmed(v.raw_json_token());
+        else if (k == "tid")
+            ev.tidTok = trimmed(v.raw_json_token());
+        else if (k == "ts")
+            ev.tsTok = trimmed(v.raw_json_token());
+        else if (k == "dur")
+            ev.durTok = trimmed(v.raw_json_token());
+        else if (k == "id")
+            ev.idTok = trimmed(v.raw_json_token());
+        else if (k == "bp")
+            ev.bp = v.get_string();
+        else if (k == "scope" && v.type() == od::json_type::string)
+            ev.scope = v.get_string();
+        else if (k == "id2" && ev.idTok.empty() && v.type() == od::json_type::object) {
+            od::object id2 = v.get_object(); // {"local": "0x1"} or {"global": ...}: one token
+            ev.idTok = trimmed(id2.raw_json());
+        } else if (k == "args" && v.type() == od::json_type::object) {
+            od::object args = v.get_object();
+            ev.argsRaw = args.raw_json();
+        }
+    }
+    return ev;
+}
+
+void ChromeTraceState::handleEvent(od::value el)
+{
+    const Event ev = readEvent(el);
+    ++events;
+    if (ev.ph.empty()) {
+        ++m_unsupported["(no ph)"];
+        return;
+    }
+    const char p = ev.ph[0];
+    if (p == 'M') {
+        handleMetadata(ev);
+        return;
+    }
+    if (p != 'X' && p != 'B' && p != 'E' && p != 'i' && p != 'I' && p != 'R' && p != 's' &&
+        p != 't' && p != 'f' && p != 'C' && p != 'b' && p != 'e' && p != 'n') {
+        ++m_unsupported[std::string(ev.ph)];
+        return;
+    }
+    int64_t ts = 0;
+    if (!ChromeTraceParser::microsToNs(ev.tsTok, ts)) {
+        problems.add("events without a valid ts", 0,
+                     "event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
+                         ") has no numeric ts; skipped");
+        return;
+    }
+    if (p == 'C' || p == 'b' || p == 'e' || p == 'n') {
+        // Not on a thread's track: counters and async spans have tracks of their own.
+        const int64_t pid = pidOf(ev.pidTok);
+        if (pid >= 0)
+            ++m_pidCounts[pid];
+        seeTime(ts);
+        if (p == 'C')
+            addCounter(ts, ev);
+        else
+            addAsync(ts, ev);
+        return;
+    }
+    const uint32_t ti = trackFor(ev.pidTok, ev.tidTok);
+    if (ti == kNoTrack) {
+        problems.add("too many threads", 0,
+                     "event \"" + std::string(ev.name) + "\" of tid " + std::string(ev.tidTok) +
+                         " dropped: the trace has " + std::to_string(ParsedFile::kMaxTracks) +
+                         " threads already (the most one file may have)");
+        return;
+    }
+    if (m_out.worker.tracks[ti].pid >= 0)
+        ++m_pidCounts[m_out.worker.tracks[ti].pid];
+    seeTime(ts);
+    if (p == 'B' || p == 'E')
+        m_tracks[ti].beginEnds.push_back(
+            {ts, m_seq++, p == 'B', m_out.names.intern(ev.name), std::string(ev.argsRaw)});
+    else if (p == 's' || p == 't' || p == 'f')
+        addFlow(ti, ts, ev);
+    else
+        addSlice(ti, ts, ev);
+}
+
+// M records: process_name / thread_name give the tracks their labels; others are ignored.
+void ChromeTraceState::handleMetadata(const Event &ev)
+{
+    if (ev.name != "process_name" && ev.name != "thread_name")
+        return;
+    auto args = nlohmann::json::parse(ev.argsRaw.empty() ? std::string_view("{}") : ev.argsRaw,
+                                      nullptr, false);
+    std::string label;
+    if (args.is_object() && args.contains("name")) {
+        if (args["name"].is_string())
+            label = args["name"].get<std::string>();
+        else // e.g. "args":{"name":5}: the label is dropped, the trace is not
+            problems.add("bad metadata", 0,
+                         std::string(ev.name) + " whose args.name is not a string (" +
+                             args["name"].dump().substr(0, 40) + "); label ignored");
+    }
+    if (ev.name == "process_name")
+        m_processNames[std::string(ev.pidTok)] = label;
+    else
+        m_threadNames[std::string(ev.pidTok) + '\x1f' + std::string(ev.tidTok)] = label;
+}
+
+void ChromeTraceState::addFlow(uint32_t track, int64_t ts, const Event &ev)
+{
+    FlowPoint fp;
+    fp.track = track;
+    fp.localNs = ts;
+    int64_t id = 0;
+    fp.id = ChromeTraceParser::microsToNs(ev.idTok, id) ? uint64_t(id / 1000)
+                                                        : std::hash<std::string_view>()(ev.idTok);
+    fp.phase = ev.ph[0];
+    fp.bindEnclosing = ev.bp == "e";
+    fp.nameId = m_out.names.intern(ev.name);
+    fp.categoryId = m_out.names.intern(ev.cat);
+    m_out.flows.push_back(fp);
+}
+
+// X (complete, with dur) and i/I/R (instants).
+void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
+{
+    int64_t end = ts;
+    uint16_t flags = EventInstant;
+    if (ev.ph[0] == 'X') {
+        int64_t dur = 0;
+        if (!ev.durTok.empty() && !ChromeTraceParser::microsToNs(ev.durTok, dur))
+            problems.add("bad durations", 0,
+                         "event \"" + std::string(ev.name) +
+                             "\" has a non-numeric dur; taken as 0");
+        if (!logEndInRange(ts, std::max<int64_t>(dur, 0), &end)) {
+            problems.add("times out of range", 0,
+                         "event \"" + std::string(ev.name) +
+                             "\" ends past the readable range (ts + dur > 2^62 ns); skipped");
+            return;
+        }
+        flags = 0;
+        seeTime(end);
+    }
+    EventTrack &t = m_out.worker.tracks[track];
+    const uint32_t index = m_out.addEvent(t, ts, end, m_out.names.intern(ev.name), flags);
+    m_out.addArgs(t, index, ev.argsRaw);
+}
+
+int64_t ChromeTraceState::pidOf(std::string_view pidTok)
+{
+    int64_t v = 0;
+    if (!pidTok.empty() && pidTok[0] != '"' && ChromeTraceParser::microsToNs(pidTok, v) &&
+        v % 1000 == 0)
+        return v / 1000;
+    return -1; // a string pid: no number (the track keeps its label)
+}
+
+// C: each numeric args member is one series of the counter (pid, name [+ " " + id]); Chrome
+// draws a multi-key counter stacked, here each key gets a track of its own.
+void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
+{
+    auto args = nlohmann::json::parse(ev.argsRaw.empty() ? std::string_view("{}") : ev.argsRaw,
+                                      nullptr, false);
+    std::string name(ev.name);
+    if (!ev.idTok.empty()) // Chrome: "the id is combined with the name to form the counter name"
+        name += ' ' + (ev.idTok[0] == '"' ? std::string(ev.idTok.substr(1, ev.idTok.size() - 2))
+                                          : std::string(ev.idTok));
+    int added = 0;
+    if (args.is_object())
+        for (auto it = args.begin(); it != args.end(); ++it) {
+            if (!it->is_number() || !std::isfinite(it->get<double>())) {
+                problems.add("bad counter values", 0,
+                             "counter \"" + name + "\" series \"" + it.key() +
+                                 "\" has a value that is not a finite number (" +
+                                 it->dump().substr(0, 40) + "); sample skipped");
+                continue;
+            }
+            std::string key;
+            key.append(ev.pidTok).append(1, '\x1f').append(name).append(1, '\x1f').append(it.key());
+            if (m_out.worker.counters.size() >= ParsedFile::kMaxTracks &&
+                !m_counterIndex.count(key)) {
+                problems.add("too many counters", 0,
+                             "counter \"" + name + "\" series \"" + it.key() +
+                                 "\" dropped: the trace has " +
+                                 std::to_string(ParsedFile::kMaxTracks) +
+                                 " counter series already (the limit per file)");
+                continue;
+            }
+            auto [pos, inserted] =
+                m_counterIndex.emplace(std::move(key), uint32_t(m_out.worker.counters.size()));
+            if (inserted) {
+                CounterTrack c;
+                c.pid = pidOf(ev.pidTok);
+                c.name = name;
+                c.series = it.key();
+                c.category = std::string(ev.cat);
+                m_out.worker.counters.push_back(std::move(c));
+            }
+            m_out.worker.counters[pos->second].add(ts, it->get<double>());
+            ++added;
+        }
+    if (added == 0 && (!args.is_object() || args.empty()))
+        problems.add("bad counter values", 0,
+                     "counter \"" + name +
+                         "\" without numeric args (a C event's values are its "
+                         "args members); skipped");
+}
+
+// b/e/n: kept per (pid, cat, id, scope) and matched in time order by finishAsync().
+void ChromeTraceState::addAsync(int64_t ts, const Event &ev)
+{
+    if (ev.idTok.empty()) {
+        problems.add("async events without an id", 0,
+                     "async event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
+                         ") has no id (async events are matched by cat + id); skipped");
+        return;
+    }
+    std::string key;
+    key.append(ev.pidTok).append(1, '\x1f').append(ev.cat).append(1, '\x1f');
+    key.append(ev.idTok).append(1, '\x1f').append(ev.scope);
+    auto [pos, inserted] = m_asyncIndex.emplace(std::move(key), uint32_t(m_async.size()));
+    if (inserted)
+        m_async.push_back({std::string(ev.pidTok), std::string(ev.cat), {}});
+    m_async[pos->second].points.push_back(
+        {ts, m_seq++, ev.ph[0], m_out.names.intern(ev.name), std::string(ev.argsRaw)});
+}
+
+// Per key, in time order: `b` opens, `e` closes the innermost open span of its name (the
+// innermost one when it has no name), `n` is an instant; what starts while a span of its key is
+// open belongs to that span's tree. Then per (pid, cat) the trees' roots are laid out in lanes
+// (AsyncLanes), each tree in its root's lane, and each lane becomes an async EventTrack (the
+// builder nests it: a tree's spans nest by time, and trees of one lane are disjoint).
+void ChromeTraceState::finishAsync()
+{
+    struct Span
+    {
+        int64_t start, end;
+        uint32_t nameId;
+        uint16_t flags;
+        const std::string *args;
+        size_t root; // the outermost span of its tree (its own index for a root)
+    };
+    std::map<std::pair<std::string, std::string>, std::vector<Span>> groups; // (pid, cat)
+    int64_t unmatched = 0, open = 0;
+    for (AsyncKey &k : m_async) {
+        std::stable_sort(k.points.begin(), k.points.end(),
+                         [](const AsyncPoint &a, const AsyncPoint &b) { return a.ts < b.ts; });
+        std::vector<Span> &spans = groups[{k.pidToken, k.cat}];
+        std::vector<size_t> stack; // indices into spans
+        for (const AsyncPoint &pt : k.points) {
+            const size_t root = stack.empty() ? spans.size() : spans[stack.back()].root;
+            if (pt.ph == 'n') {
+                spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args, root});
+            } else if (pt.ph == 'b') {
+                stack.push_back(spans.size());
+                spans.push_back(
+                    {pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen, &pt.args, root});
+            } else {
+                size_t k2 = stack.size();
+                while (k2 > 0 && pt.nameId != 0 && spans[stack[k2 - 1]].nameId != pt.nameId)
+                    --k2;
+                if (k2 == 0 && pt.nameId != 0 && !stack.empty())
+                    k2 = stack.size(); // no open span of that name: the innermost one
+                if (k2 == 0) {
+                    ++unmatched;
+                    continue;
+                }
+                Span &sp = spans[stack[k2 - 1]];
+                sp.end = std::max(pt.ts, sp.start);
+                sp.flags = 0;
+                stack.erase(stack.begin() + ptrdiff_t(k2 - 1));
+            }
+        }
+        open += int64_t(stack.size());
+    }
+    if (unmatched > 0)
+        problems.add("async ends without a begin", 0,
+                     std::to_string(unmatched) +
+                         " async end(s) (ph e) with no open begin of the same cat and id; dropped");
+    if (open > 0)
+        problems.add("open events", 0,
+                     std::to_string(open) + " async begin(s) (ph b) without an end kept as open",
+                     Severity::Info);
+    for (auto &[key, spans] : groups) {
+        // Lanes for the trees' roots; a span's descendants (same cat + id) follow it.
+        std::vector<AsyncSpan> roots;
+        std::vector<uint32_t> laneOf(spans.size(), 0);
+        for (size_t i = 0; i < spans.size(); ++i)
+            if (spans[i].root == i)
+                roots.push_back({spans[i].start, spans[i].end, uint32_t(i)});
+        uint32_t lanes = 0;
+        const std::vector<uint32_t> lane = AsyncLanes::assign(roots, &lanes);
+        for (size_t r = 0; r < roots.size(); ++r)
+            laneOf[roots[r].point] = lane[r];
+        const auto first = uint32_t(m_out.worker.tracks.size());
+        auto pn = m_processNames.find(key.first);
+        const std::string process = pn != m_processNames.end() ? pn->second
+                                    : (!key.first.empty() && key.first[0] == '"')
+                                        ? key.first.substr(1, key.first.size() - 2)
+                                        : "pid " + key.first;
+        for (uint32_t l = 0; l < lanes; ++l) {
+            EventTrack t;
+            t.pid = pidOf(key.first);
+            t.async = true;
+            t.category = key.second;
+            t.threadName = process + " / async" + (key.second.empty() ? "" : " " + key.second) +
+                           (lanes > 1 ? " #" + std::to_string(l + 1) : "");
+            m_out.worker.tracks.push_back(std::move(t));
+        }
+        for (const Span &sp : spans) {
+            EventTrack &t = m_out.worker.tracks[first + laneOf[sp.root]];
+            const uint32_t e = m_out.addEvent(t, sp.start, sp.end, sp.nameId, sp.flags);
+            m_out.addArgs(t, e, *sp.args);
+        }
+    }
+    // Synthetic tids in creation order (tracks sort by tid: lane 1 before lane 2).
+    const auto firstAsync = uint32_t(m_tracks.size());
+    const auto n = int64_t(m_out.worker.tracks.size() - firstAsync);
+    for (int64_t k = 0; k < n; ++k)
+        m_out.worker.tracks[size_t(firstAsync + k)].tid = m_synthetic - n + k;
+    m_synthetic -= n;
+    m_async.clear();
+}
+
+// distributedInfo.rank: an integer in int's range; a string of digits is taken (with a
+// warning); anything else is ignored with a warning and the loader numbers the worker.
+void ChromeTraceState::readRank(simdjson::ondemand::value v)
+{
+    int64_t r = 0;
+    std::string_view text;
+    if (v.get_int64().get(r) == simdjson::SUCCESS) {
+    } else if (v.get_string().get(text) == simdjson::SUCCESS && !text.empty() && text.size() <= 9 &&
+               std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        r = std::stoll(std::string(text));
+        problems.add("bad metadata", 0,
+                     "distributedInfo.rank is a string (\"" + std::string(text) +
+                         "\"); taken as rank " + std::to_string(r));
+    } else {
+        problems.add("bad metadata", 0,
+                     "distributedInfo.rank is not an integer; ignored (rank from the file name "
+                     "or the next free one)");
+        return;
+    }
+    if (r < 0 || r > std::numeric_limits<int>::max()) {
+        problems.add("bad metadata", 0,
+                     "distributedInfo.rank " + std::to_string(r) + " is out of range; ignored");
+        return;
+    }
+    rank = int(r);
+}
+
+void ChromeTraceState::parse(od::document &doc)
+{
+    auto events = [this](od::array arr) {
+        for (auto el : arr)
+            handleEvent(el.value());
+    };
+    if (doc.type() == od::json_type::array) {
+        events(doc.get_array());
+        return;
+    }
+    bool found = false;
+    for (auto field : doc.get_object()) {
+        const std::string_view k = field.unescaped_key();
+        if (k == "traceEvents") {
+            events(field.value().get_array());
+            found = true;
+        } else if (k == "distributedInfo") {
+            for (auto f : field.value().get_object())
+                if (f.unescaped_key().value() == "rank")
+                    readRank(f.value());
+        }
+    }
+    if (!found)
+        throw std::runtime_error("no \"traceEvents\" array: not a Chrome trace");
+}
+
+// Chrome's rule: an E ends the most recent open B of its thread (in time order), whatever its
+// name; a named E that differs is reported. Unmatched E's are reported; B's left are open.
+void ChromeTraceState::matchBeginEnds(uint32_t ti)
+{
+    auto &be = m_tracks[ti].beginEnds;
+    std::stable_sort(be.begin(), be.end(),
+                     [](const BeginEnd &a, const BeginEnd &b) { return a.ts < b.ts; });
+    EventTrack &t = m_out.worker.tracks[ti];
+    std::vector<uint32_t> stack;
+    for (BeginEnd &r : be) {
+        if (r.begin) {
+            const uint32_t index =
+                m_out.addEvent(t, r.ts, m_out.worker.info.lastLocalNs, r.nameId, EventOpen);
+            stack.push_back(index);
+            m_out.addArgs(t, index, r.args);
+            continue;
+        }
+        if (stack.empty()) {
+            problems.add("ends without a begin", 0,
+                         "end without a begin on pid " + m_tracks[ti].pidToken + " tid " +
+                             m_tracks[ti].tidToken + " at ts " + std::to_string(r.ts) +
+                             " ns; dropped");
+            continue;
+        }
+        const uint32_t e = stack.back();
+        stack.pop_back();
+        if (r.nameId != 0 && r.nameId != t.nameId[e])
+            problems.add("misnested ends", 0,
+                         "E \"" + std::string(m_out.names.name(r.nameId)) + "\" closes \"" +
+                             std::string(m_out.names.name(t.nameId[e])) + "\" on tid " +
+                             m_tracks[ti].tidToken);
+        t.localEnd[e] = r.ts;
+        t.flags[e] &= uint16_t(~EventOpen);
+    }
+    if (!stack.empty())
+        problems.add("open events", 0,
+                     std::to_string(stack.size()) + " B event(s) without E kept as open",
+                     Severity::Info);
+    be.clear();
+    be.shrink_to_fit();
+}
+
+void ChromeTraceState::nameTracks()
+{
+    for (size_t i = 0; i < m_tracks.size(); ++i) {
+        const TrackState &s = m_tracks[i];
+        std::string thread;
+        auto tn = m_threadNames.find(s.pidToken + '\x1f' + s.tidToken);
+        if (tn != m_threadNames.end())
+            thread = tn->second;
+        else if (!s.tidToken.empty() && s.tidToken[0] == '"')
+            thread = s.tidToken.substr(1, s.tidToken.size() - 2);
+        else
+            thread = "tid " + s.tidToken;
+        auto pn = m_processNames.find(s.pidToken);
+        std::string process = pn != m_processNames.end() ? pn->second
+                              : (!s.pidToken.empty() && s.pidToken[0] == '"')
+                                  ? s.pidToken.substr(1, s.pidToken.size() - 2)
+                                  : "pid " + s.pidToken;
+        m_out.worker.tracks[i].threadName = process + " / " + thread;
+    }
+}
+
+ParsedFile ChromeTraceState::finish()
+{
+    for (uint32_t ti = 0; ti < m_tracks.size(); ++ti)
+        matchBeginEnds(ti);
+    nameTracks();
+    finishAsync();
+    for (CounterTrack &c : m_out.worker.counters)
+        c.finish();
+    CounterTrack::sortByKey(m_out.worker.counters);
+    int64_t bestCount = -1;
+    for (const auto &[pid, n] : m_pidCounts)
+        if (n > bestCount) {
+            bestCount = n;
+            m_out.worker.info.pid = pid;
+        }
+    for (const auto &[ph, n] : m_unsupported)
+        problems.add("unsupported phases", 0,
+                     std::to_string(n) + " event(s) of phase '" + ph +
+                         "' ignored (not shown on the timeline)",
+                     Severity::Info);
+    m_out.records = events;
+    m_out.problems = problems.take();
+    return std::move(m_out);
+}
+
+} // namespace syncline::load

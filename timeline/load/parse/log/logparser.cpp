@@ -1,0 +1,630 @@
+#include "timeline/load/parse/log/logparser.h"
+
+#include "recorder/utf8.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/jsoncursor.h"
+#include "timeline/load/parse/log/logheader.h"
+#include "timeline/load/parse/textequal.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace syncline::load {
+
+using Severity = LoadProblem::Severity;
+
+LogParser::LogParser(std::string path) : m_problems(path)
+{
+    m_out.path = std::move(path);
+    m_out.worker.info.sourceFile = m_out.path;
+    m_out.worker.info.kind = SourceKind::SynclineLog;
+}
+
+bool LogParser::sniff(std::string_view head)
+{
+    const size_t nl = head.find('\n');
+    std::string_view line = head.substr(0, nl);
+    LineScanner scanner;
+    LogRecord r;
+    if (scanner.scan(line, r))
+        return true;
+    // A log whose first line was cut by the sniff buffer: look for the record key.
+    return nl == std::string_view::npos && line.substr(0, 8).find("{\"t\":") == 0;
+}
+
+size_t LogParser::feed(std::string_view text)
+{
+    size_t pos = 0;
+    const char *const bufEnd = text.data() + text.size();
+    while (pos < text.size()) {
+        // The recorder's own layout of the bulk records is read straight from the buffer (its
+        // end found by the layout); any other line is cut at its '\n' and read in full.
+        const char *lineEnd = nullptr;
+        if (!m_refused && m_scanner.scanAt(text.data() + pos, bufEnd, m_record, &lineEnd)) {
+            const size_t end = size_t(lineEnd - text.data());
+            ++m_line;
+            ++m_out.records;
+            handleRecord(m_record, text.substr(pos, end - pos));
+            pos = end + 1;
+            continue;
+        }
+        const void *nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+        if (!nl)
+            break;
+        const size_t end = static_cast<const char *>(nl) - text.data();
+        ++m_line;
+        handleLine(text.substr(pos, end - pos), false);
+        pos = end + 1;
+    }
+    m_out.bytes += int64_t(pos);
+    return pos;
+}
+
+void LogParser::handleLine(std::string_view line, bool last)
+{
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    if (m_refused || line.find_first_not_of(" \t") == std::string_view::npos)
+        return; // blank lines are skipped; so is everything after an unsupported version
+    if (!m_scanner.scan(line, m_record)) {
+        if (last)
+            return; // torn last line (possibly still being written): skipped silently
+        m_problems.add("malformed lines", m_line,
+                       "malformed line: " + m_scanner.error() + " at column " +
+                           std::to_string(m_scanner.errorColumn()));
+        return;
+    }
+    ++m_out.records;
+    handleRecord(m_record, line);
+}
+
+void LogParser::seeTime(int64_t ts)
+{
+    WorkerInfo &info = m_out.worker.info;
+    if (!m_anyTime) {
+        info.firstLocalNs = info.lastLocalNs = ts;
+        m_anyTime = true;
+        return;
+    }
+    info.firstLocalNs = std::min(info.firstLocalNs, ts);
+    info.lastLocalNs = std::max(info.lastLocalNs, ts);
+}
+
+uint32_t LogParser::trackFor(int64_t tid)
+{
+    if (m_hasLastTrack && tid == m_lastTid)
+        return m_lastTrack;
+    // A process has a few threads: a scan of their tids beats the hash map.
+    if (m_trackIndex.size() <= kFewTracks) {
+        for (uint32_t k = 0; k < m_fewTids.size(); ++k)
+            if (m_fewTids[k] == tid) {
+                m_hasLastTrack = true;
+                m_lastTid = tid;
+                m_lastTrack = k;
+                return k;
+            }
+    }
+    if (m_out.worker.tracks.size() >= ParsedFile::kMaxTracks) {
+        const auto known = m_trackIndex.find(tid);
+        if (known == m_trackIndex.end()) {
+            m_problems.add("too many threads", m_line,
+                           "record of tid " + std::to_string(tid) + " dropped: the file has " +
+                               std::to_string(ParsedFile::kMaxTracks) +
+                               " threads already (the most one file may have)");
+            return kNoTrack;
+        }
+        m_hasLastTrack = true;
+        m_lastTid = tid;
+        m_lastTrack = known->second;
+        return known->second;
+    }
+    auto [it, inserted] = m_trackIndex.emplace(tid, uint32_t(m_out.worker.tracks.size()));
+    if (inserted) {
+        if (m_fewTids.size() < kFewTracks)
+            m_fewTids.push_back(tid);
+        EventTrack t;
+        if (m_out.worker.tracks.empty() && m_reserveHint > 0) {
+            t.localStart.reserve(m_reserveHint);
+            t.localEnd.reserve(m_reserveHint);
+            t.nameId.reserve(m_reserveHint);
+            t.flags.reserve(m_reserveHint);
+        }
+        t.tid = tid;
+        t.pid = m_out.worker.info.pid;
+        m_out.worker.tracks.push_back(std::move(t));
+        m_open.emplace_back();
+        m_lastTs.push_back(INT64_MIN);
+    }
+    m_hasLastTrack = true;
+    m_lastTid = tid;
+    m_lastTrack = it->second;
+    return it->second;
+}
+
+void LogParser::checkOrder(uint32_t track, int64_t ts)
+{
+    if (ts < m_lastTs[track]) {
+        m_problems.add("records out of order", m_line,
+                       "record out of order: ts " + std::to_string(ts) +
+                           " is before the previous record of tid " +
+                           std::to_string(m_out.worker.tracks[track].tid) + " (" +
+                           std::to_string(m_lastTs[track]) + "); kept and sorted");
+    }
+    m_lastTs[track] = ts; // report each backward jump once
+}
+
+void LogParser::handleRecord(const LogRecord &r, std::string_view line)
+{
+    const bool first = !m_sawRecord;
+    m_sawRecord = true;
+    if (r.type == RecordType::Header) {
+        if (!first) {
+            m_problems.add("misplaced headers", m_line,
+                           "header record after the first line ignored");
+            return;
+        }
+        handleHeader(line);
+        return;
+    }
+    if (first)
+        rankFromFileName("first line is not a header");
+    if (r.hasTs && !logTimeInRange(r.ts)) {
+        m_problems.add("times out of range", m_line,
+                       "ts " + std::to_string(r.ts) +
+                           " is outside the readable range (|ts| <= 2^62 ns); record dropped");
+        return;
+    }
+    switch (r.type) {
+    case RecordType::Begin:
+    case RecordType::Complete:
+    case RecordType::Instant:
+        handleEvent(r);
+        return;
+    case RecordType::End:
+        if (need(r.hasTs, "ts") && need(r.hasTid, "tid"))
+            handleEnd(r);
+        return;
+    case RecordType::Thread:
+        if (need(r.hasTid, "tid")) {
+            const uint32_t ti = trackFor(r.tid);
+            if (ti != kNoTrack)
+                m_out.worker.tracks[ti].threadName = std::string(validText(r.name, 0, "name"));
+        }
+        return;
+    case RecordType::Sync:
+        handleSync(r);
+        return;
+    case RecordType::Counter:
+        handleCounter(r);
+        return;
+    case RecordType::Msg:
+        if (!need(r.hasTs, "ts"))
+            return;
+        seeTime(r.ts);
+        // The thread the link is drawn on (a record without tid: the first thread).
+        m_out.messages.add(r.ts, r.dir == "send", r.peer, r.id, r.hasTid ? trackFor(r.tid) : 0);
+        return;
+    case RecordType::Heartbeat:
+        if (r.hasTs) {
+            seeTime(r.ts);
+            m_out.worker.info.lastHeartbeatLocalNs = r.ts;
+        }
+        m_out.worker.info.droppedEvents = r.dropped;
+        return;
+    case RecordType::Note:
+        m_problems.add("recorder notes", m_line,
+                       "recorder " + std::string(r.level) + ": " + std::string(r.msg),
+                       Severity::Info);
+        return;
+    case RecordType::Close:
+        if (r.hasTs)
+            seeTime(r.ts);
+        m_out.worker.info.closedCleanly = true;
+        m_out.worker.info.droppedEvents = r.dropped;
+        return;
+    default:
+        return; // unknown record types are ignored (forward compatibility)
+    }
+}
+
+void LogParser::handleEvent(const LogRecord &r)
+{
+    if (!need(r.hasTs, "ts") || !need(r.hasTid, "tid") || !need(r.hasName, "name"))
+        return;
+    if (r.type == RecordType::Complete && !need(r.hasDur, "dur"))
+        return;
+    int64_t end = r.ts;
+    uint16_t flags = EventOpen;
+    if (r.type == RecordType::Complete) {
+        flags = EventInterval;
+        if (!logEndInRange(r.ts, std::max<int64_t>(r.dur, 0), &end)) {
+            m_problems.add("times out of range", m_line,
+                           "X record whose end (ts + dur = " + std::to_string(r.ts) + " + " +
+                               std::to_string(r.dur) +
+                               ") is past the readable range (2^62 ns); record dropped");
+            return;
+        }
+        if (r.dur < 0)
+            m_problems.add("negative durations", m_line,
+                           "X record with negative dur; clamped to 0");
+    } else if (r.type == RecordType::Instant) {
+        flags = EventInstant;
+    }
+    const uint32_t ti = trackFor(r.tid);
+    if (ti == kNoTrack)
+        return;
+    EventTrack &t = m_out.worker.tracks[ti];
+    if (r.type == RecordType::Begin)
+        checkOrder(ti, r.ts);
+    seeTime(r.ts);
+    seeTime(end);
+    const uint32_t e = m_out.addEvent(
+        t, r.ts, end, nameId(r.textAscii ? r.name : validText(r.name, 0, "name")), flags);
+    if (r.type == RecordType::Begin)
+        m_open[ti].push_back(e);
+    if (r.hasArgs)
+        m_out.addArgs(t, e, validArgs(r.args, r.textAscii));
+}
+
+void LogParser::handleSync(const LogRecord &r)
+{
+    if (!need(r.hasT1, "t1") || !need(r.hasT2, "t2") || !need(r.hasT3, "t3") ||
+        !need(r.hasT4, "t4"))
+        return;
+    if (!logTimeInRange(r.t1) || !logTimeInRange(r.t2) || !logTimeInRange(r.t3) ||
+        !logTimeInRange(r.t4)) {
+        m_problems.add("times out of range", m_line,
+                       "sync sample with a time outside the readable range (|t| <= 2^62 ns) "
+                       "ignored");
+        return;
+    }
+    if (r.t4 < r.t1 || r.t3 < r.t2) {
+        m_problems.add("inconsistent sync samples", m_line,
+                       "sync sample with t4 < t1 or t3 < t2 ignored");
+        return;
+    }
+    m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)});
+    seeTime(r.t1);
+    seeTime(r.t4);
+}
+
+// C (format 1.1): one sample of the worker's counter `name`; a null value (the recorder was
+// given NaN or an infinity) is a sample that is not shown.
+void LogParser::handleCounter(const LogRecord &r)
+{
+    if (!need(r.hasTs, "ts") || !need(r.hasName, "name") || !need(r.hasValue, "value"))
+        return;
+    seeTime(r.ts);
+    if (r.valueNull)
+        return;
+    const std::string_view name = validText(r.name, 0, "name");
+    auto it = m_counterIndex.find(std::string(name));
+    if (it == m_counterIndex.end() && m_out.worker.counters.size() >= ParsedFile::kMaxTracks) {
+        m_problems.add("too many counters", m_line,
+                       "counter \"" + std::string(name) + "\" dropped: the file has " +
+                           std::to_string(ParsedFile::kMaxTracks) +
+                           " counter names already (the limit per file)");
+        return;
+    }
+    if (it == m_counterIndex.end()) {
+        it =
+            m_counterIndex.emplace(std::string(name), uint32_t(m_out.worker.counters.size())).first;
+        CounterTrack c;
+        c.pid = m_out.worker.info.pid;
+        c.name = std::string(name);
+        m_out.worker.counters.push_back(std::move(c));
+    }
+    m_out.worker.counters[it->second].add(r.ts, r.value);
+}
+
+uint32_t LogParser::nameId(std::string_view name)
+{
+    // A few names make up almost every event: a small direct-mapped cache of (text, id) in
+    // front of the table's hash map, checked byte for byte.
+    const size_t slot =
+        (name.size() * 7 + (name.empty() ? 0
+                                         : static_cast<unsigned char>(name.front()) * 3 +
+                                               static_cast<unsigned char>(name.back()))) &
+        (kNameCache - 1);
+    NameCacheEntry &c = m_nameCache[slot];
+    if (c.id != UINT32_MAX && equalText(c.text, name))
+        return c.id;
+    const uint32_t id = m_out.names.intern(name);
+    c.text = m_out.names.name(id); // stable: the table never moves its strings
+    c.id = id;
+    return id;
+}
+
+std::string_view LogParser::validText(std::string_view text, int slot, const char *what)
+{
+    if (utf8::isValid(text)) [[likely]]
+        return text;
+    size_t replaced = 0;
+    m_fixed[slot] = utf8::replaceInvalid(text, &replaced);
+    m_problems.add("invalid UTF-8", m_line,
+                   std::string("invalid UTF-8 in ") + what + ": " + std::to_string(replaced) +
+                       " byte(s) replaced by U+FFFD");
+    return m_fixed[slot];
+}
+
+std::string_view LogParser::validArgs(std::string_view text, bool ascii)
+{
+    const std::string_view t = ascii ? text : validText(text, 1, "args");
+    if (t.find("\\u") == std::string_view::npos) [[likely]]
+        return t;
+    std::string fixed;
+    const size_t replaced = replaceLoneSurrogateEscapes(t, fixed);
+    if (replaced == 0)
+        return t;
+    m_fixed[1] = std::move(fixed); // t may point into the old m_fixed[1]: replaced only now
+    m_problems.add("invalid UTF-8", m_line,
+                   "lone surrogate escape in args: " + std::to_string(replaced) +
+                       " \\uD800-\\uDFFF without its pair replaced by \\ufffd");
+    return m_fixed[1];
+}
+
+void LogParser::missingKey(const char *what)
+{
+    m_problems.add("malformed lines", m_line,
+                   std::string("malformed line: record without \"") + what + "\"");
+}
+
+void LogParser::handleEnd(const LogRecord &r)
+{
+    const uint32_t ti = trackFor(r.tid);
+    if (ti == kNoTrack)
+        return;
+    EventTrack &t = m_out.worker.tracks[ti];
+    auto &stack = m_open[ti];
+    seeTime(r.ts);
+    if (stack.empty()) {
+        m_problems.addAt("ends without a begin", m_line, r.tid, r.ts,
+                         "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
+                             std::to_string(r.tid) + " has no open event; dropped");
+        return;
+    }
+    uint32_t e = stack.back();
+    const std::string_view openName = m_out.names.name(t.nameId[e]);
+    const std::string_view name = !r.hasName    ? std::string_view()
+                                  : r.textAscii ? r.name
+                                                : validText(r.name, 0, "name");
+    if (r.hasName && !equalText(name, openName)) {
+        // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
+        // name, the end closes it and every event still open inside it, at this time — so the
+        // rest of the thread keeps its depth. Otherwise the E is dropped.
+        size_t k = stack.size() - 1;
+        while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != name)
+            --k;
+        if (k == 0) {
+            m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
+                             "misnesting: E \"" + std::string(name) + "\" on tid " +
+                                 std::to_string(r.tid) + " but the innermost open event is \"" +
+                                 std::string(openName) +
+                                 "\" and no open event has that name; "
+                                 "E dropped");
+            return;
+        }
+        checkOrder(ti, r.ts);
+        std::string closed;
+        for (size_t j = stack.size() - 1; j >= k; --j) {
+            const uint32_t inner = stack[j];
+            t.localEnd[inner] = std::max(r.ts, t.localStart[inner]);
+            t.flags[inner] &= uint16_t(~EventOpen);
+            closed += (closed.empty() ? "\"" : ", \"") +
+                      std::string(m_out.names.name(t.nameId[inner])) + "\"";
+        }
+        m_problems.addAt("lost ends", m_line, r.tid, r.ts,
+                         "misnesting: E \"" + std::string(name) + "\" on tid " +
+                             std::to_string(r.tid) + " while " + closed +
+                             " still open inside it (its E lost?); closed at this end");
+        stack.resize(k);
+        e = stack.back();
+    } else {
+        checkOrder(ti, r.ts);
+    }
+    stack.pop_back();
+    t.localEnd[e] = std::max(r.ts, t.localStart[e]);
+    t.flags[e] &= uint16_t(~EventOpen);
+    if (r.hasArgs) {
+        if (t.flags[e] & EventHasArgs) {
+            // Merge {"a":1} and {"b":2} into {"a":1,"b":2}: both are validated objects.
+            auto it = std::find_if(t.argRefs.rbegin(), t.argRefs.rend(),
+                                   [e](auto &p) { return p.first == e; });
+            // Texts are interned (shared by other events): the merged text gets its own id.
+            std::string_view more = validArgs(r.args, false).substr(1);
+            more.remove_prefix(std::min(more.find_first_not_of(" \t"), more.size()));
+            if (more.front() != '}') {
+                const std::string_view old = m_out.args.text(it->second);
+                std::string text(old.substr(0, old.find_last_of('}')));
+                text += ',';
+                text += more;
+                it->second = m_out.args.intern(text);
+            }
+        } else {
+            m_out.addArgs(t, e, validArgs(r.args, false));
+        }
+    }
+}
+
+void LogParser::handleHeader(std::string_view line)
+{
+    m_sawHeader = true;
+    std::optional<int64_t> startNs;
+    if (!LogHeader::read(line, m_line, m_out.worker.info, m_problems, &m_refused, &startNs)) {
+        // A header that could not be read (reported above) gives no rank: the file name's, as
+        // for a log without a header. A refused version loads no records at all.
+        if (!m_refused) {
+            m_sawHeader = false;
+            rankFromFileName("the header could not be read");
+        }
+        return;
+    }
+    if (startNs)
+        seeTime(*startNs);
+}
+
+void LogParser::rankFromFileName(std::string_view why)
+{
+    if (m_sawHeader)
+        return;
+    m_sawHeader = true; // report once
+    const std::optional<int> rank = LogHeader::rankFromFileName(m_out.path);
+    if (!rank) {
+        // Still a worker: WorkerAdmission gives it the next free rank (with an Info problem),
+        // as it does for a Chrome trace without one.
+        m_out.rankKnown = false;
+        m_problems.add("header", 1,
+                       std::string(why) +
+                           " and the file name has no rank; the worker gets the next free rank",
+                       Severity::Warning);
+        return;
+    }
+    m_out.worker.info.rank = *rank;
+    m_problems.add("header", 1,
+                   std::string(why) + "; rank " + std::to_string(*rank) +
+                       " taken from the file name",
+                   Severity::Warning);
+}
+
+void LogParser::finishSamples()
+{
+    if (m_sync.empty())
+        return;
+    size_t count = 0;
+    const uint32_t best = m_sync.bestRef(&count);
+    Worker &w = m_out.worker;
+    w.refId = m_sync.refs()[best];
+    const std::vector<sync::ClockSample> samples = m_sync.samplesOf(best);
+    w.samples.insert(w.samples.end(), samples.begin(), samples.end());
+    if (m_sync.refs().size() > 1)
+        m_problems.add("sync references", 0,
+                       "sync samples against " + std::to_string(m_sync.refs().size()) +
+                           " references; using \"" + w.refId + "\" (" + std::to_string(count) +
+                           " samples), others ignored");
+}
+
+ParsedFile LogParser::finish(std::string_view tail)
+{
+    if (!tail.empty()) {
+        ++m_line;
+        handleLine(tail, true);
+    }
+    if (!m_sawRecord)
+        m_problems.add("empty", 0, "no records in file", Severity::Error);
+    finishSamples();
+    int64_t open = 0;
+    for (EventTrack &t : m_out.worker.tracks) {
+        for (size_t i = 0; i < t.count(); ++i)
+            if (t.flags[i] & EventOpen) {
+                t.localEnd[i] = std::max(m_out.worker.info.lastLocalNs, t.localStart[i]);
+                ++open;
+            }
+    }
+    if (open > 0)
+        m_problems.add("open events", 0,
+                       std::to_string(open) + " event(s) without an end, kept as open" +
+                           (m_out.worker.info.closedCleanly
+                                ? ""
+                                : " (no close record: crashed, hung or still running)"),
+                       Severity::Info);
+    for (CounterTrack &c : m_out.worker.counters)
+        c.finish();
+    CounterTrack::sortByKey(m_out.worker.counters);
+    m_out.usable = m_sawRecord && !m_refused; // no rank: numbered by WorkerAdmission
+    m_out.problems = m_problems.take();
+    return std::move(m_out);
+}
+
+ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel)
+{
+    return parseFile(path, cancel, {}, 0);
+}
+
+ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel,
+                                const std::function<void(const LogParser &)> &checkpoint,
+                                size_t interval)
+{
+    LogParser parser(path);
+    std::string error;
+    const int fd = FileReader::openRegular(path, &error);
+    if (fd < 0) {
+        ParsedFile out;
+        out.path = path;
+        out.problems.push_back({Severity::Error, path, 0, error});
+        return out;
+    }
+    struct stat st
+    {
+    };
+    ::fstat(fd, &st);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    // An event takes about 80-110 bytes of log (a B/E pair, or an X line with its overhead).
+    // Reserving that for the first thread saves the copies of repeated growth.
+    parser.m_reserveHint = size_t(std::max<off_t>(st.st_size, 0)) / 80 + 16;
+    // Read in slices into one buffer (not a mapping of the whole file: its pages would count as
+    // resident until the file is done), so a file costs a few MiB while it is parsed, and a cancel
+    // request is seen within a few milliseconds. A line longer than the buffer grows it.
+    // 1 MiB: a few hundred reads of a 24 MB log cost nothing, and each parser thread's buffer
+    // counts in the load's peak (4 MiB slices were 1.3 B/event of the peak at 64 workers).
+    constexpr size_t kSlice = 1 << 20;
+    std::string buf(kSlice, '\0');
+    size_t have = 0;
+    int64_t nextCheckpoint = 0;
+    if (checkpoint) {
+        checkpoint(parser);
+        nextCheckpoint = int64_t(interval);
+    }
+    while (!(cancel && cancel->load(std::memory_order_relaxed))) {
+        if (have == buf.size())
+            buf.resize(buf.size() * 2);
+        const ssize_t n = ::read(fd, buf.data() + have, buf.size() - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            parser.m_problems.add("read errors", parser.m_line,
+                                  "read error: " + std::string(std::strerror(errno)) +
+                                      "; the rest of the file is not loaded",
+                                  Severity::Error);
+            break;
+        }
+        if (n == 0)
+            break;
+        have += size_t(n);
+        size_t used = 0;
+        if (!checkpoint) {
+            used = parser.feed(std::string_view(buf.data(), have));
+        } else {
+            // Fed up to each checkpoint's offset (then on to the line's end), so a checkpoint
+            // falls on the first line boundary at or after every `interval` bytes.
+            while (used < have) {
+                const int64_t at = parser.m_out.bytes;
+                const size_t want = size_t(std::max<int64_t>(nextCheckpoint - at, 1));
+                const size_t piece = std::min(want, have - used);
+                size_t got = parser.feed(std::string_view(buf.data() + used, piece));
+                if (got == 0) {
+                    const void *nl =
+                        std::memchr(buf.data() + used + piece, '\n', have - used - piece);
+                    if (!nl)
+                        break; // the line continues in the next read
+                    const size_t lineEnd = size_t(static_cast<const char *>(nl) - buf.data()) + 1;
+                    got = parser.feed(std::string_view(buf.data() + used, lineEnd - used));
+                }
+                used += got;
+                if (parser.m_out.bytes >= nextCheckpoint) {
+                    checkpoint(parser);
+                    nextCheckpoint = parser.m_out.bytes + int64_t(interval);
+                }
+            }
+        }
+        std::memmove(buf.data(), buf.data() + used, have - used);
+        have -= used;
+    }
+    ::close(fd);
+    return parser.finish(std::string_view(buf.data(), have));
+}
+
+} // namespace syncline::load

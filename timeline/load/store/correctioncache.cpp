@@ -1,0 +1,268 @@
+#include "timeline/load/store/correctioncache.h"
+
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/parse/filereader.h"
+#include "timeline/load/store/logindex.h"
+#include "timeline/load/build/workeradmission.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+namespace syncline::load {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'C', 'O', 'R', '1'};
+
+std::vector<std::string> absoluteSorted(const std::vector<std::string> &logs)
+{
+    std::vector<std::string> out;
+    for (const std::string &l : logs)
+        out.push_back(fs::absolute(l).lexically_normal().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string fileFor(const std::vector<std::string> &sorted, const std::string &key, bool beside,
+                    const char *stem = "correction-", const char *ext = ".scc")
+{
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)CacheFile::hash(key));
+    return CacheFile::fileIn(fs::path(sorted.front()).parent_path().string(), beside,
+                             std::string(stem) + hex + ext);
+}
+
+void writeRange(CacheFile::Writer &w, const TimeRange &r)
+{
+    w.i64(r.origin);
+    w.i64(r.begin);
+    w.i64(r.end);
+}
+
+void writeSegments(CacheFile::Writer &w, const std::vector<sync::ClockSegment> &segs)
+{
+    w.u32(uint32_t(segs.size()));
+    for (const sync::ClockSegment &s : segs) {
+        w.i64(s.localStart);
+        w.i64(s.globalStart);
+        w.f64(s.slope);
+        w.i64(s.boundNs);
+        w.i64(s.bandNs);
+        w.u32(s.flags);
+    }
+}
+
+std::vector<sync::ClockSegment> readSegments(CacheFile::Reader &r)
+{
+    std::vector<sync::ClockSegment> segs(r.count(44));
+    for (sync::ClockSegment &s : segs) {
+        s.localStart = r.i64();
+        s.globalStart = r.i64();
+        s.slope = r.f64();
+        s.boundNs = r.i64();
+        s.bandNs = r.i64();
+        s.flags = r.u32();
+    }
+    return segs;
+}
+
+TimeRange readRange(CacheFile::Reader &r)
+{
+    TimeRange t;
+    t.origin = r.i64();
+    t.begin = r.i64();
+    t.end = r.i64();
+    return t;
+}
+
+} // namespace
+
+std::string CorrectionCache::fileOf(const std::vector<std::string> &logs, const std::string &key,
+                                    bool beside, const char *stem, const char *ext)
+{
+    return logs.empty() ? std::string() : fileFor(absoluteSorted(logs), key, beside, stem, ext);
+}
+
+std::string CorrectionCache::keyOf(const std::vector<std::string> &logs, const std::string &alignOn,
+                                   bool correct, std::string *error)
+{
+    std::string key = "align-on=" + alignOn + "\ncorrect=" + (correct ? "1" : "0") + "\n";
+    for (const std::string &p : absoluteSorted(logs)) {
+        const auto s = LogFileStamp::of(p);
+        if (!s) {
+            if (error)
+                *error = p + ": cannot stat";
+            return {};
+        }
+        key += p + s->text() + "\n";
+    }
+    return key;
+}
+
+CorrectionCache CorrectionCache::of(const Timeline &tl)
+{
+    CorrectionCache c;
+    for (const Worker &w : tl.workers) {
+        WorkerClock wc;
+        wc.log = fs::absolute(w.info.sourceFile).lexically_normal().string();
+        wc.corrected = w.corrected.segments();
+        wc.raw = w.raw.segments();
+        wc.clock = w.clock;
+        wc.clock.map = sync::ClockMap();
+        c.workers.push_back(std::move(wc));
+    }
+    c.causality = tl.causality;
+    c.clockNotes = tl.clockNotes;
+    c.referenceShiftNs = tl.referenceShiftNs;
+    c.range[0] = tl.range(ClockMode::Corrected);
+    c.range[1] = tl.range(ClockMode::Raw);
+    c.events = int64_t(tl.eventCount());
+    return c;
+}
+
+bool CorrectionCache::store(const std::vector<std::string> &logs, const std::string &alignOn,
+                            bool correct) const
+{
+    if (logs.empty())
+        return false;
+    const std::string key = keyOf(logs, alignOn, correct);
+    if (key.empty())
+        return false;
+    CacheFile::Writer w(kMagic, kVersion);
+    w.str(key);
+    w.u32(uint32_t(workers.size()));
+    for (const WorkerClock &wc : workers) {
+        w.str(wc.log);
+        writeSegments(w, wc.corrected);
+        writeSegments(w, wc.raw);
+        const sync::WorkerClockResult &r = wc.clock;
+        w.u32(uint32_t(r.workerId));
+        w.u32(uint32_t(r.method));
+        w.i64(r.offsetNs);
+        w.f64(r.driftPpm);
+        w.i64(r.boundNs);
+        w.i64(r.bandNs);
+        w.u32(r.flags);
+        w.u32(uint32_t(r.sampleCount));
+        w.u32(uint32_t(r.domain));
+    }
+    w.i64(causality.constraints);
+    w.i64(causality.violationsBefore);
+    w.i64(causality.violationsAfter);
+    w.i64(causality.eventsMoved);
+    w.i64(causality.maxShiftNs);
+    w.u32(uint32_t(clockNotes.size()));
+    for (const std::string &n : clockNotes)
+        w.str(n);
+    w.i64(referenceShiftNs);
+    writeRange(w, range[0]);
+    writeRange(w, range[1]);
+    w.i64(events);
+    const std::vector<std::string> sorted = absoluteSorted(logs);
+    for (bool beside : {true, false}) {
+        const std::string path = fileFor(sorted, key, beside);
+        if (w.writeTo(path)) {
+            CacheFile::removeStale(path, "correction-", ".scc");
+            return true;
+        }
+    }
+    return false;
+}
+
+std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::string> &logs,
+                                                     const std::string &alignOn, bool correct,
+                                                     std::string *why)
+{
+    auto fail = [&](const std::string &m) {
+        if (why)
+            *why = m;
+        return std::nullopt;
+    };
+    if (logs.empty())
+        return fail("no logs");
+    std::string err;
+    const std::string key = keyOf(logs, alignOn, correct, &err);
+    if (key.empty())
+        return fail(err);
+    const std::vector<std::string> sorted = absoluteSorted(logs);
+    std::string reason = "no correction cache (the job was never fully loaded with these options)";
+    for (bool beside : {true, false}) {
+        const std::string p = fileFor(sorted, key, beside);
+        std::error_code ec;
+        if (!fs::exists(p, ec))
+            continue;
+        std::string bytes;
+        if (!FileReader::readAll(p, bytes, &err)) {
+            reason = p + ": " + err;
+            continue;
+        }
+        CacheFile::Reader r(bytes, kMagic, kVersion);
+        if (r.ok() && r.str() != key) {
+            reason = p + ": stale (a log changed since the correction was cached)";
+            continue;
+        }
+        CorrectionCache c;
+        c.workers.resize(r.count(16));
+        for (WorkerClock &wc : c.workers) {
+            wc.log = r.str();
+            wc.corrected = readSegments(r);
+            wc.raw = readSegments(r);
+            sync::WorkerClockResult &cr = wc.clock;
+            cr.workerId = int(r.u32());
+            cr.method = sync::ClockMethod(r.u32());
+            cr.offsetNs = r.i64();
+            cr.driftPpm = r.f64();
+            cr.boundNs = r.i64();
+            cr.bandNs = r.i64();
+            cr.flags = r.u32();
+            cr.sampleCount = int(r.u32());
+            cr.domain = int(r.u32());
+        }
+        c.causality.constraints = r.i64();
+        c.causality.violationsBefore = r.i64();
+        c.causality.violationsAfter = r.i64();
+        c.causality.eventsMoved = r.i64();
+        c.causality.maxShiftNs = r.i64();
+        c.clockNotes.resize(r.count(4));
+        for (std::string &n : c.clockNotes)
+            n = r.str();
+        c.referenceShiftNs = r.i64();
+        c.range[0] = readRange(r);
+        c.range[1] = readRange(r);
+        c.events = r.i64();
+        if (!r.finish()) {
+            reason = p + ": " + r.error();
+            continue;
+        }
+        return c;
+    }
+    return fail(reason);
+}
+
+bool CorrectionCache::applyTo(Timeline &tl) const
+{
+    std::map<std::string, const WorkerClock *> byLog;
+    for (const WorkerClock &wc : workers)
+        byLog[wc.log] = &wc;
+    for (size_t i = 0; i < tl.workers.size(); ++i) {
+        Worker &w = tl.workers[i];
+        const auto it = byLog.find(fs::absolute(w.info.sourceFile).lexically_normal().string());
+        if (it == byLog.end())
+            return false;
+        w.raw = WorkerAdmission::rawClock(w.info);
+        w.corrected = it->second->corrected.empty() ? sync::ClockMap()
+                                                    : sync::ClockMap(it->second->corrected);
+        w.clock = it->second->clock;
+        w.clock.workerId = int(i);
+    }
+    tl.causality = causality;
+    tl.clockNotes = clockNotes;
+    tl.referenceShiftNs = referenceShiftNs;
+    return true;
+}
+
+} // namespace syncline::load
