@@ -41,6 +41,7 @@ private slots:
 // read used to copy (and search) the whole line begun so far again.
 void TstLiveScaling::growingUnterminatedLineIsLinear()
 {
+    SCALING_SKIP_IF_SANITIZED();
     QTemporaryDir dir;
     constexpr size_t kStep = 128 << 10;
     constexpr size_t kLine = 6 << 20; // 2N stays below the allocator's mmap threshold (32 MiB)

@@ -106,6 +106,7 @@ private slots:
 // parser used to search the whole open stack for every such E.
 void TstReadScaling::unmatchedEndsAreLinear()
 {
+    SCALING_SKIP_IF_SANITIZED();
     QTemporaryDir dir;
     auto make = [](size_t n) {
         std::string s = testlogs::header(0);
@@ -128,6 +129,7 @@ void TstReadScaling::unmatchedEndsAreLinear()
 // used to be found by a scan back over the args of every event opened after it.
 void TstReadScaling::endsWithArgsAreLinear()
 {
+    SCALING_SKIP_IF_SANITIZED();
     QTemporaryDir dir;
     auto make = [](size_t n) {
         std::string s = testlogs::header(0);
@@ -183,6 +185,7 @@ void TstReadScaling::lostEndsStillCloseTheirEnclosingEvent()
 // N async spans open at once: the lane layout used to try every lane for every span.
 void TstReadScaling::asyncLanesAreLinear()
 {
+    SCALING_SKIP_IF_SANITIZED();
     QTemporaryDir dir;
     size_t tracks = 0;
     const size_t n = 10000;
@@ -246,6 +249,7 @@ std::string syncRecords(size_t n)
 // N sync records, each against a reference of its own: the reference was looked up by a scan.
 void TstReadScaling::distinctSyncRefsAreLinear()
 {
+    SCALING_SKIP_IF_SANITIZED();
     QTemporaryDir dir;
     const scaling::Result r = measureFiles(dir, "refs", 20000, syncRecords,
                                            [&](const std::string &p) { LogParser::parseFile(p); });
