@@ -19,6 +19,7 @@ namespace {
 
 constexpr size_t kKeep = 4096;            // bytes of head and tail compared
 constexpr size_t kMaxFirstLine = 1 << 16; // a header line longer than this is not waited for
+constexpr size_t kKeepCarry = 1 << 20;    // a carry buffer grown past this is freed after use
 
 // Up to `n` bytes of fd at `offset` (fewer at the end of the file).
 std::string readAt(int fd, int64_t offset, size_t n)
@@ -97,11 +98,9 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
     int64_t total = 0;
     bool headChecked = false;
     for (;;) {
-        const size_t carry = m_carry.size();
-        if (scratch.size() < carry + chunkBytes)
-            scratch.resize(carry + chunkBytes); // zero-filled only when it grows
-        std::memcpy(scratch.data(), m_carry.data(), carry);
-        const ssize_t n = ::pread(m_fd, scratch.data() + carry, chunkBytes, m_offset);
+        if (scratch.size() < chunkBytes)
+            scratch.resize(chunkBytes); // zero-filled only when it grows
+        const ssize_t n = ::pread(m_fd, scratch.data(), chunkBytes, m_offset);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -123,10 +122,9 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
         }
         m_offset += n;
         total += n;
-        keepHeadAndTail(std::string_view(scratch.data() + carry, size_t(n)));
-        const std::string_view text(scratch.data(), carry + size_t(n));
-        const size_t used = m_parser.feed(text);
-        m_carry.assign(text.substr(used));
+        const std::string_view fresh(scratch.data(), size_t(n));
+        keepHeadAndTail(fresh);
+        feed(fresh);
         if (size_t(n) < chunkBytes)
             break;
     }
@@ -154,6 +152,29 @@ int64_t LiveFile::ingest(std::vector<char> &scratch, size_t chunkBytes)
         (uint64_t(at.st_dev) != m_dev || uint64_t(at.st_ino) != m_ino))
         return resolveChange(true, false) ? ingest(scratch, chunkBytes) : 0;
     return 0;
+}
+
+void LiveFile::feed(std::string_view fresh)
+{
+    std::string_view rest = fresh;
+    if (!m_carry.empty()) {
+        // The line begun in an earlier read grows in place until its '\n' comes (only the new
+        // bytes are searched), then is parsed alone: each byte is copied once, however long the
+        // line and however many reads it spans.
+        const size_t nl = fresh.find('\n');
+        if (nl == std::string_view::npos) {
+            m_carry.append(fresh);
+            return;
+        }
+        m_carry.append(fresh.substr(0, nl + 1));
+        m_parser.feed(m_carry); // one whole line: all of it is consumed
+        if (m_carry.capacity() > kKeepCarry)
+            std::string().swap(m_carry); // a huge line's buffer is not kept for the next
+        else
+            m_carry.clear();
+        rest = fresh.substr(nl + 1);
+    }
+    m_carry.assign(rest.substr(m_parser.feed(rest)));
 }
 
 void LiveFile::closeDescriptor()

@@ -2,8 +2,9 @@
 //
 // ingest() reads only the bytes appended since the previous call (pread from a kept offset, in
 // chunks) and feeds the complete lines to the file's one LogParser (the same record parsing
-// and reading rules as a full load); a torn last line stays in a small carry buffer until its
-// '\n' arrives. merge() then moves what the parser produced since the previous merge into the
+// and reading rules as a full load); a torn last line stays in a carry buffer, appended to by
+// later reads, until its '\n' arrives (so the cost is linear in the bytes read, however long the
+// line: like a full load, a line of any length is read). merge() then moves what the parser produced since the previous merge into the
 // timeline's Worker, with a cost proportional to the new records, not to the file:
 //  - new events of a thread are sorted among themselves and appended; only when one starts
 //    before the track's last event (an `X` interval recorded after its children) is the suffix
@@ -127,6 +128,7 @@ private:
     bool reopen(std::vector<char> &scratch, size_t chunkBytes, int64_t &result);
     void adopt(int fd); // follow `fd` (the file now at the path) instead of m_fd
     void keepHeadAndTail(std::string_view bytes); // bytes just read at m_offset - size
+    void feed(std::string_view fresh);            // bytes just read, after m_carry
     void note(LoadProblem::Severity severity, std::string message);
     std::string m_path;
     int m_fd = -1;

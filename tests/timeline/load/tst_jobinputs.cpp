@@ -119,6 +119,7 @@ class TstJobInputs : public QObject
     Q_OBJECT
 
 private slots:
+    void loneNonTraceJsonSaysWhat();
     void fifoInJobDirectorySkipped();
     void fifoFromConfigTemplateSkipped();
     void fifoNamedDirectlySkipped();
@@ -280,6 +281,25 @@ void TstJobInputs::restartsNeverOverwriteALog()
         // The later incarnations say where they write.
         QVERIFY(findProblem(tl.problems, files[1], "timer_events.3.log exists"));
     }
+}
+
+// A lone .json that is valid JSON but no trace (a package manifest, a config of another tool) is
+// tried as a timer config; the failure names the file and says it is no Chrome trace, never just
+// "no log files or traces found". A config whose log_path matches nothing says that.
+void TstJobInputs::loneNonTraceJsonSaysWhat()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/package.json", "{\"name\":\"x\",\"dependencies\":{\"a\":1}}\n");
+    const load::JobInputs a = load::JobInputs::resolve({d + "/package.json"});
+    QVERIFY2(a.fatalError.find(d + "/package.json: not a Chrome trace (no \"traceEvents\"") !=
+                 std::string::npos,
+             a.fatalError.c_str());
+    testlogs::write(d + "/timer_config.json", "{\"log_path\":\"w_{rank}.log\"}\n");
+    const load::JobInputs b = load::JobInputs::resolve({d + "/timer_config.json"});
+    QVERIFY2(b.fatalError.find("timer config: its log_path \"w_{rank}.log\" matches no file") !=
+                 std::string::npos,
+             b.fatalError.c_str());
 }
 
 QTEST_APPLESS_MAIN(TstJobInputs)

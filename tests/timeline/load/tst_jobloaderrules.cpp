@@ -23,6 +23,7 @@ class TstJobLoaderRules : public QObject
     Q_OBJECT
 private slots:
     void malformedLinesReported();
+    void unusableSyncSamplesAreNotCalledMissing();
     void tornLastLineSkippedQuietly();
     void duplicateRankReported();
     void membershipChangeIsTwoIncarnations();
@@ -351,6 +352,48 @@ void TstJobLoaderRules::threadsPerFileBounded()
     QCOMPARE(first->severity, LoadProblem::Severity::Warning);
     QVERIFY2(countProblems(tl, "too many threads (" + std::to_string(extra + 1) + " in all)") == 1,
              tl.problems.back().message.c_str());
+}
+
+// A worker whose every burst contradicts itself (the burst's best lower bound above its best
+// upper bound: each exchange valid alone) cannot be corrected; the note says it has samples and
+// why they do not help, never "no sync samples".
+void TstJobLoaderRules::unusableSyncSamplesAreNotCalledMissing()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    for (int rank = 0; rank < 2; ++rank) {
+        std::string text = testlogs::header(rank, 0, "node-" + std::to_string(rank), 1000,
+                                            1700000000000000000LL, "boot-" + std::to_string(rank));
+        for (int b = 0; b < 84; ++b) {
+            const int64_t t = 1000 + int64_t(b) * 1'000'000'000;
+            // Rank 0: offset 5 µs, consistent. Rank 1: the first exchange bounds the offset
+            // above by 100 ns, the second below by 990 ns.
+            const int64_t ex[2][4] = {
+                {t, rank ? t + 100 : t + 5050, rank ? t + 100 : t + 5060, rank ? t + 10 : t + 110},
+                {t + 1000, rank ? t + 2000 : t + 6040, rank ? t + 2000 : t + 6050,
+                 rank ? t + 1010 : t + 1090}};
+            for (int q = 0; q < 2; ++q)
+                text += "{\"t\":\"sync\",\"burst\":" + std::to_string(b) + ",\"seq\":" +
+                        std::to_string(q) + ",\"ref\":\"srv@h\",\"t1\":" +
+                        std::to_string(ex[q][0]) + ",\"t2\":" + std::to_string(ex[q][1]) +
+                        ",\"t3\":" + std::to_string(ex[q][2]) + ",\"t4\":" +
+                        std::to_string(ex[q][3]) + "}\n";
+            text += testlogs::complete(t + 5000, 1000, 1, "step");
+        }
+        testlogs::write(d + "/timer_events." + std::to_string(rank) + ".log", text);
+    }
+    const LoadResult r = loadPaths({d});
+    QVERIFY2(r.timeline, r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.at(1).samples.size(), size_t(168));
+    QCOMPARE(tl.workers.at(1).clock.method, sync::ClockMethod::None);
+    std::string notes;
+    for (const std::string &n : tl.clockNotes)
+        notes += n + "\n";
+    QVERIFY2(notes.find("no sync samples") == std::string::npos, notes.c_str());
+    QVERIFY2(notes.find("rank 1: not corrected (its 168 sync samples give no usable bound") !=
+                 std::string::npos,
+             notes.c_str());
 }
 
 QTEST_APPLESS_MAIN(TstJobLoaderRules)

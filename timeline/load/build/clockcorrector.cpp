@@ -102,14 +102,23 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
         w.clock.map = sync::ClockMap(); // the map lives in w.corrected (shifted), not twice
         if (r.method == sync::ClockMethod::None || !shift) {
             keepRawClock(w);
-            tl.clockNotes.push_back(
-                "rank " + std::to_string(w.info.rank) +
-                ((r.flags & sync::SegOtherReference)
-                     ? ": not corrected (synced to another reference clock than the job's, and "
-                       "no usable collectives to align on); corrected view uses the raw "
-                       "wall-clock mapping, with no bound against the other ranks"
-                     : ": not corrected (no sync samples, and no usable collectives to align "
-                       "on); corrected view uses the raw wall-clock mapping"));
+            // Why: another reference, samples that bound nothing, or none at all.
+            const std::string why =
+                (r.flags & sync::SegOtherReference)
+                    ? "synced to another reference clock than the job's"
+                : !w.samples.empty()
+                    ? "its " + std::to_string(w.samples.size()) +
+                          " sync samples give no usable bound: in every burst the exchanges "
+                          "contradict each other (a lower bound above the upper one, as when "
+                          "the clock steps during the burst) or are invalid"
+                    : std::string("no sync samples");
+            tl.clockNotes.push_back("rank " + std::to_string(w.info.rank) + ": not corrected (" +
+                                    why +
+                                    ", and no usable collectives to align on); corrected view "
+                                    "uses the raw wall-clock mapping" +
+                                    ((r.flags & sync::SegOtherReference)
+                                         ? ", with no bound against the other ranks"
+                                         : ""));
             continue;
         }
         w.corrected = shifted(r.map, *shift);

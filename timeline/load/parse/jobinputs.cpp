@@ -130,11 +130,27 @@ void JobInputs::addConfig(const std::string &path)
     try {
         const rec::TimerConfig config = rec::TimerConfig::load(path);
         const std::string dir = fs::path(path).parent_path().string();
-        for (const std::string &log : expandLogTemplate(config.logPath, dir.empty() ? "." : dir))
+        const std::vector<std::string> found =
+            expandLogTemplate(config.logPath, dir.empty() ? "." : dir);
+        // A .json that is no trace was read as a config: say so when it leads nowhere, so a
+        // lone non-trace JSON file is not just "nothing found".
+        if (found.empty())
+            problems.push_back(
+                {Severity::Warning, path, 0,
+                 std::string(fs::path(path).filename() == "timer_config.json"
+                                 ? "timer config"
+                                 : "not a Chrome trace (no \"traceEvents\", not an array), so "
+                                   "read as a timer config") +
+                     ": its log_path \"" + config.logPath + "\" matches no file"});
+        for (const std::string &log : found)
             addFile(log, false);
     } catch (const std::exception &e) {
-        problems.push_back(
-            {Severity::Error, path, 0, std::string("config not usable: ") + e.what()});
+        problems.push_back({Severity::Error, path, 0,
+                            std::string(fs::path(path).filename() == "timer_config.json"
+                                            ? ""
+                                            : "not a Chrome trace (no \"traceEvents\", not an "
+                                              "array), and ") +
+                                "config not usable: " + e.what()});
     }
 }
 
@@ -188,8 +204,15 @@ JobInputs JobInputs::resolve(const std::vector<std::string> &paths)
         if (!in.fatalError.empty())
             return in;
     }
-    if (in.logs.empty() && in.chromeTraces.empty())
+    if (in.logs.empty() && in.chromeTraces.empty()) {
         in.fatalError = "no log files or traces found in the given path(s)";
+        // What the inputs were taken for, and why they gave nothing (the first few).
+        constexpr size_t kShown = 3;
+        for (size_t i = 0; i < std::min(in.problems.size(), kShown); ++i)
+            in.fatalError += "; " + in.problems[i].file + ": " + in.problems[i].message;
+        if (in.problems.size() > kShown)
+            in.fatalError += "; and " + std::to_string(in.problems.size() - kShown) + " more";
+    }
     return in;
 }
 

@@ -360,6 +360,7 @@ void ChromeTraceState::finishAsync()
         problems.add("open events", 0,
                      std::to_string(open) + " async begin(s) (ph b) without an end kept as open",
                      Severity::Info);
+    int64_t noLane = 0; // spans of trees that found no lane under the track cap
     for (auto &[key, spans] : groups) {
         // Lanes for the trees' roots; a span's descendants (same cat + id) follow it.
         std::vector<AsyncSpan> roots;
@@ -367,8 +368,11 @@ void ChromeTraceState::finishAsync()
         for (size_t i = 0; i < spans.size(); ++i)
             if (spans[i].root == i)
                 roots.push_back({spans[i].start, spans[i].end, uint32_t(i)});
+        // Lanes are tracks: they get what the file's track cap leaves (ParsedFile::kMaxTracks).
         uint32_t lanes = 0;
-        const std::vector<uint32_t> lane = AsyncLanes::assign(roots, &lanes);
+        const auto room = uint32_t(ParsedFile::kMaxTracks -
+                                   std::min(m_out.worker.tracks.size(), ParsedFile::kMaxTracks));
+        const std::vector<uint32_t> lane = AsyncLanes::assign(roots, &lanes, room);
         for (size_t r = 0; r < roots.size(); ++r)
             laneOf[roots[r].point] = lane[r];
         const auto first = uint32_t(m_out.worker.tracks.size());
@@ -387,11 +391,22 @@ void ChromeTraceState::finishAsync()
             m_out.worker.tracks.push_back(std::move(t));
         }
         for (const Span &sp : spans) {
+            if (laneOf[sp.root] == AsyncLanes::kNoLane) {
+                ++noLane;
+                continue;
+            }
             EventTrack &t = m_out.worker.tracks[first + laneOf[sp.root]];
             const uint32_t e = m_out.addEvent(t, sp.start, sp.end, sp.nameId, sp.flags);
             m_out.addArgs(t, e, *sp.args);
         }
     }
+    if (noLane > 0)
+        problems.add("too many threads", 0,
+                     std::to_string(noLane) +
+                         " async span(s) (ph b/n) dropped: the trace has " +
+                         std::to_string(ParsedFile::kMaxTracks) +
+                         " tracks (threads and async lanes) already, the most one file may have; "
+                         "they overlap spans of every lane");
     // Synthetic tids in creation order (tracks sort by tid: lane 1 before lane 2).
     const auto firstAsync = uint32_t(m_tracks.size());
     const auto n = int64_t(m_out.worker.tracks.size() - firstAsync);

@@ -264,8 +264,14 @@ void LogParser::handleEvent(const LogRecord &r)
     seeTime(end);
     const uint32_t e = m_out.addEvent(
         t, r.ts, end, nameId(r.textAscii ? r.name : validText(r.name, 0, "name")), flags);
-    if (r.type == RecordType::Begin)
+    if (r.type == RecordType::Begin) {
         m_open[ti].push_back(e);
+        if (!m_openNames.empty()) [[unlikely]] {
+            const auto counts = m_openNames.find(ti);
+            if (counts != m_openNames.end())
+                ++counts->second[t.nameId[e]];
+        }
+    }
     if (r.hasArgs)
         m_out.addArgs(t, e, validArgs(r.args, r.textAscii));
 }
@@ -287,7 +293,13 @@ void LogParser::handleSync(const LogRecord &r)
                        "sync sample with t4 < t1 or t3 < t2 ignored");
         return;
     }
-    m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)});
+    if (!m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)})) {
+        m_problems.add("too many sync references", m_line,
+                       "sync sample against \"" + std::string(r.ref) + "\" ignored: the file has " +
+                           std::to_string(SyncSampleSet::kMaxRefs) +
+                           " references already (the most one file may have)");
+        return;
+    }
     seeTime(r.t1);
     seeTime(r.t4);
 }
@@ -392,14 +404,26 @@ void LogParser::handleEnd(const LogRecord &r)
     const std::string_view name = !r.hasName    ? std::string_view()
                                   : r.textAscii ? r.name
                                                 : validText(r.name, 0, "name");
+    // Per open event closed here: its count in the track's name index (when it has one).
+    std::unordered_map<uint32_t, uint32_t> *counts = nullptr;
+    if (!m_openNames.empty()) [[unlikely]] {
+        const auto it = m_openNames.find(ti);
+        counts = it != m_openNames.end() ? &it->second : nullptr;
+    }
     if (r.hasName && !equalText(name, openName)) {
         // A lost E (Chrome and Perfetto do the same): when an enclosing open event has this
         // name, the end closes it and every event still open inside it, at this time — so the
-        // rest of the thread keeps its depth. Otherwise the E is dropped.
-        size_t k = stack.size() - 1;
-        while (k > 0 && m_out.names.name(t.nameId[stack[k - 1]]) != name)
-            --k;
-        if (k == 0) {
+        // rest of the thread keeps its depth. Otherwise the E is dropped. Whether one has it
+        // comes from the track's count of open events per name (built at its first such E), so
+        // a run of E records that close nothing costs O(1) each, not a scan of the stack.
+        if (!counts) {
+            counts = &m_openNames[ti];
+            for (const uint32_t open : stack)
+                ++(*counts)[t.nameId[open]];
+        }
+        const uint32_t id = m_out.names.find(name); // names are interned: same text, same id
+        const auto open = id == UINT32_MAX ? counts->end() : counts->find(id);
+        if (open == counts->end() || open->second == 0) {
             m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
                              "misnesting: E \"" + std::string(name) + "\" on tid " +
                                  std::to_string(r.tid) + " but the innermost open event is \"" +
@@ -408,12 +432,18 @@ void LogParser::handleEnd(const LogRecord &r)
                                  "E dropped");
             return;
         }
+        // The innermost open event of that name; what lies above it is closed here, so the
+        // scan is paid for by the B records that opened those events.
+        size_t k = stack.size() - 1;
+        while (t.nameId[stack[k]] != id)
+            --k;
         checkOrder(ti, r.ts);
         std::string closed;
-        for (size_t j = stack.size() - 1; j >= k; --j) {
+        for (size_t j = stack.size() - 1; j > k; --j) {
             const uint32_t inner = stack[j];
             t.localEnd[inner] = std::max(r.ts, t.localStart[inner]);
             t.flags[inner] &= uint16_t(~EventOpen);
+            --(*counts)[t.nameId[inner]];
             closed += (closed.empty() ? "\"" : ", \"") +
                       std::string(m_out.names.name(t.nameId[inner])) + "\"";
         }
@@ -421,19 +451,23 @@ void LogParser::handleEnd(const LogRecord &r)
                          "misnesting: E \"" + std::string(name) + "\" on tid " +
                              std::to_string(r.tid) + " while " + closed +
                              " still open inside it (its E lost?); closed at this end");
-        stack.resize(k);
+        stack.resize(k + 1);
         e = stack.back();
     } else {
         checkOrder(ti, r.ts);
     }
     stack.pop_back();
+    if (counts)
+        --(*counts)[t.nameId[e]];
     t.localEnd[e] = std::max(r.ts, t.localStart[e]);
     t.flags[e] &= uint16_t(~EventOpen);
     if (r.hasArgs) {
         if (t.flags[e] & EventHasArgs) {
             // Merge {"a":1} and {"b":2} into {"a":1,"b":2}: both are validated objects.
-            auto it = std::find_if(t.argRefs.rbegin(), t.argRefs.rend(),
-                                   [e](auto &p) { return p.first == e; });
+            // argRefs is sorted by event (the parser adds them in event order): a binary
+            // search, not a scan back over the args of every event opened since.
+            auto it = std::lower_bound(t.argRefs.begin(), t.argRefs.end(), e,
+                                       [](const auto &p, uint32_t ev) { return p.first < ev; });
             // Texts are interned (shared by other events): the merged text gets its own id.
             std::string_view more = validArgs(r.args, false).substr(1);
             more.remove_prefix(std::min(more.find_first_not_of(" \t"), more.size()));

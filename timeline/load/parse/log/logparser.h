@@ -168,6 +168,10 @@ private:
     static constexpr size_t kFewTracks = 8;
     std::vector<int64_t> m_fewTids;
     std::vector<std::vector<uint32_t>> m_open; // per track: stack of open event indices
+    // Per track that has had an E matching no innermost open event: its open events counted
+    // per name id (what m_open holds), so handleEnd finds an enclosing event of the E's name in
+    // O(1). Valid logs never build one.
+    std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> m_openNames;
     std::vector<int64_t> m_lastTs;             // per track: last ts seen, for order checks
     // One-entry cache in front of m_trackIndex. Every int64 is a valid tid (INT64_MIN too), so
     // "no last track yet" is a flag, not a reserved tid value.

@@ -5,15 +5,22 @@
 
 namespace syncline::load {
 
-void SyncSampleSet::add(std::string_view ref, const sync::ClockSample &sample)
+bool SyncSampleSet::add(std::string_view ref, const sync::ClockSample &sample)
 {
-    // Linear: a log has one reference, two after the time server moved.
     uint32_t index = 0;
-    while (index < m_refs.size() && m_refs[index] != ref)
-        ++index;
-    if (index == m_refs.size())
+    if (!m_samples.empty() && m_refs[m_samples.back().first] == ref) [[likely]] {
+        index = m_samples.back().first; // the usual case: the reference of the previous sample
+    } else if (const auto it = m_index.find(ref); it != m_index.end()) {
+        index = it->second;
+    } else {
+        if (m_refs.size() >= kMaxRefs)
+            return false;
+        index = uint32_t(m_refs.size());
         m_refs.emplace_back(ref);
+        m_index.emplace(m_refs.back(), index);
+    }
     m_samples.emplace_back(index, sample);
+    return true;
 }
 
 uint32_t SyncSampleSet::bestRef(size_t *count) const
