@@ -305,6 +305,44 @@ def test_exception_inside_forward_leaves_events_closed(workdir):
     assert ended == ["0.forward", "1.forward", "forward", "step"]
 
 
+def test_failed_collectives_are_marked_failed(workdir):
+    """A DDP all-reduce whose future failed (what a peer's crash does) and a collective call
+    that raised are written with failed=true and the error: the loader keeps them out of the
+    clock correction and the diagnosis (docs/log-format.md, args with a meaning)."""
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method=f"file://{workdir}/pg", rank=0, world_size=1)
+    try:
+        client = syncline.FileTimerClient("", "timer_events.log")
+        calls = []
+
+        def crashed_peer(state, bucket):
+            calls.append(bucket.index())
+            fut = torch.futures.Future()
+            fut.set_exception(RuntimeError("Connection closed by peer [rank 2]"))
+            return fut
+
+        ddp = torch.nn.parallel.DistributedDataParallel(small_model())
+        st.register_ddp_hook(ddp, client, inner=crashed_peer)
+        with pytest.raises(RuntimeError, match="Connection closed by peer"):
+            ddp(torch.randn(5, 4)).sum().backward()
+        with st.record_collectives(client):
+            with pytest.raises(Exception):
+                dist.all_reduce("not a tensor")
+            dist.all_reduce(torch.ones(3))
+        client.close()
+    finally:
+        dist.destroy_process_group()
+    records = assert_valid_log(workdir / "timer_events.log")
+    ddp_x = [r for r in records if r["t"] == "X" and r["name"] == "ddp_allreduce"]
+    assert calls and len(ddp_x) == len(calls)
+    assert all(r["args"]["failed"] is True and "Connection closed by peer" in r["args"]["error"]
+               for r in ddp_x)
+    ends = [r for r in records if r["t"] == "E" and r["name"] == "all_reduce"]
+    assert len(ends) == 2
+    assert ends[0]["args"]["failed"] is True and ends[0]["args"]["error"]
+    assert "failed" not in ends[1].get("args", {})
+
+
 def test_instrumenting_twice_gives_no_double_events(workdir):
     def run(times):
         client = syncline.FileTimerClient("", f"twice{times}.log")
