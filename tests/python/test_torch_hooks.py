@@ -343,6 +343,33 @@ def test_failed_collectives_are_marked_failed(workdir):
     assert "failed" not in ends[1].get("args", {})
 
 
+def test_peer_crash_marks_the_ddp_allreduce_failed(tmp_path, bin_dir):
+    """A real torchrun job in which rank 1 dies before a backward: rank 0's bucket all-reduce
+    fails (its future raises); the hook writes it with failed=true, and `syncline check`
+    aligned on ddp_allreduce reports no causality violation for it."""
+    out = tmp_path
+    (out / "timer_config.json").write_text(json.dumps(CONFIG))
+    env = dict(os.environ)
+    for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SYNCLINE_TIME_SERVER", "SYNCLINE_HOST",
+                "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS"):
+        env.pop(var, None)
+    cmd = [sys.executable, "-m", "syncline.torchrun", "--standalone", "--nproc_per_node", "2",
+           WORKER, str(out), "--steps", "6", "--profile-from", "100", "--config",
+           str(out / "timer_config.json"), "--crash-rank", "1", "--crash-step", "3"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
+    assert r.returncode != 0 and "crashing before backward at step 3" in r.stdout, r.stdout
+    logs = sorted(out.glob("timer_events*.log"))
+    rank0 = [p for p in logs if read_log(p)[0]["rank"] == 0]
+    assert len(rank0) == 1, logs
+    ddp = [x for x in read_log(rank0[0]) if x["t"] == "X" and x["name"] == "ddp_allreduce"]
+    failed = [x for x in ddp if x["args"].get("failed") is True]
+    assert failed and all(x["args"]["iteration"] == 3 and x["args"]["error"] for x in failed)
+    assert all("failed" not in x["args"] for x in ddp if x["args"]["iteration"] < 3)
+    c = subprocess.run([str(bin_dir / "syncline"), "check", "--align-on", "ddp_allreduce",
+                        str(out)], capture_output=True, text=True, timeout=120)
+    assert "causality violation" not in c.stdout, c.stdout
+
+
 def test_instrumenting_twice_gives_no_double_events(workdir):
     def run(times):
         client = syncline.FileTimerClient("", f"twice{times}.log")
