@@ -35,7 +35,10 @@ struct BurstBound
 class BurstReducer
 {
 public:
-    // Exchanges whose burst id changes, or that are more than maxGapNs apart, start a new burst.
+    // A burst is the exchanges of one burst id (the caller passes one reference's samples),
+    // split where two of them, in time order, are more than maxGapNs apart. Bursts may be in
+    // flight at once: exchanges of different ids interleave freely (docs/log-format.md); bursts
+    // whose spans (earliest t1 .. latest t4) overlap are one measurement instant and are merged.
     explicit BurstReducer(int64_t maxGapNs = 1'000'000'000) : m_maxGapNs(maxGapNs) {}
 
     // Invalid exchanges (t4 < t1, t3 < t2, or negative round trip) are skipped and counted.

@@ -16,16 +16,53 @@ int state(const ClockSegment &s)
     return (s.flags & SegExtrapolated) ? 1 : 0;
 }
 
+// A model's sampled span (from its first knot to its last) and its reach: the distance beyond
+// the span at which its drift allowance has moved it by its own noise (band / ρ).
+struct Reach
+{
+    int64_t first = 0, last = 0;
+    double reachNs = 0;
+};
+
+Reach reachOf(const ClockModel &m)
+{
+    constexpr double kMinReachNs = 1e6, kMaxReachNs = 3600e9; // 1 ms .. 1 h
+    const std::vector<ClockSegment> &segs = m.segments;
+    Reach r;
+    r.first = segs.front().localStart;
+    r.last = segs.back().localStart;
+    if (segs.size() > 1 && (segs.front().flags & SegExtrapolated))
+        r.first = segs[1].localStart;
+    double band = 0;
+    for (const ClockSegment &s : segs)
+        band = std::max(band, double(s.bandNs));
+    const double rho = std::max(m.driftAllowance, 1e-7);
+    r.reachNs = std::clamp(std::max(band, 100.0) / rho, kMinReachNs, kMaxReachNs);
+    return r;
+}
+
+// The weight of a model at t: 1 inside its sampled span, falling smoothly with the distance d
+// beyond it, 1 / (1 + (d / reach)²). Continuous in t, so the combined map has no jump where a
+// process's samples begin or end (the first and last records of an incarnation lie there).
+double weightAt(const Reach &r, int64_t t)
+{
+    const double d = t < r.first ? double(r.first - t) : t > r.last ? double(t - r.last) : 0.0;
+    const double x = d / r.reachNs;
+    return 1.0 / (1.0 + x * x);
+}
+
 } // namespace
 
 ClockModel ModelCombiner::combine(const std::vector<ClockModel> &models)
 {
     std::vector<ClockMap> maps;
+    std::vector<Reach> reach;
     ClockModel out;
     for (const ClockModel &m : models) {
         if (m.segments.empty())
             continue;
         maps.emplace_back(m.segments);
+        reach.push_back(reachOf(m));
         if (maps.size() == 1) {
             out.window = m.window;
             out.driftAllowance = m.driftAllowance;
@@ -49,6 +86,19 @@ ClockModel ModelCombiner::combine(const std::vector<ClockModel> &models)
         for (const ClockSegment &s : m.segments())
             ts.push_back(s.localStart);
     }
+    // Knots where the weights change: beyond each model's sampled span, at fractions and
+    // multiples of its reach (inside the domain's span; the last segment runs on).
+    const int64_t domainFirst = *std::min_element(ts.begin(), ts.end());
+    const int64_t domainLast = *std::max_element(ts.begin(), ts.end());
+    for (const Reach &r : reach) {
+        for (double f : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+            const int64_t d = int64_t(f * r.reachNs);
+            if (r.first - d > domainFirst)
+                ts.push_back(r.first - d);
+            if (r.last + d < domainLast)
+                ts.push_back(r.last + d);
+        }
+    }
     std::sort(ts.begin(), ts.end());
     ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
 
@@ -56,28 +106,42 @@ ClockModel ModelCombiner::combine(const std::vector<ClockModel> &models)
     std::vector<double> theta(ts.size());
     std::vector<std::vector<double>> each(ts.size(), std::vector<double>(n));
     std::vector<ClockSegment> segs(ts.size());
+    std::vector<double> lastWeights(n, 0.0);
     for (size_t i = 0; i < ts.size(); ++i) {
         int best = 3;
+        bool anyOutsideGap = false;
         for (size_t s = 0; s < n; ++s) {
             each[i][s] = double(maps[s].toGlobal(ts[i]) - ts[i]);
-            best = std::min(best, state(maps[s].segmentAt(ts[i])));
+            const int st = state(maps[s].segmentAt(ts[i]));
+            best = std::min(best, st);
+            anyOutsideGap = anyOutsideGap || st < 2;
         }
-        double sum = 0.0, band = 0.0;
-        int used = 0;
+        // θ: the weighted mean of the models outside a step gap (all of them when every one is
+        // in its gap: a process that saw the step's two sides tells which side a time is on).
+        // Flags: those of the models in the best state there.
+        double sum = 0.0, wsum = 0.0, w2sum = 0.0, band = 0.0;
         uint32_t flags = 0;
         for (size_t s = 0; s < n; ++s) {
             const ClockSegment &seg = maps[s].segmentAt(ts[i]);
-            if (state(seg) != best)
+            const int st = state(seg);
+            const double w = (st == 2 && anyOutsideGap) ? 0.0 : weightAt(reach[s], ts[i]);
+            if (i + 1 == ts.size())
+                lastWeights[s] = w;
+            if (st == best)
+                flags |= seg.flags;
+            if (w <= 0.0)
                 continue;
-            sum += each[i][s];
+            sum += w * each[i][s];
+            wsum += w;
+            w2sum += w * w;
             band = std::max(band, double(seg.bandNs));
-            flags |= seg.flags;
-            ++used;
         }
-        theta[i] = sum / used;
+        theta[i] = sum / wsum;
         segs[i].localStart = ts[i];
         segs[i].globalStart = ts[i] + int64_t(std::llround(theta[i]));
-        segs[i].bandNs = int64_t(std::ceil(band / std::sqrt(double(used))));
+        // The noise of a weighted mean of independent estimates: band · √Σw² / Σw (÷ √n when
+        // the weights are equal).
+        segs[i].bandNs = int64_t(std::ceil(band * std::sqrt(w2sum) / wsum));
         segs[i].flags = best == 2 ? flags : (flags & ~uint32_t(SegStepDetected));
     }
     for (size_t i = 0; i < ts.size(); ++i) {
@@ -94,10 +158,12 @@ ClockModel ModelCombiner::combine(const std::vector<ClockModel> &models)
             segs[i].slope =
                 double(segs[i + 1].globalStart - segs[i].globalStart) / double(ts[i + 1] - ts[i]);
         } else {
-            double slope = 0.0;
-            for (const ClockMap &m : maps)
-                slope += m.segments().back().slope / double(n);
-            segs[i].slope = slope;
+            double slope = 0.0, wsum = 0.0;
+            for (size_t s = 0; s < n; ++s) {
+                slope += lastWeights[s] * maps[s].segments().back().slope;
+                wsum += lastWeights[s];
+            }
+            segs[i].slope = slope / wsum;
         }
     }
     bool inGap = false;

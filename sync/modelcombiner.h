@@ -5,16 +5,21 @@
 // one evenly spaced series — windows counted in bursts would span milliseconds in one place and
 // seconds in another — so each process's bursts are fitted on their own (ClockModelBuilder, as for
 // one process per host) and the models are combined here:
-//  - knots at the union of all models' segment starts (between two of them every model is linear);
-//  - at each knot, the mean θ of the models in the best state there: inside their sampled span and
-//    outside a step gap, else extrapolated, else in a step gap (a process that saw the step's
-//    two sides tells which side a time is on; one in its gap does not). Queueing noise of the
+//  - knots at the union of all models' segment starts (between two of them every model is
+//    linear), plus knots beyond each model's sampled span at ¼, ½, 1, 2, 4 × its reach;
+//  - at each knot, the weighted mean θ of the models outside a step gap (all of them where every
+//    one is in its gap: a process that saw the step's two sides tells which side a time is on).
+//    A model weighs 1 inside its sampled span (first to last knot) and 1 / (1 + (d / reach)²)
+//    at a distance d beyond it, reach = its band / its drift allowance, clamped to 1 ms .. 1 h.
+//    The weights are continuous in time, so the map does not jump where a process's samples
+//    begin or end (an incarnation's first and last records lie there). Queueing noise of the
 //    processes is independent, so the mean has √n less of it; the path's asymmetry is common.
+//    Band: the largest band of the models weighed, × √Σw² / Σw (÷ √n for equal weights);
 //  - guaranteed bound of a segment: every model's bound is a proof about the same θ, so the
 //    tightest of (bound_s + the largest distance between the mean and model s over the segment)
-//    holds; band: the used models' largest band / √n;
-//  - flags: those of the models used at the segment's start; SegStepDetected only where every
-//    model is in its step gap.
+//    holds;
+//  - flags: those of the models in the best state (sampled, else extrapolated, else in a step
+//    gap) at the segment's start; SegStepDetected only where every model is in its step gap.
 // Units: ns. Pure, thread-safe.
 #pragma once
 

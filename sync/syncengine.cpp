@@ -34,13 +34,37 @@ const char *methodName(ClockMethod method)
 
 namespace {
 
+// The fitted drift over the worker's span (ppm): the mean slope of the fitted map (before the
+// causality repair, whose ramps are local corrections, not a rate) over the part of the span
+// its samples cover; the nearest fitted segment's slope where they cover none of it.
+double fittedDrift(const ClockMap &map, const WorkerClockInput &w)
+{
+    const auto &segs = map.segments();
+    if (segs.empty())
+        return 0.0;
+    int64_t a = std::min(w.firstLocalNs, w.lastLocalNs);
+    int64_t b = std::max(w.firstLocalNs, w.lastLocalNs);
+    size_t lo = 0, hi = segs.size(); // segments [lo, hi) are not extrapolated
+    while (lo < hi && (segs[lo].flags & SegExtrapolated))
+        ++lo;
+    while (hi > lo && (segs[hi - 1].flags & SegExtrapolated))
+        --hi;
+    if (lo < hi) {
+        a = std::max(a, segs[lo].localStart);
+        // The sampled part ends where the first extrapolated segment after it starts.
+        if (hi < segs.size())
+            b = std::min(b, segs[hi].localStart);
+    }
+    if (b <= a)
+        return (map.segmentAt(a).slope - 1.0) * 1e6;
+    return (double(map.toGlobal(b) - map.toGlobal(a)) / double(b - a) - 1.0) * 1e6;
+}
+
 void summarise(WorkerClockResult &r, const WorkerClockInput &w)
 {
     const int64_t a = std::min(w.firstLocalNs, w.lastLocalNs);
     const int64_t b = std::max(w.firstLocalNs, w.lastLocalNs);
     r.offsetNs = r.map.toGlobal(a) - a;
-    r.driftPpm =
-        b > a ? (double(r.map.toGlobal(b) - r.map.toGlobal(a)) / double(b - a) - 1.0) * 1e6 : 0.0;
     r.flags = 0;
     r.boundNs = 0;
     r.bandNs = 0;
@@ -301,6 +325,8 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
     }
     if (!others.workers.empty())
         noteOtherReferences(input, others, res.workers, res);
+    for (size_t i = 0; i < input.workers.size(); ++i)
+        res.workers[i].driftPpm = fittedDrift(res.workers[i].map, input.workers[i]);
     const SyncEngineInput &repairInput = trustedOnly ? *trustedOnly : input;
     if (input.options.repairCausality &&
         (!repairInput.messages.empty() || !repairInput.collectives.empty())) {

@@ -84,7 +84,8 @@ struct WorkerClockResult
     ClockMap map;
     ClockMethod method = ClockMethod::None;
     int64_t offsetNs = 0;  // global - local at the worker's first event
-    double driftPpm = 0.0; // mean (slope - 1) · 1e6 over the worker's span
+    double driftPpm = 0.0; // fitted drift: mean (slope − 1) · 1e6 of the map before causality
+                           // repair, over the part of the span its samples cover
     int64_t boundNs = 0;   // largest guaranteed bound over the worker's span (0 = none)
     int64_t bandNs = 0;    // largest statistical band over the worker's span
     // Largest assumption-based bound over the span (ClockSegment::assumedBoundNs; = boundNs where

@@ -40,7 +40,7 @@ private slots:
     void statsTextOnKineto();
     void checkCleanAndBroken();
     void checkWarnsOfCutLog();
-    void checkEndsWhenTheRepairFallsShort();
+    void checkCleanOnTheRepairHangReproducer();
     void exportFiles();
     void errors();
     void windowVerbsWithoutDisplay();
@@ -136,11 +136,12 @@ void TstJobCommands::checkWarnsOfCutLog()
              r.out.c_str());
 }
 
-// tests/data/causality-repair-hang (see its README): constraints the repair does not meet
-// within its budget, although they do not contradict each other (no cycle). check must end well
-// within the test's time-out with the repair's defined result: a note with the passes it made,
-// why it stopped and the violations left, the same count as a warning, exit status 1.
-void TstJobCommands::checkEndsWhenTheRepairFallsShort()
+// tests/data/causality-repair-hang (see its README): an independent writer's job whose start
+// bursts are in flight at once. Read as one burst per burst id, its clocks are fitted without
+// false steps and its constraints hold after correction: check ends clean, well within the
+// test's time-out. (Read as single-exchange bursts, its maps once left constraints the repair
+// spun on, and later stopped short of.)
+void TstJobCommands::checkCleanOnTheRepairHangReproducer()
 {
     QTemporaryDir dir; // a copy: a load writes its caches beside the logs
     QVERIFY(dir.isValid());
@@ -151,25 +152,15 @@ void TstJobCommands::checkEndsWhenTheRepairFallsShort()
     timer.start();
     const Run r = syncline({"check", dir.path()}, 60000);
     const qint64 ms = timer.elapsed();
-    QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1 after %2 ms; %3")
+    QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1 after %2 ms; %3 %4")
                                              .arg(r.exitCode)
                                              .arg(ms)
+                                             .arg(QString::fromStdString(r.out))
                                              .arg(QString::fromStdString(r.err))));
     QVERIFY2(ms < 30000, qPrintable(QString::number(ms)));
     const QString out = QString::fromStdString(r.out);
-    const auto note =
-        QRegularExpression("clock: causality repair stopped after (\\d+) passes without meeting "
-                           "every constraint \\(they do not contradict each other, but its local "
-                           "adjustments did not reach maps that meet them all\\); (\\d+) "
-                           "violations remain\n")
-            .match(out);
-    QVERIFY2(note.hasMatch(), qPrintable(out));
-    const int passes = note.captured(1).toInt();
-    QVERIFY2(passes >= 1 && passes <= 128, qPrintable(note.captured(0)));
-    QVERIFY2(out.contains(QString("warning: %1 causality violation(s) remain after correction\n")
-                              .arg(note.captured(2))),
-             qPrintable(out));
-    QVERIFY2(out.endsWith("8 worker(s), 9880 event(s): 0 error(s), 1 warning(s)\n"),
+    QVERIFY2(!out.contains("clock step") && !out.contains("causality"), qPrintable(out));
+    QVERIFY2(out.endsWith("8 worker(s), 9880 event(s): 0 error(s), 0 warning(s)\n"),
              qPrintable(out));
 }
 

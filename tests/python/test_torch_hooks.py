@@ -305,6 +305,71 @@ def test_exception_inside_forward_leaves_events_closed(workdir):
     assert ended == ["0.forward", "1.forward", "forward", "step"]
 
 
+def test_failed_collectives_are_marked_failed(workdir):
+    """A DDP all-reduce whose future failed (what a peer's crash does) and a collective call
+    that raised are written with failed=true and the error: the loader keeps them out of the
+    clock correction and the diagnosis (docs/log-format.md, args with a meaning)."""
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method=f"file://{workdir}/pg", rank=0, world_size=1)
+    try:
+        client = syncline.FileTimerClient("", "timer_events.log")
+        calls = []
+
+        def crashed_peer(state, bucket):
+            calls.append(bucket.index())
+            fut = torch.futures.Future()
+            fut.set_exception(RuntimeError("Connection closed by peer [rank 2]"))
+            return fut
+
+        ddp = torch.nn.parallel.DistributedDataParallel(small_model())
+        st.register_ddp_hook(ddp, client, inner=crashed_peer)
+        with pytest.raises(RuntimeError, match="Connection closed by peer"):
+            ddp(torch.randn(5, 4)).sum().backward()
+        with st.record_collectives(client):
+            with pytest.raises(Exception):
+                dist.all_reduce("not a tensor")
+            dist.all_reduce(torch.ones(3))
+        client.close()
+    finally:
+        dist.destroy_process_group()
+    records = assert_valid_log(workdir / "timer_events.log")
+    ddp_x = [r for r in records if r["t"] == "X" and r["name"] == "ddp_allreduce"]
+    assert calls and len(ddp_x) == len(calls)
+    assert all(r["args"]["failed"] is True and "Connection closed by peer" in r["args"]["error"]
+               for r in ddp_x)
+    ends = [r for r in records if r["t"] == "E" and r["name"] == "all_reduce"]
+    assert len(ends) == 2
+    assert ends[0]["args"]["failed"] is True and ends[0]["args"]["error"]
+    assert "failed" not in ends[1].get("args", {})
+
+
+def test_peer_crash_marks_the_ddp_allreduce_failed(tmp_path, bin_dir):
+    """A real torchrun job in which rank 1 dies before a backward: rank 0's bucket all-reduce
+    fails (its future raises); the hook writes it with failed=true, and `syncline check`
+    aligned on ddp_allreduce reports no causality violation for it."""
+    out = tmp_path
+    (out / "timer_config.json").write_text(json.dumps(CONFIG))
+    env = dict(os.environ)
+    for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SYNCLINE_TIME_SERVER", "SYNCLINE_HOST",
+                "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS"):
+        env.pop(var, None)
+    cmd = [sys.executable, "-m", "syncline.torchrun", "--standalone", "--nproc_per_node", "2",
+           WORKER, str(out), "--steps", "6", "--profile-from", "100", "--config",
+           str(out / "timer_config.json"), "--crash-rank", "1", "--crash-step", "3"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
+    assert r.returncode != 0 and "crashing before backward at step 3" in r.stdout, r.stdout
+    logs = sorted(out.glob("timer_events*.log"))
+    rank0 = [p for p in logs if read_log(p)[0]["rank"] == 0]
+    assert len(rank0) == 1, logs
+    ddp = [x for x in read_log(rank0[0]) if x["t"] == "X" and x["name"] == "ddp_allreduce"]
+    failed = [x for x in ddp if x["args"].get("failed") is True]
+    assert failed and all(x["args"]["iteration"] == 3 and x["args"]["error"] for x in failed)
+    assert all("failed" not in x["args"] for x in ddp if x["args"]["iteration"] < 3)
+    c = subprocess.run([str(bin_dir / "syncline"), "check", "--align-on", "ddp_allreduce",
+                        str(out)], capture_output=True, text=True, timeout=120)
+    assert "causality violation" not in c.stdout, c.stdout
+
+
 def test_instrumenting_twice_gives_no_double_events(workdir):
     def run(times):
         client = syncline.FileTimerClient("", f"twice{times}.log")

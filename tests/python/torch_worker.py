@@ -7,6 +7,9 @@ every 5 steps, a broadcast and an all_gather) and passes a tensor around the rin
 It writes its loss sequence (float.hex, so equality is bit for bit) to OUT/results/losses.<rank>.json
 (with its torchelastic identity and pid).
 
+--crash-rank R --crash-step S: rank R dies hard (os._exit) before the backward of step S, so
+the other ranks' DDP all-reduces of that backward fail.
+
 --plain: no syncline at all. --with-plain: beside the instrumented model, each rank also trains
 an identical model under its own DDP with no hook at all, on the same batches, and writes its
 losses too (the reference for "hooks do not change training", without a second job).
@@ -37,6 +40,8 @@ def main():
     ap.add_argument("--host-b-from", type=int, default=-1)
     ap.add_argument("--offset-ns", type=int, default=0)
     ap.add_argument("--config", default="")
+    ap.add_argument("--crash-rank", type=int, default=-1)
+    ap.add_argument("--crash-step", type=int, default=-1)
     a = ap.parse_args()
     out = pathlib.Path(a.out)
     rank = int(os.environ["RANK"])
@@ -94,6 +99,9 @@ def main():
                 prof = st.ProfilerRecorder(client).__enter__()
         opt.zero_grad()
         loss = torch.nn.functional.mse_loss(ddp(x), y)
+        if rank == a.crash_rank and step == a.crash_step:
+            print(f"worker rank={rank} crashing before backward at step {step}", flush=True)
+            os._exit(13)  # the peers' bucket all-reduces of this backward fail
         loss.backward()
         opt.step()
         losses.append(float(loss.item()).hex())

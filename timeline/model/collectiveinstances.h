@@ -6,6 +6,10 @@
 // every rank with its spread (ui/collectivespread.h); both go through here.
 // Example: rank 0 has all_reduce at 10, 30, 50 µs (local) and rank 1 at 12, 31, 52 µs: the
 // instance of rank 0's second all_reduce is k = 1, rank 1's event at 31 µs.
+// A failed operation (args `"failed": true`, docs/log-format.md: a peer crashed during it) keeps
+// its k, so the instances after it still pair, and is marked `failed`: its end is not the
+// operation's end, so it constrains nothing (alignment, causality) and waits for nothing
+// (diagnosis); those consumers skip it.
 // Threading: stateless; reads a const Timeline.
 #pragma once
 
@@ -13,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 namespace syncline {
@@ -25,7 +30,12 @@ struct CollectiveEvent
     int64_t localBegin = 0;
     int64_t localEnd = 0;
     int64_t sequence = 0; // (generation << 40) | k, k counted per name
+    bool failed = false;  // args say `"failed": true` (argsSayFailed)
 };
+
+// Whether an args object (JSON text) has the top-level key "failed" with the value true.
+// Other keys, nested objects and strings that merely contain the words are not it.
+bool argsSayFailed(std::string_view json);
 
 class CollectiveInstances
 {

@@ -8,7 +8,10 @@ namespace syncline::diagnosis_detail {
 
 std::vector<CollectiveEvent> collectivesOf(const Context &c, size_t w)
 {
-    return CollectiveInstances::of(c.tl, w, c.generation[w], c.collective);
+    // A failed instance (a peer crashed during it) waited for nobody: not an instance here.
+    std::vector<CollectiveEvent> v = CollectiveInstances::of(c.tl, w, c.generation[w], c.collective);
+    std::erase_if(v, [](const CollectiveEvent &e) { return e.failed; });
+    return v;
 }
 
 MappedCollectives mappedCollectives(const Context &c, size_t w, bool ends)

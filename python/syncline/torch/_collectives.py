@@ -16,6 +16,10 @@ calls that user code makes, by replacing these functions in ``torch.distributed`
   with the id ``<group>:<src>><dst>:<tag>:<seq>``, so the clock correction can use the pair as a
   causality constraint (a message is received after it was sent).
 
+A call that raised, or whose work's future failed (a peer crashed, the group was aborted), is
+recorded with the args ``failed`` (``true``) and ``error`` (the message): the clock correction
+and the diagnosis leave such an instance out.
+
 Only calls made through the module attributes are seen: ``from torch.distributed import
 all_reduce`` executed before record_collectives() keeps the original function. DDP's own
 gradient all-reduces do not go through these functions (see DdpCommHook).
@@ -95,9 +99,12 @@ class CollectiveRecorder:
                 return work
             client.start_event(name, group=gname, seq=seq)
             try:
-                return orig(*args, **kwargs)
-            finally:
-                self._end(name)
+                result = orig(*args, **kwargs)
+            except BaseException as e:
+                self._end(name, failed=True, error=str(e)[:200])
+                raise
+            self._end(name)
+            return result
 
         return wrapper
 
@@ -169,9 +176,19 @@ class CollectiveRecorder:
             return
 
         def done(fut):
+            end = client.now_ns()
             try:
-                a = args(fut) if callable(args) else args
-                client.record_interval_on(f"async {gname}", name, start, client.now_ns(), **a)
+                fut.value()
+                error = None
+            except Exception as e:  # noqa: BLE001 - the caller's wait() raises it
+                error = e
+            try:
+                if error is None:
+                    a = args(fut) if callable(args) else args
+                else:
+                    a = dict(args if not callable(args) else {}, failed=True,
+                             error=str(error)[:200])
+                client.record_interval_on(f"async {gname}", name, start, end, **a)
             except Exception:  # noqa: BLE001 - recording must never fail the collective
                 pass
 

@@ -13,6 +13,10 @@ The all-reduce itself is what DDP does without a hook: the bucket multiplied by 
 ``all_reduce(..., async_op=True)``. ``inner=`` wraps another hook instead (e.g. a compression
 hook from ``torch.distributed.algorithms.ddp_comm_hooks``): then its future is timed.
 
+An all-reduce whose future failed (a peer crashed or the group was aborted during it) is
+recorded with the args ``failed`` (``true``) and ``error`` (the message): its end is not the
+operation's end, and the clock correction and the diagnosis leave it out.
+
 The end is stamped by a callback on the all-reduce's future, on the thread that completes it,
 when that thread gets the GIL (a few µs after completion while backward runs in C++). The
 buckets' all-reduces overlap (DDP launches the next while the previous runs), so each bucket
@@ -64,10 +68,17 @@ class DdpCommHook:
         def done(f):
             end = client.now_ns()
             try:
-                client.record_interval_on(track, self.name, start, end, **args)
+                value = f.value()
+                error = None
+            except Exception as e:  # noqa: BLE001 - re-raised below, after recording
+                value, error = None, e
+            try:
+                a = args if error is None else dict(args, failed=True, error=str(error)[:200])
+                client.record_interval_on(track, self.name, start, end, **a)
             except Exception:  # noqa: BLE001 - recording must never fail the all-reduce
                 pass
-            value = f.value()
+            if error is not None:
+                raise error
             return value[0] if unwrap else value
 
         return fut.then(done)

@@ -50,7 +50,8 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     };
     for (size_t w = 0; w < tl.workers.size(); ++w)
         for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
-            out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
+            if (!c.failed) // its end is not the operation's: it constrains nothing
+                out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
 }
 
 void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
