@@ -189,3 +189,13 @@ def test_global_time_with_time_server(workdir, timeserver):
     assert 0 <= bound < 5_000_000
     # The local clock runs 7 ms behind the reference (raw - 7 ms): global ≈ local + 7 ms.
     assert abs((g - local) - 7_000_000) < bound + 2_000_000
+
+
+def test_load_timeline_reads_a_gzipped_kineto_trace(tmp_path):
+    # The real .pt.trace.json.gz of tests/data (current PyTorch, gzip'd): every X and i event.
+    src = pathlib.Path(os.environ["SYNCLINE_SOURCE_DIR"]) / "tests/data/hta_ns_resolution_1rank"
+    tl = syncline.load_timeline(src / "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")
+    assert len(tl.events) == 45422
+    (tmp_path / "n.json").write_text("42\n")
+    with pytest.raises(syncline.LoadError, match=r"JSON number \(42\).*not a Chrome trace"):
+        syncline.load_timeline(tmp_path / "n.json")

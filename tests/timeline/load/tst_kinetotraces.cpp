@@ -1,0 +1,222 @@
+// Current PyTorch profiler (Kineto) traces through JobLoader, as every reader uses it: the real
+// gzip'd trace of tests/data (hta_ns_resolution_1rank: `.pt.trace.json.gz`, 45,420 X + 2 i
+// events, 23,234 flow points) loads whole from its name, from a directory and identically to its
+// inflated text; a gzip cut or damaged part-way loads what precedes the damage and says where
+// it stopped; a JSON file that is no trace (a number, an array of numbers, an unrelated object,
+// a gzip'd one) named alone is refused with what it is, never "no records in file".
+#include "tests/common/testdata.h"
+
+#include "timeline/load/jobloader.h"
+
+#include <QtTest>
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace syncline;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kEvents = 45422; // X + i of the real trace
+constexpr size_t kFlows = 23234;  // s + f
+
+std::string gzTrace()
+{
+    return testdata::dir() +
+           "/hta_ns_resolution_1rank/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+}
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void writeAll(const std::string &path, const std::string &text)
+{
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string gunzip(const std::string &path)
+{
+    gzFile f = gzopen(path.c_str(), "rb");
+    std::string out;
+    char buf[1 << 16];
+    for (int n; (n = gzread(f, buf, sizeof buf)) > 0;)
+        out.append(buf, size_t(n));
+    gzclose(f);
+    return out;
+}
+
+std::string gzipText(const std::string &text)
+{
+    z_stream z{};
+    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, uLong(text.size())) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.data()));
+    z.avail_in = uInt(text.size());
+    z.next_out = reinterpret_cast<Bytef *>(out.data());
+    z.avail_out = uInt(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+LoadResult load(const std::vector<std::string> &paths)
+{
+    LoadOptions o;
+    o.paths = paths;
+    return JobLoader::load(o);
+}
+
+size_t events(const Timeline &tl)
+{
+    size_t n = 0;
+    for (const Worker &w : tl.workers)
+        for (const EventTrack &t : w.tracks)
+            n += t.count();
+    return n;
+}
+
+const LoadProblem *problem(const Timeline &tl, const std::string &needle)
+{
+    for (const LoadProblem &p : tl.problems)
+        if (p.message.find(needle) != std::string::npos)
+            return &p;
+    return nullptr;
+}
+
+// Every event's (track name, local start, end, name), sorted: two loads hold the same events.
+std::vector<std::tuple<std::string, int64_t, int64_t, std::string>> eventList(const Timeline &tl)
+{
+    std::vector<std::tuple<std::string, int64_t, int64_t, std::string>> out;
+    for (const Worker &w : tl.workers)
+        for (const EventTrack &t : w.tracks)
+            for (size_t i = 0; i < t.count(); ++i)
+                out.emplace_back(t.threadName, t.localStart[i], t.localEnd[i],
+                                 std::string(tl.names.name(t.nameId[i])));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+class TestKinetoTraces : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void gzipLoadsEveryEventByName()
+    {
+        const LoadResult r = load({gzTrace()});
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        const Timeline &tl = *r.timeline;
+        QCOMPARE(tl.workers.size(), size_t(1));
+        QCOMPARE(tl.workers[0].info.rank, 0);
+        QCOMPARE(events(tl), kEvents);
+        QCOMPARE(tl.flows.size(), kFlows);
+        for (const LoadProblem &p : tl.problems)
+            QVERIFY2(p.severity == LoadProblem::Severity::Info, p.message.c_str());
+    }
+
+    // The .pt.trace.json.gz in a directory is taken (it used to be skipped without a word), and
+    // holds the very events its inflated text does.
+    void gzipInDirectoryEqualsInflated()
+    {
+        QTemporaryDir gzDir, jsonDir;
+        fs::copy_file(gzTrace(), gzDir.path().toStdString() + "/rank-0.pt.trace.json.gz");
+        writeAll(jsonDir.path().toStdString() + "/rank-0.pt.trace.json", gunzip(gzTrace()));
+        const LoadResult a = load({gzDir.path().toStdString()});
+        const LoadResult b = load({jsonDir.path().toStdString()});
+        QVERIFY2(a.timeline, a.fatalError.c_str());
+        QVERIFY2(b.timeline, b.fatalError.c_str());
+        QCOMPARE(events(*a.timeline), kEvents);
+        QVERIFY(eventList(*a.timeline) == eventList(*b.timeline));
+        QCOMPARE(a.timeline->flows.size(), b.timeline->flows.size());
+    }
+
+    // Cut at 60 %: the events of the inflated prefix load, and the problem names the compressed
+    // byte where the stream stopped.
+    void truncatedGzipLoadsWhatItCanAndSaysWhere()
+    {
+        QTemporaryDir dir;
+        const std::string whole = readAll(gzTrace());
+        const std::string cut = dir.path().toStdString() + "/cut.pt.trace.json.gz";
+        writeAll(cut, whole.substr(0, whole.size() * 6 / 10));
+        const LoadResult r = load({cut});
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        const size_t n = events(*r.timeline);
+        QVERIFY2(n > kEvents / 3 && n < kEvents, std::to_string(n).c_str());
+        const LoadProblem *p = problem(*r.timeline, "gzip stream not read to its end");
+        QVERIFY(p);
+        QCOMPARE(p->severity, LoadProblem::Severity::Warning);
+        QVERIFY2(p->message.find("file cut at compressed byte " +
+                                 std::to_string(whole.size() * 6 / 10)) != std::string::npos,
+                 p->message.c_str());
+        QVERIFY(problem(*r.timeline, "read up to the last complete event"));
+    }
+
+    void corruptGzipLoadsWhatPrecedesTheDamage()
+    {
+        QTemporaryDir dir;
+        std::string bytes = readAll(gzTrace());
+        for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i)
+            bytes[i] = char(~bytes[i]);
+        const std::string bad = dir.path().toStdString() + "/bad.json.gz";
+        writeAll(bad, bytes);
+        const LoadResult r = load({bad});
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        const size_t n = events(*r.timeline);
+        QVERIFY2(n > 0 && n < kEvents, std::to_string(n).c_str());
+        const LoadProblem *p = problem(*r.timeline, "corrupt gzip data at compressed byte");
+        QVERIFY(p);
+    }
+
+    // Named alone, a JSON that is not a trace says what it is and why it was not loaded.
+    void nonTraceJsonNamedAloneSaysWhatItIs_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("gzip");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("number") << "n.json" << "42\n" << false << "JSON number (42)";
+        QTest::newRow("array of numbers")
+            << "a.json" << "[1, 2, 3]" << false << "JSON array of numbers ([1, 2, 3])";
+        QTest::newRow("unrelated object")
+            << "c.json" << "{\"model\": \"x\", \"lr\": 0.1}" << false
+            << "JSON object without \"traceEvents\" (keys: lr, model)";
+        QTest::newRow("gzip'd config")
+            << "c.json.gz" << "{\"lr\": 0.1}" << true
+            << "gzip'd JSON object without \"traceEvents\" (keys: lr)";
+        QTest::newRow("gzip'd text") << "x.log.gz" << "hello\n" << true
+                                     << "gzip'd text that is not JSON";
+    }
+    void nonTraceJsonNamedAloneSaysWhatItIs()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, text);
+        QFETCH(bool, gzip);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        const std::string path = dir.path().toStdString() + "/" + name.toStdString();
+        writeAll(path, gzip ? gzipText(text.toStdString()) : text.toStdString());
+        const LoadResult r = load({path});
+        QVERIFY(!r.timeline);
+        QVERIFY2(r.fatalError.find(says.toStdString()) != std::string::npos,
+                 r.fatalError.c_str());
+        QVERIFY2(r.fatalError.find("not a Chrome trace") != std::string::npos,
+                 r.fatalError.c_str());
+        QVERIFY2(r.fatalError.find("no records") == std::string::npos, r.fatalError.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestKinetoTraces)
+#include "tst_kinetotraces.moc"
