@@ -3,8 +3,11 @@
 // events, 23,234 flow points) loads whole from its name, from a directory and identically to its
 // inflated text; a gzip cut or damaged part-way loads what precedes the damage and says where
 // it stopped; a JSON file that is no trace (a number, an array of numbers, an unrelated object,
-// a gzip'd one) named alone is refused with what it is, never "no records in file".
+// a gzip'd one) named alone is refused with what it is, never "no records in file". The same
+// trace rewritten as PyTorch 2.4+ writes it (ts relative to `baseTimeNanoseconds`, the base
+// after the events, with a sub-µs part) holds every event at the very ns of the original.
 #include "tests/common/testdata.h"
+#include "tests/timeline/kinetotext.h"
 
 #include "timeline/load/jobloader.h"
 
@@ -178,6 +181,31 @@ private slots:
         QVERIFY2(n > 0 && n < kEvents, std::to_string(n).c_str());
         const LoadProblem *p = problem(*r.timeline, "corrupt gzip data at compressed byte");
         QVERIFY(p);
+    }
+
+    // ts relative to baseTimeNanoseconds: every event at the original's wall time, to the ns.
+    void baseTimeNanosecondsIsExactToTheNs()
+    {
+        QTemporaryDir dir;
+        const std::string original = gunzip(gzTrace());
+        const std::string orig = dir.path().toStdString() + "/orig.json";
+        const std::string rel = dir.path().toStdString() + "/rel.json";
+        writeAll(orig, original);
+        constexpr int64_t kBase = 1712195000000000123; // a sub-µs part: ns must survive
+        const std::string rebased = kinetotext::rebase(original, kBase);
+        QVERIFY(rebased.find("\"ts\": 495406752.674") != std::string::npos); // relative now
+        writeAll(rel, rebased);
+        const LoadResult a = load({orig});
+        const LoadResult b = load({rel});
+        QVERIFY2(a.timeline, a.fatalError.c_str());
+        QVERIFY2(b.timeline, b.fatalError.c_str());
+        const auto ea = eventList(*a.timeline), eb = eventList(*b.timeline);
+        QCOMPARE(ea.size(), kEvents);
+        QVERIFY(ea == eb);
+        QCOMPARE(b.timeline->flows.size(), kFlows);
+        for (size_t i = 0; i < kFlows; ++i)
+            QCOMPARE(b.timeline->flows[i].localNs, a.timeline->flows[i].localNs);
+        QCOMPARE(b.timeline->workers[0].info.firstLocalNs, a.timeline->workers[0].info.firstLocalNs);
     }
 
     // Named alone, a JSON that is not a trace says what it is and why it was not loaded.

@@ -428,6 +428,58 @@ void ChromeTraceState::readRank(simdjson::ondemand::value v)
     rank = int(r);
 }
 
+// baseTimeNanoseconds: an integer of ns in [0, kMaxTimeNs]; anything else is reported and
+// ignored (the times then stay relative, as written).
+void ChromeTraceState::readBaseTime(od::value v)
+{
+    int64_t base = 0;
+    uint64_t big = 0;
+    if (v.get_int64().get(base) != simdjson::SUCCESS) {
+        const bool tooBig = v.get_uint64().get(big) == simdjson::SUCCESS;
+        problems.add("bad metadata", 0,
+                     std::string("baseTimeNanoseconds is ") +
+                         (tooBig ? "past the readable range" : "not an integer of ns") +
+                         "; ignored (times stay relative to the profiler's base)");
+        return;
+    }
+    if (base < 0 || base > kMaxTimeNs) {
+        problems.add("bad metadata", 0,
+                     "baseTimeNanoseconds " + std::to_string(base) +
+                         " is out of range; ignored (times stay relative to the profiler's base)");
+        return;
+    }
+    baseTimeNs = base;
+}
+
+// Every time read (thread and async tracks, flows, counters, the worker's span) moves by the
+// base; a trace whose last time would leave the readable range keeps its relative times.
+void ChromeTraceState::applyBaseTime()
+{
+    if (baseTimeNs == 0 || !m_anyTime)
+        return;
+    WorkerInfo &info = m_out.worker.info;
+    if (info.lastLocalNs > kMaxTimeNs - baseTimeNs || info.firstLocalNs < -kMaxTimeNs - baseTimeNs) {
+        problems.add("times out of range", 0,
+                     "baseTimeNanoseconds " + std::to_string(baseTimeNs) +
+                         " moves the trace's times past the readable range; not applied");
+        return;
+    }
+    const int64_t b = baseTimeNs;
+    for (EventTrack &t : m_out.worker.tracks) {
+        for (int64_t &v : t.localStart)
+            v += b;
+        for (int64_t &v : t.localEnd)
+            v += b;
+    }
+    for (CounterTrack &c : m_out.worker.counters)
+        for (int64_t &v : c.localTs)
+            v += b;
+    for (FlowPoint &fp : m_out.flows)
+        fp.localNs += b;
+    info.firstLocalNs += b;
+    info.lastLocalNs += b;
+}
+
 void ChromeTraceState::parse(od::document &doc)
 {
     auto events = [this](od::array arr) {
@@ -444,6 +496,16 @@ void ChromeTraceState::parse(od::document &doc)
         if (k == "traceEvents") {
             events(field.value().get_array());
             found = true;
+        } else if (k == "baseTimeNanoseconds") {
+            readBaseTime(field.value());
+        } else if (k == "displayTimeUnit") {
+            std::string_view unit;
+            if (field.value().get_string().get(unit) != simdjson::SUCCESS ||
+                (unit != "ms" && unit != "ns"))
+                problems.add("bad metadata", 0,
+                             "displayTimeUnit is not \"ms\" or \"ns\"; ignored (ts and dur "
+                             "are µs whatever it says)",
+                             Severity::Info);
         } else if (k == "distributedInfo") {
             for (auto f : field.value().get_object())
                 if (f.unescaped_key().value() == "rank")
@@ -526,6 +588,7 @@ ParsedFile ChromeTraceState::finish()
     for (CounterTrack &c : m_out.worker.counters)
         c.finish();
     CounterTrack::sortByKey(m_out.worker.counters);
+    applyBaseTime();
     int64_t bestCount = -1;
     for (const auto &[pid, n] : m_pidCounts)
         if (n > bestCount) {

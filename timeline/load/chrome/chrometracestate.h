@@ -10,7 +10,11 @@
 // phases are counted and reported once. One track per (pid, tid) token pair; a string pid/tid gets a synthetic negative
 // id. Times are the trace's µs converted exactly to ns (ChromeTraceParser::microsToNs).
 // finish() matches B/E, names the tracks ("process / thread"), picks the worker's pid (the one
-// with most events) and returns the ParsedFile with its problems.
+// with most events), adds `baseTimeNanoseconds` (PyTorch 2.4+ writes `ts` as µs relative to this
+// top-level field, which comes after traceEvents: the base is added to every time once all is
+// read, in integer ns, so nothing is rounded) and returns the ParsedFile with its problems.
+// `displayTimeUnit` ("ms"/"ns") only says how a viewer displays times (Chrome's spec: ts and dur
+// are µs whatever it says); it is read and checked, never used to scale.
 // Threading: one state per parse, used by one thread.
 #pragma once
 
@@ -41,6 +45,7 @@ public:
 
     ProblemLog problems;
     std::optional<int> rank; // distributedInfo.rank
+    int64_t baseTimeNs = 0;  // baseTimeNanoseconds (0: ts are absolute)
     int64_t events = 0;
 
 private:
@@ -68,6 +73,8 @@ private:
     void handleEvent(simdjson::ondemand::value el);
     void handleMetadata(const Event &ev);
     void readRank(simdjson::ondemand::value v);
+    void readBaseTime(simdjson::ondemand::value v);
+    void applyBaseTime();
     void addFlow(uint32_t track, int64_t ts, const Event &ev);
     void addSlice(uint32_t track, int64_t ts, const Event &ev);
     void addCounter(int64_t ts, const Event &ev);
