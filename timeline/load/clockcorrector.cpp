@@ -9,6 +9,8 @@
 #include "recorder/globpattern.h"
 #include "sync/syncengine.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <optional>
 
 namespace syncline::load {
@@ -51,6 +53,40 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     for (size_t w = 0; w < tl.workers.size(); ++w)
         for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
             out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
+}
+
+// One line when workers without sync samples were aligned on collectives (what a job of
+// profiler traces gets with no option): which, on how many instances, the assumption and the
+// largest bound, and how to see the clocks as recorded instead.
+void noteCollectiveAlignment(Timeline &tl, size_t instances)
+{
+    std::vector<int> ranks;
+    int64_t bound = 0;
+    for (const Worker &w : tl.workers)
+        if (w.samples.empty() && w.clock.method == sync::ClockMethod::Collectives) {
+            ranks.push_back(w.info.rank);
+            bound = std::max(bound, w.clock.boundNs);
+        }
+    if (ranks.empty())
+        return;
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::string list;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+            ++j;
+        list += (list.empty() ? "" : ", ") + std::to_string(ranks[i]) +
+                (j > i ? "-" + std::to_string(ranks[j]) : "");
+        i = j;
+    }
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", double(bound) / 1000.0);
+    tl.clockNotes.push_back("rank(s) " + list +
+                            ": no sync samples; aligned on " + std::to_string(instances) +
+                            " collective event(s) found by name (assuming each ends at the "
+                            "same instant on every rank), bound up to " + b +
+                            " µs; --no-correct shows the clocks as recorded");
 }
 
 void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
@@ -220,6 +256,7 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
         *shiftOut = *shift;
     tl.referenceShiftNs = shift.value_or(0);
     storeResults(tl, res, shift);
+    noteCollectiveAlignment(tl, in.collectives.size());
     tl.updateRange();
 }
 

@@ -208,6 +208,56 @@ private slots:
         QCOMPARE(b.timeline->workers[0].info.firstLocalNs, a.timeline->workers[0].info.firstLocalNs);
     }
 
+    // 8 ranks of the real trace (distributedInfo.rank 0..7), rank 5's clock 2.5 ms ahead, no
+    // sync samples: aligned on the NCCL collectives with no option, within 10 µs, with a note;
+    // --no-correct (correctClocks false) leaves the 2.5 ms.
+    void eightRanksAlignOnCollectivesByDefault()
+    {
+        QTemporaryDir dir;
+        const std::string original = gunzip(gzTrace());
+        const std::string from = "\"rank\": 0, \"world_size\": 1";
+        QVERIFY(original.find(from) != std::string::npos);
+        constexpr int64_t kAhead = 2'500'000;
+        for (int r = 0; r < 8; ++r) {
+            std::string t = original;
+            t.replace(t.find(from), from.size(),
+                      "\"rank\": " + std::to_string(r) + ", \"world_size\": 8");
+            if (r == 5)
+                t = kinetotext::shiftAll(t, kAhead);
+            writeAll(dir.path().toStdString() + "/rank" + std::to_string(r) + ".pt.trace.json", t);
+        }
+        for (const bool correct : {true, false}) {
+            LoadOptions o;
+            o.paths = {dir.path().toStdString()};
+            o.correctClocks = correct;
+            const LoadResult r = JobLoader::load(o);
+            QVERIFY2(r.timeline, r.fatalError.c_str());
+            const Timeline &tl = *r.timeline;
+            QCOMPARE(tl.workers.size(), size_t(8));
+            // The same event (the first of its first track) on each rank, corrected.
+            auto first = [&](size_t w) { return tl.startNs(w, 0, 0, ClockMode::Corrected); };
+            int64_t worst = 0;
+            for (size_t w = 0; w < 8; ++w) {
+                QCOMPARE(tl.workers[w].info.rank, int(w));
+                worst = std::max(worst, std::abs(first(w) - first(0)));
+            }
+            const bool noted = std::any_of(tl.clockNotes.begin(), tl.clockNotes.end(),
+                                           [](const std::string &n) {
+                                               return n.find("aligned on") != std::string::npos &&
+                                                      n.find("no sync samples") != std::string::npos;
+                                           });
+            qInfo("correct=%d: worst rank-to-rank offset %lld ns", int(correct), (long long)worst);
+            if (correct) {
+                QVERIFY2(worst <= 10'000, std::to_string(worst).c_str());
+                QCOMPARE(tl.workers[5].clock.method, sync::ClockMethod::Collectives);
+                QVERIFY(noted);
+            } else {
+                QCOMPARE(worst, kAhead);
+                QVERIFY(!noted);
+            }
+        }
+    }
+
     // Named alone, a JSON that is not a trace says what it is and why it was not loaded.
     void nonTraceJsonNamedAloneSaysWhatItIs_data()
     {
