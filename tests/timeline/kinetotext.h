@@ -2,7 +2,8 @@
 // that need a variant of a real trace: `rebase` makes every `"ts": N` relative to a base
 // (PyTorch 2.4+: µs after `baseTimeNanoseconds`) and adds that top-level field after
 // traceEvents, as Kineto does. Exact: ts are converted to integer ns from their digits (at most
-// 3 fractional digits, as Kineto writes) and written back as µs with 3 decimals.
+// 3 fractional digits, as Kineto writes) and written back as µs with 3 decimals. `mapEvents`
+// rewrites or drops single events (a profiler window that starts later, added metadata).
 #pragma once
 
 #include <QtGlobal>
@@ -10,7 +11,10 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kinetotext {
 
@@ -72,6 +76,67 @@ inline std::string rebase(const std::string &text, int64_t baseNs)
     const size_t close = out.find_last_of('}');
     out.insert(close, ", \"baseTimeNanoseconds\": " + std::to_string(baseNs) + "\n");
     return out;
+}
+
+// Every event object of traceEvents through `fn`: its replacement text, or nullopt to drop it;
+// the rest of the text is kept byte for byte.
+inline std::string mapEvents(const std::string &text,
+                             const std::function<std::optional<std::string>(const std::string &)> &fn)
+{
+    const size_t key = text.find("\"traceEvents\"");
+    if (key == std::string::npos)
+        qFatal("kinetotext: no traceEvents");
+    const size_t open = text.find('[', key);
+    std::vector<std::string> kept;
+    size_t i = open + 1;
+    for (;;) {
+        while (i < text.size() && text[i] != '{' && text[i] != ']')
+            ++i;
+        if (i >= text.size())
+            qFatal("kinetotext: traceEvents not closed");
+        if (text[i] == ']')
+            break;
+        const size_t from = i;
+        int depth = 0;
+        bool str = false;
+        for (; i < text.size(); ++i) {
+            const char c = text[i];
+            if (str) {
+                if (c == '\\')
+                    ++i;
+                else if (c == '"')
+                    str = false;
+            } else if (c == '"') {
+                str = true;
+            } else if (c == '{') {
+                ++depth;
+            } else if (c == '}' && --depth == 0) {
+                ++i;
+                break;
+            }
+        }
+        if (auto e = fn(text.substr(from, i - from)))
+            kept.push_back(std::move(*e));
+    }
+    std::string out = text.substr(0, open + 1) + "\n";
+    for (size_t k = 0; k < kept.size(); ++k)
+        out += (k ? ",\n  " : "  ") + kept[k];
+    out += "\n";
+    out.append(text, i, std::string::npos);
+    return out;
+}
+
+// The event's "ts" in ns (-1 when it has none).
+inline int64_t eventTsNs(const std::string &event)
+{
+    size_t k = event.find("\"ts\":");
+    if (k == std::string::npos)
+        return -1;
+    k += 5;
+    while (k < event.size() && event[k] == ' ')
+        ++k;
+    size_t used = 0;
+    return microsTextToNs(event, k, &used);
 }
 
 } // namespace kinetotext

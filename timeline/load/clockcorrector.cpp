@@ -41,8 +41,8 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
         recognised = CollectiveNames::recognise(tl.names);
     else
         recognised.assign(tl.names.size(), 0);
-    // The k-th instance pairs only within one generation (an elastic restart or membership
-    // change counts again from 0): the generation goes in the sequence's high bits.
+    // The instance key (CollectiveInstances: process group and sequence number, else the k-th
+    // of its name, within one generation) is what pairs instances in the engine.
     const std::vector<int64_t> generation = Generation::number(tl);
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
@@ -52,7 +52,7 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     };
     for (size_t w = 0; w < tl.workers.size(); ++w)
         for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
-            out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
+            out.push_back({int(w), c.sequence, c.key, c.localBegin, c.localEnd});
 }
 
 // One line when workers without sync samples were aligned on collectives (what a job of

@@ -5,7 +5,9 @@
 // it stopped; a JSON file that is no trace (a number, an array of numbers, an unrelated object,
 // a gzip'd one) named alone is refused with what it is, never "no records in file". The same
 // trace rewritten as PyTorch 2.4+ writes it (ts relative to `baseTimeNanoseconds`, the base
-// after the events, with a sub-µs part) holds every event at the very ns of the original.
+// after the events, with a sub-µs part) holds every event at the very ns of the original. A
+// sub-sampled pair of ranks with NCCL metadata pairs its collectives by (process group,
+// seq_num).
 #include "tests/common/testdata.h"
 #include "tests/timeline/kinetotext.h"
 
@@ -254,6 +256,98 @@ private slots:
             } else {
                 QCOMPARE(worst, kAhead);
                 QVERIFY(!noted);
+            }
+        }
+    }
+
+    // A sub-sampled pair of ranks: the real trace with the NCCL metadata current PyTorch writes
+    // on each collective ("Process Group Name", "seq_num"), rank 1's profiler window starting
+    // later (everything before rank 0's 4th nccl:all_reduce gone: 3 all-reduces and 2
+    // broadcasts fewer) and its clock 2.5 ms ahead. Paired by (process group, seq_num), rank 1's
+    // first all-reduce is rank 0's 4th and the ranks line up within 10 µs with no option;
+    // without the metadata the k-th rule pairs rank 1's first with rank 0's first and cannot.
+    void subSampledPairAlignsBySeqNum()
+    {
+        const std::string original = gunzip(gzTrace());
+        const std::string from = "\"rank\": 0, \"world_size\": 1";
+        QVERIFY(original.find(from) != std::string::npos);
+        auto isColl = [](const std::string &e) {
+            return e.find("\"name\": \"nccl:all_reduce\"") != std::string::npos ||
+                   e.find("\"name\": \"nccl:broadcast\"") != std::string::npos;
+        };
+        std::vector<int64_t> allReduces;
+        kinetotext::mapEvents(original, [&](const std::string &e) {
+            if (e.find("\"name\": \"nccl:all_reduce\"") != std::string::npos)
+                allReduces.push_back(kinetotext::eventTsNs(e));
+            return std::optional<std::string>(e);
+        });
+        QCOMPARE(allReduces.size(), size_t(25));
+        std::sort(allReduces.begin(), allReduces.end());
+        const int64_t cut = allReduces[3];
+        constexpr int64_t kAhead = 2'500'000;
+        for (const bool withSeq : {true, false}) {
+            // The seq_num of each collective, in the order the trace holds them (both ranks).
+            int64_t seq = 700;
+            const std::string annotated = kinetotext::mapEvents(original, [&](const std::string &e) {
+                std::string out = e;
+                const size_t args = out.find("\"args\": {");
+                if (withSeq && isColl(e) && args != std::string::npos)
+                    out.insert(args + 9, " \"Process Group Name\": \"0\", \"Process Group "
+                                         "Description\": \"default_pg\", \"seq_num\": " +
+                                             std::to_string(seq++) + ",");
+                return std::optional<std::string>(out);
+            });
+            QTemporaryDir dir;
+            for (int r = 0; r < 2; ++r) {
+                std::string t = annotated;
+                t.replace(t.find(from), from.size(),
+                          "\"rank\": " + std::to_string(r) + ", \"world_size\": 2");
+                if (r == 1) {
+                    t = kinetotext::mapEvents(t, [&](const std::string &e) {
+                        const int64_t ts = kinetotext::eventTsNs(e);
+                        const bool meta = e.find("\"ph\": \"M\"") != std::string::npos;
+                        return !meta && ts >= 0 && ts < cut ? std::nullopt
+                                                            : std::optional<std::string>(e);
+                    });
+                    t = kinetotext::shiftAll(t, kAhead);
+                }
+                writeAll(dir.path().toStdString() + "/rank" + std::to_string(r) +
+                             ".pt.trace.json",
+                         t);
+            }
+            LoadOptions o;
+            o.paths = {dir.path().toStdString()};
+            const LoadResult r = JobLoader::load(o);
+            QVERIFY2(r.timeline, r.fatalError.c_str());
+            const Timeline &tl = *r.timeline;
+            QCOMPARE(tl.workers.size(), size_t(2));
+            // Each rank's all-reduce begins, corrected, in time order: rank 1's j-th is rank 0's
+            // (j + 3)-th.
+            auto begins = [&](size_t w) {
+                std::vector<int64_t> out;
+                const uint32_t id = tl.names.find("nccl:all_reduce");
+                for (size_t ti = 0; ti < tl.workers[w].tracks.size(); ++ti) {
+                    const EventTrack &t = tl.workers[w].tracks[ti];
+                    for (size_t i = 0; i < t.count(); ++i)
+                        if (t.nameId[i] == id)
+                            out.push_back(tl.startNs(w, ti, i, ClockMode::Corrected));
+                }
+                std::sort(out.begin(), out.end());
+                return out;
+            };
+            const std::vector<int64_t> b0 = begins(0), b1 = begins(1);
+            QCOMPARE(b0.size(), size_t(25));
+            QCOMPARE(b1.size(), size_t(22));
+            int64_t worst = 0;
+            for (size_t j = 0; j < b1.size(); ++j)
+                worst = std::max(worst, std::abs(b1[j] - b0[j + 3]));
+            qInfo("seq_num %s: worst all-reduce offset %lld ns", withSeq ? "given" : "absent",
+                  (long long)worst);
+            if (withSeq) {
+                QVERIFY2(worst <= 10'000, std::to_string(worst).c_str());
+                QCOMPARE(tl.workers[1].clock.method, sync::ClockMethod::Collectives);
+            } else {
+                QVERIFY2(worst > 10'000, std::to_string(worst).c_str());
             }
         }
     }
