@@ -33,6 +33,8 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
+    if (tl.workers.empty())
+        return;
     size_t unsynced = 0;
     for (const Worker &w : tl.workers)
         unsynced += w.samples.empty();
@@ -86,7 +88,7 @@ void noteCollectiveAlignment(Timeline &tl, size_t instances)
                             ": no sync samples; aligned on " + std::to_string(instances) +
                             " collective event(s) found by name (assuming each ends at the "
                             "same instant on every rank), bound up to " + b +
-                            " µs; --no-correct shows the clocks as recorded");
+                            " µs; --no-align shows these clocks as recorded");
 }
 
 void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
@@ -243,7 +245,11 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
     }
     sync::SyncEngineInput in;
     addWorkers(tl, in.workers);
-    addCollectives(tl, kinds, options.alignOn, in.collectives);
+    if (options.alignCollectives)
+        addCollectives(tl, kinds, options.alignOn, in.collectives);
+    else
+        tl.clockNotes.push_back("collective alignment off (--no-align): clocks corrected from "
+                                "sync samples and messages only");
     in.messages = std::move(messagePairs);
     const sync::SyncEngineResult res = sync::runSyncEngine(in);
     tl.causality = res.causality;

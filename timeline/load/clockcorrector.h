@@ -39,6 +39,10 @@ public:
     {
         std::string alignOn; // glob; without wildcards a substring ("allreduce" = "*allreduce*")
         bool correct = true;
+        // false (--no-align): no collective reaches the engine — neither --align-on's, the
+        // config's "collective" category nor the recognised names; sync samples and message
+        // pairs still correct the clocks. Timeline::kinds still marks the collectives.
+        bool alignCollectives = true;
     };
 
     static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,
