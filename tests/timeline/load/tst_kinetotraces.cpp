@@ -352,6 +352,62 @@ private slots:
         }
     }
 
+    // The Kineto view conventions on the real 2024 trace: the worker's label names no restart;
+    // tracks labelled by process_labels ("CPU / thread 1262 (pt_autograd_0)", "GPU 0 /
+    // stream 7"), every CPU thread above every GPU stream, no label repeating its tid;
+    // ProfilerStep#101..105 one name "ProfilerStep" with {"step": N} first in its args; the
+    // profiler's own span flagged EventProfilerSpan (kept out of stats and the legend).
+    void kinetoViewConventions()
+    {
+        const LoadResult r = load({gzTrace()});
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        const Timeline &tl = *r.timeline;
+        QCOMPARE(tl.workers.size(), size_t(1));
+        const Worker &w = tl.workers[0];
+        QVERIFY2(w.label().find("restart") == std::string::npos, w.label().c_str());
+        int lastCpu = -1, firstGpu = -1;
+        for (size_t ti = 0; ti < w.tracks.size(); ++ti) {
+            const EventTrack &t = w.tracks[ti];
+            const std::string label = t.label();
+            qInfo("track %zu: %s", ti, label.c_str());
+            if (t.threadName.starts_with("CPU / "))
+                lastCpu = int(ti);
+            if (t.threadName.starts_with("GPU ") && firstGpu < 0)
+                firstGpu = int(ti);
+            const std::string tid = std::to_string(t.tid);
+            const size_t once = label.find(tid);
+            QVERIFY2(once == std::string::npos || label.find(tid, once + tid.size()) == std::string::npos,
+                     label.c_str());
+        }
+        QVERIFY(lastCpu >= 0 && firstGpu >= 0);
+        QVERIFY2(w.tracks[0].threadName.starts_with("CPU / "), w.tracks[0].threadName.c_str());
+        QVERIFY2(lastCpu < firstGpu, (std::to_string(lastCpu) + " " + std::to_string(firstGpu)).c_str());
+        QVERIFY(std::any_of(w.tracks.begin(), w.tracks.end(), [](const EventTrack &t) {
+            return t.threadName == "GPU 0 / stream 7" && t.label() == "GPU 0 / stream 7";
+        }));
+        for (uint32_t id = 0; id < tl.names.size(); ++id)
+            QVERIFY2(!tl.names.name(id).starts_with("ProfilerStep#"),
+                     std::string(tl.names.name(id)).c_str());
+        const uint32_t step = tl.names.find("ProfilerStep");
+        QVERIFY(step != UINT32_MAX);
+        std::vector<std::string> stepArgs;
+        size_t spans = 0;
+        for (const EventTrack &t : w.tracks)
+            for (size_t i = 0; i < t.count(); ++i) {
+                if (t.nameId[i] == step)
+                    stepArgs.emplace_back(tl.args.text(uint32_t(t.argsId(uint32_t(i)))));
+                const bool span = tl.names.name(t.nameId[i]) == "PyTorch Profiler (0)";
+                QCOMPARE(bool(t.flags[i] & EventProfilerSpan), span);
+                spans += span;
+            }
+        QCOMPARE(spans, size_t(1));
+        std::sort(stepArgs.begin(), stepArgs.end());
+        QCOMPARE(stepArgs.size(), size_t(5));
+        for (int k = 0; k < 5; ++k)
+            QVERIFY2(stepArgs[size_t(k)].starts_with("{\"step\": " + std::to_string(101 + k) + ","),
+                     stepArgs[size_t(k)].c_str());
+    }
+
     // Named alone, a JSON that is not a trace says what it is and why it was not loaded.
     void nonTraceJsonNamedAloneSaysWhatItIs_data()
     {

@@ -3,6 +3,7 @@
 
 #include "timeline/load/chrome/asynclanes.h"
 #include "timeline/load/chrome/chrometraceparser.h"
+#include "timeline/load/chrome/kinetoview.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,7 +109,10 @@ ChromeTraceState::Event ChromeTraceState::readEvent(od::value el)
 
 void ChromeTraceState::handleEvent(od::value el)
 {
-    const Event ev = readEvent(el);
+    Event ev = readEvent(el);
+    std::string stepArgs; // ProfilerStep#N → ProfilerStep with {"step": N, …} (kinetoview.h)
+    if (KinetoView::foldProfilerStep(ev.name, ev.argsRaw, stepArgs))
+        ev.argsRaw = stepArgs;
     ++events;
     if (ev.ph.empty()) {
         ++m_unsupported["(no ph)"];
@@ -163,28 +167,6 @@ void ChromeTraceState::handleEvent(od::value el)
         addSlice(ti, ts, ev);
 }
 
-// M records: process_name / thread_name give the tracks their labels; others are ignored.
-void ChromeTraceState::handleMetadata(const Event &ev)
-{
-    if (ev.name != "process_name" && ev.name != "thread_name")
-        return;
-    auto args = nlohmann::json::parse(ev.argsRaw.empty() ? std::string_view("{}") : ev.argsRaw,
-                                      nullptr, false);
-    std::string label;
-    if (args.is_object() && args.contains("name")) {
-        if (args["name"].is_string())
-            label = args["name"].get<std::string>();
-        else // e.g. "args":{"name":5}: the label is dropped, the trace is not
-            problems.add("bad metadata", 0,
-                         std::string(ev.name) + " whose args.name is not a string (" +
-                             args["name"].dump().substr(0, 40) + "); label ignored");
-    }
-    if (ev.name == "process_name")
-        m_processNames[std::string(ev.pidTok)] = label;
-    else
-        m_threadNames[std::string(ev.pidTok) + '\x1f' + std::string(ev.tidTok)] = label;
-}
-
 void ChromeTraceState::addFlow(uint32_t track, int64_t ts, const Event &ev)
 {
     FlowPoint fp;
@@ -220,6 +202,8 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
         flags = 0;
         seeTime(end);
     }
+    if (KinetoView::isProfilerSpan(ev.name))
+        flags |= EventProfilerSpan;
     EventTrack &t = m_out.worker.tracks[track];
     const uint32_t index = m_out.addEvent(t, ts, end, m_out.names.intern(ev.name), flags);
     m_out.addArgs(t, index, ev.argsRaw);
@@ -372,15 +356,12 @@ void ChromeTraceState::finishAsync()
         for (size_t r = 0; r < roots.size(); ++r)
             laneOf[roots[r].point] = lane[r];
         const auto first = uint32_t(m_out.worker.tracks.size());
-        auto pn = m_processNames.find(key.first);
-        const std::string process = pn != m_processNames.end() ? pn->second
-                                    : (!key.first.empty() && key.first[0] == '"')
-                                        ? key.first.substr(1, key.first.size() - 2)
-                                        : "pid " + key.first;
+        const std::string process = processLabel(key.first);
         for (uint32_t l = 0; l < lanes; ++l) {
             EventTrack t;
             t.pid = pidOf(key.first);
             t.async = true;
+            t.order = processOrder(key.first);
             t.category = key.second;
             t.threadName = process + " / async" + (key.second.empty() ? "" : " " + key.second) +
                            (lanes > 1 ? " #" + std::to_string(l + 1) : "");
@@ -556,27 +537,6 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
                      Severity::Info);
     be.clear();
     be.shrink_to_fit();
-}
-
-void ChromeTraceState::nameTracks()
-{
-    for (size_t i = 0; i < m_tracks.size(); ++i) {
-        const TrackState &s = m_tracks[i];
-        std::string thread;
-        auto tn = m_threadNames.find(s.pidToken + '\x1f' + s.tidToken);
-        if (tn != m_threadNames.end())
-            thread = tn->second;
-        else if (!s.tidToken.empty() && s.tidToken[0] == '"')
-            thread = s.tidToken.substr(1, s.tidToken.size() - 2);
-        else
-            thread = "tid " + s.tidToken;
-        auto pn = m_processNames.find(s.pidToken);
-        std::string process = pn != m_processNames.end() ? pn->second
-                              : (!s.pidToken.empty() && s.pidToken[0] == '"')
-                                  ? s.pidToken.substr(1, s.pidToken.size() - 2)
-                                  : "pid " + s.pidToken;
-        m_out.worker.tracks[i].threadName = process + " / " + thread;
-    }
 }
 
 ParsedFile ChromeTraceState::finish()

@@ -4,7 +4,8 @@
 // parse() walks the simdjson on-demand document (a bare array or {"traceEvents": [...]}):
 // X → a complete event, i/I/R → an instant, B/E → kept per track and matched in time order by
 // finish() (Chrome's rule: an E ends the most recent open B of its thread, whatever its name),
-// s/t/f → flow points, M process_name/thread_name → track names, C → counter series (one per
+// s/t/f → flow points, M process_name/process_labels/thread_name/process_sort_index → track
+// names and order (kinetoview.h), C → counter series (one per
 // (pid, name [+ id], args key); numeric values only), b/e/n → async spans matched per
 // (pid, cat, id, scope) by finish() and laid out in lanes per (pid, cat) (ChromeAsyncLanes); other
 // phases are counted and reported once. One track per (pid, tid) token pair; a string pid/tid gets a synthetic negative
@@ -86,7 +87,10 @@ private:
     uint32_t trackFor(std::string_view pidTok, std::string_view tidTok);
     void seeTime(int64_t t);
     void matchBeginEnds(uint32_t ti);
+    // kinetoview.cpp: M records, track names and order (Kineto's conventions).
     void nameTracks();
+    std::string processLabel(const std::string &pidToken) const;
+    int64_t processOrder(const std::string &pidToken) const;
 
     ParsedFile m_out;
     std::unordered_map<std::string, uint32_t> m_trackIndex;
@@ -108,6 +112,8 @@ private:
     std::unordered_map<std::string, uint32_t> m_asyncIndex; // pid, cat, id, scope → m_async
     std::vector<AsyncKey> m_async;
     std::map<std::string, std::string> m_processNames;
+    std::map<std::string, std::string> m_processLabels; // process_labels ("CPU", "GPU 0")
+    std::map<std::string, int64_t> m_processOrder;      // process_sort_index
     std::map<std::string, std::string> m_threadNames;
     std::map<int64_t, int64_t> m_pidCounts;
     std::map<std::string, int64_t> m_unsupported;
