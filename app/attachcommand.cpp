@@ -114,6 +114,7 @@ int parse(int argc, char **argv, AttachArgs &a)
     a.live.path = a.job.paths.front();
     a.live.alignOn = a.job.alignOn;
     a.live.correctClocks = a.job.correct;
+    a.live.alignCollectives = a.job.align;
     return -1;
 }
 
@@ -224,7 +225,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "in follow mode (End returns to it); with --until-idle S it runs headless until no file\n"
     "changed for S seconds, prints the workers' states and writes --png/--svg/--csv.\n"
     "More options: --width W --height H (images), --ended-after S (a silent worker on another\n"
-    "machine counts as ended), --align-on PATTERN, --no-correct, --raw (as for export).\n"
+    "machine counts as ended), --align-on PATTERN, --no-correct, --no-align, --raw (as for\n"
+    "export).\n"
     "See docs/live.md.",
     runAttach}));
 

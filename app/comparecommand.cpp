@@ -229,7 +229,7 @@ int run(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((Command{
     "compare",
     "compare A B [--json] [--csv FILE] [--anchor NAME[:K] | --anchor start] [--align-on "
-    "PATTERN] [--raw] [--no-correct] [--quiet]",
+    "PATTERN] [--raw] [--no-correct] [--no-align] [--quiet]",
     "Loads two runs A and B (each a job directory, timer_config.json, a log or a trace) and\n"
     "prints, per event name and per rank, count, total, mean, p50 and p99 of each run, B - A\n"
     "and B / A, ordered by impact (|B - A| of the total, largest first), with a summary line\n"
@@ -243,6 +243,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
+    "  --no-align          no alignment on collectives (sync samples and messages only)\n"
     "  --quiet, -q         no load progress on stderr (shown only when stderr is a terminal)",
     run}));
 

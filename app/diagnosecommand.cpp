@@ -79,7 +79,7 @@ int run(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((Command{
     "diagnose",
     "diagnose PATH... [--json] [--range START:END] [--step NAME] [--align-on PATTERN] [--raw] "
-    "[--no-correct] [--quiet]",
+    "[--no-correct] [--no-align] [--quiet]",
     "Loads the job and says which rank holds it back (docs/straggler.md): the steps (first\n"
     "rank's start to last rank's end), each collective's last arriver and everyone's wait,\n"
     "blame per rank, the critical path per step and, per culprit, the step time if its work\n"
@@ -92,6 +92,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN\n"
     "  --raw               on the raw (uncorrected) clocks: no clock bounds, nothing undecided\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
+    "  --no-align          no alignment on collectives (sync samples and messages only)\n"
     "  --quiet, -q         no load progress on stderr",
     run}));
 

@@ -139,7 +139,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                     optional unit ns (default), us, ms, s: e.g. --range 0:2.5s (CSV, stats, "
     "images);\n"
     "                     reads only that window when the job has an index (docs/scale.md)\n"
-    "  --align-on PATTERN, --raw, --no-correct, --quiet: as for `syncline stats`",
+    "  --align-on PATTERN, --raw, --no-correct, --no-align, --quiet: as for `syncline stats`",
     run}));
 
 } // namespace syncline::app

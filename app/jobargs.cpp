@@ -115,6 +115,8 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
             raw = true;
         } else if (arg == "--no-correct") {
             correct = false;
+        } else if (arg == "--no-align") {
+            align = false;
         } else if (arg == "--quiet" || arg == "-q") {
             quiet = true;
         } else if (arg == "--help" || arg == "-h") {
@@ -138,6 +140,13 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
             paths.push_back(arg);
         }
     }
+    if (!align && !alignOn.empty()) {
+        std::fprintf(stderr,
+                     "syncline %s: --align-on and --no-align contradict each other (--no-align: "
+                     "no alignment on collectives)\n",
+                     verb);
+        return 2;
+    }
     if (paths.empty() && !pathsOptional) {
         if (oneDirectory)
             std::fprintf(stderr, "syncline %s: which directory? (syncline %s DIR)\n", verb, verb);
@@ -157,6 +166,7 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
     o.paths = paths;
     o.alignOn = alignOn;
     o.correctClocks = correct;
+    o.alignCollectives = align;
     o.window = window;
     o.window.mode = mode();
     // Progress on a terminal only, redrawn in place, erased at the end.

@@ -1,6 +1,7 @@
 // JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach,
 // open):
 // input paths, --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct,
+// --no-align (sync samples and messages only, no alignment on collectives; not with --align-on),
 // --quiet (no progress on stderr), --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
 // and --width/--height PX; plus each verb's own options, and the one way the job verbs load a
 // job and report load problems on stderr.
@@ -37,6 +38,7 @@ struct JobArgs
     std::string alignOn;
     bool raw = false;
     bool correct = true;
+    bool align = true;  // --no-align: LoadOptions::alignCollectives false
     bool quiet = false; // --quiet / -q: no load progress on stderr
     TimelineOutputs outputs;
     LoadWindow window; // from --range (mode set from --raw)

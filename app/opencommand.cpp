@@ -39,6 +39,12 @@ int runOpen(int argc, char **argv)
     });
     if (rc >= 0)
         return rc;
+    if (!args.align) {
+        std::fprintf(stderr, "syncline open: --no-align is not available in the viewer; use "
+                             "--no-correct, or --no-align with check, stats, diagnose, export "
+                             "or attach\n");
+        return 2;
+    }
     syncline::CompareAnchor anchor;
     std::string error;
     if (!syncline::CompareAnchor::parse(anchorText, &anchor, &error)) {

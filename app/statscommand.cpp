@@ -147,7 +147,7 @@ int run(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((Command{
     "stats",
     "stats PATH... [--json] [--range START:END] [--align-on PATTERN] [--raw] [--no-correct] "
-    "[--quiet]",
+    "[--no-align] [--quiet]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
     "workers' clock corrections and the stragglers (per-rank mean beyond the rule in "
@@ -162,6 +162,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
+    "  --no-align          no alignment on collectives (workers without sync samples keep\n"
+    "                      their raw clocks; sync samples and messages still correct)\n"
     "  --quiet, -q         no load progress on stderr (shown only when stderr is a terminal)",
     run}));
 

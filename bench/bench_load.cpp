@@ -23,6 +23,9 @@
 // --window A:B with --dir: instead of the full load, the windowed open of seconds [A, B] of the
 // job (JobLoader with LoadOptions::window, in a child): time, events, peak and resident RSS, and
 // whether it was decoded from the event stores.
+// --shape gzip (also part of "both"): the gzip row (bench/gzipload.h) on the real gzip'd Kineto
+// trace of tests/data, or on --gz FILE: its load against the same trace inflated and `zcat`.
+#include "bench/gzipload.h"
 #include "bench/loadbaselines.h"
 #include "bench/loaderchild.h"
 #include "bench/loadjobs.h"
@@ -56,6 +59,8 @@ struct Options
     uint64_t seed = 3;
     std::string dir;
     bool baselines = true;
+    std::string gz = std::string(SYNCLINE_SOURCE_DIR) +
+                     "/tests/data/hta_ns_resolution_1rank/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
     std::string window; // --window A:B
     double windowA = 0, windowB = 0;
 };
@@ -217,6 +222,8 @@ int main(int argc, char **argv)
             o.seed = uint64_t(std::atoll(argv[i + 1]));
         else if (a == "--dir")
             o.dir = argv[i + 1];
+        else if (a == "--gz")
+            o.gz = argv[i + 1];
         else if (a == "--baselines")
             o.baselines = std::string(argv[i + 1]) != "0";
         else if (a == "--window") {
@@ -227,7 +234,8 @@ int main(int argc, char **argv)
             std::fprintf(stderr,
                          "usage: bench_load [--shape both|realistic|synthetic] [--workers N] "
                          "[--duration-s S] [--seed S] [--events N] [--threads T] [--keep DIR] "
-                         "[--dir EXISTING_JOB] [--baselines 0|1] [--window A:B (s, with --dir)]\n");
+                         "[--dir EXISTING_JOB] [--baselines 0|1] [--window A:B (s, with --dir)] "
+                         "[--gz TRACE.json.gz]\n");
             return 2;
         }
     }
@@ -244,6 +252,8 @@ int main(int argc, char **argv)
         runShape(o.dir.c_str(), o.dir, threads, o.baselines);
         return 0;
     }
+    if (o.shape == "gzip")
+        return runGzipRow(o.gz, 5) ? 0 : 1;
     std::string base = o.keep;
     if (base.empty()) {
         char tmpl[] = "/tmp/bench_load_XXXXXX";
@@ -280,6 +290,8 @@ int main(int argc, char **argv)
                     std::chrono::duration<double>(Clock::now() - g0).count());
         runShape("synthetic", dir, threads, o.baselines);
     }
+    if (o.shape == "both")
+        runGzipRow(o.gz, 5);
     if (o.keep.empty())
         fs::remove_all(base);
     return 0;

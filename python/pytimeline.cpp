@@ -113,7 +113,7 @@ size_t PyTimeline::size() const
 }
 
 PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::string &alignOn,
-                            const std::string &clock)
+                            const std::string &clock, bool align)
 {
     if (paths.empty())
         throw pyb::type_error("load_timeline() needs at least one path");
@@ -122,7 +122,10 @@ PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::st
                                clock + "\"");
     LoadOptions options;
     options.paths = paths;
+    if (!align && !alignOn.empty())
+        throw pyb::value_error("load_timeline(): align_on and align=False contradict each other");
     options.alignOn = alignOn;
+    options.alignCollectives = align;
     raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {
@@ -172,15 +175,16 @@ void PyTimeline::bind(pyb::module_ &m)
         });
     m.def(
         "load_timeline",
-        [](pyb::args args, std::string alignOn, std::string clock) {
+        [](pyb::args args, std::string alignOn, std::string clock, bool align) {
             std::vector<std::string> paths;
             for (pyb::handle a : args)
                 paths.push_back(pyb::str(pyb::module_::import("os").attr("fspath")(a)));
-            return load(paths, alignOn, clock);
+            return load(paths, alignOn, clock, align);
         },
-        pyb::kw_only(), "align_on"_a = "", "clock"_a = "corrected",
-        "load_timeline(*paths, align_on='', clock='corrected'): loads job directories, logs, "
-        "timer_config.json and Chrome traces into a Timeline (LoadError if nothing loads).");
+        pyb::kw_only(), "align_on"_a = "", "clock"_a = "corrected", "align"_a = true,
+        "load_timeline(*paths, align_on='', clock='corrected', align=True): loads job "
+        "directories, logs, timer_config.json and Chrome traces into a Timeline (LoadError if "
+        "nothing loads); align=False: no alignment on collectives (as --no-align).");
 }
 
 } // namespace syncline::py

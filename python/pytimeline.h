@@ -44,8 +44,9 @@ public:
     ClockMode mode() const { return m_mode; }
 
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.
+    // align false: LoadOptions::alignCollectives false (--no-align).
     static PyTimeline load(const std::vector<std::string> &paths, const std::string &alignOn,
-                           const std::string &clock);
+                           const std::string &clock, bool align = true);
     static void bind(pybind11::module_ &m);
 
 private:

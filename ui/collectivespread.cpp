@@ -3,6 +3,7 @@
 #include "timeline/model/collectiveinstances.h"
 #include "timeline/model/generation.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace syncline::ui {
@@ -53,23 +54,29 @@ std::optional<CollectiveSpread> CollectiveSpread::of(const TimelineScene &scene,
     const auto thisName = [name](uint32_t id) { return id == name; };
     const size_t w0 = sel.worker();
     int64_t sequence = -1;
+    uint32_t key = 0;
     for (const CollectiveEvent &c : CollectiveInstances::of(tl, w0, generation[w0], thisName))
-        if (c.track == sel.trackIndex() && c.index == uint32_t(ref.index))
+        if (c.track == sel.trackIndex() && c.index == uint32_t(ref.index)) {
             sequence = c.sequence;
+            key = c.key;
+        }
     if (sequence < 0)
         return std::nullopt;
     CollectiveSpread out;
     out.nameId = name;
-    out.instance = sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1);
+    out.instance = sequence & CollectiveInstances::kIndexMask;
     const ClockMode mode = scene.clockMode();
     for (size_t w = 0; w < tl.workers.size(); ++w) {
         if (generation[w] != generation[w0])
             continue;
         const std::vector<CollectiveEvent> mine =
             CollectiveInstances::of(tl, w, generation[w], thisName);
-        if (size_t(out.instance) >= mine.size())
+        const auto it = std::find_if(mine.begin(), mine.end(), [&](const CollectiveEvent &c) {
+            return c.key == key && c.sequence == sequence;
+        });
+        if (it == mine.end())
             continue; // this rank has no such instance (fewer recorded)
-        const CollectiveEvent &c = mine[size_t(out.instance)];
+        const CollectiveEvent &c = *it;
         Member m;
         m.worker = int(w);
         m.rank = tl.workers[w].info.rank;

@@ -46,10 +46,8 @@ QString summaryRows(const TimelineScene &scene, const EventDetails &d)
 {
     QString html;
     html += row(QStringLiteral("worker"), esc(d.workerLabel));
-    QString thread = QString::fromStdString(d.threadName).toHtmlEscaped();
-    thread = thread.isEmpty() ? QString::number(d.tid)
-                              : QStringLiteral("%1 (%2)").arg(thread).arg(d.tid);
-    html += row(QStringLiteral("thread"), thread);
+    html += row(QStringLiteral("thread"),
+                QString::fromStdString(EventTrack::labelOf(d.threadName, d.tid)).toHtmlEscaped());
     html += row(QStringLiteral("start"), exactSeconds(d.startNs - scene.originNs()));
     html += row(QStringLiteral("end"), exactSeconds(d.endNs - scene.originNs()));
     QString dur = formatDuration(d.endNs - d.startNs) +

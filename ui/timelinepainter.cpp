@@ -313,9 +313,7 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
             }
             const TrackModel &m = scene.model(r.model);
             const EventTrack &t = m.track();
-            QString name = QString::fromStdString(t.threadName);
-            name = name.isEmpty() ? QStringLiteral("thread %1").arg(t.tid)
-                                  : QStringLiteral("%1 (%2)").arg(name).arg(t.tid);
+            const QString name = QString::fromStdString(t.label());
             p.setFont(style.trackFont);
             p.setPen(style.mutedText);
             p.drawText(track.adjusted(18, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,

@@ -189,3 +189,37 @@ def test_global_time_with_time_server(workdir, timeserver):
     assert 0 <= bound < 5_000_000
     # The local clock runs 7 ms behind the reference (raw - 7 ms): global ≈ local + 7 ms.
     assert abs((g - local) - 7_000_000) < bound + 2_000_000
+
+
+def test_load_timeline_reads_a_gzipped_kineto_trace(tmp_path):
+    # The real .pt.trace.json.gz of tests/data (current PyTorch, gzip'd): every X and i event.
+    src = pathlib.Path(os.environ["SYNCLINE_SOURCE_DIR"]) / "tests/data/hta_ns_resolution_1rank"
+    tl = syncline.load_timeline(src / "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")
+    assert len(tl.events) == 45422
+    (tmp_path / "n.json").write_text("42\n")
+    with pytest.raises(syncline.LoadError, match=r"JSON number \(42\).*not a Chrome trace"):
+        syncline.load_timeline(tmp_path / "n.json")
+
+
+def test_load_timeline_align_false_keeps_the_recorded_clocks(tmp_path):
+    # Two ranks' Chrome traces, no sync samples, 20 all_reduces ending at the same true instant;
+    # rank 1's clock 2 ms ahead. By default aligned on them; align=False leaves the 2 ms.
+    for rank in range(2):
+        events = [{"ph": "X", "name": "all_reduce", "pid": 1, "tid": 1,
+                   "ts": 1_700_000_000_000_000 + k * 10_000 + rank * 2_000 - (rank + 1) * 100,
+                   "dur": (rank + 1) * 100} for k in range(20)]
+        (tmp_path / f"rank{rank}.json").write_text(json.dumps(
+            {"traceEvents": events, "distributedInfo": {"rank": rank, "world_size": 2}}))
+
+    def end_gap(tl):
+        ends = {}
+        for e in tl.events:
+            ends.setdefault(e.rank, []).append(e.end_ns)
+        return max(abs(a - b) for a, b in zip(sorted(ends[0]), sorted(ends[1])))
+
+    assert end_gap(syncline.load_timeline(tmp_path)) <= 1_000
+    off = syncline.load_timeline(tmp_path, align=False)
+    assert end_gap(off) == 2_000_000
+    assert any("collective alignment off" in n for n in off.notes)
+    with pytest.raises(ValueError, match="contradict"):
+        syncline.load_timeline(tmp_path, align=False, align_on="all_reduce")

@@ -312,6 +312,7 @@ bool LiveJob::refreshClocks(bool force)
     ClockCorrector::Options o;
     o.alignOn = m_options.alignOn;
     o.correct = m_options.correctClocks;
+    o.alignCollectives = m_options.alignCollectives;
     int64_t used = 0;
     tl.clockNotes.clear();
     tl.causality = sync::CausalityReport();

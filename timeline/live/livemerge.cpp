@@ -76,10 +76,10 @@ void LiveMerge::syncTracks(Worker &w, LiveMergeStats &stats)
         EventTrack t;
         t.tid = srcTracks[p].tid;
         t.pid = srcTracks[p].pid;
-        const auto pos = std::lower_bound(
-            w.tracks.begin(), w.tracks.end(), t, [](const EventTrack &a, const EventTrack &b) {
-                return std::pair(a.pid, a.tid) < std::pair(b.pid, b.tid);
-            });
+        t.async = srcTracks[p].async;
+        t.order = srcTracks[p].order;
+        const auto pos =
+            std::lower_bound(w.tracks.begin(), w.tracks.end(), t, EventTrack::displayBefore);
         const auto at = uint32_t(pos - w.tracks.begin());
         w.tracks.insert(pos, std::move(t));
         for (uint32_t &m : m_trackMap)

@@ -42,6 +42,7 @@ struct LiveOptions
     std::string path; // the job's log directory (or a timer_config.json)
     std::string alignOn;
     bool correctClocks = true;
+    bool alignCollectives = true; // false: --no-align (ClockCorrector::Options)
     double silentAfterS = -1.0; // < 0: the config's silent_after_s
     double endedAfterS = 0.0;   // workers on other machines: silent this long → ended; 0 = never
     int clockRefreshMs = 1000;  // at most one clock refresh per interval

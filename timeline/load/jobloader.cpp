@@ -37,6 +37,12 @@ using namespace load; // the loading stage's internals
 
 namespace {
 
+// The correction options of a load: what ClockCorrector runs with and what keys its caches.
+ClockCorrector::Options clockOptions(const LoadOptions &o)
+{
+    return {o.alignOn, o.correctClocks, o.alignCollectives};
+}
+
 struct Task
 {
     std::string path;
@@ -328,7 +334,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
 {
     if (!inputs.chromeTraces.empty() || logs.empty())
         return std::nullopt;
-    std::optional<CorrectionCache> cache = CorrectionCache::load(logs, o.alignOn, o.correctClocks);
+    std::optional<CorrectionCache> cache = CorrectionCache::load(logs, clockOptions(o));
     if (!cache)
         return std::nullopt;
     // Each log's event store: its window is decoded from it (no JSON). A log without a valid
@@ -337,7 +343,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     // message records are not needed at all.
     bool pairWindowMessages = true;
     {
-        const std::string key = CorrectionCache::keyOf(logs, o.alignOn, o.correctClocks);
+        const std::string key = CorrectionCache::keyOf(logs, clockOptions(o));
         std::error_code ec;
         for (bool beside : {true, false})
             if (std::filesystem::exists(
@@ -460,7 +466,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     // without one, the window's message records paired by the one rule (cut below keeps those
     // inside the window).
     int64_t linkBytes = 0;
-    if (!LinkStore::readWindow(tl, logs, o.alignOn, o.correctClocks, o.window.mode, A, B,
+    if (!LinkStore::readWindow(tl, logs, clockOptions(o), o.window.mode, A, B,
                                &linkBytes)) {
         if (!pairWindowMessages)
             return std::nullopt; // a damaged link store: the full load rewrites it
@@ -495,7 +501,8 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
 } // namespace
 
 IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
-                                   const std::string &alignOn, bool correct)
+                                   const std::string &alignOn, bool correct,
+                                   bool alignCollectives)
 {
     IndexedSpan s;
     const JobInputs inputs = JobInputs::resolve(paths);
@@ -507,7 +514,8 @@ IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
         s.why = "the job has Chrome traces: a window is cut from a full load";
         return s;
     }
-    const auto cache = CorrectionCache::load(inputs.logs, alignOn, correct, &s.why);
+    const auto cache =
+        CorrectionCache::load(inputs.logs, {alignOn, correct, alignCollectives}, &s.why);
     if (!cache)
         return s;
     for (const std::string &p : inputs.logs)
@@ -618,8 +626,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
     progress.report(kCorrect, kPairingShare,
                     std::to_string(tl.workers.size()) + " workers, " +
                         std::to_string(pairs.size()) + " message pairs");
-    ClockCorrector::apply(tl, std::move(pairs), kinds, {o.alignOn, o.correctClocks}, std::nullopt,
-                          nullptr);
+    ClockCorrector::apply(tl, std::move(pairs), kinds, clockOptions(o), std::nullopt, nullptr);
     releaseFreeMemory();
     if (cancelled(o)) {
         result.cancelled = true;
@@ -630,9 +637,9 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
     ClockCorrector::markCollectives(tl, kinds, o.alignOn);
     if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
         progress.report(kIndex, 0.3, "the correction cache");
-        if (CorrectionCache::of(tl).store(inputs.logs, o.alignOn, o.correctClocks)) {
+        if (CorrectionCache::of(tl).store(inputs.logs, clockOptions(o))) {
             progress.report(kIndex, 0.5, "the link store");
-            LinkStore::write(tl, inputs.logs, o.alignOn, o.correctClocks);
+            LinkStore::write(tl, inputs.logs, clockOptions(o));
         }
     }
     if (o.window.use) {

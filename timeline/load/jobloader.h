@@ -39,6 +39,9 @@ struct LoadOptions
     std::vector<std::string> paths;
     std::string alignOn; // --align-on PATTERN: collectives to align clocks on
     bool correctClocks = true;
+    // false (--no-align): clocks are corrected from sync samples and messages only, never
+    // aligned on collectives (ClockCorrector::Options::alignCollectives).
+    bool alignCollectives = true;
     int threads = 0; // 0 = hardware concurrency
     std::function<void(double fraction, const std::string &what)> progress;
     const std::atomic<bool> *cancel = nullptr;
@@ -82,7 +85,8 @@ class JobLoader
 public:
     static LoadResult load(const LoadOptions &options);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
-                                   const std::string &alignOn = {}, bool correct = true);
+                                   const std::string &alignOn = {}, bool correct = true,
+                                   bool alignCollectives = true);
 
 private:
     static LoadResult loadJob(const LoadOptions &options);

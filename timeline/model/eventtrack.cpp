@@ -4,6 +4,23 @@
 
 namespace syncline {
 
+std::string EventTrack::labelOf(const std::string &threadName, int64_t tid)
+{
+    const std::string id = std::to_string(tid);
+    if (threadName.empty())
+        return "thread " + id;
+    // The tid as a whole number in the name (not a part of a longer one).
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    for (size_t at = threadName.find(id); at != std::string::npos;
+         at = threadName.find(id, at + 1)) {
+        const size_t end = at + id.size();
+        if ((at == 0 || !digit(threadName[at - 1]) || id[0] == '-') &&
+            (end == threadName.size() || !digit(threadName[end])))
+            return threadName;
+    }
+    return threadName + " (" + id + ")";
+}
+
 int EventTrack::lastIndexStartingBefore(int64_t localT) const
 {
     auto it = std::upper_bound(localStart.begin(), localStart.end(), localT);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,9 @@ enum EventFlag : uint16_t
     EventInstant = 1u << 2,  // an `I` record
     EventInterval = 1u << 3, // an `X` record (measured elsewhere)
     EventHasArgs = 1u << 4,  // args are in Timeline::args(), see argsId()
+    // The tracer's own span over the whole recording (Kineto's "PyTorch Profiler (0)"): drawn
+    // on its track, never counted in stats (so not in the legend either).
+    EventProfilerSpan = 1u << 5,
 };
 
 class EventTrack
@@ -39,6 +43,10 @@ public:
     // nesting go to different lanes of one (pid, cat), so each lane nests perfectly.
     bool async = false;
     std::string category;
+    // Display order within a worker (see displayBefore): 0 unless the trace gives one — Kineto's
+    // process_sort_index (a CPU process: its pid; GPU n: 2^24 + n), so CPU threads come before
+    // GPU streams as in the profiler's own viewers.
+    int64_t order = 0;
 
     std::vector<int64_t> localStart;
     std::vector<int64_t> localEnd;
@@ -57,6 +65,17 @@ public:
     int maxDepth = 0;
 
     size_t count() const { return localStart.size(); }
+    // The one order of a worker's tracks (loader, trace attachment, live merge): threads before
+    // async lanes, then by `order`, pid, tid.
+    static bool displayBefore(const EventTrack &a, const EventTrack &b)
+    {
+        return std::tuple(a.async, a.order, a.pid, a.tid) < std::tuple(b.async, b.order, b.pid, b.tid);
+    }
+    // The track's label: its thread name with the tid in parentheses, unless the name already
+    // shows it ("CPU / thread 1262 (pt_main_thread)", "GPU 0 / stream 7"); "thread <tid>"
+    // without a name. Example: "worker (42)" for threadName "worker", tid 42.
+    std::string label() const { return labelOf(threadName, tid); }
+    static std::string labelOf(const std::string &threadName, int64_t tid);
     // First event whose localEnd >= t / last whose localStart <= t (binary search on starts,
     // using the fact that a root's end bounds its children). -1 when none.
     int firstIndexEndingAfter(int64_t localT) const;

@@ -16,7 +16,8 @@ std::string Worker::label() const
         (info.run.empty() ? std::string() : info.run + " · ") + "rank " + std::to_string(info.rank);
     if (!info.host.empty())
         out += " · " + info.host;
-    out += " · restart " + std::to_string(info.restart);
+    if (info.kind != SourceKind::ChromeTrace) // a trace knows no incarnation: never "restart 0"
+        out += " · restart " + std::to_string(info.restart);
     if (info.sharesRankRestart)
         out += " · world " + std::to_string(info.worldSize);
     if (info.labelPid)

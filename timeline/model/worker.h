@@ -90,6 +90,7 @@ public:
     size_t eventCount() const;
     // "rank 3 · host-b · restart 0" ("B · rank 3 · …" in a comparison, see WorkerInfo::run); with sharesRankRestart "rank 0 · host-a · restart 0 · world 2"
     // (and " · pid 4242" with labelPid: the other incarnation has the same world size too).
+    // A Chrome trace's worker (SourceKind::ChromeTrace) names no restart: "rank 3 · host-b".
     std::string label() const;
 };
 

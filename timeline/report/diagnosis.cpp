@@ -38,7 +38,7 @@ WhatIf replay(const Context &c, const Diagnosis &d, const std::vector<Instance> 
         const MappedCollectives m = mappedCollectives(c, w, false);
         for (size_t k = 0; k < m.events.size(); ++k) {
             const CollectiveEvent &e = m.events[k];
-            const Instance &in = all[index.find(e.nameId, e.sequence)];
+            const Instance &in = all[index.find(e.key, e.sequence)];
             const int64_t a = m.begin[k];
             const int64_t step = stepAt(c, w, e.localBegin, cursor);
             if (step != prevStep) {

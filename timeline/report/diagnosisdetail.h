@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -110,40 +112,56 @@ inline bool complete(const EventTrack &t, size_t i)
     return !(t.flags[i] & (EventOpen | EventInstant));
 }
 
-// The collective instances' dense indices, per (name, generation) and k.
+// The collective instances' dense indices, per instance key (CollectiveEvent::key, sequence):
+// by name, (generation, k) in a dense list; by process group, a hash (sequence numbers may start
+// anywhere and need not be dense).
 class InstanceIndex
 {
 public:
-    // The instance of (name, sequence), added when new.
-    size_t of(uint32_t nameId, int64_t sequence, std::vector<Instance> &all)
+    // The instance of (key, sequence), added when new (named `nameId`).
+    size_t of(uint32_t key, int64_t sequence, uint32_t nameId, std::vector<Instance> &all)
     {
-        std::vector<int64_t> &slots =
-            m_slots[{nameId, sequence >> CollectiveInstances::kGenerationShift}];
-        const size_t k =
-            size_t(sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1));
-        if (k >= slots.size())
-            slots.resize(k + 1, -1);
-        if (slots[k] < 0) {
-            slots[k] = int64_t(all.size());
+        int64_t *slot = nullptr;
+        if (key & CollectiveInstances::kGroupKey) {
+            slot = &m_groups.try_emplace({key, sequence}, -1).first->second;
+        } else {
+            std::vector<int64_t> &slots =
+                m_slots[{key, sequence >> CollectiveInstances::kGenerationShift}];
+            const size_t k = size_t(sequence & CollectiveInstances::kIndexMask);
+            if (k >= slots.size())
+                slots.resize(k + 1, -1);
+            slot = &slots[k];
+        }
+        if (*slot < 0) {
+            *slot = int64_t(all.size());
             Instance inst;
             inst.nameId = nameId;
             inst.sequence = sequence;
             all.push_back(inst);
         }
-        return size_t(slots[k]);
+        return size_t(*slot);
     }
 
-    // The instance of (name, sequence), which must exist.
-    size_t find(uint32_t nameId, int64_t sequence) const
+    // The instance of (key, sequence), which must exist.
+    size_t find(uint32_t key, int64_t sequence) const
     {
+        if (key & CollectiveInstances::kGroupKey)
+            return size_t(m_groups.at({key, sequence}));
         const std::vector<int64_t> &slots =
-            m_slots.at({nameId, sequence >> CollectiveInstances::kGenerationShift});
-        return size_t(
-            slots[size_t(sequence & ((int64_t(1) << CollectiveInstances::kGenerationShift) - 1))]);
+            m_slots.at({key, sequence >> CollectiveInstances::kGenerationShift});
+        return size_t(slots[size_t(sequence & CollectiveInstances::kIndexMask)]);
     }
 
 private:
+    struct KeyHash
+    {
+        size_t operator()(const std::pair<uint32_t, int64_t> &k) const
+        {
+            return std::hash<int64_t>()(k.second * 1000003 + k.first);
+        }
+    };
     std::map<std::pair<uint32_t, int64_t>, std::vector<int64_t>> m_slots;
+    std::unordered_map<std::pair<uint32_t, int64_t>, int64_t, KeyHash> m_groups;
 };
 
 // Worker w's collective events with their global begins (and ends), mapped in one batch (the

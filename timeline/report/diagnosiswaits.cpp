@@ -41,7 +41,7 @@ void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index)
 {
     struct Arrival
     {
-        uint32_t nameId;
+        uint32_t key, nameId;
         int64_t sequence, begin, end, step;
     };
     const size_t W = c.tl.workers.size(), batch = std::max<size_t>(16, 8 * c.threads);
@@ -54,7 +54,7 @@ void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index)
             size_t cursor = 0;
             const MappedCollectives m = mappedCollectives(c, w, true);
             for (size_t k = 0; k < m.events.size(); ++k)
-                lists[j].push_back({m.events[k].nameId, m.events[k].sequence, m.begin[k], m.end[k],
+                lists[j].push_back({m.events[k].key, m.events[k].nameId, m.events[k].sequence, m.begin[k], m.end[k],
                                     stepAt(c, w, m.events[k].localBegin, cursor)});
         };
         if (c.threads <= 1)
@@ -65,7 +65,7 @@ void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index)
         for (size_t j = 0; j < n; ++j) {
             const int32_t w = int32_t(w0 + j);
             for (const Arrival &e : lists[j]) {
-                Instance &in = all[index.of(e.nameId, e.sequence, all)];
+                Instance &in = all[index.of(e.key, e.sequence, e.nameId, all)];
                 ++in.participants;
                 if (e.begin > in.last || in.lastWorker < 0) {
                     in.second = in.last;
@@ -101,7 +101,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
         const MappedCollectives m = mappedCollectives(c, w, false);
         for (size_t k = 0; k < m.events.size(); ++k) {
             const CollectiveEvent &e = m.events[k];
-            const size_t i = index.find(e.nameId, e.sequence);
+            const size_t i = index.find(e.key, e.sequence);
             Instance &in = all[i];
             const int64_t a = m.begin[k];
             const int64_t step = stepAt(c, w, e.localBegin, cursor);

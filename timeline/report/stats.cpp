@@ -51,7 +51,7 @@ TrackRange rangeOf(const sync::ClockMap &map, const EventTrack &t, const StatsQu
 // Whether event i (inside r) counts: a complete interval overlapping the range, if any.
 bool counts(const EventTrack &t, const StatsQuery &q, const TrackRange &r, size_t i)
 {
-    if (t.flags[i] & (EventOpen | EventInstant))
+    if (t.flags[i] & (EventOpen | EventInstant | EventProfilerSpan))
         return false;
     return !q.useRange || (t.localEnd[i] >= r.localA && t.localStart[i] <= r.localB);
 }

@@ -1,7 +1,8 @@
 // Stats — duration statistics per event name, per rank and over all ranks.
 //
 // Counted: complete intervals (B/E pairs and X records, overdue ones included) in the current
-// clock mode; open events and instants are not (an open event has no duration yet).
+// clock mode; open events and instants are not (an open event has no duration yet), nor a
+// tracer's span over its whole recording (EventProfilerSpan: Kineto's "PyTorch Profiler (0)").
 // Durations are global: end_ns − start_ns on the timeline (as in the events CSV).
 // With `tracks`, only those threads count (a box selection of tracks × range).
 // With a range [beginNs, endNs] (global ns, absolute, current mode) only events that overlap

@@ -92,7 +92,7 @@ private slots:
             finals.push_back(LogIndex::pathFor(log, true));
             finals.push_back(EventStore::pathFor(log, true));
         }
-        const std::string key = CorrectionCache::keyOf(logs, {}, true);
+        const std::string key = CorrectionCache::keyOf(logs, load::ClockCorrector::Options());
         finals.push_back(CorrectionCache::fileOf(logs, key, true, "correction-", ".scc"));
         finals.push_back(CorrectionCache::fileOf(logs, key, true, "links-", ".slk"));
         int planted = 0;

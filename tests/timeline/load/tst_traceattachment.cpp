@@ -10,6 +10,7 @@
 // did in the original traces (event by event, within the bounds + 1 µs), while the raw view
 // still shows host-b's events D late.
 #include "tests/common/testdata.h"
+#include "tests/timeline/kinetotext.h"
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
@@ -133,6 +134,7 @@ class TstTraceAttachment : public QObject
 private slots:
     void tracesJoinTheirRanksAndLineUp();
     void traceOfAnotherRunStaysApart();
+    void relativeTraceWithBaseTimeJoinsItsWorker();
 };
 
 void TstTraceAttachment::tracesJoinTheirRanksAndLineUp()
@@ -225,6 +227,37 @@ void TstTraceAttachment::traceOfAnotherRunStaysApart()
     QVERIFY(std::any_of(tl.workers.begin(), tl.workers.end(), [](const Worker &w) {
         return w.info.kind == SourceKind::ChromeTrace && w.info.attachedTraces.empty();
     }));
+}
+
+// PyTorch 2.4+: ts in µs relative to baseTimeNanoseconds (written after the events). The trace
+// joins its rank's worker as an absolute one does, each event at its original wall time to the ns
+// in the raw view (the log's wall clock is the true one here).
+void TstTraceAttachment::relativeTraceWithBaseTimeJoinsItsWorker()
+{
+    QTemporaryDir orig;
+    std::filesystem::copy_file(tracePath(0), orig.path().toStdString() + "/sampled_rank-0.json");
+    const LoadResult truth = loadDir(orig.path().toStdString());
+    QVERIFY2(truth.fatalError.empty(), truth.fatalError.c_str());
+    const std::vector<int64_t> trueStarts = starts(*truth.timeline, 0, ClockMode::Raw, false);
+
+    QTemporaryDir job;
+    const std::string d = job.path().toStdString();
+    const std::string rebased = kinetotext::rebase(readAll(tracePath(0)), 1682725000000000077);
+    QVERIFY(rebased.find("\"ts\": 1682725897226747") == std::string::npos);
+    testlogs::write(d + "/sampled_rank-0.json", rebased);
+    const int64_t from = trueStarts.front() - 1'000'000'000, to = from + 6'000'000'000;
+    testlogs::write(d + "/timer_events.0.log",
+                    hostLog(0, kPidRank0, kMonoA, 0, from, to, "host-a"));
+    const LoadResult r = loadDir(d);
+    QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
+    const Timeline &tl = *r.timeline;
+    QCOMPARE(tl.workers.size(), size_t(1));
+    QCOMPARE(tl.workers[0].info.attachedTraces.size(), size_t(1));
+    QVERIFY(!anyProblem(tl, "not wall-clock"));
+    const std::vector<int64_t> raw = starts(tl, 0, ClockMode::Raw, true);
+    QCOMPARE(raw.size(), trueStarts.size());
+    for (size_t i = 0; i < raw.size(); ++i)
+        QCOMPARE(raw[i], trueStarts[i]);
 }
 
 QTEST_APPLESS_MAIN(TstTraceAttachment)

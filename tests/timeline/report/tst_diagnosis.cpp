@@ -1,7 +1,7 @@
 // Diagnoser (report/diagnosis.h) on hand-made jobs with hand-computed expectations: steps,
 // each collective's last arriver, blame = (n − 1) × its lead, waits, the culprit and its
 // what-if, the critical path; the straggler rule leaves waits to blame; CollectiveNames and
-// the step-name fold.
+// the step-name fold; instances paired by process group and sequence number.
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
@@ -71,6 +71,7 @@ private slots:
     void collectiveNames_data();
     void collectiveNames();
     void stepKey();
+    void instancesPairBySequenceNumber();
 };
 
 void TstDiagnosis::threeRanksExactBlame()
@@ -279,6 +280,41 @@ void TstDiagnosis::stepKey()
     QCOMPARE(Diagnoser::stepKey("a#b"), std::string_view("a#b"));
     QCOMPARE(Diagnoser::stepKey("#12"), std::string_view("#12"));
     QCOMPARE(Diagnoser::stepKey("x#"), std::string_view("x#"));
+}
+
+// Rank 2 (forward 15 ms, the others 10 ms) recorded only steps 3..9, its all_reduce carrying
+// syncline.torch's {"group", "seq"}: the instances pair by seq, so rank 2 is last at the 7 it
+// shares, 5 ms after the others each time — not at the k-th all_reduce of the others' steps
+// 0..6 (which the k-th rule would pair it with, 65 ms apart).
+void TstDiagnosis::instancesPairBySequenceNumber()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    const double forwardMs[] = {10, 10, 15};
+    for (int r = 0; r < 3; ++r) {
+        std::string log = testlogs::header(r);
+        for (int k = r == 2 ? 3 : 0; k < 10; ++k) {
+            const int64_t s = 100 * kMs + k * 20 * kMs;
+            const int64_t f = s + int64_t(forwardMs[r] * double(kMs));
+            log += testlogs::begin(s, 1, "step") + testlogs::begin(s, 1, "forward") +
+                   testlogs::end(f, 1, "forward") +
+                   testlogs::begin(f, 1, "all_reduce",
+                                   "{\"group\": \"world\", \"seq\": " + std::to_string(k) + "}") +
+                   testlogs::end(s + 15100000, 1, "all_reduce") +
+                   testlogs::end(s + 15200000, 1, "step");
+        }
+        testlogs::write(d + "/w." + std::to_string(r) + ".log", log);
+    }
+    LoadOptions o;
+    o.paths = {d};
+    o.correctClocks = false;
+    const auto tl = JobLoader::load(o).timeline;
+    QVERIFY(tl);
+    const Diagnosis dg = Diagnoser::run(*tl);
+    QCOMPARE(rank(dg, 2).timesLast, int64_t(7));
+    QCOMPARE(rank(dg, 2).blameNs, 7 * 2 * 5 * kMs);
+    QCOMPARE(rank(dg, 2).waitNs, int64_t(0));
+    QCOMPARE(rank(dg, 0).waitNs, 7 * 5 * kMs);
 }
 
 QTEST_APPLESS_MAIN(TstDiagnosis)

@@ -9,6 +9,8 @@
 #include "recorder/globpattern.h"
 #include "sync/syncengine.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <optional>
 
 namespace syncline::load {
@@ -31,6 +33,8 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
 void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::string &alignOn,
                     std::vector<sync::CollectiveInstance> &out)
 {
+    if (tl.workers.empty())
+        return;
     size_t unsynced = 0;
     for (const Worker &w : tl.workers)
         unsynced += w.samples.empty();
@@ -39,8 +43,8 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
         recognised = CollectiveNames::recognise(tl.names);
     else
         recognised.assign(tl.names.size(), 0);
-    // The k-th instance pairs only within one generation (an elastic restart or membership
-    // change counts again from 0): the generation goes in the sequence's high bits.
+    // The instance key (CollectiveInstances: process group and sequence number, else the k-th
+    // of its name, within one generation) is what pairs instances in the engine.
     const std::vector<int64_t> generation = Generation::number(tl);
     std::vector<int8_t> isColl(tl.names.size(), -1);
     auto collective = [&](uint32_t id) {
@@ -51,7 +55,41 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     for (size_t w = 0; w < tl.workers.size(); ++w)
         for (const CollectiveEvent &c : CollectiveInstances::of(tl, w, generation[w], collective))
             if (!c.failed) // its end is not the operation's: it constrains nothing
-                out.push_back({int(w), c.sequence, c.nameId, c.localBegin, c.localEnd});
+                out.push_back({int(w), c.sequence, c.key, c.localBegin, c.localEnd});
+}
+
+// One line when workers without sync samples were aligned on collectives (what a job of
+// profiler traces gets with no option): which, on how many instances, the assumption and the
+// largest bound, and how to see the clocks as recorded instead.
+void noteCollectiveAlignment(Timeline &tl, size_t instances)
+{
+    std::vector<int> ranks;
+    int64_t bound = 0;
+    for (const Worker &w : tl.workers)
+        if (w.samples.empty() && w.clock.method == sync::ClockMethod::Collectives) {
+            ranks.push_back(w.info.rank);
+            bound = std::max(bound, w.clock.boundNs);
+        }
+    if (ranks.empty())
+        return;
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::string list;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+            ++j;
+        list += (list.empty() ? "" : ", ") + std::to_string(ranks[i]) +
+                (j > i ? "-" + std::to_string(ranks[j]) : "");
+        i = j;
+    }
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", double(bound) / 1000.0);
+    tl.clockNotes.push_back("rank(s) " + list +
+                            ": no sync samples; aligned on " + std::to_string(instances) +
+                            " collective event(s) found by name (assuming each ends at the "
+                            "same instant on every rank), bound up to " + b +
+                            " µs; --no-align shows these clocks as recorded");
 }
 
 void addWorkers(const Timeline &tl, std::vector<sync::WorkerClockInput> &out)
@@ -217,7 +255,11 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
     }
     sync::SyncEngineInput in;
     addWorkers(tl, in.workers);
-    addCollectives(tl, kinds, options.alignOn, in.collectives);
+    if (options.alignCollectives)
+        addCollectives(tl, kinds, options.alignOn, in.collectives);
+    else
+        tl.clockNotes.push_back("collective alignment off (--no-align): clocks corrected from "
+                                "sync samples and messages only");
     in.messages = std::move(messagePairs);
     const sync::SyncEngineResult res = sync::runSyncEngine(in);
     tl.causality = res.causality;
@@ -230,6 +272,7 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
         *shiftOut = *shift;
     tl.referenceShiftNs = shift.value_or(0);
     storeResults(tl, res, shift);
+    noteCollectiveAlignment(tl, in.collectives.size());
     tl.updateRange();
 }
 

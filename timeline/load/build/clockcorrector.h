@@ -7,9 +7,9 @@
 //      name matches --align-on or whose configured category is "collective" — or, without
 //      --align-on, whose name CollectiveNames recognises; recognised names reach the engine only
 //      when some worker has no sync samples, so a job synced to a time server is corrected as
-//      it always was — k-th instance per
-//      name per worker, counted per generation — (run id, restart, world size): an elastic
-//      restart or membership change starts the count again), shifted by one constant E so that both maps share one scale:
+//      it always was — instances keyed by CollectiveInstances: process group and sequence
+//      number from the args, else the k-th per name per worker, within one generation), shifted
+//      by one constant E so that both maps share one scale:
 //      E = raw(x) − engine(x) for the lowest-rank worker the engine corrected, at its first
 //      event x. So global ns are wall-clock ns since the Unix epoch, and that worker's events
 //      sit at the same place in both modes. A worker the engine could not correct (no samples,
@@ -39,6 +39,10 @@ public:
     {
         std::string alignOn; // glob; without wildcards a substring ("allreduce" = "*allreduce*")
         bool correct = true;
+        // false (--no-align): no collective reaches the engine — neither --align-on's, the
+        // config's "collective" category nor the recognised names; sync samples and message
+        // pairs still correct the clocks. Timeline::kinds still marks the collectives.
+        bool alignCollectives = true;
     };
 
     static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,

@@ -154,12 +154,12 @@ int64_t TimelineBuilder::sortAndNest(EventTrack &t)
 void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
 {
     auto &tracks = file.worker.tracks;
-    // Tracks by (pid, tid); flows refer to tracks by index, so remap them.
+    // Tracks in display order (EventTrack::displayBefore); flows refer to tracks by index, so
+    // remap them.
     std::vector<uint32_t> order(tracks.size());
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return std::tuple(tracks[a].async, tracks[a].pid, tracks[a].tid) <
-               std::tuple(tracks[b].async, tracks[b].pid, tracks[b].tid);
+        return EventTrack::displayBefore(tracks[a], tracks[b]);
     });
     std::vector<uint32_t> where(tracks.size());
     for (uint32_t i = 0; i < order.size(); ++i)

@@ -90,16 +90,15 @@ int pickLog(const std::vector<ParsedFile> &files, const ParsedFile &trace, std::
     return best;
 }
 
-// Tracks by (pid, tid), stable (a log's track before the profiler's of the same thread); flows
-// follow their tracks.
+// Tracks in display order (EventTrack::displayBefore), stable (a log's track before the
+// profiler's of the same thread); flows follow their tracks.
 void sortTracks(ParsedFile &f)
 {
     auto &tracks = f.worker.tracks;
     std::vector<uint32_t> order(tracks.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return std::tuple(tracks[a].async, tracks[a].pid, tracks[a].tid) <
-               std::tuple(tracks[b].async, tracks[b].pid, tracks[b].tid);
+        return EventTrack::displayBefore(tracks[a], tracks[b]);
     });
     std::vector<uint32_t> where(tracks.size());
     std::vector<EventTrack> sorted;

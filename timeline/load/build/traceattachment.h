@@ -2,7 +2,9 @@
 // worker, instead of loading it as a second worker of the same rank.
 //
 // The PyTorch profiler of the pip builds (Kineto) writes one Chrome trace per rank whose `ts` are
-// wall-clock µs (the system clock) and whose `distributedInfo.rank` names the rank. A trace is
+// wall-clock µs (the system clock; since PyTorch 2.4 µs after `baseTimeNanoseconds`, which the
+// parser adds, so a trace arrives here in wall-clock ns either way) and whose
+// `distributedInfo.rank` names the rank. A trace is
 // attached to the syncline-log worker of that rank: among that rank's incarnations (restarts,
 // membership changes), the one whose header pid equals the trace's main pid, else the one whose
 // wall-clock span overlaps the trace's most; no pid match and no overlap: not attached (it stays

@@ -1,5 +1,7 @@
 #include "timeline/load/parse/jobinputs.h"
 
+#include "timeline/load/parse/chrome/gzipinput.h"
+#include "timeline/load/parse/chrome/tracesniff.h"
 #include "timeline/load/parse/filereader.h"
 #include "recorder/filekind.h"
 #include "recorder/globpattern.h"
@@ -86,11 +88,7 @@ std::vector<std::string> JobInputs::expandLogTemplate(const std::string &tmpl,
 
 bool JobInputs::looksLikeChromeTrace(const std::string &path)
 {
-    const std::string head = FileReader::head(path, 1 << 16);
-    const size_t first = head.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos)
-        return false;
-    return head[first] == '[' || head.find("\"traceEvents\"") != std::string::npos;
+    return TraceSniff::of(path).kind == TraceSniff::Kind::Trace;
 }
 
 void JobInputs::addFile(const std::string &path, bool named)
@@ -106,20 +104,33 @@ void JobInputs::addFile(const std::string &path, bool named)
         problems.push_back({Severity::Warning, path, 0, *why});
         return;
     }
-    if (endsWith(path, ".json")) {
-        if (looksLikeChromeTrace(path))
+    // A trace by name (*.json, *.json.gz) or by content (gzip: a syncline log never is).
+    if (endsWith(path, ".json") || endsWith(path, ".gz") || GzipInput::isGzip(path)) {
+        const TraceSniff sniff = TraceSniff::of(path);
+        using Kind = TraceSniff::Kind;
+        if (sniff.kind == Kind::Trace)
             chromeTraces.push_back(path);
-        else if (named || fs::path(path).filename() == "timer_config.json")
-            addConfig(path);
+        else if (!sniff.gzip && sniff.kind == Kind::JsonObject &&
+                 (named || fs::path(path).filename() == "timer_config.json"))
+            addConfig(path, sniff.what);
+        else if (named)
+            problems.push_back(
+                {Severity::Error, path, 0,
+                 sniff.what + ": not a Chrome trace (" +
+                     (sniff.gzip ? std::string("a gzip'd input must be a trace: syncline logs "
+                                               "and configs are read uncompressed")
+                                 : std::string("neither an array of events nor an object with a "
+                                               "\"traceEvents\" array")) +
+                     "); not loaded"});
         else
             problems.push_back(
-                {Severity::Info, path, 0, "not a Chrome trace (no traceEvents); ignored"});
+                {Severity::Info, path, 0, sniff.what + ": not a Chrome trace; ignored"});
         return;
     }
     logs.push_back(path);
 }
 
-void JobInputs::addConfig(const std::string &path)
+void JobInputs::addConfig(const std::string &path, const std::string &what)
 {
     if (!configPath.empty()) {
         problems.push_back(
@@ -145,12 +156,13 @@ void JobInputs::addConfig(const std::string &path)
         for (const std::string &log : found)
             addFile(log, false);
     } catch (const std::exception &e) {
-        problems.push_back({Severity::Error, path, 0,
-                            std::string(fs::path(path).filename() == "timer_config.json"
-                                            ? ""
-                                            : "not a Chrome trace (no \"traceEvents\", not an "
-                                              "array), and ") +
-                                "config not usable: " + e.what()});
+        problems.push_back(
+            {Severity::Error, path, 0,
+             (what.empty() || fs::path(path).filename() == "timer_config.json"
+                  ? std::string()
+                  : what + ": not a Chrome trace (no \"traceEvents\" array), and as a "
+                           "timer_config.json ") +
+                 "config not usable: " + e.what()});
     }
 }
 
@@ -165,7 +177,7 @@ void JobInputs::addDirectory(const std::string &dir)
     for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
         const std::string p = it->path().string();
         std::error_code entryEc;
-        if (!endsWith(p, ".log") && !endsWith(p, ".json"))
+        if (!endsWith(p, ".log") && !TraceSniff::hasTraceName(p))
             continue;
         if (it->is_directory(entryEc))
             continue; // a sub-directory named like an input is not one
@@ -182,7 +194,7 @@ void JobInputs::addDirectory(const std::string &dir)
     for (const std::string &p : entries) {
         if (endsWith(p, ".log"))
             addFile(p, false);
-        else if (endsWith(p, ".json") && fs::path(p).filename() != "timer_config.json")
+        else if (TraceSniff::hasTraceName(p) && fs::path(p).filename() != "timer_config.json")
             addFile(p, false);
     }
 }

@@ -3,9 +3,11 @@
 //
 // A directory contributes every *.log in it, its timer_config.json (when present; the files its
 // log_path template can have produced are found with rec::LogPath::globs(), relative to the
-// config's directory) and every other *.json that looks like a Chrome trace. A .json file is a
-// Chrome trace when it starts with '[' or mentions "traceEvents" near its start, a config
-// otherwise. Any other file is a syncline log. Files are deduplicated by real path, in a stable
+// config's directory) and every other *.json / *.json.gz that looks like a Chrome trace. A .json
+// file (or a gzip'd one, whatever its name: GzipInput) is a Chrome trace when TraceSniff says so
+// (an array of objects, or "traceEvents" near its start); a named JSON object that is not is
+// read as a config; anything else named is refused with what it is (TraceSniff::what). Any other
+// file is a syncline log. Files are deduplicated by real path, in a stable
 // order. What is not a regular file (a FIFO, socket or device; a dangling or looping symbolic
 // link) is never opened: it is skipped with a Warning naming it ("not a regular file (FIFO);
 // skipped"), and the rest loads. Only a directory that cannot be listed at all is fatal.
@@ -38,7 +40,8 @@ public:
 private:
     void addDirectory(const std::string &dir);
     void addFile(const std::string &path, bool named);
-    void addConfig(const std::string &path);
+    // `what`: what TraceSniff found the file to be, said when it is not a usable config.
+    void addConfig(const std::string &path, const std::string &what = {});
     std::vector<std::string> m_seen;
 };
 

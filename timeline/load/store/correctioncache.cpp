@@ -87,10 +87,14 @@ std::string CorrectionCache::fileOf(const std::vector<std::string> &logs, const 
     return logs.empty() ? std::string() : fileFor(absoluteSorted(logs), key, beside, stem, ext);
 }
 
-std::string CorrectionCache::keyOf(const std::vector<std::string> &logs, const std::string &alignOn,
-                                   bool correct, std::string *error)
+std::string CorrectionCache::keyOf(const std::vector<std::string> &logs,
+                                   const ClockCorrector::Options &options, std::string *error)
 {
-    std::string key = "align-on=" + alignOn + "\ncorrect=" + (correct ? "1" : "0") + "\n";
+    // "align=0" only when collective alignment is off, so the default key (and the caches it
+    // names) stays what it was.
+    std::string key = "align-on=" + options.alignOn + "\ncorrect=" +
+                      (options.correct ? "1" : "0") + "\n" +
+                      (options.alignCollectives ? "" : "align=0\n");
     for (const std::string &p : absoluteSorted(logs)) {
         const auto s = LogFileStamp::of(p);
         if (!s) {
@@ -124,12 +128,12 @@ CorrectionCache CorrectionCache::of(const Timeline &tl)
     return c;
 }
 
-bool CorrectionCache::store(const std::vector<std::string> &logs, const std::string &alignOn,
-                            bool correct) const
+bool CorrectionCache::store(const std::vector<std::string> &logs,
+                            const ClockCorrector::Options &options) const
 {
     if (logs.empty())
         return false;
-    const std::string key = keyOf(logs, alignOn, correct);
+    const std::string key = keyOf(logs, options);
     if (key.empty())
         return false;
     CacheFile::Writer w(kMagic, kVersion);
@@ -174,7 +178,7 @@ bool CorrectionCache::store(const std::vector<std::string> &logs, const std::str
 }
 
 std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::string> &logs,
-                                                     const std::string &alignOn, bool correct,
+                                                     const ClockCorrector::Options &options,
                                                      std::string *why)
 {
     auto fail = [&](const std::string &m) {
@@ -185,7 +189,7 @@ std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::stri
     if (logs.empty())
         return fail("no logs");
     std::string err;
-    const std::string key = keyOf(logs, alignOn, correct, &err);
+    const std::string key = keyOf(logs, options, &err);
     if (key.empty())
         return fail(err);
     const std::vector<std::string> sorted = absoluteSorted(logs);

@@ -2,7 +2,7 @@
 // (LoadOptions::window) can use the result that every sync sample, message pair and collective
 // of the full load produced without reading them again. Written by every full load of a job made
 // only of syncline logs; keyed by the logs (absolute path, size, mtime, inode, head hash — see
-// LogFileStamp), --align-on and --no-correct, so any change to any log, or other options, makes
+// LogFileStamp) and the correction options (--align-on, --no-correct, --no-align), so any change to any log, or other options, makes
 // it stale: it is then ignored and the next load is a full one that writes it again.
 //
 // Holds per worker (by its log's path) the corrected map and the engine's summary; for the job
@@ -12,6 +12,7 @@
 // Threading: values; any thread.
 #pragma once
 
+#include "timeline/load/build/clockcorrector.h"
 #include "timeline/model/timeline.h"
 
 #include <optional>
@@ -41,19 +42,18 @@ struct CorrectionCache
     int64_t events = 0;
 
     // The key of a job: its logs (any order) and the correction options.
-    static std::string keyOf(const std::vector<std::string> &logs, const std::string &alignOn,
-                             bool correct, std::string *error = nullptr);
+    static std::string keyOf(const std::vector<std::string> &logs,
+                             const ClockCorrector::Options &options, std::string *error = nullptr);
     // Where a job-level cache file of `logs` with this key lives (`<stem><hash of key><ext>`
     // in the place of the first log, sorted): the correction's, the links' (LinkStore).
     static std::string fileOf(const std::vector<std::string> &logs, const std::string &key,
                               bool beside, const char *stem, const char *ext);
     static std::optional<CorrectionCache> load(const std::vector<std::string> &logs,
-                                               const std::string &alignOn, bool correct,
+                                               const ClockCorrector::Options &options,
                                                std::string *why = nullptr);
     // From a full load's timeline (workers' sourceFile are the logs).
     static CorrectionCache of(const Timeline &tl);
-    bool store(const std::vector<std::string> &logs, const std::string &alignOn,
-               bool correct) const;
+    bool store(const std::vector<std::string> &logs, const ClockCorrector::Options &options) const;
     // Puts the cached clocks on the workers of `tl` (matched by sourceFile); false when a worker
     // has none (the cache does not describe this job).
     bool applyTo(Timeline &tl) const;

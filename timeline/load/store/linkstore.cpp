@@ -35,9 +35,9 @@ std::string normal(const std::string &p)
 } // namespace
 
 bool LinkStore::write(const Timeline &tl, const std::vector<std::string> &logs,
-                      const std::string &alignOn, bool correct)
+                      const ClockCorrector::Options &options)
 {
-    const std::string key = CorrectionCache::keyOf(logs, alignOn, correct);
+    const std::string key = CorrectionCache::keyOf(logs, options);
     if (key.empty())
         return false;
     std::string chunks;
@@ -103,11 +103,11 @@ bool LinkStore::write(const Timeline &tl, const std::vector<std::string> &logs,
 }
 
 bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
-                           const std::string &alignOn, bool correct, ClockMode mode, int64_t begin,
+                           const ClockCorrector::Options &options, ClockMode mode, int64_t begin,
                            int64_t end, int64_t *bytesRead, std::string *why)
 {
     std::string reason = "no link store";
-    const std::string key = CorrectionCache::keyOf(logs, alignOn, correct, &reason);
+    const std::string key = CorrectionCache::keyOf(logs, options, &reason);
     if (key.empty()) {
         if (why)
             *why = reason;

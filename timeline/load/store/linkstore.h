@@ -14,6 +14,7 @@
 // Threading: values; any thread.
 #pragma once
 
+#include "timeline/load/build/clockcorrector.h"
 #include "timeline/model/timeline.h"
 
 #include <optional>
@@ -30,12 +31,12 @@ public:
 
     // Writes tl.links (a full load's timeline: workers' sourceFile are the logs).
     static bool write(const Timeline &tl, const std::vector<std::string> &logs,
-                      const std::string &alignOn, bool correct);
+                      const ClockCorrector::Options &options);
     // Sets tl.links to the stored links with both ends in [begin, end] (global ns of `mode`,
     // through tl's maps). False (tl.links untouched) when there is no valid file for this job
     // and worker order, or a chunk is damaged.
     static bool readWindow(Timeline &tl, const std::vector<std::string> &logs,
-                           const std::string &alignOn, bool correct, ClockMode mode, int64_t begin,
+                           const ClockCorrector::Options &options, ClockMode mode, int64_t begin,
                            int64_t end, int64_t *bytesRead = nullptr, std::string *why = nullptr);
 };
 

@@ -2,6 +2,7 @@
 #include "timeline/load/parse/chrome/chrometraceparser.h"
 
 #include "timeline/load/parse/chrome/chrometracestate.h"
+#include "timeline/load/parse/chrome/gzipinput.h"
 #include "timeline/load/parse/filereader.h"
 
 #include <simdjson.h>
@@ -64,7 +65,7 @@ bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
     return true;
 }
 
-std::string ChromeTraceParser::closeTruncated(std::string_view text)
+std::string ChromeTraceParser::closeTruncated(std::string_view text, bool cutAtMismatch)
 {
     std::vector<char> stack;
     size_t good = 0, goodDepth = 0;
@@ -83,8 +84,11 @@ std::string ChromeTraceParser::closeTruncated(std::string_view text)
         } else if (c == '[' || c == '{') {
             stack.push_back(c == '[' ? ']' : '}');
         } else if (c == ']' || c == '}') {
-            if (stack.empty() || stack.back() != c)
-                return {};
+            if (stack.empty() || stack.back() != c) {
+                if (!cutAtMismatch)
+                    return {};
+                break; // damaged text from here on: close what came before
+            }
             stack.pop_back();
             good = i + 1;
             goodDepth = stack.size();
@@ -138,41 +142,95 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
 {
     simdjson::padded_string text;
     std::string error;
-    if (!readPadded(path, text, &error)) {
+    // A gzip'd trace is inflated into `text`; its first `length` bytes are the JSON.
+    size_t length = 0;
+    std::string gzipStopped;
+    int64_t fileBytes = -1;
+    if (GzipInput::isGzip(path)) {
+        GzipInput::Result g = GzipInput::inflate(path, text, cancel);
+        if (!g.ok) {
+            ParsedFile out;
+            out.path = path;
+            out.problems.push_back({Severity::Error, path, 0, g.error});
+            return out;
+        }
+        length = g.length;
+        gzipStopped = std::move(g.stopped);
+        fileBytes = g.compressed;
+    } else if (!readPadded(path, text, &error)) {
         ParsedFile out;
         out.path = path;
         out.problems.push_back({Severity::Error, path, 0, error});
         return out;
+    } else {
+        length = text.size();
     }
     od::parser parser;
     std::string firstError;
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    // A damaged gzip stream may inflate garbage before zlib notices: the text is cut at the
+    // first byte JSON never holds raw (a control character), then stepped back 64 KiB at a
+    // time until what precedes the cut parses (a bounded number of tries).
+    const bool damaged = !gzipStopped.empty();
+    const int attempts = damaged ? 8 : 2;
+    std::string_view whole(text.data(), length);
+    size_t cut = length;
+    if (damaged)
+        for (size_t i = 0; i < length; ++i) {
+            const auto c = static_cast<unsigned char>(whole[i]);
+            if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+                cut = i;
+                break;
+            }
+        }
+    simdjson::padded_string repaired;
+    std::string_view current = whole;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
         ChromeTraceState state(path);
+        if (damaged)
+            state.problems.add("truncated gzip", 0,
+                               "gzip stream not read to its end: " + gzipStopped +
+                                   "; loaded what those bytes hold",
+                               Severity::Warning);
         try {
-            od::document doc = parser.iterate(text);
+            od::document doc = parser.iterate(simdjson::padded_string_view(
+                current.data(), current.size(), current.size() + simdjson::SIMDJSON_PADDING));
             state.parse(doc);
-            if (attempt == 1)
+            if (attempt > 0)
                 state.problems.add("truncated JSON", 0,
                                    "JSON not closed (" + firstError +
                                        "); read up to the last complete event",
                                    Severity::Info);
         } catch (const std::exception &e) {
-            if (attempt == 0) {
+            if (attempt == 0)
                 firstError = e.what();
-                std::string closed = closeTruncated(std::string_view(text.data(), text.size()));
-                if (!closed.empty() && closed.size() != text.size()) {
-                    text = simdjson::padded_string(closed);
-                    continue;
+            std::string closed;
+            while (attempt + 1 < attempts && closed.empty() && cut > 0) {
+                closed = closeTruncated(whole.substr(0, cut), damaged);
+                if (closed.size() == current.size() && attempt > 0)
+                    closed.clear(); // the same text again
+                if (closed.empty() || closed.size() == length) {
+                    closed.clear();
+                    if (!damaged)
+                        break;
                 }
+                cut = cut > (size_t(1) << 16) ? cut - (size_t(1) << 16) : 0;
+            }
+            if (!closed.empty()) {
+                repaired = simdjson::padded_string(closed);
+                current = std::string_view(repaired.data(), repaired.size());
+                continue;
             }
             ParsedFile out;
             out.path = path;
             out.problems.push_back({Severity::Error, path, 0,
                                     "not a readable Chrome trace: " + std::string(e.what())});
+            if (damaged)
+                out.problems.push_back({Severity::Error, path, 0,
+                                        "gzip stream not read to its end: " + gzipStopped});
             return out;
         }
         ParsedFile out = state.finish();
-        out.bytes = int64_t(text.size());
+        out.bytes = fileBytes >= 0 ? fileBytes : int64_t(length);
         if (state.rank) {
             out.worker.info.rank = *state.rank;
         } else {

@@ -1,7 +1,8 @@
 // ChromeTraceParser — reads a Chrome Trace Event JSON file (PyTorch profiler / Kineto,
 // Horovod-style timelines, chrome://tracing output) into one ParsedFile = one worker.
 //
-// Accepted: a bare array or {"traceEvents": [...]} with other keys in any order; an array never
+// Accepted: a bare array or {"traceEvents": [...]} with other keys in any order, plain or gzip'd
+// (GzipInput, recognised by content; a damaged stream loads as far as it inflates); an array never
 // closed (Horovod writes no closing bracket: the text is cut after the last complete event and
 // closed); `ts`/`dur` in µs with a fractional part (converted exactly to ns from the text);
 // X (complete), B/E (matched per pid/tid in time order; an E may carry no name), i/I/R
@@ -28,8 +29,10 @@ public:
     // past ±kMaxTimeNs (parsedfile.h).
     static bool microsToNs(std::string_view text, int64_t &ns);
     // The shortest prefix of `text` ending after a complete value plus the brackets that close
-    // it, e.g. `[{"a":1},{"b":` → `[{"a":1}]`. Empty when nothing can be salvaged.
-    static std::string closeTruncated(std::string_view text);
+    // it, e.g. `[{"a":1},{"b":` → `[{"a":1}]`. Empty when nothing can be salvaged, or when a
+    // bracket closes what it does not open (unless `cutAtMismatch`: the text is known damaged
+    // from some point, e.g. a corrupt gzip stream, and what precedes the mismatch is closed).
+    static std::string closeTruncated(std::string_view text, bool cutAtMismatch = false);
 };
 
 } // namespace syncline::load

@@ -3,6 +3,7 @@
 
 #include "timeline/load/parse/chrome/asynclanes.h"
 #include "timeline/load/parse/chrome/chrometraceparser.h"
+#include "timeline/load/parse/chrome/kinetoview.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,7 +109,10 @@ ChromeTraceState::Event ChromeTraceState::readEvent(od::value el)
 
 void ChromeTraceState::handleEvent(od::value el)
 {
-    const Event ev = readEvent(el);
+    Event ev = readEvent(el);
+    std::string stepArgs; // ProfilerStep#N → ProfilerStep with {"step": N, …} (kinetoview.h)
+    if (KinetoView::foldProfilerStep(ev.name, ev.argsRaw, stepArgs))
+        ev.argsRaw = stepArgs;
     ++events;
     if (ev.ph.empty()) {
         ++m_unsupported["(no ph)"];
@@ -163,28 +167,6 @@ void ChromeTraceState::handleEvent(od::value el)
         addSlice(ti, ts, ev);
 }
 
-// M records: process_name / thread_name give the tracks their labels; others are ignored.
-void ChromeTraceState::handleMetadata(const Event &ev)
-{
-    if (ev.name != "process_name" && ev.name != "thread_name")
-        return;
-    auto args = nlohmann::json::parse(ev.argsRaw.empty() ? std::string_view("{}") : ev.argsRaw,
-                                      nullptr, false);
-    std::string label;
-    if (args.is_object() && args.contains("name")) {
-        if (args["name"].is_string())
-            label = args["name"].get<std::string>();
-        else // e.g. "args":{"name":5}: the label is dropped, the trace is not
-            problems.add("bad metadata", 0,
-                         std::string(ev.name) + " whose args.name is not a string (" +
-                             args["name"].dump().substr(0, 40) + "); label ignored");
-    }
-    if (ev.name == "process_name")
-        m_processNames[std::string(ev.pidTok)] = label;
-    else
-        m_threadNames[std::string(ev.pidTok) + '\x1f' + std::string(ev.tidTok)] = label;
-}
-
 void ChromeTraceState::addFlow(uint32_t track, int64_t ts, const Event &ev)
 {
     FlowPoint fp;
@@ -220,6 +202,8 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
         flags = 0;
         seeTime(end);
     }
+    if (KinetoView::isProfilerSpan(ev.name))
+        flags |= EventProfilerSpan;
     EventTrack &t = m_out.worker.tracks[track];
     const uint32_t index = m_out.addEvent(t, ts, end, m_out.names.intern(ev.name), flags);
     m_out.addArgs(t, index, ev.argsRaw);
@@ -376,15 +360,12 @@ void ChromeTraceState::finishAsync()
         for (size_t r = 0; r < roots.size(); ++r)
             laneOf[roots[r].point] = lane[r];
         const auto first = uint32_t(m_out.worker.tracks.size());
-        auto pn = m_processNames.find(key.first);
-        const std::string process = pn != m_processNames.end() ? pn->second
-                                    : (!key.first.empty() && key.first[0] == '"')
-                                        ? key.first.substr(1, key.first.size() - 2)
-                                        : "pid " + key.first;
+        const std::string process = processLabel(key.first);
         for (uint32_t l = 0; l < lanes; ++l) {
             EventTrack t;
             t.pid = pidOf(key.first);
             t.async = true;
+            t.order = processOrder(key.first);
             t.category = key.second;
             t.threadName = process + " / async" + (key.second.empty() ? "" : " " + key.second) +
                            (lanes > 1 ? " #" + std::to_string(l + 1) : "");
@@ -443,6 +424,58 @@ void ChromeTraceState::readRank(simdjson::ondemand::value v)
     rank = int(r);
 }
 
+// baseTimeNanoseconds: an integer of ns in [0, kMaxTimeNs]; anything else is reported and
+// ignored (the times then stay relative, as written).
+void ChromeTraceState::readBaseTime(od::value v)
+{
+    int64_t base = 0;
+    uint64_t big = 0;
+    if (v.get_int64().get(base) != simdjson::SUCCESS) {
+        const bool tooBig = v.get_uint64().get(big) == simdjson::SUCCESS;
+        problems.add("bad metadata", 0,
+                     std::string("baseTimeNanoseconds is ") +
+                         (tooBig ? "past the readable range" : "not an integer of ns") +
+                         "; ignored (times stay relative to the profiler's base)");
+        return;
+    }
+    if (base < 0 || base > kMaxTimeNs) {
+        problems.add("bad metadata", 0,
+                     "baseTimeNanoseconds " + std::to_string(base) +
+                         " is out of range; ignored (times stay relative to the profiler's base)");
+        return;
+    }
+    baseTimeNs = base;
+}
+
+// Every time read (thread and async tracks, flows, counters, the worker's span) moves by the
+// base; a trace whose last time would leave the readable range keeps its relative times.
+void ChromeTraceState::applyBaseTime()
+{
+    if (baseTimeNs == 0 || !m_anyTime)
+        return;
+    WorkerInfo &info = m_out.worker.info;
+    if (info.lastLocalNs > kMaxTimeNs - baseTimeNs || info.firstLocalNs < -kMaxTimeNs - baseTimeNs) {
+        problems.add("times out of range", 0,
+                     "baseTimeNanoseconds " + std::to_string(baseTimeNs) +
+                         " moves the trace's times past the readable range; not applied");
+        return;
+    }
+    const int64_t b = baseTimeNs;
+    for (EventTrack &t : m_out.worker.tracks) {
+        for (int64_t &v : t.localStart)
+            v += b;
+        for (int64_t &v : t.localEnd)
+            v += b;
+    }
+    for (CounterTrack &c : m_out.worker.counters)
+        for (int64_t &v : c.localTs)
+            v += b;
+    for (FlowPoint &fp : m_out.flows)
+        fp.localNs += b;
+    info.firstLocalNs += b;
+    info.lastLocalNs += b;
+}
+
 void ChromeTraceState::parse(od::document &doc)
 {
     auto events = [this](od::array arr) {
@@ -459,6 +492,16 @@ void ChromeTraceState::parse(od::document &doc)
         if (k == "traceEvents") {
             events(field.value().get_array());
             found = true;
+        } else if (k == "baseTimeNanoseconds") {
+            readBaseTime(field.value());
+        } else if (k == "displayTimeUnit") {
+            std::string_view unit;
+            if (field.value().get_string().get(unit) != simdjson::SUCCESS ||
+                (unit != "ms" && unit != "ns"))
+                problems.add("bad metadata", 0,
+                             "displayTimeUnit is not \"ms\" or \"ns\"; ignored (ts and dur "
+                             "are µs whatever it says)",
+                             Severity::Info);
         } else if (k == "distributedInfo") {
             for (auto f : field.value().get_object())
                 if (f.unescaped_key().value() == "rank")
@@ -511,27 +554,6 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
     be.shrink_to_fit();
 }
 
-void ChromeTraceState::nameTracks()
-{
-    for (size_t i = 0; i < m_tracks.size(); ++i) {
-        const TrackState &s = m_tracks[i];
-        std::string thread;
-        auto tn = m_threadNames.find(s.pidToken + '\x1f' + s.tidToken);
-        if (tn != m_threadNames.end())
-            thread = tn->second;
-        else if (!s.tidToken.empty() && s.tidToken[0] == '"')
-            thread = s.tidToken.substr(1, s.tidToken.size() - 2);
-        else
-            thread = "tid " + s.tidToken;
-        auto pn = m_processNames.find(s.pidToken);
-        std::string process = pn != m_processNames.end() ? pn->second
-                              : (!s.pidToken.empty() && s.pidToken[0] == '"')
-                                  ? s.pidToken.substr(1, s.pidToken.size() - 2)
-                                  : "pid " + s.pidToken;
-        m_out.worker.tracks[i].threadName = process + " / " + thread;
-    }
-}
-
 ParsedFile ChromeTraceState::finish()
 {
     for (uint32_t ti = 0; ti < m_tracks.size(); ++ti)
@@ -541,6 +563,7 @@ ParsedFile ChromeTraceState::finish()
     for (CounterTrack &c : m_out.worker.counters)
         c.finish();
     CounterTrack::sortByKey(m_out.worker.counters);
+    applyBaseTime();
     int64_t bestCount = -1;
     for (const auto &[pid, n] : m_pidCounts)
         if (n > bestCount) {

@@ -4,13 +4,18 @@
 // parse() walks the simdjson on-demand document (a bare array or {"traceEvents": [...]}):
 // X → a complete event, i/I/R → an instant, B/E → kept per track and matched in time order by
 // finish() (Chrome's rule: an E ends the most recent open B of its thread, whatever its name),
-// s/t/f → flow points, M process_name/thread_name → track names, C → counter series (one per
+// s/t/f → flow points, M process_name/process_labels/thread_name/process_sort_index → track
+// names and order (kinetoview.h), C → counter series (one per
 // (pid, name [+ id], args key); numeric values only), b/e/n → async spans matched per
 // (pid, cat, id, scope) by finish() and laid out in lanes per (pid, cat) (ChromeAsyncLanes); other
 // phases are counted and reported once. One track per (pid, tid) token pair; a string pid/tid gets a synthetic negative
 // id. Times are the trace's µs converted exactly to ns (ChromeTraceParser::microsToNs).
 // finish() matches B/E, names the tracks ("process / thread"), picks the worker's pid (the one
-// with most events) and returns the ParsedFile with its problems.
+// with most events), adds `baseTimeNanoseconds` (PyTorch 2.4+ writes `ts` as µs relative to this
+// top-level field, which comes after traceEvents: the base is added to every time once all is
+// read, in integer ns, so nothing is rounded) and returns the ParsedFile with its problems.
+// `displayTimeUnit` ("ms"/"ns") only says how a viewer displays times (Chrome's spec: ts and dur
+// are µs whatever it says); it is read and checked, never used to scale.
 // Threading: one state per parse, used by one thread.
 #pragma once
 
@@ -41,6 +46,7 @@ public:
 
     ProblemLog problems;
     std::optional<int> rank; // distributedInfo.rank
+    int64_t baseTimeNs = 0;  // baseTimeNanoseconds (0: ts are absolute)
     int64_t events = 0;
 
 private:
@@ -68,6 +74,8 @@ private:
     void handleEvent(simdjson::ondemand::value el);
     void handleMetadata(const Event &ev);
     void readRank(simdjson::ondemand::value v);
+    void readBaseTime(simdjson::ondemand::value v);
+    void applyBaseTime();
     void addFlow(uint32_t track, int64_t ts, const Event &ev);
     void addSlice(uint32_t track, int64_t ts, const Event &ev);
     void addCounter(int64_t ts, const Event &ev);
@@ -79,7 +87,10 @@ private:
     uint32_t trackFor(std::string_view pidTok, std::string_view tidTok);
     void seeTime(int64_t t);
     void matchBeginEnds(uint32_t ti);
+    // kinetoview.cpp: M records, track names and order (Kineto's conventions).
     void nameTracks();
+    std::string processLabel(const std::string &pidToken) const;
+    int64_t processOrder(const std::string &pidToken) const;
 
     ParsedFile m_out;
     std::unordered_map<std::string, uint32_t> m_trackIndex;
@@ -101,6 +112,8 @@ private:
     std::unordered_map<std::string, uint32_t> m_asyncIndex; // pid, cat, id, scope → m_async
     std::vector<AsyncKey> m_async;
     std::map<std::string, std::string> m_processNames;
+    std::map<std::string, std::string> m_processLabels; // process_labels ("CPU", "GPU 0")
+    std::map<std::string, int64_t> m_processOrder;      // process_sort_index
     std::map<std::string, std::string> m_threadNames;
     std::map<int64_t, int64_t> m_pidCounts;
     std::map<std::string, int64_t> m_unsupported;
