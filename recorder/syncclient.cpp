@@ -264,14 +264,20 @@ void runSyncThread(const std::shared_ptr<State> &st)
     // Phase 2: a burst at start, one every interval, back-off while the server is silent, and
     // a final burst once stop() was requested.
     backoff = firstBackoff;
-    bool failing = false;
+    bool failing = false, answered = false;
+    const auto quietUntil = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                                                     std::chrono::duration<double>(
+                                                         std::max(0.0, st->opts.quietStartS)));
     for (int32_t number = 0;; ++number) {
         const bool final = st->stopping();
         const int done = burst(*st, fd, number, final);
         if (final)
             break;
         double wait = interval;
-        if (done == 0) {
+        answered = answered || done > 0;
+        if (done == 0 && !answered && SteadyClock::now() < quietUntil) {
+            wait = std::min(interval, 0.1); // the server is expected to start soon
+        } else if (done == 0) {
             if (!failing)
                 st->message("time server " + st->opts.server + " is not answering (timeout " +
                             std::to_string(st->opts.timeoutMs) +

@@ -13,7 +13,8 @@
 // A missing or dead server never blocks or crashes the worker: the first failure prints one
 // message on stderr (and calls onMessage), later bursts are retried with exponential back-off
 // (from min(intervalS, 1 s), doubling, capped at max(intervalS, maxBackoffS)), and the samples
-// simply have a gap. A burst is abandoned after two consecutive timeouts.
+// simply have a gap. A burst is abandoned after two consecutive timeouts. With quietStartS, the
+// failures before the server first answers within that time are retried quickly and not reported.
 //
 // Threading: start()/stop() from one owning thread. stop() asks for the final burst and waits
 // for it: at most about (burstSize + 1) × timeoutMs, since a burst in flight is cut short and
@@ -49,6 +50,10 @@ struct SyncClientOptions
     int timeoutMs = 100;
     std::string token;
     double maxBackoffS = 30.0;
+    // A server expected to come up after this client (the job's own, served by rank 0 under
+    // torchrun): for this many seconds after start(), until the first reply, a failed burst is
+    // retried after min(intervalS, 0.1 s) and reported to no one. 0: report the first failure.
+    double quietStartS = 0.0;
     // Each time the server stops answering (or cannot be resolved): one sentence, e.g. for a
     // `note` record. Only the first one also goes to stderr.
     std::function<void(const std::string &msg)> onMessage;
