@@ -237,7 +237,10 @@ void runSyncThread(const std::shared_ptr<State> &st)
 {
     const double interval = std::max(st->opts.intervalS, 0.001);
     const double firstBackoff = std::min(interval, 1.0);
-    const double maxBackoff = std::max(interval, st->opts.maxBackoffS);
+    // Resolving (DNS) backs off up to maxBackoffS; a silent server only up to the interval, so
+    // samples resume within one interval of the path coming back, however long the outage.
+    const double maxResolveBackoff = std::max(interval, st->opts.maxBackoffS);
+    const double maxBackoff = interval;
     double backoff = firstBackoff;
     std::string error;
     int fd = -1;
@@ -247,7 +250,7 @@ void runSyncThread(const std::shared_ptr<State> &st)
             st->message(error + "; no clock sync until it does (retrying with back-off)");
         if (st->waitOrStop(backoff))
             break;
-        backoff = std::min(backoff * 2, maxBackoff);
+        backoff = std::min(backoff * 2, maxResolveBackoff);
     }
     {
         std::lock_guard<std::mutex> lock(st->mutex);
