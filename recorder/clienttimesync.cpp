@@ -62,6 +62,9 @@ void ClientTimeSync::startClient(const SyncSettings &sync)
     opts.token = sync.token;
     // The job's own server (torchrun, rank 0) may start after this worker: quiet for a while.
     opts.quietStartS = sync.fromTorchrun ? kTorchrunQuietStartS : 0.0;
+    if (sync.fromTorchrun)
+        opts.serverOrigin = " (the job's own: torchrun's MASTER_ADDR, UDP port MASTER_PORT, served "
+                            "by rank 0; name one with SYNCLINE_TIME_SERVER or sync.server)";
     LogWriter *writer = &m_writer;
     // Accepts onMessage(msg) and onMessage(level, msg): each becomes a `note` record.
     opts.onMessage = [writer](const auto &...parts) {

@@ -268,9 +268,9 @@ void runSyncThread(const std::shared_ptr<State> &st)
     // a final burst once stop() was requested.
     backoff = firstBackoff;
     bool failing = false, answered = false;
-    const auto quietUntil = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
-                                                     std::chrono::duration<double>(
-                                                         std::max(0.0, st->opts.quietStartS)));
+    const auto quietUntil = SteadyClock::now() +
+                            std::chrono::duration_cast<SteadyClock::duration>(
+                                std::chrono::duration<double>(std::max(0.0, st->opts.quietStartS)));
     for (int32_t number = 0;; ++number) {
         const bool final = st->stopping();
         const int done = burst(*st, fd, number, final);
@@ -282,8 +282,8 @@ void runSyncThread(const std::shared_ptr<State> &st)
             wait = std::min(interval, 0.1); // the server is expected to start soon
         } else if (done == 0) {
             if (!failing)
-                st->message("time server " + st->opts.server + " is not answering (timeout " +
-                            std::to_string(st->opts.timeoutMs) +
+                st->message("time server " + st->opts.server + st->opts.serverOrigin +
+                            " is not answering (timeout " + std::to_string(st->opts.timeoutMs) +
                             " ms); clock sync samples will have a gap; retrying with back-off");
             wait = backoff;
             backoff = std::min(backoff * 2, maxBackoff);

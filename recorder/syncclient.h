@@ -56,6 +56,9 @@ struct SyncClientOptions
     // torchrun): for this many seconds after start(), until the first reply, a failed burst is
     // retried after min(intervalS, 0.1 s) and reported to no one. 0: report the first failure.
     double quietStartS = 0.0;
+    // Appended to the server's name in messages, e.g. " (the job's own: ...)"; "" for a server
+    // the user named.
+    std::string serverOrigin;
     // Each time the server stops answering (or cannot be resolved): one sentence, e.g. for a
     // `note` record. Only the first one also goes to stderr.
     std::function<void(const std::string &msg)> onMessage;

@@ -143,8 +143,7 @@ void TstJobCommands::checkSkipsFilesWithoutRecords()
     write(dir.filePath("headless.1.log"), R"({"t":"X","ts":10,"dur":5,"tid":1,"name":"a"})"
                                           "\n");
     r = syncline({"check", dir.path()});
-    QVERIFY2(r.out.find("2 worker(s), 2 event(s): 0 error(s)") != std::string::npos,
-             r.out.c_str());
+    QVERIFY2(r.out.find("2 worker(s), 2 event(s): 0 error(s)") != std::string::npos, r.out.c_str());
     // A damaged log (lines that start like records, none readable) is still an error.
     write(dir.filePath("damaged.2.log"), "{\"t\":\n{garbage\n");
     r = syncline({"check", dir.path()});

@@ -287,7 +287,8 @@ void TstTimerConfig::torchrunServer_data()
     QTest::addColumn<QString>("server");
     QTest::addColumn<bool>("host");
     QTest::addColumn<QString>("token");
-    const QString torchrun = "TORCHELASTIC_RUN_ID=job7;MASTER_ADDR=node-a.example;MASTER_PORT=41234";
+    const QString torchrun =
+        "TORCHELASTIC_RUN_ID=job7;MASTER_ADDR=node-a.example;MASTER_PORT=41234";
     QTest::newRow("torchrun, nothing named") << torchrun << "{}"
                                              << "node-a.example:41234" << true << "torchrun:job7";
     QTest::newRow("own token kept") << torchrun << R"({"sync": {"token": "t"}})"
@@ -297,13 +298,16 @@ void TstTimerConfig::torchrunServer_data()
                                  << "[fd00::1]:29500" << true << "torchrun:none";
     QTest::newRow("config names a server") << torchrun << R"({"sync": {"server": "head:29400"}})"
                                            << "head:29400" << false << "";
-    QTest::newRow("env names a server") << torchrun + ";SYNCLINE_TIME_SERVER=head:1" << "{}"
+    QTest::newRow("env names a server") << torchrun + ";SYNCLINE_TIME_SERVER=head:1"
+                                        << "{}"
                                         << "head:1" << false << "";
     QTest::newRow("sync disabled") << torchrun << R"({"sync": {"enabled": false}})"
                                    << "" << false << "";
-    QTest::newRow("not torchrun (no run id)") << "MASTER_ADDR=a;MASTER_PORT=41234" << "{}"
+    QTest::newRow("not torchrun (no run id)") << "MASTER_ADDR=a;MASTER_PORT=41234"
+                                              << "{}"
                                               << "" << false << "";
-    QTest::newRow("bad port") << "TORCHELASTIC_RUN_ID=j;MASTER_ADDR=a;MASTER_PORT=70000" << "{}"
+    QTest::newRow("bad port") << "TORCHELASTIC_RUN_ID=j;MASTER_ADDR=a;MASTER_PORT=70000"
+                              << "{}"
                               << "" << false << "";
 }
 

@@ -299,7 +299,11 @@ bool LiveJob::refreshStates()
             s = WorkerState::Silent;
         }
         const sync::ClockMap &map = m_timeline->map(i, ClockMode::Corrected);
-        remote[i] = {&info, s, quiet, isLocal(i), map.toGlobal(info.firstLocalNs),
+        remote[i] = {&info,
+                     s,
+                     quiet,
+                     isLocal(i),
+                     map.toGlobal(info.firstLocalNs),
                      map.toGlobal(info.lastLocalNs)};
     }
     const std::vector<std::string> ends = RemoteEnds::reasons(remote);

@@ -34,7 +34,7 @@ struct Peers
 
 std::vector<std::string> RemoteEnds::reasons(const std::vector<Input> &workers)
 {
-    std::unordered_map<std::string, Latest> ranks; // (run id, role, rank)
+    std::unordered_map<std::string, Latest> ranks;       // (run id, role, rank)
     std::unordered_map<std::string, Peers> incarnations; // (run id, restart, world size)
     std::vector<std::string> rankKey(workers.size()), incKey(workers.size());
     for (size_t i = 0; i < workers.size(); ++i) {

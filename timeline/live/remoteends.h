@@ -33,8 +33,8 @@ public:
     {
         const WorkerInfo *info = nullptr;
         WorkerState state = WorkerState::Running; // as judged from the worker alone
-        double quietS = 0;       // seconds since its file last grew
-        bool local = false;      // its pid can be checked on this machine
+        double quietS = 0;                        // seconds since its file last grew
+        bool local = false;                       // its pid can be checked on this machine
         int64_t firstGlobalNs = 0; // its first and last record, corrected global time
         int64_t lastGlobalNs = 0;
     };

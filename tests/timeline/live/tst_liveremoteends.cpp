@@ -16,8 +16,8 @@ namespace {
 std::string remoteHeader(int rank, int restart, int64_t monoNs = 1000, int world = 2)
 {
     // One host clock: the wall anchor moves with the monotonic one.
-    std::string h = testlogs::header(rank, restart, "node-x", monoNs,
-                                     1700000000000000000LL + monoNs, "boot-x");
+    std::string h =
+        testlogs::header(rank, restart, "node-x", monoNs, 1700000000000000000LL + monoNs, "boot-x");
     const std::string from = "\"world_size\":2", to = "\"world_size\":" + std::to_string(world);
     h.replace(h.find(from), from.size(), to);
     return h;

@@ -3,10 +3,10 @@
 #include "tests/common/testdata.h"
 #include "tests/timeline/testlogs.h"
 
+#include "timeline/load/jobloader.h"
 #include "timeline/report/chromeexporter.h"
 #include "timeline/report/csvexporter.h"
 #include "timeline/report/eventbounds.h"
-#include "timeline/load/jobloader.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
 
@@ -90,7 +90,8 @@ void TstExporters::csvRange()
     std::ostringstream out;
     const int64_t o = tl->originNs(ClockMode::Corrected);
     // [2600, 4200] overlaps e3 [3000,3500] and e4 [4000,4500]; e2 ends at 2500.
-    QCOMPARE(CsvExporter::write(*tl, ClockMode::Corrected, out, {true, o + 2600, o + 4200}), int64_t(2));
+    QCOMPARE(CsvExporter::write(*tl, ClockMode::Corrected, out, {true, o + 2600, o + 4200}),
+             int64_t(2));
     QVERIFY(out.str().find(",e3,") != std::string::npos);
     QVERIFY(out.str().find(",e2,") == std::string::npos);
 }
@@ -144,13 +145,12 @@ void TstExporters::medianBoundOfEvents()
     // (nearest rank, the 3rd smallest of 100, 100, 100, 300, 300, 5000) is 100.
     QTemporaryDir dir;
     const std::string d = dir.path().toStdString();
-    testlogs::write(d + "/w.0.log", testlogs::header(0, 0, "h0") +
-                                        testlogs::complete(100, 10, 1, "a") +
-                                        testlogs::complete(200, 10, 1, "a") +
-                                        testlogs::complete(300, 10, 2, "a") +
-                                        testlogs::complete(1500, 10, 1, "b") +
-                                        testlogs::complete(2500, 10, 2, "b") +
-                                        testlogs::complete(2600, 10, 2, "b"));
+    testlogs::write(d + "/w.0.log",
+                    testlogs::header(0, 0, "h0") + testlogs::complete(100, 10, 1, "a") +
+                        testlogs::complete(200, 10, 1, "a") + testlogs::complete(300, 10, 2, "a") +
+                        testlogs::complete(1500, 10, 1, "b") +
+                        testlogs::complete(2500, 10, 2, "b") +
+                        testlogs::complete(2600, 10, 2, "b"));
     auto tl = load({d});
     QVERIFY(tl);
     QCOMPARE(tl->workers.size(), size_t(1));
