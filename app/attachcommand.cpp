@@ -170,8 +170,10 @@ int runHeadless(const AttachArgs &a)
                 idle ? "" : " (interrupted)");
     for (size_t i = 0; i < job.workerCount(); ++i) {
         const Worker &w = tl.workers[i];
-        std::printf("rank %d restart %d: %s, %zu events, last record %.1f s ago (%s)\n",
-                    w.info.rank, w.info.restart, workerStateName(job.state(i)), w.eventCount(),
+        const std::string &why = job.endReason(i);
+        std::printf("rank %d restart %d: %s%s%s%s, %zu events, last record %.1f s ago (%s)\n",
+                    w.info.rank, w.info.restart, workerStateName(job.state(i)),
+                    why.empty() ? "" : " (", why.c_str(), why.empty() ? "" : ")", w.eventCount(),
                     job.silentForS(i), job.sourceFile(i).c_str());
     }
     // Everything the follow found wrong, file and reason (a log that could not be opened or

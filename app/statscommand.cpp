@@ -8,6 +8,7 @@
 
 #include "recorder/utf8.h"
 #include "timeline/report/diagnosis.h"
+#include "timeline/report/eventbounds.h"
 #include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
@@ -31,13 +32,16 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows, ClockMode 
 {
     // One row per worker = per incarnation: a restart, or a membership change (same restart
     // count, another world size), is a row of its own.
-    std::printf("%-6s %-7s %-5s %-16s %8s %10s  %-11s %14s %12s %10s\n", "rank", "restart", "world",
-                "host", "pid", "events", "clock", "offset_ns", "drift_ppm", "bound_ns");
+    // bound_ns: the largest over the worker's span (its edges); median_bound_ns: its typical event.
+    std::printf("%-6s %-7s %-5s %-16s %8s %10s  %-11s %14s %12s %10s %15s\n", "rank", "restart",
+                "world", "host", "pid", "events", "clock", "offset_ns", "drift_ppm", "bound_ns",
+                "median_bound_ns");
     for (const Worker &w : tl.workers)
-        std::printf("%-6d %-7d %-5d %-16s %8lld %10zu  %-11s %14lld %12.3f %10lld\n", w.info.rank,
-                    w.info.restart, w.info.worldSize, utf8::terminalSafe(w.info.host).c_str(),
-                    (long long)w.info.pid, w.eventCount(), sync::methodName(w.clock.method),
-                    (long long)w.clock.offsetNs, w.clock.driftPpm, (long long)w.clock.boundNs);
+        std::printf("%-6d %-7d %-5d %-16s %8lld %10zu  %-11s %14lld %12.3f %10lld %15lld\n",
+                    w.info.rank, w.info.restart, w.info.worldSize,
+                    utf8::terminalSafe(w.info.host).c_str(), (long long)w.info.pid, w.eventCount(),
+                    sync::methodName(w.clock.method), (long long)w.clock.offsetNs, w.clock.driftPpm,
+                    (long long)w.clock.boundNs, (long long)EventBounds::medianNs(w));
     std::vector<const StatsRow *> all;
     for (const StatsRow &r : rows)
         if (!r.rank)

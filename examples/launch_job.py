@@ -2,7 +2,8 @@
 """Launch N example workers as real processes, the way torchrun does.
 
 Each worker gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, ROLE_NAME,
-TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_RUN_ID, MASTER_ADDR and MASTER_PORT. With
+TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_RUN_ID, MASTER_ADDR and MASTER_PORT (not with
+--no-sync: under torchrun they make rank 0 serve the job's time server). With
 --nnodes > 1 the nodes are emulated on this machine: node k's workers get SYNCLINE_HOST=node-k
 and SYNCLINE_BOOT_ID=emulated-boot-k (a clock domain each) and a synthetic clock skew through
 SYNCLINE_TEST_CLOCK_OFFSET_NS / SYNCLINE_TEST_CLOCK_DRIFT_PPM (k × --node-offset-ms,
@@ -90,6 +91,9 @@ def worker_env(args, node, local, run_id, server, barrier):
             env["SYNCLINE_TEST_CLOCK_DRIFT_PPM"] = repr(node * args.node_drift_ppm)
     if server:
         env["SYNCLINE_TIME_SERVER"] = server
+    else:  # --no-sync: without MASTER_ADDR/PORT no worker derives the job's own server
+        env.pop("MASTER_ADDR")
+        env.pop("MASTER_PORT")
     if barrier:
         env[demobarrier.ENV] = barrier
     return env

@@ -8,10 +8,20 @@
 
 namespace syncline::rec {
 
+namespace {
+// How long a worker of a torchrun job waits, quietly, for rank 0's server to come up: rank 0 may
+// create its client later than the others (imports, a download only it does).
+constexpr double kTorchrunQuietStartS = 60.0;
+} // namespace
+
 ClientTimeSync::ClientTimeSync(const SyncSettings &sync, const WorkerIdentity &identity,
                                const Clock &clock, LogWriter &writer)
     : m_clock(clock), m_writer(writer)
 {
+    if (sync.fromTorchrun)
+        m_writer.appendNote("info", "no time server named: using the job's own, " + *sync.server +
+                                        " (torchrun's MASTER_ADDR, UDP port MASTER_PORT), served "
+                                        "by rank 0");
     if (sync.hostServer && identity.rank == 0)
         startServer(sync, identity);
     startClient(sync);
@@ -24,6 +34,8 @@ void ClientTimeSync::startServer(const SyncSettings &sync, const WorkerIdentity 
     TimeServerOptions opts;
     opts.token = sync.token;
     opts.bootId = identity.bootId;
+    if (sync.fromTorchrun && sync.server->front() == '[')
+        opts.bindAddress = "::"; // MASTER_ADDR is an IPv6 address
     std::string host, error;
     // The port as the SyncClient reads `server` ("host", "host:port", "[v6]:port").
     if (!syncproto::splitHostPort(*sync.server, syncproto::kDefaultPort, false, &host, &opts.port,
@@ -48,6 +60,11 @@ void ClientTimeSync::startClient(const SyncSettings &sync)
     opts.intervalS = sync.intervalS;
     opts.timeoutMs = sync.timeoutMs;
     opts.token = sync.token;
+    // The job's own server (torchrun, rank 0) may start after this worker: quiet for a while.
+    opts.quietStartS = sync.fromTorchrun ? kTorchrunQuietStartS : 0.0;
+    if (sync.fromTorchrun)
+        opts.serverOrigin = " (the job's own: torchrun's MASTER_ADDR, UDP port MASTER_PORT, served "
+                            "by rank 0; name one with SYNCLINE_TIME_SERVER or sync.server)";
     LogWriter *writer = &m_writer;
     // Accepts onMessage(msg) and onMessage(level, msg): each becomes a `note` record.
     opts.onMessage = [writer](const auto &...parts) {

@@ -4,7 +4,9 @@
 // client's clock); on every rank it runs a SyncClient against sync.server whose exchanges become
 // `sync` records and whose messages become `note` records, both through the client's LogWriter.
 // Failures (port in use, bad address, no server) are `note` records; recording is never
-// affected. Only built when sync.enabled and a server is configured.
+// affected. Only built when sync.enabled and a server is configured — named, or derived from
+// torchrun's environment (sync.fromTorchrun: an `info` note says so, and the client waits quietly
+// for rank 0's server to come up; TimerConfig::applyEnvironment).
 //
 // Shutdown order (FileTimerClient::close): stopClient() — the final burst is written — then the
 // writer's close record, then stopServer() last so the other ranks' final bursts are answered.

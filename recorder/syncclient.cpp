@@ -237,7 +237,10 @@ void runSyncThread(const std::shared_ptr<State> &st)
 {
     const double interval = std::max(st->opts.intervalS, 0.001);
     const double firstBackoff = std::min(interval, 1.0);
-    const double maxBackoff = std::max(interval, st->opts.maxBackoffS);
+    // Resolving (DNS) backs off up to maxBackoffS; a silent server only up to the interval, so
+    // samples resume within one interval of the path coming back, however long the outage.
+    const double maxResolveBackoff = std::max(interval, st->opts.maxBackoffS);
+    const double maxBackoff = interval;
     double backoff = firstBackoff;
     std::string error;
     int fd = -1;
@@ -247,7 +250,7 @@ void runSyncThread(const std::shared_ptr<State> &st)
             st->message(error + "; no clock sync until it does (retrying with back-off)");
         if (st->waitOrStop(backoff))
             break;
-        backoff = std::min(backoff * 2, maxBackoff);
+        backoff = std::min(backoff * 2, maxResolveBackoff);
     }
     {
         std::lock_guard<std::mutex> lock(st->mutex);
@@ -264,17 +267,23 @@ void runSyncThread(const std::shared_ptr<State> &st)
     // Phase 2: a burst at start, one every interval, back-off while the server is silent, and
     // a final burst once stop() was requested.
     backoff = firstBackoff;
-    bool failing = false;
+    bool failing = false, answered = false;
+    const auto quietUntil = SteadyClock::now() +
+                            std::chrono::duration_cast<SteadyClock::duration>(
+                                std::chrono::duration<double>(std::max(0.0, st->opts.quietStartS)));
     for (int32_t number = 0;; ++number) {
         const bool final = st->stopping();
         const int done = burst(*st, fd, number, final);
         if (final)
             break;
         double wait = interval;
-        if (done == 0) {
+        answered = answered || done > 0;
+        if (done == 0 && !answered && SteadyClock::now() < quietUntil) {
+            wait = std::min(interval, 0.1); // the server is expected to start soon
+        } else if (done == 0) {
             if (!failing)
-                st->message("time server " + st->opts.server + " is not answering (timeout " +
-                            std::to_string(st->opts.timeoutMs) +
+                st->message("time server " + st->opts.server + st->opts.serverOrigin +
+                            " is not answering (timeout " + std::to_string(st->opts.timeoutMs) +
                             " ms); clock sync samples will have a gap; retrying with back-off");
             wait = backoff;
             backoff = std::min(backoff * 2, maxBackoff);

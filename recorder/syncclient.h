@@ -11,9 +11,12 @@
 // reference clock are never combined (the estimate restarts when ref changes).
 //
 // A missing or dead server never blocks or crashes the worker: the first failure prints one
-// message on stderr (and calls onMessage), later bursts are retried with exponential back-off
-// (from min(intervalS, 1 s), doubling, capped at max(intervalS, maxBackoffS)), and the samples
-// simply have a gap. A burst is abandoned after two consecutive timeouts.
+// message on stderr (and calls onMessage), later bursts are retried with back-off (from
+// min(intervalS, 1 s), doubling, capped at intervalS: samples resume within one interval of the
+// server answering again, however long it was silent), and the samples simply have a gap. A
+// server name that cannot be resolved is retried from min(intervalS, 1 s), doubling up to
+// max(intervalS, maxBackoffS). A burst is abandoned after two consecutive timeouts. With quietStartS, the
+// failures before the server first answers within that time are retried quickly and not reported.
 //
 // Threading: start()/stop() from one owning thread. stop() asks for the final burst and waits
 // for it: at most about (burstSize + 1) × timeoutMs, since a burst in flight is cut short and
@@ -48,7 +51,14 @@ struct SyncClientOptions
     double intervalS = 1.0;
     int timeoutMs = 100;
     std::string token;
-    double maxBackoffS = 30.0;
+    double maxBackoffS = 30.0; // cap of the retries while the name cannot be resolved
+    // A server expected to come up after this client (the job's own, served by rank 0 under
+    // torchrun): for this many seconds after start(), until the first reply, a failed burst is
+    // retried after min(intervalS, 0.1 s) and reported to no one. 0: report the first failure.
+    double quietStartS = 0.0;
+    // Appended to the server's name in messages, e.g. " (the job's own: ...)"; "" for a server
+    // the user named.
+    std::string serverOrigin;
     // Each time the server stops answering (or cannot be resolved): one sentence, e.g. for a
     // `note` record. Only the first one also goes to stderr.
     std::function<void(const std::string &msg)> onMessage;

@@ -333,6 +333,30 @@ void TimerConfig::applyEnvironment(const GetEnv &getEnv)
             envFail("SYNCLINE_TEST_CLOCK_DRIFT_PPM", v, "a number in [-1000, 1000]");
         testClock.driftPpm = x;
     }
+    applyTorchrunServer(getEnv);
+}
+
+void TimerConfig::applyTorchrunServer(const GetEnv &getEnv)
+{
+    if (!sync.enabled || sync.server)
+        return; // a named server wins; sync off stays off
+    const char *runId = getEnv("TORCHELASTIC_RUN_ID");
+    const char *addr = getEnv("MASTER_ADDR");
+    const char *port = getEnv("MASTER_PORT");
+    if (!runId || !addr || !*addr || !port || !*port)
+        return; // not under torchrun: nothing changes
+    char *end = nullptr;
+    errno = 0;
+    const long p = std::strtol(port, &end, 10);
+    if (*end != '\0' || errno == ERANGE || p < 1 || p > 65535)
+        return; // torch itself refuses such a port; no server is derived from it
+    const std::string host(addr);
+    const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+    sync.server = (v6 ? "[" + host + "]" : host) + ":" + std::to_string(p);
+    sync.hostServer = true;
+    sync.fromTorchrun = true;
+    if (sync.token.empty())
+        sync.token = std::string("torchrun:") + runId;
 }
 
 const EventKind *TimerConfig::matchKind(std::string_view name) const

@@ -49,6 +49,9 @@ struct SyncSettings
     bool enabled = true;
     std::optional<std::string> server; // "host:port"; env SYNCLINE_TIME_SERVER overrides
     bool hostServer = false;           // rank 0 runs the time server in a thread
+    // The server was derived from torchrun's environment (no server named anywhere): rank 0
+    // serves on MASTER_ADDR, UDP port MASTER_PORT; see TimerConfig::applyEnvironment.
+    bool fromTorchrun = false;
     int burstSize = 8;
     double intervalS = 1.0;
     int timeoutMs = 100;
@@ -78,6 +81,12 @@ public:
 
     // Applies the env overrides SYNCLINE_TIME_SERVER, SYNCLINE_TEST_CLOCK_OFFSET_NS and
     // SYNCLINE_TEST_CLOCK_DRIFT_PPM; a malformed value throws ConfigError naming the variable.
+    // Then, when sync is enabled and still no server is named, and the process was started by
+    // torchrun (TORCHELASTIC_RUN_ID, MASTER_ADDR and a MASTER_PORT in 1..65535 are set): the job's
+    // own time server — sync.server = MASTER_ADDR:MASTER_PORT (UDP; the TCP port of that number
+    // is torch's store, a separate port space), hostServer on (global rank 0, which torchrun
+    // places on MASTER_ADDR's host, serves), token "torchrun:<run id>" unless sync.token is set,
+    // fromTorchrun true (docs/timeserver.md, "Under torchrun").
     void applyEnvironment(const GetEnv &getEnv);
 
     // Exact names first, then the first glob (in file order) that matches; nullptr if none.
@@ -101,6 +110,7 @@ public:
 
 private:
     void buildIndex();
+    void applyTorchrunServer(const GetEnv &getEnv);
     std::unordered_map<std::string, size_t> m_exact; // name → index into eventKinds
 };
 

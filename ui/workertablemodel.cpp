@@ -49,6 +49,7 @@ void WorkerTableModel::refresh(const Timeline &tl, const std::vector<LiveWorkerS
         r.worldSize = w.info.worldSize;
         r.host = QString::fromStdString(w.info.host);
         r.state = workers[i].state;
+        r.endReason = QString::fromStdString(workers[i].endReason);
         r.events = recordCount(w);
         r.lastRecordS = workers[i].silentForS;
         r.file = QString::fromStdString(workers[i].sourceFile);
@@ -122,7 +123,10 @@ QVariant WorkerTableModel::data(const QModelIndex &index, int role) const
     case Host:
         return r.host;
     case State:
-        return sort ? QVariant(int(r.state)) : QVariant(stateText(r.state));
+        if (sort)
+            return int(r.state);
+        return r.endReason.isEmpty() ? stateText(r.state)
+                                     : stateText(r.state) + " (" + r.endReason + ")";
     case Events:
         return r.events;
     case LastRecord:

@@ -49,6 +49,7 @@ public:
         int worldSize = 1;
         QString host;
         WorkerState state = WorkerState::Running;
+        QString endReason; // LiveWorkerStatus::endReason, shown after the state
         qulonglong events = 0;
         double lastRecordS = 0;
         QString file;

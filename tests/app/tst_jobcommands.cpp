@@ -40,6 +40,7 @@ private slots:
     void statsTextOnKineto();
     void checkCleanAndBroken();
     void checkWarnsOfCutLog();
+    void checkSkipsFilesWithoutRecords();
     void checkCleanOnTheRepairHangReproducer();
     void exportFiles();
     void errors();
@@ -109,6 +110,51 @@ void TstJobCommands::checkCleanAndBroken()
                  std::string::npos,
              r.out.c_str());
     QVERIFY(r.out.find(bad + ":3: end without a begin") != std::string::npos);
+}
+
+// A job directory also holds the launcher's output and torchrun's logs (`*.log`, no syncline
+// records): each is skipped with an Info naming it, and `check` passes; a log that lost its
+// header but has records still loads (rank from its file name, with its warning).
+void TstJobCommands::checkSkipsFilesWithoutRecords()
+{
+    QTemporaryDir dir;
+    write(dir.filePath("good.0.log"), std::string(kHeader) +
+                                          R"({"t":"X","ts":10,"dur":5,"tid":1,"name":"a"})"
+                                          "\n" +
+                                          R"({"t":"close","ts":30,"events":1,"dropped":0,"open":0})"
+                                          "\n");
+    write(dir.filePath("launcher.log"),
+          "[2026-12-03 10:00:00,000] torch.distributed.run: [WARNING] \n"
+          "*****************************************\n"
+          "Setting OMP_NUM_THREADS environment variable for each process to be 1\n"
+          "[0]:worker rank=0 restart=0 world=2 pid=1234 log=timer_events.0.log\n");
+    write(dir.filePath("stdout.log"), "epoch 1 loss 0.25\nepoch 2 loss 0.125\n");
+    write(dir.filePath("empty.log"), "");
+    Run r = syncline({"check", dir.path()});
+    QVERIFY2(r.exitCode == 0, r.out.c_str());
+    QVERIFY2(r.out.find("1 worker(s), 1 event(s): 0 error(s), 0 warning(s)") != std::string::npos,
+             r.out.c_str());
+    for (const char *name : {"launcher.log", "stdout.log"})
+        QVERIFY2(r.out.find("info: " + dir.filePath(name).toStdString() +
+                            ": no syncline records in its ") != std::string::npos,
+                 r.out.c_str());
+    QVERIFY2(r.out.find("info: " + dir.filePath("empty.log").toStdString() +
+                        ": empty file (no syncline records); skipped") != std::string::npos,
+             r.out.c_str());
+    QVERIFY2(r.out.find("malformed") == std::string::npos, r.out.c_str());
+
+    // A log without its header, records only: still a worker (rank 1 from the name).
+    write(dir.filePath("headless.1.log"), R"({"t":"X","ts":10,"dur":5,"tid":1,"name":"a"})"
+                                          "\n");
+    r = syncline({"check", dir.path()});
+    QVERIFY2(r.out.find("2 worker(s), 2 event(s): 0 error(s)") != std::string::npos, r.out.c_str());
+    // A damaged log (lines that start like records, none readable) is still an error.
+    write(dir.filePath("damaged.2.log"), "{\"t\":\n{garbage\n");
+    r = syncline({"check", dir.path()});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.find("error: " + dir.filePath("damaged.2.log").toStdString() +
+                        ": no records in file") != std::string::npos,
+             r.out.c_str());
 }
 
 // A log cut while it was written (deleted, disk full, killed) has no close

@@ -230,3 +230,46 @@ def test_diagnose_names_the_slow_rank_of_a_real_job(workdir, bin_dir):
     compute_rules = s.stdout.split("stragglers (compute)")[-1].split("waits (collectives)")[0]
     assert "all_reduce" not in compute_rules
     assert "blame by rank: 2 (" in s.stdout
+
+
+@pytest.mark.parametrize("launcher", ["torchrun --redirects 2 --tee 2", "syncline.torchrun"])
+def test_time_sync_without_a_named_server(workdir, bin_dir, launcher):
+    """No sync.server and no SYNCLINE_TIME_SERVER anywhere: under torchrun every worker gets
+    sync samples from the job's own time server (rank 0 serves on MASTER_ADDR, UDP port
+    MASTER_PORT), all against one reference clock — across a crash and restart too (rank 1
+    dies at step 6, --max_restarts 1: every incarnation of every rank has samples with the same
+    boot hash, since the serving host keeps its boot). `stats` corrects every worker by sync
+    samples."""
+    base = (TORCHRUN if launcher.startswith("torchrun")
+            else [sys.executable, "-m", "syncline.torchrun", "--monitor_interval", "0.5"])
+    args = ["--nnodes", "1", "--nproc_per_node", "3", "--max_restarts", "1",
+            "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{free_port()}",
+            WORKER, "--log", "timer_events.{rank}.log", "--steps", "10", "--step-ms", "40",
+            "--crash-rank", "1", "--crash-step", "6"]
+    r = subprocess.run(base + [str(a) for a in args], cwd=workdir, env=torch_env(),
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    logs = sorted(workdir.glob("timer_events*.log"))
+    assert len(logs) == 6, logs  # 3 ranks × 2 incarnations
+    boots = set()
+    for p in logs:
+        records = read_log(p)
+        h = records[0]
+        notes = [x["msg"] for x in records if x["t"] == "note"]
+        used = [m for m in notes if m.startswith("no time server named: using the job's own, ")]
+        assert len(used) == 1, (p.name, notes)
+        server = used[0].split("the job's own, ")[1].split(" ")[0]
+        samples = [x for x in records if x["t"] == "sync"]
+        assert samples, (p.name, notes)
+        for x in samples:
+            name, boot = x["ref"].rsplit("@", 1)
+            assert name == server, (p.name, x["ref"])
+            boots.add(boot)
+        if h["rank"] == 0:
+            port = server.rsplit(":", 1)[1]
+            assert f"time server started on port {port}" in notes, notes
+        assert not any("not answering" in m for m in notes), (p.name, notes)
+    assert len(boots) == 1, boots  # one reference clock for the whole job, restarts included
+    workers = stats_workers(bin_dir, workdir)
+    assert len(workers) == 6
+    assert {w["clock"]["method"] for w in workers} == {"sync"}, workers

@@ -102,6 +102,7 @@ private slots:
     void estimateTracksOffsetAndDrift();
     void wrongTokenGetsNothing();
     void recoversAfterServerRestart();
+    void resumesWithinOneIntervalAfterOutage();
     void newReferenceIsNotMixed();
 };
 
@@ -301,6 +302,39 @@ void TstSyncClient::recoversAfterServerRestart()
     for (const SyncExchange &x : c.exchanges)
         numbers.insert(x.burst);
     QVERIFY(int(numbers.size()) < *numbers.rbegin() - *numbers.begin() + 1);
+}
+
+void TstSyncClient::resumesWithinOneIntervalAfterOutage()
+{
+    // A long outage (3.6 s, 18 intervals) must not stretch the retries beyond the interval: the
+    // first sample after the server is back comes within one interval (0.2 s; the check allows
+    // 0.8 s more for scheduling). A back-off doubling to 30 s resumed after 2.6 s or more here
+    // (retries 0.2, 0.6, 1.4, 3.0, 6.2 s after the first failure).
+    auto server = std::make_unique<TimeServer>(loopbackServer(), test::monotonicRawNs);
+    std::string error;
+    QVERIFY2(server->start(&error), error.c_str());
+    const int port = server->port();
+    SyncClientOptions o = fastClient(port, 4, 30.0);
+    o.intervalS = 0.2;
+    Collected c;
+    test::StderrCapture capture;
+    auto client = makeClient(c, o);
+    client->start();
+    QVERIFY(waitFor([&] { return client->counters().bursts >= 2; }));
+    server.reset(); // the path goes away
+    QVERIFY(waitFor([&] { return client->counters().failedBursts >= 1; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(3600));
+    const size_t before = c.count();
+    server = std::make_unique<TimeServer>(loopbackServer(port), test::monotonicRawNs);
+    QVERIFY2(server->start(&error), error.c_str());
+    const int64_t back = test::monotonicRawNs();
+    QVERIFY(waitFor([&] { return c.count() > before; }));
+    client->stop();
+    std::lock_guard<std::mutex> l(c.mutex);
+    const int64_t first = c.exchanges[before].t1;
+    const double gapS = double(first - back) * 1e-9;
+    qInfo("first sample %.3f s after the server came back (interval %.1f s)", gapS, o.intervalS);
+    QVERIFY2(gapS <= o.intervalS + 0.8, qPrintable(QString::number(gapS)));
 }
 
 void TstSyncClient::newReferenceIsNotMixed()

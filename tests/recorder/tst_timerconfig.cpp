@@ -22,6 +22,8 @@ private slots:
     void loadMissingAndFile();
     void matchKindOrder();
     void environment();
+    void torchrunServer_data();
+    void torchrunServer();
     void environmentErrors_data();
     void environmentErrors();
     void glob_data();
@@ -275,6 +277,61 @@ void TstTimerConfig::environment()
     QCOMPARE(c.testClock.offsetNs, int64_t(-123456789));
     QCOMPARE(c.testClock.driftPpm, -25.5);
     QVERIFY(c.testClock.active());
+}
+
+void TstTimerConfig::torchrunServer_data()
+{
+    // env as "K=V;K=V", the config file's text, then what must come out ("" = no server).
+    QTest::addColumn<QString>("env");
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<QString>("server");
+    QTest::addColumn<bool>("host");
+    QTest::addColumn<QString>("token");
+    const QString torchrun =
+        "TORCHELASTIC_RUN_ID=job7;MASTER_ADDR=node-a.example;MASTER_PORT=41234";
+    QTest::newRow("torchrun, nothing named") << torchrun << "{}"
+                                             << "node-a.example:41234" << true << "torchrun:job7";
+    QTest::newRow("own token kept") << torchrun << R"({"sync": {"token": "t"}})"
+                                    << "node-a.example:41234" << true << "t";
+    QTest::newRow("IPv6 master") << "TORCHELASTIC_RUN_ID=none;MASTER_ADDR=fd00::1;MASTER_PORT=29500"
+                                 << "{}"
+                                 << "[fd00::1]:29500" << true << "torchrun:none";
+    QTest::newRow("config names a server") << torchrun << R"({"sync": {"server": "head:29400"}})"
+                                           << "head:29400" << false << "";
+    QTest::newRow("env names a server") << torchrun + ";SYNCLINE_TIME_SERVER=head:1"
+                                        << "{}"
+                                        << "head:1" << false << "";
+    QTest::newRow("sync disabled") << torchrun << R"({"sync": {"enabled": false}})"
+                                   << "" << false << "";
+    QTest::newRow("not torchrun (no run id)") << "MASTER_ADDR=a;MASTER_PORT=41234"
+                                              << "{}"
+                                              << "" << false << "";
+    QTest::newRow("bad port") << "TORCHELASTIC_RUN_ID=j;MASTER_ADDR=a;MASTER_PORT=70000"
+                              << "{}"
+                              << "" << false << "";
+}
+
+void TstTimerConfig::torchrunServer()
+{
+    QFETCH(QString, env);
+    QFETCH(QString, config);
+    QFETCH(QString, server);
+    QFETCH(bool, host);
+    QFETCH(QString, token);
+    std::map<std::string, std::string> vars;
+    for (const QString &kv : env.split(';')) {
+        const int eq = kv.indexOf('=');
+        vars[kv.left(eq).toStdString()] = kv.mid(eq + 1).toStdString();
+    }
+    TimerConfig c = TimerConfig::parse(config.toStdString(), "c");
+    c.applyEnvironment([&](const char *k) -> const char * {
+        auto it = vars.find(k);
+        return it == vars.end() ? nullptr : it->second.c_str();
+    });
+    QCOMPARE(QString::fromStdString(c.sync.server.value_or("")), server);
+    QCOMPARE(c.sync.hostServer, host);
+    QCOMPARE(c.sync.fromTorchrun, host);
+    QCOMPARE(QString::fromStdString(c.sync.token), token);
 }
 
 void TstTimerConfig::environmentErrors_data()

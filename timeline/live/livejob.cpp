@@ -5,12 +5,14 @@
 #include "timeline/live/livefile.h"
 #include "timeline/load/build/clockcorrector.h"
 #include "timeline/load/parse/jobinputs.h"
+#include "timeline/live/remoteends.h"
 #include "timeline/load/openfilelimit.h"
 #include "timeline/load/build/workeradmission.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -89,7 +91,7 @@ std::vector<LiveWorkerStatus> LiveJob::status() const
 {
     std::vector<LiveWorkerStatus> out(m_files.size());
     for (size_t i = 0; i < m_files.size(); ++i)
-        out[i] = {m_states[i], silentForS(i), m_files[i]->path()};
+        out[i] = {m_states[i], silentForS(i), m_files[i]->path(), m_reasons[i]};
     return out;
 }
 
@@ -243,6 +245,7 @@ bool LiveJob::addWorkers()
             WorkerAdmission::admit(tl, std::move(w), file->parsed().rankKnown, tl.problems);
         m_files.insert(m_files.begin() + ptrdiff_t(at), std::move(file));
         m_states.insert(m_states.begin() + ptrdiff_t(at), WorkerState::Running);
+        m_reasons.insert(m_reasons.begin() + ptrdiff_t(at), std::string());
         added = true;
     }
     if (added)
@@ -250,12 +253,17 @@ bool LiveJob::addWorkers()
     return added;
 }
 
+bool LiveJob::isLocal(size_t i) const
+{
+    const WorkerInfo &info = m_files[i]->parsed().worker.info;
+    return (!m_bootId.empty() && info.bootId == m_bootId) ||
+           (!m_host.empty() && info.host == m_host);
+}
+
 bool LiveJob::pidGone(size_t i) const
 {
     const WorkerInfo &info = m_files[i]->parsed().worker.info;
-    const bool local =
-        (!m_bootId.empty() && info.bootId == m_bootId) || (!m_host.empty() && info.host == m_host);
-    if (!local || info.pid <= 0)
+    if (!isLocal(i) || info.pid <= 0)
         return false;
     if (::kill(pid_t(info.pid), 0) != 0)
         return errno == ESRCH;
@@ -265,23 +273,48 @@ bool LiveJob::pidGone(size_t i) const
 bool LiveJob::refreshStates()
 {
     bool changed = false;
-    for (size_t i = 0; i < m_files.size(); ++i) {
+    const size_t n = m_files.size();
+    std::vector<WorkerState> states(n, WorkerState::Running);
+    std::vector<std::string> reasons(n);
+    std::vector<RemoteEnds::Input> remote(n);
+    for (size_t i = 0; i < n; ++i) {
         const LiveFile &f = *m_files[i];
         const WorkerInfo &info = f.parsed().worker.info;
         const double quiet = secondsSince(f.lastGrowth());
-        WorkerState s = WorkerState::Running;
-        if (info.closedCleanly)
+        WorkerState &s = states[i];
+        if (info.closedCleanly) {
             s = WorkerState::Finished;
-        else if (f.replaced()) // its log's place was taken: this incarnation's log is over
+        } else if (f.replaced()) { // its log's place was taken: this incarnation's log is over
             s = WorkerState::EndedWithoutClose;
-        else if (pidGone(i))
+            reasons[i] = "its log was replaced by another incarnation's";
+        } else if (pidGone(i)) {
             s = WorkerState::EndedWithoutClose;
-        else if (m_options.endedAfterS > 0 && quiet > m_options.endedAfterS)
+            reasons[i] = "its process is gone";
+        } else if (m_options.endedAfterS > 0 && quiet > m_options.endedAfterS) {
             s = WorkerState::EndedWithoutClose;
-        else if (quiet > m_silentAfterS)
+            char text[96];
+            std::snprintf(text, sizeof text, "no record for %.0f s (--ended-after)", quiet);
+            reasons[i] = text;
+        } else if (quiet > m_silentAfterS) {
             s = WorkerState::Silent;
-        changed = changed || s != m_states[i];
-        m_states[i] = s;
+        }
+        const sync::ClockMap &map = m_timeline->map(i, ClockMode::Corrected);
+        remote[i] = {&info,
+                     s,
+                     quiet,
+                     isLocal(i),
+                     map.toGlobal(info.firstLocalNs),
+                     map.toGlobal(info.lastLocalNs)};
+    }
+    const std::vector<std::string> ends = RemoteEnds::reasons(remote);
+    for (size_t i = 0; i < n; ++i) {
+        if (!ends[i].empty()) {
+            states[i] = WorkerState::EndedWithoutClose;
+            reasons[i] = ends[i];
+        }
+        changed = changed || states[i] != m_states[i] || reasons[i] != m_reasons[i];
+        m_states[i] = states[i];
+        m_reasons[i] = std::move(reasons[i]);
     }
     return changed;
 }

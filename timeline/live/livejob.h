@@ -11,8 +11,10 @@
 //   Finished          a `close` record was read;
 //   EndedWithoutClose no `close`, and its process is gone (same machine: kill(pid, 0) fails or
 //                     the pid is a zombie), or — for a worker on another machine, whose pid
-//                     cannot be checked — its file has not grown for endedAfterS (0 = never),
-//                     or its log was replaced by another incarnation's (see below);
+//                     cannot be checked — a later incarnation of its rank started or its peers
+//                     all closed while it stayed silent (RemoteEnds), or its file has not grown
+//                     for endedAfterS (0 = never), or its log was replaced by another
+//                     incarnation's (see below); endReason() says which;
 //   Silent            no record and no heartbeat for silentAfterS (default: the config's
 //                     silent_after_s, 10 s) — stopped, hung, or its file system stalled;
 //   Running           otherwise.
@@ -80,6 +82,8 @@ public:
     std::shared_ptr<Timeline> timeline() const { return m_timeline; }
     size_t workerCount() const { return m_files.size(); }
     WorkerState state(size_t worker) const { return m_states[worker]; }
+    // Why the worker counts as ended (EndedWithoutClose), "" in any other state.
+    const std::string &endReason(size_t worker) const { return m_reasons[worker]; }
     double silentForS(size_t worker) const; // seconds since the worker's file last grew
     const std::string &sourceFile(size_t worker) const;
     int64_t nowNs() const { return m_now; } // latest corrected time, global ns
@@ -108,6 +112,7 @@ private:
     int64_t latestRecordNs(ClockMode mode) const; // of any worker, global ns
     int64_t openEndFor(size_t worker) const;
     bool pidGone(size_t worker) const;
+    bool isLocal(size_t worker) const; // same boot id or host name as this machine
 
     LiveOptions m_options;
     std::string m_fatal;
@@ -115,6 +120,7 @@ private:
     std::vector<std::unique_ptr<LiveFile>> m_pending; // found, no record yet
     std::vector<std::unique_ptr<LiveFile>> m_files;   // parallel to m_timeline->workers
     std::vector<WorkerState> m_states;
+    std::vector<std::string> m_reasons; // parallel to m_states: endReason()
     std::vector<std::string> m_known; // every path seen
     std::vector<std::string> m_dirs;
     std::string m_configPath;

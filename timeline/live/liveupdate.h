@@ -89,6 +89,9 @@ struct LiveWorkerStatus
     WorkerState state = WorkerState::Running;
     double silentForS = 0; // seconds since its file last grew
     std::string sourceFile;
+    // Why it counts as ended (EndedWithoutClose only; e.g. "its process is gone", "probably
+    // crashed: restart 1 of rank 3 started"); "" otherwise.
+    std::string endReason;
 };
 
 const char *workerStateName(WorkerState state);

@@ -1,5 +1,6 @@
 #include "timeline/report/statsexporter.h"
 
+#include "timeline/report/eventbounds.h"
 #include "timeline/report/textwriter.h"
 
 namespace syncline {
@@ -38,7 +39,8 @@ void StatsExporter::writeJson(const Timeline &tl, const std::vector<StatsRow> &r
         w.num(wk.clock.offsetNs) << ", \"drift_ppm\": ";
         w.num(wk.clock.driftPpm) << ", \"bound_ns\": ";
         w.num(wk.clock.boundNs) << ", \"method\": ";
-        w.jsonString(sync::methodName(wk.clock.method)) << "}}";
+        w.jsonString(sync::methodName(wk.clock.method)) << ", \"median_bound_ns\": ";
+        w.num(EventBounds::medianNs(wk)) << "}}";
     }
     w << "],\n \"events\": [";
     for (size_t i = 0; i < rows.size(); ++i) {

@@ -3,9 +3,10 @@
 #include "tests/common/testdata.h"
 #include "tests/timeline/testlogs.h"
 
+#include "timeline/load/jobloader.h"
 #include "timeline/report/chromeexporter.h"
 #include "timeline/report/csvexporter.h"
-#include "timeline/load/jobloader.h"
+#include "timeline/report/eventbounds.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
 
@@ -46,6 +47,7 @@ private slots:
     void csvRowsAndQuoting();
     void csvRange();
     void statsCsvAndJson();
+    void medianBoundOfEvents();
     void chromeRoundTrip();
 };
 
@@ -88,7 +90,8 @@ void TstExporters::csvRange()
     std::ostringstream out;
     const int64_t o = tl->originNs(ClockMode::Corrected);
     // [2600, 4200] overlaps e3 [3000,3500] and e4 [4000,4500]; e2 ends at 2500.
-    QCOMPARE(CsvExporter::write(*tl, ClockMode::Corrected, out, {true, o + 2600, o + 4200}), int64_t(2));
+    QCOMPARE(CsvExporter::write(*tl, ClockMode::Corrected, out, {true, o + 2600, o + 4200}),
+             int64_t(2));
     QVERIFY(out.str().find(",e3,") != std::string::npos);
     QVERIFY(out.str().find(",e2,") == std::string::npos);
 }
@@ -120,7 +123,8 @@ void TstExporters::statsCsvAndJson()
     QCOMPARE(w["restart"].get<int>(), 0);
     QCOMPARE(w["host"].get<std::string>(), std::string("h1"));
     QCOMPARE(w["events"].get<int>(), 1);
-    QCOMPARE(w["clock"].size(), size_t(4));
+    QCOMPARE(w["clock"].size(), size_t(5));
+    QCOMPARE(w["clock"]["median_bound_ns"].get<int64_t>(), int64_t(0)); // no correction
     QCOMPARE(w["clock"]["method"].get<std::string>(),
              std::string("none")); // no samples, no collectives
     QVERIFY(w["clock"]["offset_ns"].is_number_integer());
@@ -132,6 +136,49 @@ void TstExporters::statsCsvAndJson()
     QCOMPARE(doc["events"][0]["total_ns"].get<int64_t>(), int64_t(40));
     QCOMPARE(doc["events"][2]["rank"].get<int>(), 1);
     QCOMPARE(doc["events"][0].size(), size_t(9));
+}
+
+void TstExporters::medianBoundOfEvents()
+{
+    // Six events under a corrected map of three segments with bounds 100, 5000 and 300 ns: the
+    // maximum (5000, one event at the worker's edge) is not the typical event's bound; the median
+    // (nearest rank, the 3rd smallest of 100, 100, 100, 300, 300, 5000) is 100.
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::write(d + "/w.0.log",
+                    testlogs::header(0, 0, "h0") + testlogs::complete(100, 10, 1, "a") +
+                        testlogs::complete(200, 10, 1, "a") + testlogs::complete(300, 10, 2, "a") +
+                        testlogs::complete(1500, 10, 1, "b") +
+                        testlogs::complete(2500, 10, 2, "b") +
+                        testlogs::complete(2600, 10, 2, "b"));
+    auto tl = load({d});
+    QVERIFY(tl);
+    QCOMPARE(tl->workers.size(), size_t(1));
+    Worker &w = tl->workers[0];
+    QCOMPARE(w.eventCount(), size_t(6));
+    QCOMPARE(EventBounds::medianNs(w), int64_t(0)); // no segments: no bound
+    sync::ClockSegment a, b, c;
+    a.localStart = 0;
+    a.boundNs = 100;
+    b.localStart = 1000;
+    b.globalStart = 1000;
+    b.boundNs = 5000;
+    c.localStart = 2000;
+    c.globalStart = 2000;
+    c.boundNs = 300;
+    w.corrected = sync::ClockMap({a, b, c});
+    w.clock.boundNs = 5000;
+    QCOMPARE(EventBounds::medianNs(w), int64_t(100));
+    std::ostringstream js;
+    StatsExporter::writeJson(*tl, Stats::compute(*tl), js);
+    const auto doc = nlohmann::json::parse(js.str());
+    QCOMPARE(doc["workers"][0]["clock"]["bound_ns"].get<int64_t>(), int64_t(5000));
+    QCOMPARE(doc["workers"][0]["clock"]["median_bound_ns"].get<int64_t>(), int64_t(100));
+    // The middle segment from 250: bounds 100, 100, 5000, 5000, 300, 300 → the 3rd smallest, 300.
+    b.localStart = 250;
+    b.globalStart = 250;
+    w.corrected = sync::ClockMap({a, b, c});
+    QCOMPARE(EventBounds::medianNs(w), int64_t(300));
 }
 
 void TstExporters::chromeRoundTrip()

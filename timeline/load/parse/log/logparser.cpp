@@ -68,8 +68,10 @@ void LogParser::handleLine(std::string_view line, bool last)
 {
     if (!line.empty() && line.back() == '\r')
         line.remove_suffix(1);
-    if (m_refused || line.find_first_not_of(" \t") == std::string_view::npos)
+    const size_t first = line.find_first_not_of(" \t");
+    if (m_refused || first == std::string_view::npos)
         return; // blank lines are skipped; so is everything after an unsupported version
+    m_sawObjectLine = m_sawObjectLine || line[first] == '{';
     if (!m_scanner.scan(line, m_record)) {
         if (last)
             return; // torn last line (possibly still being written): skipped silently
@@ -547,8 +549,18 @@ ParsedFile LogParser::finish(std::string_view tail)
         ++m_line;
         handleLine(tail, true);
     }
-    if (!m_sawRecord)
+    if (!m_sawRecord && !m_sawObjectLine) {
+        // Not a syncline log (a launcher's stdout, torchrun's --log_dir files): what its lines
+        // were called is noise; one Info names the file.
+        (void)m_problems.take();
+        m_problems.add("not a log", 0,
+                       m_line == 0 ? std::string("empty file (no syncline records); skipped")
+                                   : "no syncline records in its " + std::to_string(m_line) +
+                                         " lines (launcher or torchrun output?); skipped",
+                       Severity::Info);
+    } else if (!m_sawRecord) {
         m_problems.add("empty", 0, "no records in file", Severity::Error);
+    }
     finishSamples();
     int64_t open = 0;
     for (EventTrack &t : m_out.worker.tracks) {

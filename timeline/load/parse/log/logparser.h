@@ -161,6 +161,9 @@ private:
     LogRecord m_record;
     int64_t m_line = 0;
     bool m_sawRecord = false;
+    // A line that starts like a record ('{'): a file without one holds no syncline records at all
+    // (launcher output, torchrun's logs) and is skipped with an Info, not an error.
+    bool m_sawObjectLine = false;
     bool m_sawHeader = false;
     bool m_refused = false; // the header names a format version this reader does not know
     std::unordered_map<int64_t, uint32_t> m_trackIndex;
