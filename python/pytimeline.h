@@ -7,6 +7,8 @@
 //   problems "file:line: message" for everything wrong found while loading
 //   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
 //   stats()  per-name duration statistics (the timeline layer's Stats)
+//   columns(), counter_columns(), link_columns()  numpy columns over every event, counter
+//            sample, link (pycolumns.h); to_pandas() and friends are syncline/__init__.py's
 //   diagnose()  who holds the job back (report/diagnosis.h): the dict `syncline diagnose
 //            --json` prints, parsed by Python's json module from the same exporter
 // Invariant: shares the Timeline with every Event/Worker view taken from it; immutable.
@@ -41,6 +43,7 @@ public:
     pybind11::object diagnose(const std::string &step, pybind11::object range) const;
     size_t size() const;
     const Timeline &timeline() const { return *m_timeline; }
+    const std::shared_ptr<const Timeline> &shared() const { return m_timeline; }
     ClockMode mode() const { return m_mode; }
 
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.

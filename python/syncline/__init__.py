@@ -26,3 +26,53 @@ for _name in __all__:
         except (AttributeError, TypeError):
             pass
 del _name, _obj
+
+
+def _frame(columns, categories):
+    """A pandas DataFrame of a columns dict: each `*_id` column listed in `categories` (id column
+    → (new column, labels key)) becomes a categorical of its labels; the label lists and other
+    non-array entries are left out."""
+    import numpy
+    import pandas
+
+    data = {}
+    for key, value in columns.items():
+        if not isinstance(value, numpy.ndarray):
+            continue
+        if key in categories:
+            new, labels = categories[key]
+            data[new] = pandas.Categorical.from_codes(value.astype(numpy.int64, copy=False),
+                                                      categories=list(columns[labels]))
+            continue
+        data[key] = value
+    return pandas.DataFrame(data, copy=False)
+
+
+def _to_pandas(self, fields=None):
+    """The events as a pandas DataFrame (Timeline.columns(); `name` and `status` categorical).
+    Needs pandas (Debian: python3-pandas); `import syncline` does not."""
+    if fields is not None:  # "name" is the categorical made of name_id
+        fields = ["name_id" if f == "name" else f for f in fields]
+    cols = self.columns(fields)
+    cats = {}
+    if "name_id" in cols:
+        cats["name_id"] = ("name", "names")
+    if "status" in cols:
+        cats["status"] = ("status", "status_names")
+    frame = _frame(cols, cats)
+    return frame
+
+
+def _counters_to_pandas(self):
+    """The counter samples as a pandas DataFrame (Timeline.counter_columns(); `name` categorical)."""
+    return _frame(self.counter_columns(), {"name_id": ("name", "names")})
+
+
+def _links_to_pandas(self):
+    """The links as a pandas DataFrame (Timeline.link_columns(); `kind` categorical)."""
+    return _frame(self.link_columns(), {"kind": ("kind", "kind_names")})
+
+
+_core.Timeline.to_pandas = _to_pandas
+_core.Timeline.counters_to_pandas = _counters_to_pandas
+_core.Timeline.links_to_pandas = _links_to_pandas
