@@ -30,10 +30,18 @@ const char *const kEventFields[] = {"worker", "rank", "restart", "tid", "name_id
 // Status codes: the events CSV's status words, in this order.
 const char *const kStatusNames[] = {"complete", "overdue", "open"};
 
-uint8_t statusCode(uint16_t flags)
+// The code of each flags value, from the CSV's rule (CsvExporter::status), made once.
+const std::vector<uint8_t> &statusCodes()
 {
-    const std::string_view s = CsvExporter::status(flags);
-    return s == "open" ? 2 : s == "overdue" ? 1 : 0;
+    static const std::vector<uint8_t> codes = [] {
+        std::vector<uint8_t> c(65536);
+        for (uint32_t f = 0; f < c.size(); ++f) {
+            const std::string_view s = CsvExporter::status(uint16_t(f));
+            c[f] = s == "open" ? 2 : s == "overdue" ? 1 : 0;
+        }
+        return c;
+    }();
+    return codes;
 }
 
 template <typename T> T *alloc(pyb::dict &out, const char *name, size_t n, bool want)
@@ -116,6 +124,7 @@ pyb::dict PyColumns::events(const std::shared_ptr<const Timeline> &timeline, Clo
     auto *status = alloc<uint8_t>(out, "status", n, has("status"));
     auto *flags = alloc<uint16_t>(out, "flags", n, has("flags"));
     auto *bound = alloc<int64_t>(out, "bound_ns", n, has("bound_ns"));
+    const uint8_t *codes = statusCodes().data();
     forWorkers(tl.workers.size(), n, [&](size_t w) {
         const Worker &wk = tl.workers[w];
         const sync::ClockMap &map = wk.map(mode);
@@ -147,7 +156,7 @@ pyb::dict PyColumns::events(const std::shared_ptr<const Timeline> &timeline, Clo
                     parent[o + i] = t.parent[i] < 0 ? -1 : int64_t(o) + t.parent[i];
             if (status)
                 for (size_t i = 0; i < c; ++i)
-                    status[o + i] = statusCode(t.flags[i]);
+                    status[o + i] = codes[t.flags[i]];
             if (start)
                 map.toGlobal(std::span(t.localStart.data(), c), std::span(start + o, c));
             if (end)

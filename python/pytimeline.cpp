@@ -11,6 +11,7 @@
 #include "timeline/model/timeline.h"
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/diagnosisexporter.h"
+#include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
 
 #include <pybind11/stl.h>
@@ -187,6 +188,22 @@ void PyTimeline::bind(pyb::module_ &m)
             "Every link (message send -> recv, flow step) as numpy arrays: from_worker, "
             "from_rank, from_tid, to_worker, to_rank, to_tid, kind (0 message, 1 flow; + "
             "kind_names), from_ns, to_ns. Needs numpy.")
+        .def(
+            "to_sqlite",
+            [](const PyTimeline &t, pyb::object path) {
+                const std::string p = pyb::str(pyb::module_::import("os").attr("fspath")(path));
+                std::string error;
+                bool ok;
+                {
+                    pyb::gil_scoped_release release;
+                    ok = SqliteExporter::write(t.timeline(), t.mode(), p, &error);
+                }
+                if (!ok)
+                    throw pyb::value_error("to_sqlite: " + error);
+            },
+            "path"_a,
+            "Writes the timeline as an SQLite database (the schema of `syncline export --sqlite`, "
+            "docs/cli.md), replacing `path`.")
         .def("__len__", &PyTimeline::size)
         .def("__iter__", [](PyTimeline &t) { return t.events().attr("__iter__")(); })
         .def("__repr__", [](const PyTimeline &t) {

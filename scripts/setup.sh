@@ -13,7 +13,7 @@ set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
-  nlohmann-json3-dev libsimdjson-dev libfmt-dev
+  nlohmann-json3-dev libsimdjson-dev libfmt-dev libsqlite3-dev
   pybind11-dev python3-dev python3-pytest python3-torch
   libbenchmark-dev libgtest-dev
   xvfb xauth imagemagick fonts-dejavu-core

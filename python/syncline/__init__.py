@@ -76,3 +76,52 @@ def _links_to_pandas(self):
 _core.Timeline.to_pandas = _to_pandas
 _core.Timeline.counters_to_pandas = _counters_to_pandas
 _core.Timeline.links_to_pandas = _links_to_pandas
+
+
+def _query(self, sql, params=()):
+    """Runs one SQL statement (SQLite) over this timeline: the tables of `syncline export
+    --sqlite` (docs/cli.md "SQLite schema"). The database is written once per Timeline, to a
+    temporary file removed when the Timeline goes. Returns a pandas DataFrame when pandas is
+    importable, else a dict of column name -> numpy array (a list without numpy)."""
+    import sqlite3
+
+    db = _sqlite_cache.get(id(self))
+    if db is None:
+        import os
+        import tempfile
+        import weakref
+
+        fd, db = tempfile.mkstemp(prefix="syncline-", suffix=".db")
+        os.close(fd)
+        self.to_sqlite(db)
+        _sqlite_cache[id(self)] = db
+
+        def _drop(path=db, key=id(self)):
+            _sqlite_cache.pop(key, None)
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        weakref.finalize(self, _drop)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        cur = con.execute(sql, params)
+        names = [d[0] for d in cur.description or ()]
+        rows = cur.fetchall()
+    finally:
+        con.close()
+    try:
+        import pandas
+        return pandas.DataFrame.from_records(rows, columns=names)
+    except ImportError:
+        pass
+    columns = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+    try:
+        import numpy
+        return {n: numpy.asarray(v) for n, v in columns.items()}
+    except ImportError:
+        return columns
+
+
+_sqlite_cache = {}
+_core.Timeline.query = _query

@@ -165,3 +165,64 @@ def test_counter_and_link_columns(tmp_path):
     assert lc["from_rank"].tolist() == [0] * 5 and lc["to_rank"].tolist() == [1] * 5
     assert lc["kind_names"][lc["kind"][0]] == "message"
     assert (lc["to_ns"] >= lc["from_ns"]).all()  # causality holds on the corrected clock
+
+
+SQL_STATS = ("SELECT name, rank, count(*) AS n, sum(dur_ns) AS total FROM events "
+             "WHERE status != 'open' AND kind != 'instant' GROUP BY name, rank "
+             "UNION ALL SELECT name, NULL, count(*), sum(dur_ns) FROM events "
+             "WHERE status != 'open' AND kind != 'instant' GROUP BY name")
+
+
+def test_export_sqlite_agrees_with_stats_json(job, tmp_path):
+    import sqlite3
+    db = tmp_path / "job.db"
+    subprocess.run([str(BIN / "syncline"), "export", str(job), "--sqlite", str(db), "--quiet"],
+                   check=True)
+    con = sqlite3.connect(db)
+    got = {(n, r): (c, t) for n, r, c, t in con.execute(SQL_STATS)}
+    assert got == cli_stats(job)
+    tl = syncline.load_timeline(job)
+    assert con.execute("SELECT count(*) FROM events").fetchone()[0] == len(tl)
+    assert con.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0] == \
+        "syncline-sqlite/1"
+    # workers carry identity and the clock; events' parent_id points at the enclosing event.
+    rows = con.execute("SELECT rank, host, clock_method, clock_bound_ns FROM workers "
+                       "ORDER BY id").fetchall()
+    assert [(w.rank, w.host, w.clock["method"], w.clock["bound_ns"]) for w in tl.workers] == rows
+    bad = con.execute("SELECT count(*) FROM events c JOIN events p ON c.parent_id = p.id "
+                      "WHERE p.depth != c.depth - 1 OR p.start_ns > c.start_ns "
+                      "OR p.tid != c.tid OR p.rank != c.rank").fetchone()[0]
+    assert bad == 0
+    assert con.execute("SELECT count(*) FROM events WHERE depth > 0 AND parent_id IS NULL"
+                       ).fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM steps").fetchone()[0] > 10
+    indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"events_name", "events_start"} <= indexes
+    # The same through `syncline query` (CSV and JSON) and Timeline.query.
+    r = subprocess.run([str(BIN / "syncline"), "query", str(job), SQL_STATS, "--json", "-q"],
+                       check=True, capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    assert doc["columns"] == ["name", "rank", "n", "total"]
+    assert {(n, rk): (c, t) for n, rk, c, t in doc["rows"]} == got
+    r = subprocess.run([str(BIN / "syncline"), "query", str(job), SQL_STATS, "--csv", "-q"],
+                       check=True, capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    assert lines[0] == "name,rank,n,total" and len(lines) == len(got) + 1
+    res = tl.query(SQL_STATS)
+    try:
+        import pandas  # noqa: F401
+        pairs = {(n, None if rk is None or rk != rk else int(rk)): (int(c), int(t))
+                 for n, rk, c, t in res.itertuples(index=False)}
+    except ImportError:
+        pairs = {(n, None if rk is None else int(rk)): (int(c), int(t))
+                 for n, rk, c, t in zip(res["name"], res["rank"], res["n"], res["total"])}
+    assert pairs == got
+
+
+def test_query_errors(job):
+    r = subprocess.run([str(BIN / "syncline"), "query", str(job), "SELECT nope FROM events", "-q"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no such column: nope" in r.stderr
+    r = subprocess.run([str(BIN / "syncline"), "query", str(job), "DELETE FROM events", "-q"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "readonly" in r.stderr
