@@ -2,12 +2,17 @@
 //  [--quiet]` — runs one SQL statement over the job's timeline as an SQLite database (the schema
 // of `export --sqlite`, report/sqliteexporter.h) and prints the result: aligned text (default),
 // CSV (RFC 4180, a header line) or JSON ({"columns": [...], "rows": [[...], ...]}).
-// The database is written to a fresh temporary file (created exclusively), queried read-only
-// and removed.
+// The database is cached beside the job's index (`.syncline-index/query-<hash>.db`, keyed by
+// JobStamp: every input's path, size, mtime, inode and head hash, the options, the format):
+// a query on an unchanged job opens it without loading the job; a changed job, or a stale,
+// foreign, truncated or non-SQLite file there, is rebuilt (written aside, renamed over). The
+// statement runs on a read-only connection. Where no cache place can be used, a temporary
+// database is written and removed.
 #include "command.h"
 #include "jobargs.h"
 
 #include "recorder/utf8.h"
+#include "timeline/load/jobstamp.h"
 #include "timeline/report/sqliteexporter.h"
 #include "timeline/report/textwriter.h"
 
@@ -52,34 +57,71 @@ int run(int argc, char **argv)
     }
     const std::string sql = args.paths.back();
     args.paths.pop_back();
-    auto tl = args.load("query");
-    if (!tl)
-        return 1;
-    const char *tmpdir = std::getenv("TMPDIR");
-    std::string dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-    std::string tmpl = dir + "/syncline-query-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    if (!mkdtemp(name.data())) {
-        std::fprintf(stderr, "syncline query: cannot create a temporary directory in %s\n",
-                     dir.c_str());
-        return 1;
-    }
-    const std::string tmpDir = name.data(), db = tmpDir + "/job.db";
+    // The cached database beside the job's index, when one matches the job's files as they are
+    // now (the stamp is taken before any load); else the job is loaded and the database
+    // written there (or, when no cache place can be used, to a temporary file).
+    const std::string variant = std::string(SqliteExporter::kFormat) + " syncline " +
+                                SYNCLINE_VERSION + " mode=" + (args.raw ? "raw" : "corrected");
+    const JobStamp stamp =
+        JobStamp::of(args.paths, args.alignOn, args.correct, variant, "query-", ".db");
+    std::string db, tmpDir;
+    bool cached = false;
+    if (!stamp.key.empty())
+        for (const std::string &f : stamp.files)
+            if (SqliteExporter::isCache(f, stamp.key)) {
+                db = f;
+                cached = true;
+                break;
+            }
     auto cleanup = [&] {
-        std::remove(db.c_str());
-        rmdir(tmpDir.c_str());
+        if (!tmpDir.empty()) {
+            std::remove(db.c_str());
+            rmdir(tmpDir.c_str());
+        }
     };
-    std::string error;
-    if (!SqliteExporter::write(*tl, args.mode(), db, &error)) {
-        std::fprintf(stderr, "syncline query: %s\n", error.c_str());
-        cleanup();
-        return 1;
+    std::shared_ptr<Timeline> tl;
+    if (!cached) {
+        tl = args.load("query");
+        if (!tl)
+            return 1;
+        int errors = 0, warnings = 0;
+        for (const LoadProblem &p : tl->problems) {
+            errors += p.severity == LoadProblem::Severity::Error;
+            warnings += p.severity == LoadProblem::Severity::Warning;
+        }
+        const SqliteExporter::Meta extra = {{"cache_key", stamp.key},
+                                            {"load_errors", std::to_string(errors)},
+                                            {"load_warnings", std::to_string(warnings)}};
+        std::string error, why;
+        if (!stamp.key.empty())
+            for (const std::string &f : stamp.files)
+                if (JobStamp::preparePlace(f, &why) &&
+                    SqliteExporter::write(*tl, args.mode(), f, &error, extra)) {
+                    db = f;
+                    break;
+                }
+        if (db.empty()) { // no usable cache place: a private temporary directory
+            const char *tmpdir = std::getenv("TMPDIR");
+            std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
+                               "/syncline-query-XXXXXX";
+            if (!mkdtemp(tmpl.data())) {
+                std::fprintf(stderr, "syncline query: cannot create a temporary directory\n");
+                return 1;
+            }
+            tmpDir = tmpl;
+            db = tmpDir + "/job.db";
+            if (!SqliteExporter::write(*tl, args.mode(), db, &error, extra)) {
+                std::fprintf(stderr, "syncline query: %s\n", error.c_str());
+                cleanup();
+                return 1;
+            }
+        }
     }
     sqlite3 *h = nullptr;
     sqlite3_stmt *st = nullptr;
     int status = 0;
-    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nullptr) !=
+            SQLITE_OK ||
         sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
         std::fprintf(stderr, "syncline query: %s\n", h ? sqlite3_errmsg(h) : "cannot open");
         sqlite3_close(h);
@@ -148,6 +190,12 @@ int run(int argc, char **argv)
     if (r != SQLITE_DONE) {
         std::cout.flush();
         std::fprintf(stderr, "syncline query: %s\n", sqlite3_errmsg(h));
+        if (cached && (r == SQLITE_CORRUPT || r == SQLITE_NOTADB)) {
+            // Damage the checks before could not see: the next query rebuilds it.
+            std::remove(db.c_str());
+            std::fprintf(stderr, "syncline query: removed the damaged cache %s; run again\n",
+                         db.c_str());
+        }
         status = 1;
     }
     if (format == Format::Json)
@@ -172,9 +220,21 @@ int run(int argc, char **argv)
     }
     std::cout.flush();
     sqlite3_finalize(st);
+    // The load's problem counts (stored with the data, so a cached answer reports them too).
+    int64_t counts[2] = {0, 0};
+    if (sqlite3_prepare_v2(h, "SELECT key, value FROM meta WHERE key IN ('load_errors', "
+                              "'load_warnings')",
+                           -1, &st, nullptr) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            counts[std::string(reinterpret_cast<const char *>(sqlite3_column_text(st, 0))) ==
+                           "load_errors"
+                       ? 0
+                       : 1] = sqlite3_column_int64(st, 1);
+        sqlite3_finalize(st);
+    }
     sqlite3_close(h);
     cleanup();
-    printProblemSummary(*tl, "query");
+    printProblemCounts(counts[0], counts[1], "query");
     return status;
 }
 
@@ -189,7 +249,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                       WHERE status != 'open' AND kind != 'instant' GROUP BY name, rank\"\n"
     "  --csv    print the result as CSV (a header line)\n"
     "  --json   print {\"columns\": [...], \"rows\": [[...], ...]}\n"
-    "The database is read-only to the statement. An SQL error exits 2 with SQLite's message.",
+    "The database is read-only to the statement. An SQL error exits 2 with SQLite's message.\n"
+    "The database is cached in the job's .syncline-index/ and rebuilt when a file changes.",
     run}));
 
 } // namespace syncline::app

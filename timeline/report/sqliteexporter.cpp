@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace syncline {
@@ -263,26 +265,16 @@ bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta
 bool SqliteExporter::write(const Timeline &tl, ClockMode mode, const std::string &path,
                            std::string *error, const Meta &extra)
 {
-    // A fresh temporary name beside `path`, created exclusively (never an existing file or a
-    // link), renamed over `path` when complete.
-    std::string tmp;
-    for (int attempt = 0; attempt < 100 && tmp.empty(); ++attempt) {
-        const std::string candidate = path + ".tmp" + std::to_string(getpid()) + "-" +
-                                      std::to_string(attempt);
-        const int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                              0644);
-        if (fd >= 0) {
-            ::close(fd);
-            tmp = candidate;
-        } else if (errno != EEXIST) {
-            *error = "cannot create " + candidate + ": " + std::strerror(errno);
-            return false;
-        }
-    }
-    if (tmp.empty()) {
-        *error = "cannot create a temporary file beside " + path;
+    // A fresh temporary name beside `path`, created exclusively (mkostemp: O_EXCL, so never an
+    // existing file or a link), renamed over `path` when complete.
+    std::string tmp = path + ".tmp.XXXXXX";
+    const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd < 0) {
+        *error = "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
         return false;
     }
+    ::fchmod(fd, 0644); // mkostemp makes 0600; the database is as readable as the logs
+    ::close(fd);
     bool ok;
     {
         Db db;
@@ -297,6 +289,61 @@ bool SqliteExporter::write(const Timeline &tl, ClockMode mode, const std::string
         *error = path + ": " + *error;
     }
     return ok;
+}
+
+bool SqliteExporter::isCache(const std::string &path, const std::string &cacheKey,
+                             std::string *why)
+{
+    auto no = [&](const std::string &m) {
+        if (why)
+            *why = m;
+        return false;
+    };
+    struct stat st
+    {
+    };
+    if (::lstat(path.c_str(), &st) != 0)
+        return no("none yet");
+    if (!S_ISREG(st.st_mode))
+        return no("not a regular file");
+    sqlite3 *h = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW,
+                                   nullptr);
+    std::string reason;
+    auto one = [&](const char *sql, std::string &out) {
+        sqlite3_stmt *q = nullptr;
+        bool ok = sqlite3_prepare_v2(h, sql, -1, &q, nullptr) == SQLITE_OK &&
+                  sqlite3_step(q) == SQLITE_ROW;
+        if (ok) {
+            const unsigned char *t = sqlite3_column_text(q, 0);
+            out = t ? std::string(reinterpret_cast<const char *>(t),
+                                  size_t(sqlite3_column_bytes(q, 0)))
+                    : std::string();
+        } else {
+            reason = sqlite3_errmsg(h);
+        }
+        sqlite3_finalize(q);
+        return ok;
+    };
+    std::string format, key, pages, pageSize;
+    bool ok = rc == SQLITE_OK;
+    if (!ok)
+        reason = h ? sqlite3_errmsg(h) : "cannot open";
+    ok = ok && one("SELECT value FROM meta WHERE key = 'format'", format) &&
+         one("SELECT value FROM meta WHERE key = 'cache_key'", key) &&
+         one("PRAGMA page_count", pages) && one("PRAGMA page_size", pageSize);
+    sqlite3_close(h);
+    if (!ok)
+        return no("not a readable database: " + reason);
+    if (format != kFormat)
+        return no("another format (" + format + ")");
+    if (key != cacheKey)
+        return no("stale (the job's files or the options changed)");
+    // A truncated or extended file: SQLite would meet the damage only when a query reads there.
+    if (std::strtoll(pages.c_str(), nullptr, 10) * std::strtoll(pageSize.c_str(), nullptr, 10) !=
+        int64_t(st.st_size))
+        return no("its size does not match its pages (truncated or extended)");
+    return true;
 }
 
 } // namespace syncline

@@ -22,8 +22,12 @@
 // Steps are Diagnoser's (report/diagnosis.h: the detected step name, per step its span over
 // the ranks, its what-if end with the top culprit fixed).
 // The database is written to `path` through a temporary file beside it created exclusively
-// (O_EXCL|O_NOFOLLOW: never through a link), then renamed over `path`; on failure nothing is
+// (mkostemp: never an existing file or a link), then renamed over `path`; on failure nothing is
 // left behind.
+// A cache (`syncline query`'s database beside the job's index) carries its key in
+// meta.cache_key; isCache() says whether a file is such a database for that key, checking what
+// can be checked without reading it all: a regular file (not a link), SQLite, this format, the
+// key, and a size equal to its pages (truncated or extended files are refused).
 // Threading: reads the Timeline only; any thread.
 #pragma once
 
@@ -41,6 +45,10 @@ public:
     using Meta = std::vector<std::pair<std::string, std::string>>;
     static bool write(const Timeline &timeline, ClockMode mode, const std::string &path,
                       std::string *error, const Meta &extra = {});
+    // False with *why ("stale ...", "not a readable database: ...") unless `path` is a database
+    // of this format whose meta.cache_key is `cacheKey` (see above). Opens it read-only.
+    static bool isCache(const std::string &path, const std::string &cacheKey,
+                        std::string *why = nullptr);
 };
 
 } // namespace syncline
