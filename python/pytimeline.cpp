@@ -11,6 +11,7 @@
 #include "timeline/model/timeline.h"
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/diagnosisexporter.h"
+#include "timeline/report/htmlreport.h"
 #include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
 
@@ -204,6 +205,22 @@ void PyTimeline::bind(pyb::module_ &m)
             "path"_a,
             "Writes the timeline as an SQLite database (the schema of `syncline export --sqlite`, "
             "docs/cli.md), replacing `path`.")
+        .def(
+            "_repr_html_",
+            [](const PyTimeline &t) {
+                DiagnoseQuery q;
+                q.mode = t.mode();
+                q.whatIfRanks = 1; // the top culprit's saving only
+                Diagnosis d;
+                {
+                    pyb::gil_scoped_release release;
+                    d = Diagnoser::run(t.timeline(), q); // with cells: the step map
+                }
+                return HtmlReport::notebook(t.timeline(), t.mode(), d);
+            },
+            "What a notebook shows: the job's summary (workers, ranks, hosts, restarts, events, "
+            "span, clock bound), the top culprit, and a step map (workers x steps, coloured by "
+            "step time against the p50). Runs the diagnosis (cost: about that of diagnose()).")
         .def("__len__", &PyTimeline::size)
         .def("__iter__", [](PyTimeline &t) { return t.events().attr("__iter__")(); })
         .def("__repr__", [](const PyTimeline &t) {

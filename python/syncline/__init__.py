@@ -125,3 +125,43 @@ def _query(self, sql, params=()):
 
 _sqlite_cache = {}
 _core.Timeline.query = _query
+
+
+class StatsRows(list):
+    """What Timeline.stats() returns: a list of dicts (name, rank — None over all ranks — count,
+    total_ns, mean_ns, p50_ns, p95_ns, p99_ns, max_ns), shown in a notebook as a table of the
+    names with the most total time over all ranks."""
+
+    def _repr_html_(self, limit=20):
+        import html
+
+        every = [r for r in self if r["rank"] is None]
+        every.sort(key=lambda r: -r["total_ns"])
+        ranks = {r["rank"] for r in self if r["rank"] is not None}
+        head = ("<b>syncline stats</b>: %d names over all ranks%s, by total time (ms)"
+                % (len(every), ", %d ranks" % len(ranks) if ranks else ""))
+        cols = ("count", "total_ns", "mean_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns")
+        out = ["<div>", head, '<table><thead><tr><th style="text-align:left">name</th>']
+        out += ["<th>%s</th>" % c.replace("_ns", "") for c in cols]
+        out.append("</tr></thead><tbody>")
+        for r in every[:limit]:
+            cells = [str(r["count"])] + ["%.3f" % (r[c] / 1e6) for c in cols[1:]]
+            out.append('<tr><td style="text-align:left">%s</td>%s</tr>' % (
+                html.escape(r["name"]), "".join('<td style="text-align:right">%s</td>' % c
+                                                for c in cells)))
+        out.append("</tbody></table>")
+        if len(every) > limit:
+            out.append("<p>%d more names</p>" % (len(every) - limit))
+        out.append("</div>")
+        return "".join(out)
+
+
+_core_stats = _core.Timeline.stats
+
+
+def _stats(self, per_rank=True):
+    return StatsRows(_core_stats(self, per_rank))
+
+
+_stats.__doc__ = _core_stats.__doc__
+_core.Timeline.stats = _stats

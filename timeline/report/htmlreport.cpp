@@ -5,6 +5,8 @@
 #include "timeline/report/textwriter.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -449,6 +451,85 @@ bool HtmlReport::writeFile(const Timeline &tl, const HtmlReportInput &in, const 
                            std::string *error)
 {
     return TextWriter::toFile(path, error, [&](std::ostream &out) { write(tl, in, out); });
+}
+
+std::string HtmlReport::stepMap(const Timeline &tl, const Diagnosis &d, size_t columns)
+{
+    const size_t steps = d.steps.size(), workers = d.workerCount;
+    if (steps == 0 || workers == 0 || d.cellDurationNs.size() != steps * workers ||
+        d.stepP50Ns <= 0 || columns == 0)
+        return {};
+    const size_t bins = std::min(steps, columns);
+    const int cellW = int(std::clamp<size_t>(600 / bins, 3, 24));
+    const int cellH = workers > 64 ? 2 : workers > 16 ? 5 : 12;
+    const int labelW = cellH >= 12 ? 118 : 0;
+    const int w = labelW + int(bins) * cellW, h = int(workers) * cellH;
+    std::string o = "<svg width=\"" + std::to_string(w) +
+                    "\" height=\"" + std::to_string(h + 14) + "\" viewBox=\"0 0 " +
+                    std::to_string(w) + " " + std::to_string(h + 14) +
+                    "\" font-family=\"sans-serif\" font-size=\"9\">";
+    o += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>";
+    const double p50 = double(d.stepP50Ns);
+    for (size_t wk = 0; wk < workers; ++wk) {
+        const int y = int(wk) * cellH;
+        if (labelW)
+            o += "<text x=\"2\" y=\"" + std::to_string(y + cellH - 3) + "\" fill=\"#5b6475\">" +
+                 "rank " + std::to_string(tl.workers[wk].info.rank) + " · restart " +
+                 std::to_string(tl.workers[wk].info.restart) + "</text>";
+        for (size_t b = 0; b < bins; ++b) {
+            float worst = std::numeric_limits<float>::quiet_NaN();
+            for (size_t s = b * steps / bins; s < (b + 1) * steps / bins; ++s) {
+                const float v = d.cellDuration(s, wk);
+                if (!std::isnan(v) && (std::isnan(worst) || v > worst))
+                    worst = v;
+            }
+            std::string fill = "#eef0f3";
+            if (!std::isnan(worst)) {
+                // 0 at or under p50, 1 at 1.5 × p50 and over: pale blue to dark red.
+                const double t = std::clamp((double(worst) / p50 - 1.0) / 0.5, 0.0, 1.0);
+                char c[8];
+                std::snprintf(c, sizeof c, "#%02x%02x%02x", int(222 - 30 * t), int(235 - 190 * t),
+                              int(247 - 200 * t));
+                fill = c;
+            }
+            o += "<rect x=\"" + std::to_string(labelW + int(b) * cellW) + "\" y=\"" +
+                 std::to_string(y) + "\" width=\"" + std::to_string(cellW - (cellW > 4)) +
+                 "\" height=\"" + std::to_string(cellH - (cellH > 4)) + "\" fill=\"" + fill +
+                 "\"/>";
+        }
+    }
+    o += "<text x=\"" + std::to_string(labelW) + "\" y=\"" + std::to_string(h + 11) +
+         "\" fill=\"#5b6475\">" + escape(d.stepName) + " 1…" + std::to_string(steps) +
+         " per worker: pale ≤ p50 " + escape(human(d.stepP50Ns)) +
+         ", red ≥ 1.5 × p50</text></svg>";
+    return o;
+}
+
+std::string HtmlReport::notebook(const Timeline &tl, ClockMode mode, const Diagnosis &d)
+{
+    std::string o = style() + "<div class=\"syncline\" style=\"max-width:none;padding:0\">";
+    o += "<b>syncline.Timeline</b>" + summary(tl, mode);
+    if (!d.culprits.empty()) {
+        const DiagnosisRank &top = d.ranks[d.culprits.front()];
+        o += "<p class=\"verdict bad\">Rank <b>" + std::to_string(top.rank) +
+             "</b> holds the job back (last at " + num(top.timesLast) + " of " +
+             num(top.instances) + " collectives";
+        if (top.hasWhatIf && top.savedNsPerStep > 0)
+            o += "; fixing it: " + human(top.savedNsPerStep) + " saved per step";
+        o += "). <code>tl.diagnose()</code> for more.</p>";
+    } else if (!d.stepName.empty()) {
+        o += "<p class=\"note\">" + num(int64_t(d.steps.size())) + " steps of <b>" +
+             escape(d.stepName) + "</b>, p50 " + human(d.stepP50Ns) + "; no culprit.</p>";
+    }
+    o += stepMap(tl, d);
+    int problems = 0;
+    for (const LoadProblem &p : tl.problems)
+        problems += p.severity != LoadProblem::Severity::Info;
+    if (problems)
+        o += "<p class=\"note\">" + num(problems) +
+             " load problem(s): <code>tl.problems</code></p>";
+    o += "</div>";
+    return o;
 }
 
 } // namespace syncline

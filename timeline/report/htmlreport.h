@@ -61,6 +61,16 @@ public:
     // A compact summary of the job (a <div>): workers, ranks, hosts, restarts, events, span,
     // the clock methods and the largest bound. Used by the report's header and by notebooks.
     static std::string summary(const Timeline &timeline, ClockMode mode);
+    // A small picture of the job's steps for notebooks (inline SVG, no script): one row per
+    // worker, one cell per step (steps binned to at most `columns` cells, a bin showing its
+    // slowest step), coloured by the worker's step duration against the job's step p50 (pale
+    // at or under it, darkest red at 1.5× and over; grey where the worker has no such step). The
+    // diagnosis must have been run with DiagnoseQuery::cells. "" when there are no steps.
+    static std::string stepMap(const Timeline &timeline, const Diagnosis &diagnosis,
+                               size_t columns = 120);
+    // Python's Timeline._repr_html_: style, summary(), the verdict of the diagnosis and stepMap().
+    static std::string notebook(const Timeline &timeline, ClockMode mode,
+                                const Diagnosis &diagnosis);
     // Text for HTML (element content and quoted attribute values), see the header.
     static std::string escape(std::string_view text);
     // RFC 4648 base64 (with padding), for data: URIs.
