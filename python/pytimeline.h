@@ -11,6 +11,8 @@
 //            sample, link (pycolumns.h); to_pandas() and friends are syncline/__init__.py's
 //   diagnose()  who holds the job back (report/diagnosis.h): the dict `syncline diagnose
 //            --json` prints, parsed by Python's json module from the same exporter
+//   _repr_html_()  what a notebook shows (report/htmlreport.h: summary, culprit, step map);
+//            stats()'s rows are a list subclass with its own table (syncline/__init__.py)
 // Invariant: shares the Timeline with every Event/Worker view taken from it; immutable.
 // Threading: needs the GIL; loading (load()) releases it.
 #pragma once
