@@ -1,15 +1,20 @@
 // `syncline compare A B [--json] [--csv FILE] [--anchor NAME[:K] | --anchor start]
-//  [--align-on PATTERN] [--raw] [--no-correct] [--quiet]` — loads two runs of a job and prints
+//  [--fail-if 'NAME:STAT>THRESHOLD']... [--align-on PATTERN] [--raw] [--no-correct] [--quiet]` —
+// loads two runs of a job and prints
 // per-name and per-rank differences of count/total/mean/p50/p99 (B − A and B / A) by impact,
 // with a summary line (step time A vs B). --json prints the CompareExporter document
 // ("format": "syncline-compare/1", docs/cli.md) and nothing else on stdout; --csv FILE writes
-// the CSV. The computation is timeline/report's (Compare, CompareAnchor); this only wires it.
+// the CSV. --fail-if conditions (CompareGate) make it a CI gate: exit status 3 when any holds,
+// each condition's verdict printed (text: on stdout after the table; --json: in its "gate" key,
+// and the conditions that hold on stderr). The computation is timeline/report's (Compare,
+// CompareAnchor, CompareGate); this only wires it.
 #include "command.h"
 #include "jobargs.h"
 
 #include "recorder/utf8.h"
 #include "timeline/report/compare.h"
 #include "timeline/report/compareexporter.h"
+#include "timeline/report/comparegate.h"
 
 #include <cmath>
 #include <cstdio>
@@ -139,15 +144,53 @@ void printText(const CompareResult &r, const CompareInfo &info)
     }
 }
 
+std::string gateLine(const GateOutcome &o)
+{
+    std::string line = std::string(o.holds ? "FAIL " : "ok   ") + utf8::terminalSafe(o.condition.spec) + ":";
+    for (const GateMatch &m : o.matched) {
+        char buf[160];
+        if (m.aNs == 0)
+            std::snprintf(buf, sizeof buf, " %s %s %s -> %s ms (A has none)%s",
+                          utf8::terminalSafe(m.name).c_str(), CompareGate::statName(o.condition.stat),
+                          ms(m.aNs).c_str(), ms(m.bNs).c_str(), m.holds ? " [holds]" : "");
+        else
+            std::snprintf(buf, sizeof buf, " %s %s %s -> %s ms (%s ms, %+.2f%%)%s",
+                          utf8::terminalSafe(m.name).c_str(), CompareGate::statName(o.condition.stat),
+                          ms(m.aNs).c_str(), ms(m.bNs).c_str(), signedMs(m.bNs - m.aNs).c_str(),
+                          (m.ratio - 1.0) * 100.0, m.holds && o.matched.size() > 1 ? " [holds]" : "");
+        line += buf;
+        if (&m != &o.matched.back())
+            line += ";";
+    }
+    line += " (threshold " + CompareGate::thresholdText(o.condition) + ")";
+    return line;
+}
+
 int run(int argc, char **argv)
 {
     JobArgs args;
     bool json = false;
+    std::vector<GateCondition> gate;
     std::string csv, anchorText = "start";
     const int rc = args.parse("compare", argc, argv, [&](int &i) {
         const std::string arg = argv[i];
         if (arg == "--json") {
             json = true;
+            return 1;
+        }
+        if (arg == "--fail-if") {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "syncline compare: --fail-if needs NAME:STAT>THRESHOLD, "
+                                     "e.g. 'train_step:mean>+5%%'\n");
+                return -1;
+            }
+            GateCondition c;
+            std::string why;
+            if (!CompareGate::parse(argv[++i], &c, &why)) {
+                std::fprintf(stderr, "syncline compare: --fail-if %s\n", why.c_str());
+                return -1;
+            }
+            gate.push_back(std::move(c));
             return 1;
         }
         if (arg == "--csv" || arg == "--anchor") {
@@ -209,11 +252,33 @@ int run(int argc, char **argv)
     q.mode = info.mode;
     q.anchor = anchor;
     const CompareResult result = Compare::compute(*a, *b, q);
+    const std::vector<GateOutcome> outcomes = CompareGate::evaluate(result, gate);
+    for (const GateOutcome &o : outcomes)
+        if (o.matched.empty()) {
+            std::fprintf(stderr,
+                         "syncline compare: --fail-if '%s': no complete event named '%s' in A "
+                         "or B\n",
+                         utf8::terminalSafe(o.condition.spec).c_str(),
+                         utf8::terminalSafe(o.condition.name).c_str());
+            return 2;
+        }
+    bool failed = false;
+    for (const GateOutcome &o : outcomes)
+        failed = failed || o.holds;
     if (json)
-        CompareExporter::writeJson(result, info, std::cout);
+        CompareExporter::writeJson(result, info, std::cout, gate.empty() ? nullptr : &outcomes);
     else
         printText(result, info);
+    if (!gate.empty() && !json) {
+        std::printf("\ngate: %s\n", failed ? "FAILED" : "passed");
+        for (const GateOutcome &o : outcomes)
+            std::printf("%s\n", gateLine(o).c_str());
+    }
     std::cout.flush();
+    if (json)
+        for (const GateOutcome &o : outcomes)
+            if (o.holds)
+                std::fprintf(stderr, "syncline compare: %s\n", gateLine(o).c_str());
     int status = 0;
     if (!csv.empty() && !CompareExporter::writeCsvFile(result, csv, &error)) {
         std::fprintf(stderr, "syncline compare: %s\n", error.c_str());
@@ -221,15 +286,16 @@ int run(int argc, char **argv)
     }
     printProblemSummary(*a, "compare");
     printProblemSummary(*b, "compare");
-    return status;
+    return status != 0 ? status : failed ? 3 : 0;
 }
 
 } // namespace
 
 SYNCLINE_REGISTER_COMMAND((Command{
     "compare",
-    "compare A B [--json] [--csv FILE] [--anchor NAME[:K] | --anchor start] [--align-on "
-    "PATTERN] [--raw] [--no-correct] [--no-align] [--quiet]",
+    "compare A B [--json] [--csv FILE] [--anchor NAME[:K] | --anchor start] [--fail-if "
+    "'NAME:STAT>THRESHOLD']... [--align-on PATTERN] [--raw] [--no-correct] [--no-align] "
+    "[--quiet]",
     "Loads two runs A and B (each a job directory, timer_config.json, a log or a trace) and\n"
     "prints, per event name and per rank, count, total, mean, p50 and p99 of each run, B - A\n"
     "and B / A, ordered by impact (|B - A| of the total, largest first), with a summary line\n"
@@ -239,6 +305,10 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --csv FILE          also write the rows as CSV\n"
     "  --anchor NAME[:K]   align B on A at each run's K-th NAME (per rank; the earliest rank),\n"
     "  --anchor start      or at the start (default); reported as the shift applied to B\n"
+    "  --fail-if COND      a CI gate (repeatable): exit 3 when COND holds, e.g.\n"
+    "                      'train_step:mean>+5%' or 'all_reduce:p99>+2ms'; STAT is mean, p50,\n"
+    "                      p95, p99 or total of the name's all-ranks row (NAME may be a glob);\n"
+    "                      the verdicts are printed (--json: its \"gate\" key)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"

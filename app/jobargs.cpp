@@ -202,16 +202,21 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
 
 void printProblemSummary(const Timeline &tl, const char *verb)
 {
-    int warnings = 0, errors = 0;
+    int64_t warnings = 0, errors = 0;
     for (const LoadProblem &p : tl.problems) {
         warnings += p.severity == LoadProblem::Severity::Warning;
         errors += p.severity == LoadProblem::Severity::Error;
     }
+    printProblemCounts(errors, warnings, verb);
+}
+
+void printProblemCounts(int64_t errors, int64_t warnings, const char *verb)
+{
     if (warnings + errors > 0)
         std::fprintf(stderr,
-                     "syncline %s: %d error(s), %d warning(s) while loading; run `syncline check` "
-                     "for details\n",
-                     verb, errors, warnings);
+                     "syncline %s: %lld error(s), %lld warning(s) while loading; run `syncline "
+                     "check` for details\n",
+                     verb, (long long)errors, (long long)warnings);
 }
 
 } // namespace syncline::app

@@ -63,5 +63,7 @@ bool parseRange(const std::string &text, LoadWindow &window);
 
 // Prints a one-line summary of the load problems to stderr (the `check` verb prints them all).
 void printProblemSummary(const Timeline &timeline, const char *verb);
+// The same line from the counts (a verb that answers from a cache without loading).
+void printProblemCounts(int64_t errors, int64_t warnings, const char *verb);
 
 } // namespace syncline::app

@@ -1,6 +1,7 @@
 // PyTimeline — see pytimeline.h.
 #include "pytimeline.h"
 
+#include "pycolumns.h"
 #include "pyerrors.h"
 #include "pyevent.h"
 #include "pyworker.h"
@@ -10,6 +11,8 @@
 #include "timeline/model/timeline.h"
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/diagnosisexporter.h"
+#include "timeline/report/htmlreport.h"
+#include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
 
 #include <pybind11/stl.h>
@@ -167,6 +170,60 @@ void PyTimeline::bind(pyb::module_ &m)
              "Who holds the job back: steps, culprits (by blame, with what-if), victims, the "
              "critical path's shares and undecided instances — the dict of `syncline diagnose "
              "--json` (docs/cli.md#diagnose). range=(begin_ns, end_ns) from origin_ns.")
+        .def(
+            "columns",
+            [](const PyTimeline &t, pyb::object fields) {
+                return PyColumns::events(t.shared(), t.mode(), fields);
+            },
+            "fields"_a = pyb::none(),
+            "Every event as numpy arrays (one row per event; no Python object per event): worker, "
+            "rank, restart, tid, name_id (+ names), depth, parent (row index, -1 for roots), "
+            "start_ns, end_ns (global, this timeline's clock), local_start_ns, local_end_ns, "
+            "status (0 complete, 1 overdue, 2 open; + status_names), flags, bound_ns. "
+            "fields=[...] computes only those. Needs numpy.")
+        .def(
+            "counter_columns",
+            [](const PyTimeline &t) { return PyColumns::counters(t.shared(), t.mode()); },
+            "Every counter sample as numpy arrays: worker, rank, restart, pid, name_id (+ names: "
+            "the series labels), time_ns, local_ns, value. Needs numpy.")
+        .def(
+            "link_columns",
+            [](const PyTimeline &t) { return PyColumns::links(t.shared(), t.mode()); },
+            "Every link (message send -> recv, flow step) as numpy arrays: from_worker, "
+            "from_rank, from_tid, to_worker, to_rank, to_tid, kind (0 message, 1 flow; + "
+            "kind_names), from_ns, to_ns. Needs numpy.")
+        .def(
+            "to_sqlite",
+            [](const PyTimeline &t, pyb::object path) {
+                const std::string p = pyb::str(pyb::module_::import("os").attr("fspath")(path));
+                std::string error;
+                bool ok;
+                {
+                    pyb::gil_scoped_release release;
+                    ok = SqliteExporter::write(t.timeline(), t.mode(), p, &error);
+                }
+                if (!ok)
+                    throw pyb::value_error("to_sqlite: " + error);
+            },
+            "path"_a,
+            "Writes the timeline as an SQLite database (the schema of `syncline export --sqlite`, "
+            "docs/cli.md), replacing `path`.")
+        .def(
+            "_repr_html_",
+            [](const PyTimeline &t) {
+                DiagnoseQuery q;
+                q.mode = t.mode();
+                q.whatIfRanks = 1; // the top culprit's saving only
+                Diagnosis d;
+                {
+                    pyb::gil_scoped_release release;
+                    d = Diagnoser::run(t.timeline(), q); // with cells: the step map
+                }
+                return HtmlReport::notebook(t.timeline(), t.mode(), d);
+            },
+            "What a notebook shows: the job's summary (workers, ranks, hosts, restarts, events, "
+            "span, clock bound), the top culprit, and a step map (workers x steps, coloured by "
+            "step time against the p50). Runs the diagnosis (cost: about that of diagnose()).")
         .def("__len__", &PyTimeline::size)
         .def("__iter__", [](PyTimeline &t) { return t.events().attr("__iter__")(); })
         .def("__repr__", [](const PyTimeline &t) {

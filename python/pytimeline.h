@@ -7,8 +7,12 @@
 //   problems "file:line: message" for everything wrong found while loading
 //   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
 //   stats()  per-name duration statistics (the timeline layer's Stats)
+//   columns(), counter_columns(), link_columns()  numpy columns over every event, counter
+//            sample, link (pycolumns.h); to_pandas() and friends are syncline/__init__.py's
 //   diagnose()  who holds the job back (report/diagnosis.h): the dict `syncline diagnose
 //            --json` prints, parsed by Python's json module from the same exporter
+//   _repr_html_()  what a notebook shows (report/htmlreport.h: summary, culprit, step map);
+//            stats()'s rows are a list subclass with its own table (syncline/__init__.py)
 // Invariant: shares the Timeline with every Event/Worker view taken from it; immutable.
 // Threading: needs the GIL; loading (load()) releases it.
 #pragma once
@@ -41,6 +45,7 @@ public:
     pybind11::object diagnose(const std::string &step, pybind11::object range) const;
     size_t size() const;
     const Timeline &timeline() const { return *m_timeline; }
+    const std::shared_ptr<const Timeline> &shared() const { return m_timeline; }
     ClockMode mode() const { return m_mode; }
 
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.

@@ -8,15 +8,16 @@
 # desktop-file-validate for the desktop entry. python3-torch (CPU, gloo, torchrun) is for
 # syncline.torch, its tests and the demo job; the core module does not need it. clang and its
 # runtime libraries (libclang-rt-14-dev: libFuzzer, only recommended by clang) are for `make fuzz`
-# (scripts/fuzz.sh).
+# (scripts/fuzz.sh). chromium (headless) opens `syncline report`'s page in tst_reportcommand, which
+# skips, saying so, without it.
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
-  nlohmann-json3-dev libsimdjson-dev libfmt-dev zlib1g-dev
+  nlohmann-json3-dev libsimdjson-dev libfmt-dev zlib1g-dev libsqlite3-dev
   pybind11-dev python3-dev python3-pytest python3-torch
   libbenchmark-dev libgtest-dev
-  xvfb xauth imagemagick fonts-dejavu-core
+  xvfb xauth imagemagick fonts-dejavu-core chromium
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
   python3-torch
   clang libclang-rt-14-dev

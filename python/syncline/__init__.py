@@ -26,3 +26,142 @@ for _name in __all__:
         except (AttributeError, TypeError):
             pass
 del _name, _obj
+
+
+def _frame(columns, categories):
+    """A pandas DataFrame of a columns dict: each `*_id` column listed in `categories` (id column
+    → (new column, labels key)) becomes a categorical of its labels; the label lists and other
+    non-array entries are left out."""
+    import numpy
+    import pandas
+
+    data = {}
+    for key, value in columns.items():
+        if not isinstance(value, numpy.ndarray):
+            continue
+        if key in categories:
+            new, labels = categories[key]
+            data[new] = pandas.Categorical.from_codes(value.astype(numpy.int64, copy=False),
+                                                      categories=list(columns[labels]))
+            continue
+        data[key] = value
+    return pandas.DataFrame(data, copy=False)
+
+
+def _to_pandas(self, fields=None):
+    """The events as a pandas DataFrame (Timeline.columns(); `name` and `status` categorical).
+    Needs pandas (Debian: python3-pandas); `import syncline` does not."""
+    if fields is not None:  # "name" is the categorical made of name_id
+        fields = ["name_id" if f == "name" else f for f in fields]
+    cols = self.columns(fields)
+    cats = {}
+    if "name_id" in cols:
+        cats["name_id"] = ("name", "names")
+    if "status" in cols:
+        cats["status"] = ("status", "status_names")
+    frame = _frame(cols, cats)
+    return frame
+
+
+def _counters_to_pandas(self):
+    """The counter samples as a pandas DataFrame (Timeline.counter_columns(); `name` categorical)."""
+    return _frame(self.counter_columns(), {"name_id": ("name", "names")})
+
+
+def _links_to_pandas(self):
+    """The links as a pandas DataFrame (Timeline.link_columns(); `kind` categorical)."""
+    return _frame(self.link_columns(), {"kind": ("kind", "kind_names")})
+
+
+_core.Timeline.to_pandas = _to_pandas
+_core.Timeline.counters_to_pandas = _counters_to_pandas
+_core.Timeline.links_to_pandas = _links_to_pandas
+
+
+def _query(self, sql, params=()):
+    """Runs one SQL statement (SQLite) over this timeline: the tables of `syncline export
+    --sqlite` (docs/cli.md "SQLite schema"). The database is written once per Timeline, to a
+    temporary file removed when the Timeline goes. Returns a pandas DataFrame when pandas is
+    importable, else a dict of column name -> numpy array (a list without numpy)."""
+    import sqlite3
+
+    db = _sqlite_cache.get(id(self))
+    if db is None:
+        import os
+        import tempfile
+        import weakref
+
+        fd, db = tempfile.mkstemp(prefix="syncline-", suffix=".db")
+        os.close(fd)
+        self.to_sqlite(db)
+        _sqlite_cache[id(self)] = db
+
+        def _drop(path=db, key=id(self)):
+            _sqlite_cache.pop(key, None)
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        weakref.finalize(self, _drop)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        cur = con.execute(sql, params)
+        names = [d[0] for d in cur.description or ()]
+        rows = cur.fetchall()
+    finally:
+        con.close()
+    try:
+        import pandas
+        return pandas.DataFrame.from_records(rows, columns=names)
+    except ImportError:
+        pass
+    columns = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+    try:
+        import numpy
+        return {n: numpy.asarray(v) for n, v in columns.items()}
+    except ImportError:
+        return columns
+
+
+_sqlite_cache = {}
+_core.Timeline.query = _query
+
+
+class StatsRows(list):
+    """What Timeline.stats() returns: a list of dicts (name, rank — None over all ranks — count,
+    total_ns, mean_ns, p50_ns, p95_ns, p99_ns, max_ns), shown in a notebook as a table of the
+    names with the most total time over all ranks."""
+
+    def _repr_html_(self, limit=20):
+        import html
+
+        every = [r for r in self if r["rank"] is None]
+        every.sort(key=lambda r: -r["total_ns"])
+        ranks = {r["rank"] for r in self if r["rank"] is not None}
+        head = ("<b>syncline stats</b>: %d names over all ranks%s, by total time (ms)"
+                % (len(every), ", %d ranks" % len(ranks) if ranks else ""))
+        cols = ("count", "total_ns", "mean_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns")
+        out = ["<div>", head, '<table><thead><tr><th style="text-align:left">name</th>']
+        out += ["<th>%s</th>" % c.replace("_ns", "") for c in cols]
+        out.append("</tr></thead><tbody>")
+        for r in every[:limit]:
+            cells = [str(r["count"])] + ["%.3f" % (r[c] / 1e6) for c in cols[1:]]
+            out.append('<tr><td style="text-align:left">%s</td>%s</tr>' % (
+                html.escape(r["name"]), "".join('<td style="text-align:right">%s</td>' % c
+                                                for c in cells)))
+        out.append("</tbody></table>")
+        if len(every) > limit:
+            out.append("<p>%d more names</p>" % (len(every) - limit))
+        out.append("</div>")
+        return "".join(out)
+
+
+_core_stats = _core.Timeline.stats
+
+
+def _stats(self, per_rank=True):
+    return StatsRows(_core_stats(self, per_rank))
+
+
+_stats.__doc__ = _core_stats.__doc__
+_core.Timeline.stats = _stats

@@ -1,6 +1,7 @@
 // `syncline compare A B` as a real process: the JSON document (format syncline-compare/1, its
 // keys and values), the CSV header and rows, the text summary, anchors, ranks in one run only,
-// a real Kineto trace compared with itself, exit statuses and the errors of bad arguments.
+// a real Kineto trace compared with itself, exit statuses and the errors of bad arguments, and
+// the --fail-if CI gate on two simulated runs (syncline-sim), one 20 % slower.
 #include "tests/common/synclinerun.h"
 #include "tests/common/testdata.h"
 
@@ -87,6 +88,8 @@ private slots:
     void sameTraceNoDeltas();
     void errors();
     void openCompareArgumentErrors();
+    void failIfGate();
+    void failIfErrors();
 
 private:
     QTemporaryDir m_dir;
@@ -299,4 +302,108 @@ void TstCompareCommand::openCompareArgumentErrors()
 }
 
 QTEST_GUILESS_MAIN(TstCompareCommand)
+// The CI gate on two simulated 8-worker runs (syncline-sim, real processes): B iterates every
+// 12 ms, A every 10 ms, so B's "step" is 20 % slower. +5 % fails (exit 3, the condition named
+// on stdout, the JSON "gate" key saying so), +50 % passes (exit 0); an absolute threshold
+// between the two step means fails, one above passes; with several conditions one that holds is
+// enough; a glob condition reports each name it matched.
+void TstCompareCommand::failIfGate()
+{
+    const QString a = m_dir.filePath(QStringLiteral("simA")), b = m_dir.filePath(QStringLiteral("simB"));
+    for (const auto &[out, period] : {std::pair{a, "10"}, std::pair{b, "12"}}) {
+        QProcess sim;
+        sim.start(QStringLiteral(SYNCLINE_BINARY_DIR "/bin/syncline-sim"),
+                  {"--seed", "5", "--workers", "8", "--duration-s", "3", "--iteration-ms", period,
+                   "--per-host", "4", "--regime", "datacenter", "--out", out});
+        QVERIFY(sim.waitForFinished(100000));
+        QCOMPARE(sim.exitCode(), 0);
+    }
+    // The step means the gate compares, from the plain JSON.
+    Run r = syncline({"compare", a, b, "--json"});
+    QCOMPARE(r.exitCode, 0);
+    auto j = nlohmann::json::parse(r.out);
+    QVERIFY(!j.contains("gate")); // only with --fail-if
+    int64_t meanA = 0, meanB = 0;
+    for (const auto &row : j["deltas"])
+        if (row["name"] == "step" && row["rank"].is_null()) {
+            meanA = row["a"]["mean_ns"].get<int64_t>();
+            meanB = row["b"]["mean_ns"].get<int64_t>();
+        }
+    QVERIFY(meanA > 0);
+    const double slower = double(meanB - meanA) / double(meanA);
+    QVERIFY2(slower > 0.15 && slower < 0.25, std::to_string(slower).c_str());
+
+    r = syncline({"compare", a, b, "--fail-if", "step:mean>+5%"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY(r.out.find("gate: FAILED") != std::string::npos);
+    QVERIFY(r.out.find("FAIL step:mean>+5%") != std::string::npos);
+
+    r = syncline({"compare", a, b, "--fail-if", "step:mean>+50%"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.find("gate: passed") != std::string::npos);
+    QVERIFY(r.out.find("ok   step:mean>+50%") != std::string::npos);
+
+    // The same through --json: the "gate" key, the holding condition also on stderr.
+    r = syncline({"compare", a, b, "--json", "--fail-if", "step:mean>+50%", "--fail-if",
+                  "step:p50>+5%"});
+    QCOMPARE(r.exitCode, 3);
+    j = nlohmann::json::parse(r.out);
+    QCOMPARE(j["gate"]["failed"].get<bool>(), true);
+    const auto &conds = j["gate"]["conditions"];
+    QCOMPARE(conds.size(), size_t(2));
+    QCOMPARE(conds[0]["spec"].get<std::string>(), std::string("step:mean>+50%"));
+    QCOMPARE(conds[0]["holds"].get<bool>(), false);
+    QCOMPARE(conds[0]["stat"].get<std::string>(), std::string("mean"));
+    QCOMPARE(conds[0]["threshold"]["percent"].get<double>(), 50.0);
+    QCOMPARE(conds[0]["matched"][0]["a_ns"].get<int64_t>(), meanA);
+    QCOMPARE(conds[0]["matched"][0]["b_ns"].get<int64_t>(), meanB);
+    QCOMPARE(conds[0]["matched"][0]["delta_ns"].get<int64_t>(), meanB - meanA);
+    QCOMPARE(conds[1]["holds"].get<bool>(), true);
+    QVERIFY(r.err.find("FAIL step:p50>+5%") != std::string::npos);
+    QVERIFY(r.err.find("step:mean>+50%") == std::string::npos); // only what holds
+
+    // Absolute thresholds: just under the mean's change fails, just over passes.
+    const int64_t deltaUs = (meanB - meanA) / 1000;
+    r = syncline({"compare", a, b, "--fail-if",
+                  QString::fromStdString("step:mean>+" + std::to_string(deltaUs - 1) + "us")});
+    QCOMPARE(r.exitCode, 3);
+    r = syncline({"compare", a, b, "--fail-if",
+                  QString::fromStdString("step:mean>" + std::to_string(deltaUs + 1) + "us")});
+    QCOMPARE(r.exitCode, 0);
+    // p95, p99, total, each over the 20 %; a glob over every name.
+    for (const char *stat : {"p95", "p99", "total"}) {
+        r = syncline({"compare", a, b, "--fail-if", QStringLiteral("step:%1>+5%").arg(stat)});
+        QCOMPARE(r.exitCode, stat == std::string("total") ? 0 : 3); // same span: fewer steps in B
+    }
+    r = syncline({"compare", a, b, "--json", "--fail-if", "*:mean>+1000%"});
+    QCOMPARE(r.exitCode, 0);
+    j = nlohmann::json::parse(r.out);
+    QCOMPARE(j["gate"]["conditions"][0]["matched"].size(), size_t(5)); // the sim's five names
+    // A run compared with itself passes any non-negative threshold.
+    r = syncline({"compare", a, a, "--fail-if", "step:p99>+0%", "--fail-if", "*:total>0ns"});
+    QCOMPARE(r.exitCode, 0);
+}
+
+void TstCompareCommand::failIfErrors()
+{
+    for (const char *bad : {"step", "step:mean", "step:median>+5%", ":mean>+5%", "step:mean>5",
+                            "step:mean>+5parsecs", "step:mean>%", "[a:mean>+5%"}) {
+        const Run r = syncline({"compare", m_a, m_b, "--fail-if", bad});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find("--fail-if") != std::string::npos, r.err.c_str());
+        QVERIFY(r.out.empty());
+    }
+    Run r = syncline({"compare", m_a, m_b, "--fail-if"});
+    QCOMPARE(r.exitCode, 2);
+    // A name neither run has is an error, not a pass.
+    r = syncline({"compare", m_a, m_b, "--fail-if", "trian_step:mean>+5%"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.find("no complete event named 'trian_step'") != std::string::npos);
+    // The fixture's train_step is 50 % slower in B: +49 % fails, +50 % (not strictly more) passes.
+    QCOMPARE(syncline({"compare", m_a, m_b, "--fail-if", "train_step:mean>+49%"}).exitCode, 3);
+    QCOMPARE(syncline({"compare", m_a, m_b, "--fail-if", "train_step:mean>+50%"}).exitCode, 0);
+    QCOMPARE(syncline({"compare", m_a, m_b, "--fail-if", "train_step:total>+3.9ms"}).exitCode, 3);
+    QCOMPARE(syncline({"compare", m_a, m_b, "--fail-if", "train_step:total>+4ms"}).exitCode, 0);
+}
+
 #include "tst_comparecommand.moc"

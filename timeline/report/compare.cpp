@@ -12,7 +12,7 @@ namespace {
 
 CompareSide side(const StatsRow &r)
 {
-    return {r.count, r.totalNs, r.meanNs, r.p50Ns, r.p99Ns};
+    return {r.count, r.totalNs, r.meanNs, r.p50Ns, r.p99Ns, r.p95Ns};
 }
 
 int64_t absDelta(const CompareRow &r)

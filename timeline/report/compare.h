@@ -1,5 +1,6 @@
 // Compare — per-name and per-rank differences between two runs A and B of a job (`syncline
-// compare`, the viewer's Compare panel): count, total, mean, p50 and p99 of each side, B − A and
+// compare`, the viewer's Compare panel): count, total, mean, p50, p95 and p99 of each side (p95
+// is for CompareGate; the exports carry the others), B − A and
 // B / A, ordered by impact.
 //
 // Each side's numbers are Stats::compute's (the one truth: complete intervals only, global
@@ -37,6 +38,7 @@ struct CompareSide
     int64_t meanNs = 0;
     int64_t p50Ns = 0;
     int64_t p99Ns = 0;
+    int64_t p95Ns = 0; // after p99 so that {count, total, mean, p50, p99} initialisers still fit
 };
 
 struct CompareRow
@@ -57,6 +59,7 @@ struct CompareRow
     int64_t deltaMeanNs() const { return b.meanNs - a.meanNs; }
     int64_t deltaP50Ns() const { return b.p50Ns - a.p50Ns; }
     int64_t deltaP99Ns() const { return b.p99Ns - a.p99Ns; }
+    int64_t deltaP95Ns() const { return b.p95Ns - a.p95Ns; }
     // B / A; NaN when A is 0.
     static double ratio(int64_t a, int64_t b) { return a == 0 ? std::nan("") : double(b) / a; }
 };

@@ -54,7 +54,8 @@ void runJson(TextWriter &w, const Timeline &tl, const std::vector<std::string> &
 
 } // namespace
 
-void CompareExporter::writeJson(const CompareResult &r, const CompareInfo &info, std::ostream &out)
+void CompareExporter::writeJson(const CompareResult &r, const CompareInfo &info, std::ostream &out,
+                                const std::vector<GateOutcome> *gate)
 {
     TextWriter w(out);
     w << "{\"format\": \"" << kFormat << "\", \"clock_mode\": \""
@@ -128,7 +129,41 @@ void CompareExporter::writeJson(const CompareResult &r, const CompareInfo &info,
         ratio(w, row.a.p99Ns, row.b.p99Ns, "null");
         w << "}}";
     }
-    w << "]}\n";
+    w << "]";
+    if (gate) {
+        bool failed = false;
+        for (const GateOutcome &o : *gate)
+            failed = failed || o.holds;
+        w << ",\n \"gate\": {\"failed\": " << (failed ? "true" : "false") << ", \"conditions\": [";
+        for (size_t i = 0; i < gate->size(); ++i) {
+            const GateOutcome &o = (*gate)[i];
+            w << (i ? ",\n  " : "\n  ") << "{\"spec\": ";
+            w.jsonString(o.condition.spec) << ", \"name\": ";
+            w.jsonString(o.condition.name) << ", \"stat\": \"" << CompareGate::statName(o.condition.stat)
+                                           << "\", \"threshold\": {";
+            if (o.condition.relative) {
+                w << "\"percent\": ";
+                w.num(o.condition.percent);
+            } else {
+                w << "\"ns\": ";
+                w.num(o.condition.ns);
+            }
+            w << "}, \"holds\": " << (o.holds ? "true" : "false") << ", \"matched\": [";
+            for (size_t j = 0; j < o.matched.size(); ++j) {
+                const GateMatch &m = o.matched[j];
+                w << (j ? ", " : "") << "{\"name\": ";
+                w.jsonString(m.name) << ", \"a_ns\": ";
+                w.num(m.aNs) << ", \"b_ns\": ";
+                w.num(m.bNs) << ", \"delta_ns\": ";
+                w.num(m.bNs - m.aNs) << ", \"ratio\": ";
+                ratio(w, m.aNs, m.bNs, "null");
+                w << ", \"holds\": " << (m.holds ? "true" : "false") << '}';
+            }
+            w << "]}";
+        }
+        w << "]}";
+    }
+    w << "}\n";
 }
 
 void CompareExporter::writeCsv(const CompareResult &r, std::ostream &out)

@@ -19,6 +19,11 @@
 //   null and counts as zeros in "delta"; a ratio is B / A, null when A's value is 0.
 //   anchor a_ns / b_ns are relative to each run's own origin; shift_ns is what B was shifted by
 //   (global ns) so the anchors coincide. Rows in Compare's impact order.
+//   With gate conditions (`--fail-if`, CompareGate), one more key after "deltas" (absent
+//   without them, so the version stays 1):
+//    "gate": {"failed": bool, "conditions": [{"spec", "name", "stat", "threshold":
+//             {"percent": X} | {"ns": N}, "holds": bool, "matched": [{"name", "a_ns", "b_ns",
+//             "delta_ns", "ratio" (null when A is 0), "holds"}]}]}
 // CSV header exactly:
 //   name,rank,in,a_count,b_count,delta_count,ratio_count,a_total_ns,b_total_ns,delta_total_ns,
 //   ratio_total,a_mean_ns,b_mean_ns,delta_mean_ns,ratio_mean,a_p50_ns,b_p50_ns,delta_p50_ns,
@@ -29,6 +34,7 @@
 #pragma once
 
 #include "timeline/report/compare.h"
+#include "timeline/report/comparegate.h"
 
 #include <ostream>
 #include <string>
@@ -56,7 +62,8 @@ public:
         "delta_total_ns,ratio_total,a_mean_ns,b_mean_ns,delta_mean_ns,ratio_mean,a_p50_ns,"
         "b_p50_ns,delta_p50_ns,ratio_p50,a_p99_ns,b_p99_ns,delta_p99_ns,ratio_p99";
 
-    static void writeJson(const CompareResult &result, const CompareInfo &info, std::ostream &out);
+    static void writeJson(const CompareResult &result, const CompareInfo &info, std::ostream &out,
+                          const std::vector<GateOutcome> *gate = nullptr);
     static void writeCsv(const CompareResult &result, std::ostream &out);
     static bool writeCsvFile(const CompareResult &result, const std::string &path,
                              std::string *error);
