@@ -27,6 +27,7 @@
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QShowEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -85,6 +86,10 @@ MainWindow::MainWindow(QWidget *parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // Docks come back only where they apply: Compare with a comparison, Problems with a load
+    // that has warnings (updateProblems), never empty in an unrelated session.
+    m_compareDock->hide();
+    m_problemsDock->hide();
     m_menus->wallClockAction()->setChecked(
         settings.value(QStringLiteral("view/wallClock"), false).toBool());
     MainMenus::setChecked(m_menus->categoryAction(),
@@ -258,7 +263,6 @@ void MainWindow::buildDocks()
     m_compareDock->hide();
     stats->raise();
     m_problemsDock->hide();
-    resizeDocks({stats}, {230}, Qt::Vertical); // the timeline keeps most of the height
     resizeDocks({findChild<QDockWidget *>(QStringLiteral("details"))}, {300}, Qt::Horizontal);
     connect(m_problems, &ProblemsPanel::dismissed, m_problemsDock, &QDockWidget::hide);
     connect(m_problems, &ProblemsPanel::problemActivated, this, &MainWindow::showProblem);
@@ -555,6 +559,20 @@ void MainWindow::closeEvent(QCloseEvent *event)
     settings.setValue(QStringLiteral("view/wallClock"), m_view->wallClock());
     m_loader->cancel();
     QMainWindow::closeEvent(event);
+}
+
+// The timeline keeps most of the height: the bottom docks (tabbed) take at most a quarter of
+// the window when it first shows, whatever size a saved state gave them.
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_docksSized)
+        return;
+    m_docksSized = true;
+    auto *stats = findChild<QDockWidget *>(QStringLiteral("stats"));
+    const int cap = std::max(150, height() / 4);
+    if (stats && stats->isVisible() && !stats->isFloating() && stats->height() > cap)
+        resizeDocks({stats}, {cap}, Qt::Vertical);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

@@ -123,6 +123,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -186,6 +187,7 @@ private:
     QStringList m_compareB;         // B's paths of the comparison being loaded
     qint64 m_cursorTime = 0;
     bool m_cursorInside = false;
+    bool m_docksSized = false; // the bottom docks were fitted on the first show
 };
 
 } // namespace syncline::ui

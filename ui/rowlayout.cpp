@@ -12,6 +12,7 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
 {
     m_rows.clear();
     m_metrics = metrics;
+    m_headers = m_eventRows = m_tracks = m_counters = 0;
     double y = 0;
     size_t m = 0, c = 0;
     for (size_t w = 0; w < workerCount; ++w) {
@@ -31,6 +32,7 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
         header.height = metrics.headerHeight;
         header.collapsed = isCollapsed;
         m_rows.push_back(header);
+        ++m_headers;
         y += metrics.headerHeight;
         if (isCollapsed)
             continue;
@@ -45,8 +47,10 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
                 row.height = metrics.rowHeight;
                 row.firstOfTrack = d == 0;
                 m_rows.push_back(row);
+                ++m_eventRows;
                 y += metrics.rowHeight;
             }
+            ++m_tracks;
             y += metrics.trackGap;
         }
         for (size_t k = firstCounter; k < c; ++k) {
@@ -57,10 +61,17 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
             row.y = y;
             row.height = metrics.counterHeight;
             m_rows.push_back(row);
+            ++m_counters;
             y += metrics.counterHeight + metrics.trackGap;
         }
     }
     m_total = y;
+}
+
+double RowLayout::heightWith(const RowMetrics &m) const
+{
+    return double(m_headers) * m.headerHeight + double(m_eventRows) * m.rowHeight +
+           double(m_tracks) * m.trackGap + double(m_counters) * (m.counterHeight + m.trackGap);
 }
 
 int RowLayout::rowAt(double y) const

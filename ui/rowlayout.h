@@ -62,11 +62,14 @@ public:
     std::pair<size_t, size_t> rowsIn(double y0, double y1) const;
     int rowOf(int model, int depth) const; // -1 when hidden or collapsed
     int headerOf(int worker) const;        // -1 when hidden
+    // The total height the same rows would take with other metrics (fitting rows to a height).
+    double heightWith(const RowMetrics &metrics) const;
 
 private:
     std::vector<LayoutRow> m_rows;
     RowMetrics m_metrics;
     double m_total = 0;
+    size_t m_headers = 0, m_eventRows = 0, m_tracks = 0, m_counters = 0;
 };
 
 } // namespace syncline::ui

@@ -68,22 +68,33 @@ void TimelineView::setGutterWidth(int px)
 
 void TimelineView::fitRowsToHeight()
 {
+    refitRows();
+    sceneChanged();
+}
+
+// The rows' heights for what the layout shows now: the defaults when they fit the event area,
+// else shrunk (down to kMinRowScale) so that they fit; the layout is rebuilt only when the
+// metrics change. Called on every scene change (filter, collapse, expand, hide, live rows) and
+// resize, so rows never stay shrunk once they fit again.
+void TimelineView::refitRows()
+{
     if (!m_scene)
         return;
     const RowMetrics def;
-    m_scene->setRowMetrics(def);
-    const double total = m_scene->layout().totalHeight();
+    const double total = m_scene->layout().heightWith(def);
     const double avail = eventArea().height() - 4;
+    RowMetrics m = def;
     if (total > avail && total > 0) {
-        const double k = std::max(avail / total, 0.55);
-        RowMetrics m;
+        const double k = std::max(avail / total, kMinRowScale);
         m.headerHeight = std::floor(def.headerHeight * k);
         m.rowHeight = std::floor(def.rowHeight * k);
         m.trackGap = std::max(1.0, std::floor(def.trackGap * k));
         m.counterHeight = std::floor(def.counterHeight * k);
-        m_scene->setRowMetrics(m);
     }
-    sceneChanged();
+    const RowMetrics &cur = m_scene->layout().metrics();
+    if (m.headerHeight != cur.headerHeight || m.rowHeight != cur.rowHeight ||
+        m.trackGap != cur.trackGap || m.counterHeight != cur.counterHeight)
+        m_scene->setRowMetrics(m);
 }
 
 void TimelineView::setViewStyle(const ViewStyle &style)
@@ -126,6 +137,7 @@ EventRef TimelineView::eventAt(QPoint pos) const
 
 void TimelineView::sceneChanged()
 {
+    refitRows();
     if (m_scene) {
         const int64_t width = m_zoom->rangeDuration();
         const int64_t start = m_zoom->rangeStart();
@@ -191,6 +203,7 @@ void TimelineView::paintEvent(QPaintEvent *)
 void TimelineView::resizeEvent(QResizeEvent *event)
 {
     QAbstractScrollArea::resizeEvent(event);
+    refitRows();
     updateScrollBars();
 }
 

@@ -46,9 +46,11 @@ public:
     // The label column: drag its right edge to resize it (kMinGutterWidth .. half the view).
     int gutterWidth() const { return m_gutterWidth; }
     void setGutterWidth(int px);
-    // Shrinks the row heights (down to ~55 %) so every visible row fits the height when it can;
-    // back to the default heights when they fit.
+    // Shrinks the row heights (down to kMinRowScale) so every visible row fits the height when it
+    // can; back to the default heights when they fit. Done by itself on every sceneChanged() and
+    // resize: rows follow filters, collapses, hidden tracks and the window's size.
     void fitRowsToHeight();
+    static constexpr double kMinRowScale = 0.55;
     const ViewStyle &viewStyle() const { return m_style; }
 
     GeometryRequest currentRequest() const;
@@ -103,6 +105,7 @@ private:
     };
     void paintBox(QPainter &p) const;
     void updateScrollBars();
+    void refitRows();
     int64_t timeAtX(double eventX) const;
 
     std::shared_ptr<TimelineScene> m_scene;

@@ -15,6 +15,7 @@
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -37,6 +38,8 @@ private slots:
     void statsModeToggleDropsStaleJob();
     void menuExportsWriteFiles();
     void notesDoNotOpenProblemsDock();
+    void timelineGetsMostOfTheHeight();
+    void emptyCompareDockNotRestored();
     void screenshotOfJob();
 
 private:
@@ -309,6 +312,52 @@ void TstMainWindow::notesDoNotOpenProblemsDock()
     w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("clean")});
     QVERIFY(!w.problemsDock()->isVisible());
     QVERIFY(!w.problemsButton()->isVisible());
+}
+
+// First run (no saved settings) at the default size: the bottom docks leave the timeline most
+// of the height, and 16 workers' rows fit it (shrunk), with no blank area under them.
+void TstMainWindow::timelineGetsMostOfTheHeight()
+{
+    QSettings().clear();
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setTimeline(testjob::makeDenseJob(16, 6, 1'000'000), {QStringLiteral("dense")});
+    QCoreApplication::processEvents();
+    auto *stats = w.findChild<QDockWidget *>(QStringLiteral("stats"));
+    QVERIFY(stats && stats->isVisible());
+    QVERIFY2(stats->height() <= w.height() * 0.3,
+             qPrintable(QStringLiteral("stats %1 of %2").arg(stats->height()).arg(w.height())));
+    QVERIFY2(w.view()->height() >= w.height() * 0.55,
+             qPrintable(QStringLiteral("view %1 of %2").arg(w.view()->height()).arg(w.height())));
+    const TimelineScene *scene = w.view()->scene();
+    const double avail = w.view()->eventArea().height();
+    QVERIFY2(scene->layout().totalHeight() <= avail && scene->layout().totalHeight() > avail * 0.8,
+             qPrintable(QStringLiteral("rows %1 of %2").arg(scene->layout().totalHeight()).arg(avail)));
+}
+
+// A Compare dock left open when the window closed does not come back in a session without a
+// comparison (nor an empty Problems dock).
+void TstMainWindow::emptyCompareDockNotRestored()
+{
+    QSettings().clear();
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.compareDock()->show();
+        w.problemsDock()->show();
+        QVERIFY(w.compareDock()->isVisible());
+        w.close(); // saves the window state
+    }
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(!w.compareDock()->isVisible());
+    QVERIFY(!w.problemsDock()->isVisible());
+    w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("small")});
+    QVERIFY(!w.compareDock()->isVisible());
+    QSettings().clear();
 }
 
 // For the docs: SYNCLINE_UI_SCREENSHOTS=DIR and SYNCLINE_UI_SCREENSHOT_JOB=PATH (e.g. the demo
