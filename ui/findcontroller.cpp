@@ -24,6 +24,13 @@ FindController::FindController(FindBar *bar, TimelineView *view, std::function<v
             m_changed();
         }
     });
+    connect(m_bar, &FindBar::threadFilterChanged, this, [this](const QString &text) {
+        if (m_scene) {
+            m_scene->setThreadFilter(text);
+            refreshStatus();
+            m_changed();
+        }
+    });
     connect(m_bar, &FindBar::rankRangeChanged, this, [this](int lo, int hi) {
         if (m_scene) {
             m_scene->setRankFilter(lo, hi);
@@ -103,6 +110,14 @@ void FindController::findDurations(uint32_t nameId, int64_t minNs, int64_t maxNs
     m_changed();
     m_view->selectEvent({}, false);
     step(true);
+}
+
+void FindController::findName(const QString &name)
+{
+    m_bar->setRegex(true);
+    m_bar->findEdit()->setText(QLatin1Char('^') + QRegularExpression::escape(name) +
+                               QLatin1Char('$'));
+    m_bar->focusFind();
 }
 
 void FindController::refreshStatus()

@@ -19,6 +19,7 @@
 #include "steppanel.h"
 #include "timeformat.h"
 #include "timelineview.h"
+#include "trackmenu.h"
 #include "workerstatus.h"
 
 #include "timeline/report/legendorder.h"
@@ -35,7 +36,9 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
+#include <QToolButton>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -177,6 +180,29 @@ void MainWindow::connectPanels()
     m_findControl = new FindController(
         m_find, m_view, [this] { sceneChanged(); }, this);
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
+    m_trackMenu = new TrackMenu(
+        m_view,
+        {[this] { sceneChanged(); }, [this](const QString &name) { m_findControl->findName(name); },
+         [this](uint32_t nameId) {
+             auto *dock = findChild<QDockWidget *>(QStringLiteral("stats"));
+             dock->show();
+             dock->raise();
+             m_stats->selectName(nameId);
+         }},
+        this);
+    connect(m_view, &TimelineView::contextMenuRequested, this, [this](QPoint pos, QPoint global) {
+        QMenu *menu = m_trackMenu->menuAt(pos, this);
+        if (!menu)
+            return;
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(global);
+    });
+    auto *hiddenMenu = new QMenu(m_find->hiddenButton());
+    m_find->hiddenButton()->setMenu(hiddenMenu);
+    connect(hiddenMenu, &QMenu::aboutToShow, this, [this, hiddenMenu] {
+        hiddenMenu->clear();
+        m_trackMenu->addHiddenActions(hiddenMenu);
+    });
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
     connect(m_view, &TimelineView::gutterWidthChanged, m_overview, &OverviewStrip::setLeftMargin);
     connect(m_view, &TimelineView::gutterWidthChanged, m_steps->graph(), &StepGraph::setLeftMargin);
@@ -368,6 +394,9 @@ void MainWindow::sceneChanged()
 {
     m_view->sceneChanged();
     m_overview->sceneChanged();
+    if (m_scene)
+        m_find->setHiddenCount(
+            int(m_scene->hiddenWorkers().size() + m_scene->hiddenTracks().size()));
 }
 
 void MainWindow::setClockMode(ClockMode mode)

@@ -47,6 +47,7 @@ class CompareController;
 class ComparePanel;
 class DiagnosisController;
 class StepPanel;
+class TrackMenu;
 
 class MainWindow : public QMainWindow
 {
@@ -101,6 +102,7 @@ public:
     ClockPanel *clockPanel() const { return m_clocks; }
     ProblemsPanel *problemsPanel() const { return m_problems; }
     FindBar *findBar() const { return m_find; }
+    TrackMenu *trackMenu() const { return m_trackMenu; }
     DetailsPanel *detailsPanel() const { return m_details; }
     ExportActions *exportActions() const { return m_exports; }
     QDockWidget *problemsDock() const { return m_problemsDock; }
@@ -174,6 +176,7 @@ private:
     QStringList m_sources;
     size_t m_shownProblems = 0;
     FindController *m_findControl = nullptr;
+    TrackMenu *m_trackMenu = nullptr;
     QString m_alignOn;
     bool m_correct = true;
     LoadWindow m_window; // of the open job (use = false: the whole job)

@@ -7,7 +7,8 @@ namespace syncline::ui {
 std::vector<std::pair<QString, QString>> shortcutList()
 {
     return {
-        {QStringLiteral("Mouse wheel"), QObject::tr("Zoom in/out at the mouse cursor")},
+        {QStringLiteral("Mouse wheel, Ctrl+wheel"), QObject::tr("Zoom in/out at the mouse cursor")},
+        {QStringLiteral("Horizontal wheel / touchpad swipe"), QObject::tr("Pan in time")},
         {QStringLiteral("Shift+wheel, wheel over labels"),
          QObject::tr("Scroll workers vertically")},
         {QStringLiteral("Drag"), QObject::tr("Pan in time and scroll vertically")},
@@ -25,6 +26,9 @@ std::vector<std::pair<QString, QString>> shortcutList()
         {QStringLiteral("W/S/A/D, F, Home, Esc in a dock"),
          QObject::tr("The same, except while typing in a text box")},
         {QStringLiteral("Click a group header"), QObject::tr("Collapse / expand that worker")},
+        {QStringLiteral("Right-click a header, thread label or event"),
+         QObject::tr("Pin to top, hide, show only this worker, zoom to, find all, show in "
+                     "statistics, copy name / args / time; the hidden ones, restorable")},
         {QStringLiteral("Click/drag the overview"), QObject::tr("Move the view there")},
         {QStringLiteral("Drag the label column's edge"), QObject::tr("Resize the label column")},
         {QStringLiteral("Double-click a Problems entry"),

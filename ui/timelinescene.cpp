@@ -30,9 +30,8 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
                         std::max<int64_t>(0, tr.localEnd[i] - tr.localStart[i]);
     addNames();
     m_collapsed.assign(t.workers.size(), false);
-    m_visible.assign(t.workers.size(), true);
     buildCounterModels();
-    rebuildLayout();
+    updateVisibility();
 }
 
 void TimelineScene::buildCounterModels()
@@ -140,13 +139,11 @@ void TimelineScene::remapModels()
     m_firstModel.clear();
     m_workerFile.clear();
     m_collapsed.assign(t.workers.size(), false);
-    m_visible.assign(t.workers.size(), true);
     for (size_t w = 0; w < t.workers.size(); ++w) {
         const Worker &wk = t.workers[w];
         m_workerFile.push_back(wk.info.sourceFile);
         m_firstModel.push_back(m_models.size());
         m_collapsed[w] = collapsed.count(wk.info.sourceFile) && collapsed[wk.info.sourceFile];
-        m_visible[w] = wk.info.rank >= m_minRank && wk.info.rank <= m_maxRank;
         for (size_t k = 0; k < wk.tracks.size(); ++k) {
             const EventTrack &tr = wk.tracks[k];
             const auto it = oldModel.find(Key(wk.info.sourceFile, tr.pid, tr.tid));
@@ -164,6 +161,7 @@ void TimelineScene::remapModels()
     if (m_selected.valid())
         m_selected = {newIndex[size_t(m_selected.model)],
                       newIndex[size_t(m_selected.model)] < 0 ? -1 : m_selected.index};
+    updateVisibility();
 }
 
 void TimelineScene::applyLive(const LiveUpdate &u)
@@ -211,8 +209,143 @@ void TimelineScene::applyLive(const LiveUpdate &u)
 void TimelineScene::rebuildLayout()
 {
     m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics,
-                   m_counterWorker);
+                   m_counterWorker, m_modelShown, m_pinned);
     ++m_revision;
+}
+
+std::string TimelineScene::workerKey(int worker) const
+{
+    const WorkerInfo &i = m_timeline->workers[size_t(worker)].info;
+    return i.run + '|' + i.sourceFile + '|' + std::to_string(i.rank) + '|' +
+           std::to_string(i.restart) + '|' + std::to_string(i.pid);
+}
+
+std::string TimelineScene::trackKey(int model) const
+{
+    const TrackModel &m = m_models[size_t(model)];
+    return workerKey(int(m.worker())) + '|' + std::to_string(m.track().pid) + '|' +
+           std::to_string(m.track().tid);
+}
+
+QString TimelineScene::threadLabel(int model) const
+{
+    const EventTrack &t = m_models[size_t(model)].track();
+    const QString name = QString::fromStdString(t.threadName);
+    return name.isEmpty() ? QStringLiteral("tid %1").arg(t.tid)
+                          : QStringLiteral("%1 (%2)").arg(name).arg(t.tid);
+}
+
+void TimelineScene::updateVisibility()
+{
+    const size_t nw = m_timeline->workers.size();
+    m_visible.assign(nw, true);
+    m_pinned.assign(nw, false);
+    for (size_t w = 0; w < nw; ++w) {
+        const int r = m_timeline->workers[w].info.rank;
+        const std::string key = workerKey(int(w));
+        m_visible[w] = r >= m_minRank && r <= m_maxRank && !m_hiddenWorkerKeys.count(key);
+        m_pinned[w] = m_pinnedKeys.count(key) > 0;
+    }
+    m_modelShown.assign(m_models.size(), true);
+    for (size_t m = 0; m < m_models.size(); ++m) {
+        bool shown = m_visible[m_models[m].worker()];
+        if (shown && !m_hiddenTrackKeys.empty())
+            shown = !m_hiddenTrackKeys.count(trackKey(int(m)));
+        if (shown && !m_threadFilter.isEmpty())
+            shown = threadLabel(int(m)).contains(m_threadFilter, Qt::CaseInsensitive);
+        m_modelShown[m] = shown;
+    }
+    rebuildLayout();
+}
+
+void TimelineScene::setWorkerHidden(int worker, bool hidden)
+{
+    if (worker < 0 || size_t(worker) >= m_timeline->workers.size())
+        return;
+    if (hidden)
+        m_hiddenWorkerKeys.insert(workerKey(worker));
+    else
+        m_hiddenWorkerKeys.erase(workerKey(worker));
+    updateVisibility();
+}
+
+bool TimelineScene::isWorkerHidden(int worker) const
+{
+    return m_hiddenWorkerKeys.count(workerKey(worker)) > 0;
+}
+
+void TimelineScene::setTrackHidden(int model, bool hidden)
+{
+    if (model < 0 || size_t(model) >= m_models.size())
+        return;
+    if (hidden)
+        m_hiddenTrackKeys.insert(trackKey(model));
+    else
+        m_hiddenTrackKeys.erase(trackKey(model));
+    updateVisibility();
+}
+
+bool TimelineScene::isTrackHidden(int model) const
+{
+    return m_hiddenTrackKeys.count(trackKey(model)) > 0;
+}
+
+void TimelineScene::showOnlyWorker(int worker)
+{
+    for (size_t w = 0; w < m_timeline->workers.size(); ++w)
+        if (int(w) == worker)
+            m_hiddenWorkerKeys.erase(workerKey(int(w)));
+        else
+            m_hiddenWorkerKeys.insert(workerKey(int(w)));
+    updateVisibility();
+}
+
+void TimelineScene::showAllHidden()
+{
+    m_hiddenWorkerKeys.clear();
+    m_hiddenTrackKeys.clear();
+    updateVisibility();
+}
+
+std::vector<int> TimelineScene::hiddenWorkers() const
+{
+    std::vector<int> out;
+    for (size_t w = 0; w < m_timeline->workers.size(); ++w)
+        if (isWorkerHidden(int(w)))
+            out.push_back(int(w));
+    return out;
+}
+
+std::vector<int> TimelineScene::hiddenTracks() const
+{
+    std::vector<int> out;
+    if (!m_hiddenTrackKeys.empty())
+        for (size_t m = 0; m < m_models.size(); ++m)
+            if (isTrackHidden(int(m)))
+                out.push_back(int(m));
+    return out;
+}
+
+void TimelineScene::setPinned(int worker, bool pinned)
+{
+    if (worker < 0 || size_t(worker) >= m_timeline->workers.size())
+        return;
+    if (pinned)
+        m_pinnedKeys.insert(workerKey(worker));
+    else
+        m_pinnedKeys.erase(workerKey(worker));
+    updateVisibility();
+}
+
+bool TimelineScene::isPinned(int worker) const
+{
+    return size_t(worker) < m_pinned.size() && m_pinned[size_t(worker)];
+}
+
+void TimelineScene::setThreadFilter(const QString &text)
+{
+    m_threadFilter = text;
+    updateVisibility();
 }
 
 void TimelineScene::setClockMode(ClockMode mode)
@@ -262,11 +395,7 @@ void TimelineScene::setRankFilter(int minRank, int maxRank)
 {
     m_minRank = minRank;
     m_maxRank = maxRank;
-    for (size_t w = 0; w < m_visible.size(); ++w) {
-        const int r = m_timeline->workers[w].info.rank;
-        m_visible[w] = r >= minRank && r <= maxRank;
-    }
-    rebuildLayout();
+    updateVisibility();
 }
 
 void TimelineScene::setNameFilter(const QString &text)
@@ -361,7 +490,7 @@ int64_t TimelineScene::matchingEventCount() const
 {
     int64_t n = 0;
     for (size_t m = 0; m < m_matchPos.size() && m < m_models.size(); ++m) {
-        if (!m_visible[m_models[m].worker()])
+        if (!m_modelShown[m])
             continue;
         for (const auto &pos : m_matchPos[m])
             n += int64_t(pos.size());
@@ -382,7 +511,7 @@ std::pair<int, int> TimelineScene::modelsOf(int worker) const
 bool TimelineScene::eventVisible(int model, int index) const
 {
     const TrackModel &m = m_models[size_t(model)];
-    return m_visible[m.worker()] && nameVisible(m.nameId(index));
+    return m_modelShown[size_t(model)] && nameVisible(m.nameId(index));
 }
 
 EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
@@ -401,7 +530,7 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
     std::tuple<int64_t, int, int> bestKey;
     for (int m = 0; m < int(m_models.size()); ++m) {
         const TrackModel &tm = m_models[size_t(m)];
-        if (tm.count() == 0 || !m_visible[tm.worker()])
+        if (tm.count() == 0 || !m_modelShown[size_t(m)])
             continue;
         // Without `from`, start at the first (last) event: no search with the int64 sentinels,
         // which no clock map can take (UBSan: overflow in ClockMap::toLocal).

@@ -32,6 +32,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,33 @@ public:
     void setRankFilter(int minRank, int maxRank);
     // Only events whose name contains `text` (case-insensitive) are drawn; "" = all.
     void setNameFilter(const QString &text);
+
+    // Track control (the context menus, the find bar's thread filter and Hidden list): hidden
+    // workers and threads, pinned workers (laid out first; the view keeps them above the
+    // scrolled rows), a thread-name filter. Kept by identity (workerKey, trackKey), so they
+    // survive live updates and the reload of the same job (viewState / restoreViewState).
+    void setWorkerHidden(int worker, bool hidden);
+    bool isWorkerHidden(int worker) const;
+    void setTrackHidden(int model, bool hidden);
+    bool isTrackHidden(int model) const;
+    void showOnlyWorker(int worker); // hides every other worker, shows this one
+    void showAllHidden();            // unhides every worker and thread
+    std::vector<int> hiddenWorkers() const;
+    std::vector<int> hiddenTracks() const; // models
+    void setPinned(int worker, bool pinned);
+    bool isPinned(int worker) const;
+    size_t pinnedCount() const { return m_pinnedKeys.size(); }
+    // Only threads whose name (or "name (tid)") contains `text`, case-insensitive; "" = all.
+    void setThreadFilter(const QString &text);
+    const QString &threadFilter() const { return m_threadFilter; }
+    // Whether model m has rows: its worker passes the rank filter and is not hidden, the
+    // thread is not hidden and passes the thread filter.
+    bool modelShown(int model) const { return m_modelShown[size_t(model)]; }
+    bool workerShown(int worker) const { return m_visible[size_t(worker)]; }
+    std::string workerKey(int worker) const;
+    std::string trackKey(int model) const;
+    // A thread's label as the gutter draws it: "main (41236)".
+    QString threadLabel(int model) const;
     bool nameVisible(uint32_t nameId) const
     {
         return m_nameVisible.empty() || m_nameVisible[nameId];
@@ -168,6 +196,7 @@ public:
 
 private:
     void rebuildLayout();
+    void updateVisibility(); // m_visible, m_modelShown from filters and hidden sets; relayout
     void addNames();
     void remapModels();
     void buildCounterModels();
@@ -189,7 +218,11 @@ private:
     std::vector<QString> m_displayNames;
     std::vector<int64_t> m_nameWeight; // per name: total ns at construction (colour priority)
     std::vector<bool> m_collapsed;
-    std::vector<bool> m_visible;
+    std::vector<bool> m_visible;    // per worker: rank filter and not hidden
+    std::vector<bool> m_modelShown; // per model: worker visible, thread shown
+    std::vector<bool> m_pinned;     // per worker
+    std::set<std::string> m_hiddenWorkerKeys, m_hiddenTrackKeys, m_pinnedKeys;
+    QString m_threadFilter;
     std::vector<uint8_t> m_nameVisible;
     std::vector<uint8_t> m_match;
     int m_matchingNames = 0;

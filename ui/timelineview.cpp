@@ -5,6 +5,7 @@
 #include "selectionmeasure.h"
 #include "timelinepainter.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QPainter>
@@ -110,16 +111,55 @@ QRect TimelineView::eventArea() const
                  std::max(1, vp.height() - kRulerHeight));
 }
 
+double TimelineView::pinnedPx() const
+{
+    if (!m_scene)
+        return 0;
+    return std::min(m_scene->layout().pinnedHeight(), std::floor(eventArea().height() * 0.6));
+}
+
+// The scrolled rows: content [P + scroll, scroll + area height) under the pinned band [0, P).
+// A content y in the scrolled part is therefore (viewport y − ruler) + scroll, as without pins.
 GeometryRequest TimelineView::currentRequest() const
 {
     const QRect area = eventArea();
+    const double pinned = pinnedPx();
     GeometryRequest r;
     r.rangeStart = m_zoom->rangeStart();
     r.rangeEnd = m_zoom->rangeEnd();
     r.width = area.width();
-    r.height = area.height();
-    r.top = verticalScrollBar()->value();
+    r.height = std::max(1.0, area.height() - pinned);
+    r.top = pinned + verticalScrollBar()->value();
     return r;
+}
+
+GeometryRequest TimelineView::pinnedRequest() const
+{
+    GeometryRequest r = currentRequest();
+    r.top = 0;
+    r.height = std::max(1.0, pinnedPx());
+    return r;
+}
+
+double TimelineView::contentY(double viewportY) const
+{
+    const double y = viewportY - kRulerHeight;
+    return y < pinnedPx() ? y : y + verticalScrollBar()->value();
+}
+
+double TimelineView::viewportY(double contentY) const
+{
+    return (contentY < pinnedPx() ? contentY : contentY - verticalScrollBar()->value()) +
+           kRulerHeight;
+}
+
+std::pair<GeometryRequest, QPointF> TimelineView::requestAt(QPoint pos) const
+{
+    const QRect area = eventArea();
+    const double pinned = pinnedPx();
+    if (pinned > 0 && pos.y() - area.top() < pinned)
+        return {pinnedRequest(), QPointF(pos - area.topLeft())};
+    return {currentRequest(), QPointF(pos.x() - area.left(), pos.y() - area.top() - pinned)};
 }
 
 int64_t TimelineView::timeAtX(double eventX) const
@@ -132,7 +172,8 @@ EventRef TimelineView::eventAt(QPoint pos) const
     const QRect area = eventArea();
     if (!m_scene || !area.contains(pos))
         return {};
-    return hitTest(*m_scene, currentRequest(), QPointF(pos - area.topLeft()));
+    const auto [request, local] = requestAt(pos);
+    return hitTest(*m_scene, request, local);
 }
 
 void TimelineView::sceneChanged()
@@ -187,11 +228,22 @@ void TimelineView::paintEvent(QPaintEvent *)
     if (options.selectionEnd > options.selectionStart) // the measure: events begun in it
         options.selectionEvents = SelectionMeasure::eventsBetween(
             *m_scene, options.selectionStart, options.selectionEnd, m_boxModels);
-    const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
     // Rows fitted below the text's height (fitRowsToHeight) get the smaller label fonts.
-    TimelinePainter::paintFrame(p, rects, *m_scene, g,
-                                m_style.fittedToRows(m_scene->layout().metrics().rowHeight),
-                                options);
+    const ViewStyle style = m_style.fittedToRows(m_scene->layout().metrics().rowHeight);
+    const double pinned = pinnedPx();
+    if (pinned > 0) { // the scrolled rows under the pinned band
+        rects.events = QRectF(area).adjusted(0, pinned, 0, 0);
+        rects.gutter = QRectF(0, kRulerHeight + pinned, m_gutterWidth, area.height() - pinned);
+    }
+    TimelinePainter::paintFrame(p, rects, *m_scene, m_cache.get(*m_scene, currentRequest()),
+                                style, options);
+    if (pinned > 0) { // pinned workers: fixed above the scroll area, a line under them
+        rects.events = QRectF(area.left(), area.top(), area.width(), pinned);
+        rects.gutter = QRectF(0, kRulerHeight, m_gutterWidth, pinned);
+        TimelinePainter::paintFrame(p, rects, *m_scene, m_pinCache.get(*m_scene, pinnedRequest()),
+                                    style, options);
+        p.fillRect(QRectF(0, kRulerHeight + pinned - 1, vp.width(), 2), m_style.mutedText);
+    }
     paintBox(p);
     p.fillRect(QRect(0, 0, m_gutterWidth, kRulerHeight), m_style.ruler);
     p.setPen(m_style.mutedText);
@@ -250,7 +302,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     }
     if (pos.x() < m_gutterWidth) {
         const int row =
-            m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
+            m_scene->layout().rowAt(contentY(pos.y()));
         if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
             const int worker = m_scene->layout().rows()[size_t(row)].worker;
             m_scene->setCollapsed(worker, !m_scene->isCollapsed(worker));
@@ -261,7 +313,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     if (event->modifiers() & Qt::ShiftModifier) { // box selection: tracks × time
         m_drag = Drag::Box;
         m_pressTime = timeAtX(pos.x() - m_gutterWidth);
-        m_pressContentY = pos.y() - kRulerHeight + verticalScrollBar()->value();
+        m_pressContentY = contentY(pos.y());
         return;
     }
     m_drag = Drag::Pan;
@@ -291,8 +343,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
     } else if (m_drag == Drag::Box) {
         const int x = std::clamp(pos.x(), area.left(), area.right());
-        const double y = std::clamp(pos.y(), area.top(), area.bottom()) - kRulerHeight +
-                         verticalScrollBar()->value();
+        const double y = contentY(std::clamp(pos.y(), area.top(), area.bottom()));
         m_boxT0 = std::min(m_pressTime, timeAtX(x - m_gutterWidth));
         m_boxT1 = std::max(m_pressTime, timeAtX(x - m_gutterWidth));
         m_boxY0 = std::min(m_pressContentY, y);
@@ -352,8 +403,7 @@ void TimelineView::paintBox(QPainter &p) const
     const double pxPerNs = double(area.width()) / double(m_zoom->rangeDuration());
     const double x0 = area.left() + double(m_boxT0 - m_zoom->rangeStart()) * pxPerNs;
     const double x1 = area.left() + double(m_boxT1 - m_zoom->rangeStart()) * pxPerNs;
-    const double top = kRulerHeight - verticalScrollBar()->value();
-    QRectF r(QPointF(x0, m_boxY0 + top), QPointF(x1, m_boxY1 + top));
+    QRectF r(QPointF(x0, viewportY(m_boxY0)), QPointF(x1, viewportY(m_boxY1)));
     p.save();
     p.setClipRect(area);
     QColor fill = m_style.selection;
@@ -422,6 +472,14 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     event->accept();
 }
 
+void TimelineView::contextMenuEvent(QContextMenuEvent *event)
+{
+    if (!m_scene)
+        return;
+    emit contextMenuRequested(event->pos(), event->globalPos());
+    event->accept();
+}
+
 void TimelineView::leaveEvent(QEvent *event)
 {
     m_cursorX = -1;
@@ -434,17 +492,15 @@ bool TimelineView::viewportEvent(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip && m_scene) {
         auto *help = static_cast<QHelpEvent *>(event);
-        const QString culprit = CulpritMarks::tooltipAt(
-            *m_scene, currentRequest(), QPointF(help->pos() - eventArea().topLeft()));
+        const auto [request, local] = requestAt(help->pos());
+        const QString culprit = CulpritMarks::tooltipAt(*m_scene, request, local);
         if (!culprit.isEmpty()) {
             QToolTip::showText(help->globalPos(), culprit, viewport());
             return true;
         }
         const EventRef ref = eventAt(help->pos());
         const QString counter =
-            ref.valid() ? QString()
-                        : CounterPainter::tooltipAt(*m_scene, currentRequest(),
-                                                    QPointF(help->pos() - eventArea().topLeft()));
+            ref.valid() ? QString() : CounterPainter::tooltipAt(*m_scene, request, local);
         if (ref.valid())
             QToolTip::showText(help->globalPos(), eventTooltipHtml(*m_scene, ref), viewport());
         else if (!counter.isEmpty())
@@ -512,10 +568,12 @@ void TimelineView::revealRow(int row)
         return;
     sceneChanged(); // the layout may have changed (expanded group)
     const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
-    const int top = verticalScrollBar()->value();
-    const int h = eventArea().height();
-    if (r.y < top || r.y + r.height > top + h)
-        verticalScrollBar()->setValue(int(r.y) - h / 3);
+    const double pinned = pinnedPx();
+    if (r.y + r.height <= pinned)
+        return; // pinned: always on screen
+    const GeometryRequest req = currentRequest();
+    if (r.y < req.top || r.y + r.height > req.top + req.height)
+        verticalScrollBar()->setValue(int(r.y - pinned - req.height / 3));
 }
 
 } // namespace syncline::ui

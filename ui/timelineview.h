@@ -53,7 +53,14 @@ public:
     static constexpr double kMinRowScale = 0.55;
     const ViewStyle &viewStyle() const { return m_style; }
 
+    // The scrolled rows' request (under the pinned band) and the pinned band's (content
+    // [0, pinnedPx())); pinnedPx() is 0 without pinned workers.
     GeometryRequest currentRequest() const;
+    GeometryRequest pinnedRequest() const;
+    double pinnedPx() const;
+    // Content y (RowLayout) of a viewport y and back, across the pinned band and the scroll.
+    double contentY(double viewportY) const;
+    double viewportY(double contentY) const;
     QRect eventArea() const; // in viewport coordinates
     const GeometryCache &geometryCache() const { return m_cache; }
     EventRef eventAt(QPoint viewportPos) const;
@@ -80,6 +87,8 @@ signals:
     void cursorTimeChanged(qint64 globalNs, bool inside);
     void gutterWidthChanged(int px);
     void boxSelected(std::vector<int> models, qint64 startNs, qint64 endNs);
+    // Right-click (or the menu key) at a viewport point: MainWindow shows TrackMenu's menu.
+    void contextMenuRequested(QPoint viewportPos, QPoint globalPos);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -90,6 +99,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void leaveEvent(QEvent *event) override;
     bool viewportEvent(QEvent *event) override;
     void scrollContentsBy(int dx, int dy) override;
@@ -106,11 +116,14 @@ private:
     void paintBox(QPainter &p) const;
     void updateScrollBars();
     void refitRows();
+    // The request drawing viewport point pos and pos in its coordinates.
+    std::pair<GeometryRequest, QPointF> requestAt(QPoint pos) const;
     int64_t timeAtX(double eventX) const;
 
     std::shared_ptr<TimelineScene> m_scene;
     ZoomControl *m_zoom;
     GeometryCache m_cache;
+    GeometryCache m_pinCache;
     ViewStyle m_style;
     bool m_wallClock = false;
     double m_cursorX = -1;
