@@ -46,6 +46,11 @@ void FindController::setScene(std::shared_ptr<TimelineScene> scene, bool newJob)
     if (newJob)
         m_rankLimits = {1, 0};
     updateRankLimits();
+    // The filters typed in the bar apply to the new scene as well (a reload keeps them).
+    if (m_scene && !m_bar->nameFilterEdit()->text().isEmpty())
+        m_scene->setNameFilter(m_bar->nameFilterEdit()->text());
+    if (m_scene && !m_bar->threadFilterEdit()->text().isEmpty())
+        m_scene->setThreadFilter(m_bar->threadFilterEdit()->text());
     search(m_bar->pattern(), m_bar->isRegex());
 }
 

@@ -219,6 +219,12 @@ void MainWindow::connectPanels()
         for (int r = 0; r < m_stats->model()->rowCount(); ++r)
             rows.push_back(m_stats->model()->row(r));
         m_legend->setNames(LegendOrder::byTotal(rows));
+        if (!m_keepStatsName.isEmpty() && m_timeline) { // the row chosen before a reload
+            const uint32_t id = m_timeline->names.find(m_keepStatsName.toStdString());
+            if (id != UINT32_MAX)
+                m_stats->selectName(id);
+            m_keepStatsName.clear();
+        }
     });
     connect(m_comparePanel, &ComparePanel::nameActivated, this, [this](const QString &name) {
         m_find->findEdit()->setText(name);
@@ -313,6 +319,10 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
         m_comparePanel->refresh();
         m_compareDock->hide();
     }
+    // The same job again (a re-align, a reload): what the user set up is kept.
+    const ViewState kept =
+        !live && m_scene && !m_live && sources == m_shownSources ? captureViewState() : ViewState{};
+    m_shownSources = sources;
     m_live = live;
     m_timeline = std::move(timeline);
     m_sources = sources;
@@ -341,6 +351,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
         m_startRaw = false;
         setClockMode(ClockMode::Raw);
     }
+    restoreViewState(kept);
     updateProblems(true);
     updateInfo();
     updateStatus();

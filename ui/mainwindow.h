@@ -21,6 +21,8 @@
 #include <QStringList>
 
 #include <memory>
+#include <set>
+#include <string>
 
 class QLabel;
 class QMenu;
@@ -148,6 +150,22 @@ private:
     void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
     void updateInfo();
     void updateStatus();
+    // What the user set up on the shown job, kept across its reload (Clocks ▸ Align on
+    // collective…, reopening the same sources): range, clock mode, rank range, collapsed,
+    // hidden and pinned workers/threads (by identity), the selected event, the stats row.
+    struct ViewState
+    {
+        bool valid = false;
+        int64_t rangeStart = 0, rangeEnd = 0;
+        ClockMode mode = ClockMode::Corrected;
+        int minRank = 0, maxRank = 0;
+        std::set<std::string> collapsed, hiddenWorkers, hiddenTracks, pinned;
+        std::string selectedTrack;
+        int selectedIndex = -1;
+        QString statsName;
+    };
+    ViewState captureViewState() const;
+    void restoreViewState(const ViewState &state);
 
     TimelineView *m_view;
     OverviewStrip *m_overview;
@@ -191,6 +209,8 @@ private:
     qint64 m_cursorTime = 0;
     bool m_cursorInside = false;
     bool m_docksSized = false; // the bottom docks were fitted on the first show
+    QStringList m_shownSources; // of the job on screen (a reload shows the same again)
+    QString m_keepStatsName;    // the stats row to choose again when the reloaded stats arrive
 };
 
 } // namespace syncline::ui

@@ -10,6 +10,8 @@
 #include "ui/problemspanel.h"
 #include "ui/statspanel.h"
 #include "ui/timelineview.h"
+#include "ui/statstablemodel.h"
+#include "ui/zoomcontrol.h"
 
 #include <QCheckBox>
 #include <QDockWidget>
@@ -40,6 +42,7 @@ private slots:
     void notesDoNotOpenProblemsDock();
     void timelineGetsMostOfTheHeight();
     void emptyCompareDockNotRestored();
+    void stateKeptAcrossRealign();
     void screenshotOfJob();
 
 private:
@@ -358,6 +361,60 @@ void TstMainWindow::emptyCompareDockNotRestored()
     w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("small")});
     QVERIFY(!w.compareDock()->isVisible());
     QSettings().clear();
+}
+
+// Clocks ▸ Align on collective… reloads the job: the range, clock mode, name filter, rank
+// range, collapsed and pinned workers, hidden threads, the selected event and the Statistics
+// row stay as they were.
+void TstMainWindow::stateKeptAcrossRealign()
+{
+    const QString a = writeLog(QStringLiteral("keep.0.log"), 0, 20, false);
+    const QString b = writeLog(QStringLiteral("keep.1.log"), 1, 20, false);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openPaths({a, b});
+    QVERIFY(spy.wait(30000));
+    TimelineView *view = w.view();
+    TimelineScene *scene = view->scene();
+    QCOMPARE(scene->timeline().workers.size(), size_t(2));
+    // Collapse rank 1 by clicking its header; pin it.
+    const LayoutRow h = scene->layout().rows()[size_t(scene->layout().headerOf(1))];
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {},
+                      QPoint(20, int(view->viewportY(h.y + h.height / 2))));
+    QVERIFY(scene->isCollapsed(1));
+    scene->setPinned(1, true);
+    w.findBar()->nameFilterEdit()->setText(QStringLiteral("ward")); // forward, backward
+    w.setClockMode(ClockMode::Raw);
+    const int64_t r0 = view->zoomControl()->traceStart() + 3'000'000;
+    view->zoomControl()->setRange(r0, r0 + 2'500'000);
+    // Select rank 0's 5th event.
+    view->selectEvent({0, 5}, false);
+    const QString selectedName = scene->displayName(scene->model(0).nameId(5));
+    QTRY_VERIFY(w.statsPanel()->model()->rowCount() > 0);
+    const uint32_t backward = scene->timeline().names.find("backward");
+    QVERIFY(w.statsPanel()->selectName(backward));
+    spy.clear();
+    w.reloadAlignedOn(QStringLiteral("backward"));
+    QVERIFY(spy.wait(30000));
+    QVERIFY(spy.first().at(0).toBool());
+    TimelineScene *after = view->scene();
+    QVERIFY(after != scene);
+    QCOMPARE(w.alignOn(), QStringLiteral("backward"));
+    QCOMPARE(after->clockMode(), ClockMode::Raw);
+    QCOMPARE(view->zoomControl()->rangeStart(), r0);
+    QCOMPARE(view->zoomControl()->rangeEnd(), r0 + 2'500'000);
+    QVERIFY(after->isCollapsed(1));
+    QVERIFY(!after->isCollapsed(0));
+    QVERIFY(after->isPinned(1));
+    QVERIFY(!after->nameVisible(after->timeline().names.find("step")));
+    QVERIFY(after->nameVisible(after->timeline().names.find("forward")));
+    QCOMPARE(after->selected(), (EventRef{0, 5}));
+    QCOMPARE(after->displayName(after->model(0).nameId(5)), selectedName);
+    QTRY_COMPARE(w.statsPanel()->table()->currentIndex().data().toString(),
+                 QStringLiteral("backward"));
 }
 
 // For the docs: SYNCLINE_UI_SCREENSHOTS=DIR and SYNCLINE_UI_SCREENSHOT_JOB=PATH (e.g. the demo
