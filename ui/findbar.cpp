@@ -18,7 +18,12 @@ FindBar::FindBar(QWidget *parent)
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 3, 6, 3);
-    m_find->setPlaceholderText(tr("Find events (Ctrl+F) — Enter next, Shift+Enter previous"));
+    m_find->setPlaceholderText(
+        tr("Find (Ctrl+F): name, rank:3, dur>1ms, args.step=12, /regex/ — Enter next"));
+    m_find->setToolTip(tr("Words match names; fields: name: cat: host: thread: rank: restart: "
+                          "(rank:2-5, rank>3), dur>1ms, args.KEY=V (args.KEY>N, args.KEY:text), "
+                          "/regex/, -term to exclude, \"quoted words\". Regex: the whole text "
+                          "is a regular expression over names."));
     m_find->setClearButtonEnabled(true);
     m_find->installEventFilter(this);
     auto *prev = new QToolButton(this);

@@ -77,7 +77,7 @@ void FindController::search(const QString &pattern, bool regex)
     if (!m_scene)
         return;
     if (!m_scene->setSearch(pattern, regex))
-        m_bar->setStatus(tr("invalid regex"), true);
+        m_bar->setStatus(m_scene->searchError(), true);
     else if (pattern.isEmpty())
         m_bar->setStatus(QString(), false);
     else
@@ -89,7 +89,10 @@ QString FindController::matchStatus() const
 {
     const int64_t events = m_scene->matchingEventCount();
     const int names = m_scene->matchingNameCount();
-    QString s = (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) +
+    // "3 / 958 events" while a match is selected (Enter / Shift+Enter step in time order).
+    const int64_t at = m_scene->matchIndex(m_scene->selected());
+    QString s = (at > 0 ? tr("%L1 / ").arg(at) : QString()) +
+                (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) +
                 QStringLiteral(" · ") + (names == 1 ? tr("1 name") : tr("%1 names").arg(names));
     if (const auto &f = m_scene->durationFilter()) {
         s += QStringLiteral(" · %1 – %2").arg(formatDuration(f->minNs), formatDuration(f->maxNs));
@@ -136,9 +139,10 @@ void FindController::step(bool forward)
     if (!m_scene || !m_scene->searchActive())
         return;
     const EventRef next = m_scene->nextMatch(m_scene->selected(), forward);
-    if (next.valid())
+    if (next.valid()) {
         m_view->selectEvent(next, true);
-    else
+        refreshStatus();
+    } else
         m_bar->setStatus(forward ? tr("no more matches after this") : tr("no matches before this"),
                          false);
 }

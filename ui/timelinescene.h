@@ -24,6 +24,7 @@
 #include "workerstatus.h"
 
 #include "timeline/live/liveupdate.h"
+#include "timeline/report/eventquery.h"
 
 #include <QRegularExpression>
 #include <QString>
@@ -130,9 +131,12 @@ public:
         return m_nameVisible.empty() || m_nameVisible[nameId];
     }
 
-    // Find: highlight names matching `pattern` (substring, case-insensitive, or a regex); the
-    // rest is dimmed. Returns false (and clears the search) for an invalid regex.
+    // Find: highlight the events matching `pattern`; the rest is dimmed. Without `regex` the
+    // pattern is an EventQuery (report/eventquery.h: bare words match names, fields name: rank:
+    // host: restart: thread: cat:, dur>1ms, args.KEY=V, /regex/); with it, a regular expression
+    // over names. Returns false (and clears the search) when it does not parse: searchError().
     bool setSearch(const QString &pattern, bool regex);
+    const QString &searchError() const { return m_searchError; }
     bool searchActive() const { return !m_match.empty(); }
     bool nameMatches(uint32_t nameId) const { return m_match.empty() || m_match[nameId]; }
     // Find narrowed to durations in [minNs, maxNs) and, with rank >= 0, one rank (a duration
@@ -148,11 +152,10 @@ public:
     const std::optional<DurationFilter> &durationFilter() const { return m_durationFilter; }
     // Whether event i of model m is a find match (its name matches and it passes the duration
     // filter); true for everything without a search.
-    bool eventMatches(int model, int index) const
-    {
-        const TrackModel &tm = m_models[size_t(model)];
-        return nameMatches(tm.nameId(index)) && (!m_durationFilter || inDurationFilter(tm, index));
-    }
+    bool eventMatches(int model, int index) const;
+    // The place of a matching, visible event among all matches in nextMatch's order (1-based):
+    // the "i" of the find bar's "i / N"; 0 when it is not a match. O(rows · log matches).
+    int64_t matchIndex(const EventRef &ref) const;
     int matchingNameCount() const { return m_matchingNames; }
     // Matching events (name matches the find pattern and passes the name filter) in the workers
     // the rank filter shows — the find bar's counter.
@@ -201,9 +204,11 @@ private:
     void remapModels();
     void buildCounterModels();
     bool nameFilterHit(const QString &name) const;
-    bool searchHit(const QString &name) const;
+    bool searchHit(uint32_t nameId) const;
     bool eventVisible(int model, int index) const;
     bool inDurationFilter(const TrackModel &tm, int index) const;
+    bool queryEventHit(const TrackModel &tm, int index) const; // the query's dur/args terms
+    void buildQueryModels();
     void rebuildMatches();
     void extendMatches(size_t model, size_t from);
 
@@ -234,6 +239,10 @@ private:
     QString m_search;
     QRegularExpression m_searchRe; // valid when the search is a regex
     bool m_searchIsRegex = false;
+    QString m_searchError;
+    std::optional<EventQuery> m_query;  // the parsed search (not a regex)
+    std::vector<uint8_t> m_queryModel;  // per model: passes the query's track terms
+    mutable std::vector<int8_t> m_argMatch; // per args id: -1 unknown, else the args terms' verdict
     int m_minRank = std::numeric_limits<int>::min();
     int m_maxRank = std::numeric_limits<int>::max();
     uint64_t m_indexed = 0;
