@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -70,6 +71,11 @@ void MainMenus::buildFileMenu()
         OpenWindowDialog dialog(w);
         if (!w->sources().isEmpty())
             dialog.setPath(w->sources().front());
+        if (const TimelineScene *scene = w->view()->scene()) { // the visible range
+            const ZoomControl *z = w->view()->zoomControl();
+            dialog.beginBox()->setValue(double(z->rangeStart() - scene->originNs()) / 1e9);
+            dialog.endBox()->setValue(double(z->rangeEnd() - scene->originNs()) / 1e9);
+        }
         if (dialog.exec() == QDialog::Accepted)
             w->openWindow({dialog.path()}, dialog.window(), w->alignOn());
     });

@@ -128,6 +128,15 @@ bool takesText(const QWidget *w)
 // keys with Ctrl/Alt/Meta, which stay menu shortcuts.
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    // End (back to live follow, a window shortcut) works from a dock too: a list or table that
+    // would take End for itself does not get to override the shortcut.
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto *w = qobject_cast<QWidget *>(watched);
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_End && key->modifiers() == Qt::NoModifier && w &&
+            w->window() == this && !takesText(w))
+            return true; // not accepted: the shortcut fires
+    }
     if (event->type() == QEvent::KeyPress && m_scene) {
         auto *w = qobject_cast<QWidget *>(watched);
         auto *key = static_cast<QKeyEvent *>(event);

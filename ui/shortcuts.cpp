@@ -19,11 +19,11 @@ std::vector<std::pair<QString, QString>> shortcutList()
         {QStringLiteral("Double-click"), QObject::tr("Zoom to the event")},
         {QStringLiteral("Drag on the ruler"),
          QObject::tr("Measure: select a time range (its length and the events begun in it; "
-                     "stats can use it)")},
+                     "Statistics switches to it)")},
         {QStringLiteral("Shift+drag in the timeline"),
          QObject::tr("Box-select tracks × a time range (Statistics: Box selection)")},
         {QStringLiteral("Esc"), QObject::tr("Clear the range, box and event selection")},
-        {QStringLiteral("W/S/A/D, F, Home, Esc in a dock"),
+        {QStringLiteral("W/S/A/D, F, Home, Esc, End in a dock"),
          QObject::tr("The same, except while typing in a text box")},
         {QStringLiteral("Click a group header"), QObject::tr("Collapse / expand that worker")},
         {QStringLiteral("Right-click a header, thread label or event"),
@@ -33,9 +33,12 @@ std::vector<std::pair<QString, QString>> shortcutList()
         {QStringLiteral("Drag the label column's edge"), QObject::tr("Resize the label column")},
         {QStringLiteral("Double-click a Problems entry"),
          QObject::tr("Jump to the event (or worker) it is about")},
-        {QStringLiteral("Ctrl+F"), QObject::tr("Find events by name")},
+        {QStringLiteral("Ctrl+F"),
+         QObject::tr("Find events: names, or a query — name: cat: host: thread: rank: restart: "
+                     "(rank:2-5, rank>3), dur>1ms, args.KEY=V, /regex/, -term")},
         {QStringLiteral("Enter / Shift+Enter"),
-         QObject::tr("Next / previous match, zoomed in until it is drawn on its own")},
+         QObject::tr("Next / previous match in time order (3 / 958), zoomed in until it is "
+                     "drawn on its own")},
         {QStringLiteral("Ctrl+O"), QObject::tr("Open files (logs, config, Chrome traces)")},
         {QStringLiteral("Ctrl+Shift+O"), QObject::tr("Open a job directory")},
         {QStringLiteral("Ctrl+E"), QObject::tr("Export an image (PNG/SVG) of the visible range")},

@@ -143,6 +143,11 @@ void StatsPanel::setSelectedRange(int64_t start, int64_t end)
 {
     m_rangeStart = start;
     m_rangeEnd = end;
+    // A measured range (a drag on the ruler) is what the table shows next, as a box is.
+    if (end > start && m_scope->currentIndex() == 0) {
+        const QSignalBlocker block(m_scope);
+        m_scope->setCurrentIndex(1);
+    }
     if (m_scope->currentIndex() == 1)
         refresh();
 }

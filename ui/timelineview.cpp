@@ -50,6 +50,19 @@ void TimelineView::setScene(std::shared_ptr<TimelineScene> scene)
     viewport()->update();
 }
 
+void TimelineView::setPlaceholder(const QString &text)
+{
+    m_placeholder = text;
+    viewport()->update();
+}
+
+QString TimelineView::placeholderText() const
+{
+    return !m_placeholder.isEmpty() ? m_placeholder
+                                    : tr("Open a job directory, config, logs or Chrome traces\n"
+                                         "(File ▸ Open, or drop them here)");
+}
+
 void TimelineView::setWallClock(bool on)
 {
     m_wallClock = on;
@@ -210,9 +223,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     p.fillRect(vp, m_style.background);
     if (!m_scene) {
         p.setPen(m_style.mutedText);
-        p.drawText(vp, Qt::AlignCenter,
-                   tr("Open a job directory, config, logs or Chrome traces\n(File ▸ Open, or drop "
-                      "them here)"));
+        p.drawText(vp, Qt::AlignCenter, placeholderText());
         return;
     }
     const QRect area = eventArea();

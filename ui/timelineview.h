@@ -40,6 +40,10 @@ public:
     void setScene(std::shared_ptr<TimelineScene> scene); // fits the range to the whole job
     TimelineScene *scene() const { return m_scene.get(); }
     ZoomControl *zoomControl() const { return m_zoom; }
+    // The text shown while there is no scene ("" = how to open a job); e.g. while attached to
+    // a job directory that has no logs yet.
+    void setPlaceholder(const QString &text);
+    QString placeholderText() const;
     void setWallClock(bool on);
     bool wallClock() const { return m_wallClock; }
     void setViewStyle(const ViewStyle &style);
@@ -126,6 +130,7 @@ private:
     GeometryCache m_pinCache;
     ViewStyle m_style;
     bool m_wallClock = false;
+    QString m_placeholder;
     double m_cursorX = -1;
     Drag m_drag = Drag::None;
     QPoint m_pressPos;
