@@ -610,7 +610,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QMainWindow::closeEvent(event);
 }
 
-// The timeline keeps most of the height: the bottom docks (tabbed) take at most a quarter of
+// The timeline keeps most of the height: the bottom docks (tabbed) take at most a fifth of
 // the window when it first shows, whatever size a saved state gave them.
 void MainWindow::showEvent(QShowEvent *event)
 {
@@ -619,7 +619,7 @@ void MainWindow::showEvent(QShowEvent *event)
         return;
     m_docksSized = true;
     auto *stats = findChild<QDockWidget *>(QStringLiteral("stats"));
-    const int cap = std::max(150, height() / 4);
+    const int cap = std::max(150, height() / 5);
     if (stats && stats->isVisible() && !stats->isFloating() && stats->height() > cap)
         resizeDocks({stats}, {cap}, Qt::Vertical);
 }

@@ -21,20 +21,6 @@ int64_t floorDiv(int64_t a, int64_t b)
     return q;
 }
 
-// Where the ruler's ticks count from: the display origin, or with wall-clock labels a time near
-// rangeStart whose wall clock is a multiple of the tick step, so the ticks fall on round wall
-// times (12:00:01.500, not 12:00:01.537). Taken at rangeStart so a drifting clock map cannot
-// move the ticks off round by more than its drift over the visible range.
-int64_t tickOrigin(const TimelineScene &scene, bool wallClock, int64_t rangeStart,
-                   int64_t rangeEnd, double width, double minSpacingPx)
-{
-    int64_t wall = 0;
-    if (!wallClock || rangeEnd <= rangeStart || width <= 0 ||
-        !scene.wallClock(rangeStart, &wall))
-        return scene.originNs();
-    const int64_t step = niceStep(double(rangeEnd - rangeStart) * minSpacingPx / width);
-    return rangeStart - (wall - floorDiv(wall, step) * step);
-}
 
 } // namespace
 
@@ -64,6 +50,22 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
         ticks.push_back({t, double(t - rangeStart) * pxPerNs, k % majorEvery == 0});
     }
     return ticks;
+}
+
+// Where the ruler's ticks count from: the display origin, or with wall-clock labels a time near
+// rangeStart whose wall clock is a multiple of the tick step, so the ticks fall on round wall
+// times (12:00:01.500, not 12:00:01.537). Taken at rangeStart so a drifting clock map cannot
+// move the ticks off round by more than its drift over the visible range.
+int64_t TimelinePainter::tickOrigin(const TimelineScene &scene, bool wallClock, int64_t rangeStart,
+                                          int64_t rangeEnd, double width,
+                                          double minSpacingPx)
+{
+    int64_t wall = 0;
+    if (!wallClock || rangeEnd <= rangeStart || width <= 0 ||
+        !scene.wallClock(rangeStart, &wall))
+        return scene.originNs();
+    const int64_t step = niceStep(double(rangeEnd - rangeStart) * minSpacingPx / width);
+    return rangeStart - (wall - floorDiv(wall, step) * step);
 }
 
 QRectF TimelinePainter::selectionLabelRect(const QRectF &selection, double textWidth,

@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QTableView>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -329,9 +330,9 @@ void TstMainWindow::timelineGetsMostOfTheHeight()
     QCoreApplication::processEvents();
     auto *stats = w.findChild<QDockWidget *>(QStringLiteral("stats"));
     QVERIFY(stats && stats->isVisible());
-    QVERIFY2(stats->height() <= w.height() * 0.3,
+    QVERIFY2(stats->height() <= w.height() * 0.22,
              qPrintable(QStringLiteral("stats %1 of %2").arg(stats->height()).arg(w.height())));
-    QVERIFY2(w.view()->height() >= w.height() * 0.55,
+    QVERIFY2(w.view()->height() >= w.height() * 0.5,
              qPrintable(QStringLiteral("view %1 of %2").arg(w.view()->height()).arg(w.height())));
     const TimelineScene *scene = w.view()->scene();
     const double avail = w.view()->eventArea().height();

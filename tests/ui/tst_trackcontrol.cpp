@@ -221,7 +221,8 @@ void TstTrackControl::eventMenuActions()
     QCOMPARE(w.findBar()->findEdit()->text(), QStringLiteral("^backward$"));
     QVERIFY(w.findBar()->isRegex());
     QCOMPARE(scene->matchingEventCount(), 1);
-    QVERIFY(w.findBar()->statusText().startsWith(QStringLiteral("1 event")));
+    QVERIFY2(w.findBar()->statusText().startsWith(QStringLiteral("1 / 1 event")),
+             qPrintable(w.findBar()->statusText())); // the selected event is the match
     action(menu, "showStats")->trigger();
     menu->close();
     auto *stats = w.findChild<QDockWidget *>(QStringLiteral("stats"));
