@@ -137,7 +137,7 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
             w->window() == this && !takesText(w))
             return true; // not accepted: the shortcut fires
     }
-    if (event->type() == QEvent::KeyPress && m_scene) {
+    if ((event->type() == QEvent::KeyPress || event->type() == QEvent::KeyRelease) && m_scene) {
         auto *w = qobject_cast<QWidget *>(watched);
         auto *key = static_cast<QKeyEvent *>(event);
         static const int keys[] = {Qt::Key_W, Qt::Key_A,    Qt::Key_S,     Qt::Key_D,
@@ -147,7 +147,9 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
                                                  Qt::MetaModifier | Qt::ShiftModifier));
         if (nav && plain && w && w->window() == this && w != m_view && !m_view->isAncestorOf(w) &&
             !takesText(w)) {
-            QKeyEvent copy(QEvent::KeyPress, key->key(), key->modifiers(), key->text());
+            // Releases too: a held W/S/A/D moves until it is released (KeyMotion).
+            QKeyEvent copy(event->type(), key->key(), key->modifiers(), key->text(),
+                           key->isAutoRepeat());
             QCoreApplication::sendEvent(m_view, &copy);
             return true;
         }

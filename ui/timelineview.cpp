@@ -2,6 +2,7 @@
 
 #include "counterpainter.h"
 #include "eventtext.h"
+#include "keymotion.h"
 #include "selectionmeasure.h"
 #include "timelinepainter.h"
 
@@ -36,6 +37,13 @@ TimelineView::TimelineView(QWidget *parent)
             emit cursorTimeChanged(timeAtX(m_cursorX), true);
     });
     connect(m_zoom, &ZoomControl::selectionChanged, viewport(), qOverload<>(&QWidget::update));
+    m_keys = new KeyMotion(
+        m_zoom,
+        [this] {
+            return m_cursorX >= 0 ? timeAtX(m_cursorX)
+                                  : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
+        },
+        this);
 }
 
 void TimelineView::setScene(std::shared_ptr<TimelineScene> scene)
@@ -279,8 +287,20 @@ void TimelineView::wheelEvent(QWheelEvent *event)
 {
     const QPointF pos = event->position();
     const QPoint delta = event->angleDelta();
-    if (event->modifiers() & Qt::ShiftModifier || pos.x() < m_gutterWidth) {
+    const bool ctrl = event->modifiers() & Qt::ControlModifier;
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    if (!ctrl && (m_wheelZooms ? shift : !shift) ) { // scroll the workers
         verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
+        if (!m_wheelZooms && delta.x() != 0)
+            m_zoom->panFraction(-delta.x() / 1200.0);
+        return;
+    }
+    if (pos.x() < m_gutterWidth) {
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
+        return;
+    }
+    if (!m_wheelZooms && shift && !ctrl) { // Perfetto: Shift+wheel pans
+        m_zoom->panFraction(-(delta.y() != 0 ? delta.y() : delta.x()) / 1200.0);
         return;
     }
     if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
@@ -451,21 +471,12 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
-    const int64_t centre =
-        m_cursorX >= 0 ? timeAtX(m_cursorX) : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
+    if (!(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) &&
+        m_keys->press(event->key(), event->isAutoRepeat())) { // W/S/A/D (KeyMotion)
+        event->accept();
+        return;
+    }
     switch (event->key()) {
-    case Qt::Key_W:
-        m_zoom->zoomAt(1.5, centre);
-        break;
-    case Qt::Key_S:
-        m_zoom->zoomAt(1 / 1.5, centre);
-        break;
-    case Qt::Key_A:
-        m_zoom->panFraction(-0.15);
-        break;
-    case Qt::Key_D:
-        m_zoom->panFraction(0.15);
-        break;
     case Qt::Key_F:
     case Qt::Key_Home:
         m_zoom->fit();
@@ -481,6 +492,20 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
         return;
     }
     event->accept();
+}
+
+void TimelineView::keyReleaseEvent(QKeyEvent *event)
+{
+    if (m_keys->release(event->key(), event->isAutoRepeat()))
+        event->accept();
+    else
+        QAbstractScrollArea::keyReleaseEvent(event);
+}
+
+void TimelineView::focusOutEvent(QFocusEvent *event)
+{
+    m_keys->stop(); // a release elsewhere would never reach us
+    QAbstractScrollArea::focusOutEvent(event);
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent *event)

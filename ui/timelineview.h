@@ -26,6 +26,8 @@ class QPainter;
 
 namespace syncline::ui {
 
+class KeyMotion;
+
 class TimelineView : public QAbstractScrollArea
 {
     Q_OBJECT
@@ -47,6 +49,11 @@ public:
     void setWallClock(bool on);
     bool wallClock() const { return m_wallClock; }
     void setViewStyle(const ViewStyle &style);
+    // The wheel: zooms at the cursor (Tracy's way, the default; Shift+wheel scrolls), or with
+    // wheelZooms false scrolls the workers (Perfetto's way; Shift+wheel pans), Ctrl+wheel zooms.
+    void setWheelZooms(bool on) { m_wheelZooms = on; }
+    bool wheelZooms() const { return m_wheelZooms; }
+    KeyMotion *keyMotion() const { return m_keys; }
     // The label column: drag its right edge to resize it (kMinGutterWidth .. half the view).
     int gutterWidth() const { return m_gutterWidth; }
     void setGutterWidth(int px);
@@ -103,6 +110,8 @@ protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void keyReleaseEvent(QKeyEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void leaveEvent(QEvent *event) override;
     bool viewportEvent(QEvent *event) override;
@@ -131,6 +140,8 @@ private:
     ViewStyle m_style;
     bool m_wallClock = false;
     QString m_placeholder;
+    bool m_wheelZooms = true;
+    KeyMotion *m_keys = nullptr;
     double m_cursorX = -1;
     Drag m_drag = Drag::None;
     QPoint m_pressPos;

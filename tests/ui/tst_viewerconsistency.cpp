@@ -6,6 +6,8 @@
 #include "testjob.h"
 #include "ui/detailspanel.h"
 #include "ui/exportactions.h"
+#include "ui/keymotion.h"
+#include "ui/zoomcontrol.h"
 #include "ui/liveattachment.h"
 #include "ui/mainwindow.h"
 #include "ui/openwindowdialog.h"
@@ -20,6 +22,8 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QMenuBar>
+#include <QScrollBar>
+#include <QWheelEvent>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
@@ -41,6 +45,8 @@ private slots:
     void exportStartsInJobDirectory();
     void wallClockTicksAreRound();
     void detailsAndTooltip();
+    void heldKeyZoomsUntilReleased();
+    void wheelScrollsSetting();
 };
 
 void TstViewerConsistency::initTestCase()
@@ -230,6 +236,81 @@ void TstViewerConsistency::detailsAndTooltip()
              qPrintable(tip));
     QVERIFY2(tip.count(QStringLiteral("<br>")) <= 2 && !tip.contains(QStringLiteral("adam")),
              qPrintable(tip));
+}
+
+// W held: one 1.5× step at the press, then a continuous zoom while it is down (auto-repeat
+// presses add nothing), stopping at the release — no overshoot afterwards.
+void TstViewerConsistency::heldKeyZoomsUntilReleased()
+{
+    MainWindow w;
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setTimeline(testjob::makeDenseJob(4, 3000, 1'000'000), {QStringLiteral("dense")});
+    TimelineView *view = w.view();
+    ZoomControl *z = view->zoomControl();
+    view->setFocus();
+    const int64_t full = z->rangeDuration();
+    QKeyEvent press(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier, QStringLiteral("w"));
+    QApplication::sendEvent(view, &press);
+    const int64_t tapped = z->rangeDuration();
+    QVERIFY(std::abs(double(full) / double(tapped) - 1.5) < 0.01);
+    QKeyEvent repeat(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier, QStringLiteral("w"), true);
+    QApplication::sendEvent(view, &repeat);
+    QCOMPARE(z->rangeDuration(), tapped); // a repeat is not a step
+    QTRY_VERIFY(z->rangeDuration() < tapped / 2); // held: it keeps zooming in
+    QKeyEvent release(QEvent::KeyRelease, Qt::Key_W, Qt::NoModifier, QStringLiteral("w"));
+    QApplication::sendEvent(view, &release);
+    const int64_t released = z->rangeDuration();
+    QVERIFY(!view->keyMotion()->moving());
+    QTest::qWait(KeyMotion::kHoldDelayMs + 100);
+    QCOMPARE(z->rangeDuration(), released); // stopped at the release
+    // Held from a dock (the stats table): the press and the release both reach the view.
+    w.statsPanel()->table()->setFocus();
+    QKeyEvent dockPress(QEvent::KeyPress, Qt::Key_S, Qt::NoModifier, QStringLiteral("s"));
+    QApplication::sendEvent(w.statsPanel()->table(), &dockPress);
+    QVERIFY(view->keyMotion()->moving());
+    QKeyEvent dockRelease(QEvent::KeyRelease, Qt::Key_S, Qt::NoModifier, QStringLiteral("s"));
+    QApplication::sendEvent(w.statsPanel()->table(), &dockRelease);
+    QVERIFY(!view->keyMotion()->moving());
+}
+
+// View ▸ Wheel scrolls, Ctrl+wheel zooms: the wheel scrolls the workers and keeps the range;
+// Ctrl+wheel zooms. Off (the default): the wheel zooms.
+void TstViewerConsistency::wheelScrollsSetting()
+{
+    MainWindow w;
+    w.resize(1000, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setTimeline(testjob::makeDenseJob(40, 30, 1'000'000), {QStringLiteral("dense")});
+    TimelineView *view = w.view();
+    ZoomControl *z = view->zoomControl();
+    QVERIFY(view->wheelZooms());
+    QAction *scrolls = w.findChild<QAction *>(QStringLiteral("wheelScrollsAction"));
+    QVERIFY(scrolls);
+    auto wheel = [&](Qt::KeyboardModifiers mods) {
+        const QPointF at(view->eventArea().center());
+        QWheelEvent e(at, view->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120),
+                      Qt::NoButton, mods, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view->viewport(), &e);
+    };
+    const int64_t full = z->rangeDuration();
+    wheel(Qt::NoModifier);
+    QVERIFY(z->rangeDuration() != full); // Tracy: the wheel zooms
+    z->fit();
+    scrolls->trigger();
+    QVERIFY(!view->wheelZooms());
+    QCOMPARE(QSettings().value(QStringLiteral("view/wheelZooms")).toBool(), false);
+    const int scroll = view->verticalScrollBar()->value();
+    wheel(Qt::NoModifier);
+    QCOMPARE(z->rangeDuration(), full);
+    QVERIFY(view->verticalScrollBar()->value() > scroll); // scrolled down
+    wheel(Qt::ControlModifier);
+    QVERIFY(z->rangeDuration() != full); // Ctrl+wheel zooms
+    scrolls->trigger();
+    QVERIFY(view->wheelZooms());
+    QSettings().remove(QStringLiteral("view/wheelZooms"));
 }
 
 QTEST_MAIN(TstViewerConsistency)
