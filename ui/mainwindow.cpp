@@ -121,6 +121,9 @@ bool takesText(const QWidget *w)
     return false;
 }
 
+// Set while eventFilter sends a navigation key to the view (GUI thread only).
+bool forwardingKey = false;
+
 } // namespace
 
 // The view's navigation keys (W/A/S/D, F, Home, Esc) work wherever the focus is in this window
@@ -145,12 +148,18 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         const bool nav = std::find(std::begin(keys), std::end(keys), key->key()) != std::end(keys);
         const bool plain = !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier |
                                                  Qt::MetaModifier | Qt::ShiftModifier));
-        if (nav && plain && w && w->window() == this && w != m_view && !m_view->isAncestorOf(w) &&
-            !takesText(w)) {
-            // Releases too: a held W/S/A/D moves until it is released (KeyMotion).
+        // Releases too, of W/S/A/D: a held key moves until it is released (KeyMotion).
+        const bool motion = key->key() == Qt::Key_W || key->key() == Qt::Key_A ||
+                            key->key() == Qt::Key_S || key->key() == Qt::Key_D;
+        const bool forward = event->type() == QEvent::KeyPress || motion;
+        // A forwarded event the view ignores propagates to its parents: not forwarded again.
+        if (nav && plain && forward && !forwardingKey && w && w->window() == this &&
+            w != m_view && !m_view->isAncestorOf(w) && !takesText(w)) {
             QKeyEvent copy(event->type(), key->key(), key->modifiers(), key->text(),
                            key->isAutoRepeat());
+            forwardingKey = true;
             QCoreApplication::sendEvent(m_view, &copy);
+            forwardingKey = false;
             return true;
         }
     }
