@@ -117,7 +117,7 @@ void MainWindow::buildStatusBar()
         m_problemsDock->raise();
     });
     m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
+    m_progress->setMaximumWidth(520);
     m_progress->hide();
     m_cancel->hide();
     statusBar()->addWidget(m_cursorLabel, 1);
@@ -129,6 +129,11 @@ void MainWindow::buildStatusBar()
     connect(m_loader, &LoadController::progress, this, [this](double f, const QString &what) {
         m_progress->setValue(int(f * 1000));
         m_progress->setFormat(QStringLiteral("%p% ") + QFileInfo(what).fileName());
+        // Wide enough for its text ("34% parsing 12 of 64 files, 3 from their event stores"),
+        // never clipped: it only grows during a load.
+        const int text = m_progress->fontMetrics().horizontalAdvance(m_progress->text()) + 32;
+        if (text > m_progress->minimumWidth())
+            m_progress->setMinimumWidth(std::min(text, m_progress->maximumWidth()));
     });
 }
 

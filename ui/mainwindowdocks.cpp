@@ -1,10 +1,14 @@
 // MainWindow: the docks (built, tabbed, sized on the first show) and the navigation keys that
 // work from any dock (eventFilter).
+#include "clockpanel.h"
 #include "comparecontroller.h"
 #include "comparepanel.h"
+#include "detailspanel.h"
 #include "diagnosiscontroller.h"
 #include "mainwindow.h"
 #include "problemspanel.h"
+#include "statspanel.h"
+#include "stepgraph.h"
 #include "steppanel.h"
 #include "timelineview.h"
 

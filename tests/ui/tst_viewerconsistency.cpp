@@ -9,6 +9,7 @@
 #include "ui/keymotion.h"
 #include "ui/zoomcontrol.h"
 #include "ui/liveattachment.h"
+#include "ui/loadcontroller.h"
 #include "ui/mainwindow.h"
 #include "ui/openwindowdialog.h"
 #include "ui/statspanel.h"
@@ -22,6 +23,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QSettings>
@@ -47,6 +49,7 @@ private slots:
     void detailsAndTooltip();
     void heldKeyZoomsUntilReleased();
     void wheelScrollsSetting();
+    void progressTextNotClipped();
 };
 
 void TstViewerConsistency::initTestCase()
@@ -314,6 +317,27 @@ void TstViewerConsistency::wheelScrollsSetting()
     scrolls->trigger();
     QVERIFY(view->wheelZooms());
     QSettings().remove(QStringLiteral("view/wheelZooms"));
+}
+
+// The load's progress text (Clocks ▸ Align on collective… reloads with it) fits its bar.
+void TstViewerConsistency::progressTextNotClipped()
+{
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *loader = w.findChild<LoadController *>();
+    QVERIFY(loader);
+    auto *bar = w.findChild<QProgressBar *>();
+    QVERIFY(bar);
+    bar->show();
+    emit loader->progress(0.34, QStringLiteral("correcting clocks (pairing messages, 64 workers)"));
+    QCoreApplication::processEvents();
+    const int need = bar->fontMetrics().horizontalAdvance(bar->text());
+    QVERIFY2(bar->width() >= need, qPrintable(QStringLiteral("%1 px for %2 px of '%3'")
+                                                   .arg(bar->width())
+                                                   .arg(need)
+                                                   .arg(bar->text())));
 }
 
 QTEST_MAIN(TstViewerConsistency)
