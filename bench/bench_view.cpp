@@ -123,6 +123,37 @@ FrameTimes oneFrame(const TimelineScene &scene, int64_t start, int64_t end, QIma
     return {ms(t2 - t0).count(), ms(t1 - t0).count(), ms(t3 - t2).count(), g.primitiveCount()};
 }
 
+// One uncached frame as the view draws it with pinned workers: the pinned band (content
+// [0, P), P at most 60 % of the height) fixed at the top, the other rows scrolled under it —
+// two geometries, two paints (TimelineView::paintEvent).
+FrameTimes onePinnedFrame(const TimelineScene &scene, int64_t start, int64_t end, QImage &image)
+{
+    const ViewStyle style = ViewStyle::light();
+    FrameRects rects = benchRects();
+    const QRectF area = rects.events;
+    const double pinned =
+        std::min(scene.layout().pinnedHeight(), std::floor(area.height() * 0.6));
+    GeometryRequest scroll{start, end, area.width(), pinned, area.height() - pinned};
+    GeometryRequest band{start, end, area.width(), 0, std::max(1.0, pinned)};
+    const auto t0 = std::chrono::steady_clock::now();
+    const TimelineGeometry gs = computeGeometry(scene, scroll);
+    const TimelineGeometry gp = computeGeometry(scene, band);
+    const auto t1 = std::chrono::steady_clock::now();
+    QPainter p(&image);
+    p.fillRect(image.rect(), style.background);
+    rects.events = area.adjusted(0, pinned, 0, 0);
+    rects.gutter = QRectF(0, area.top() + pinned, area.left(), area.height() - pinned);
+    TimelinePainter::paintFrame(p, rects, scene, gs, style, FrameOptions{});
+    rects.events = QRectF(area.left(), area.top(), area.width(), pinned);
+    rects.gutter = QRectF(0, area.top(), area.left(), pinned);
+    TimelinePainter::paintFrame(p, rects, scene, gp, style, FrameOptions{});
+    p.end();
+    const auto t2 = std::chrono::steady_clock::now();
+    using ms = std::chrono::duration<double, std::milli>;
+    return {ms(t2 - t0).count(), ms(t1 - t0).count(), 0.0,
+            gs.primitiveCount() + gp.primitiveCount()};
+}
+
 double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -252,6 +283,28 @@ int main(int argc, char **argv)
     const double ratio = results[1].medianMs / results[0].medianMs;
     std::printf("\nratio 10M/10k frame: %.2f  (goal <= 1.5)   10M frame %.2f ms (goal <= 16 ms)\n",
                 ratio, results[1].medianMs);
+    // Pinned tracks: a 10 M job of 64 workers, without pins and with 50 pinned (the band takes
+    // 60 % of the height, the rest scrolls), frames alternating so the machine's load is shared.
+    {
+        std::printf("\nbuilding the 10M job of 64 workers...\n");
+        auto wide = testjob::makeDenseJob(64, 10000002 / 64 / 3 * 3 + 3, 1000);
+        TimelineScene plain(wide);
+        TimelineScene pinnedScene(wide);
+        for (int w = 0; w < 50; ++w)
+            pinnedScene.setPinned(w, true);
+        QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+        std::vector<double> a, b;
+        for (int f = 0; f < frames; ++f) {
+            a.push_back(oneFrame(plain, plain.beginNs(), plain.endNs(), image).totalMs);
+            b.push_back(
+                onePinnedFrame(pinnedScene, pinnedScene.beginNs(), pinnedScene.endNs(), image)
+                    .totalMs);
+        }
+        if (pngDir)
+            image.save(QString::fromUtf8(pngDir) + QStringLiteral("/bench_view_10M-50pinned.png"));
+        std::printf("10M, 64 workers: frame %.2f ms; 50 pinned: %.2f ms (%.2fx; goal <= 16 ms)\n",
+                    median(a), median(b), median(b) / median(a));
+    }
     // Links: the same job with 1 M messages, against itself without them, whole and zoomed.
     std::printf("\nbuilding the 10M job with 1M messages...\n");
     auto msgJob = withMessages(*big, 1'000'000);

@@ -23,7 +23,9 @@ ClockPanel::ClockPanel(QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(ClockTableModel::Worker, Qt::AscendingOrder);
     m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(ClockTableModel::Flags, QHeaderView::Stretch);
+    m_table->setWordWrap(false);
     m_table->setAlternatingRowColors(true);
     m_corrected->setChecked(true);
     m_notes->setWordWrap(true);

@@ -91,6 +91,10 @@ void ComparePanel::refresh()
     if (!m_anchor->hasFocus())
         m_anchor->setText(QString::fromStdString(c->anchor().text()));
     m_model->setResult(c->active() ? c->result() : nullptr, m_perRank->isChecked());
+    // Columns that say nothing are hidden: Rank without per-rank rows, In when every row is in
+    // both runs.
+    m_table->setColumnHidden(CompareTableModel::Rank, !m_perRank->isChecked());
+    m_table->setColumnHidden(CompareTableModel::In, !m_model->hasOneRunRows());
     if (!c->active()) {
         m_summary->setText(tr("No comparison: File ▸ Compare with… opens a second run (B) beside "
                               "this one (A)."));

@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 namespace syncline::ui {
@@ -17,11 +18,31 @@ void CompareTableModel::setResult(std::shared_ptr<const CompareResult> result, b
     beginResetModel();
     m_result = std::move(result);
     m_rows.clear();
-    if (m_result)
-        for (const CompareRow &r : m_result->rows)
+    if (m_result) {
+        // Name groups (the all-ranks row, then its per-rank rows) in Compare's order, then by
+        // |impact per step| of the all-ranks row, stably.
+        std::vector<std::vector<const CompareRow *>> groups;
+        for (const CompareRow &r : m_result->rows) {
+            if (!r.rank || groups.empty())
+                groups.emplace_back();
             if (perRank || !r.rank)
-                m_rows.push_back(&r);
+                groups.back().push_back(&r);
+        }
+        auto impact = [](const std::vector<const CompareRow *> &g) {
+            return g.empty() ? 0 : std::llabs(g.front()->impactNs());
+        };
+        std::stable_sort(groups.begin(), groups.end(),
+                         [&](const auto &x, const auto &y) { return impact(x) > impact(y); });
+        for (const auto &g : groups)
+            m_rows.insert(m_rows.end(), g.begin(), g.end());
+    }
     endResetModel();
+}
+
+bool CompareTableModel::hasOneRunRows() const
+{
+    return std::any_of(m_rows.begin(), m_rows.end(),
+                       [](const CompareRow *r) { return r->in != CompareRow::In::Both; });
 }
 
 int CompareTableModel::rowCount(const QModelIndex &parent) const
@@ -59,6 +80,8 @@ QVariant CompareTableModel::data(const QModelIndex &index, int role) const
             return r.rank ? *r.rank : -1;
         case In:
             return int(r.in);
+        case Impact:
+            return qlonglong(std::llabs(r.impactNs()));
         case CountA:
             return qlonglong(r.a.count);
         case CountB:
@@ -92,6 +115,8 @@ QVariant CompareTableModel::data(const QModelIndex &index, int role) const
         int64_t d = 0;
         if (index.column() == DeltaTotal)
             d = r.deltaTotalNs();
+        else if (index.column() == Impact)
+            d = r.impactNs();
         else if (index.column() == DeltaMean)
             d = r.deltaMeanNs();
         else if (index.column() == DeltaP50)
@@ -115,6 +140,11 @@ QVariant CompareTableModel::data(const QModelIndex &index, int role) const
         return r.in == CompareRow::In::Both    ? tr("both")
                : r.in == CompareRow::In::OnlyA ? tr("A only")
                                                : tr("B only");
+    case Impact:
+        if (role == Qt::ToolTipRole)
+            return tr("Δ mean × the smaller count (%1 calls in both runs)")
+                .arg(QLocale().toString(qlonglong(std::min(r.a.count, r.b.count))));
+        return signedDuration(r.impactNs());
     case CountA:
         return QLocale().toString(qlonglong(r.a.count));
     case CountB:
@@ -146,9 +176,9 @@ QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation,
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char *names[] = {"Name",    "Rank",    "In",      "Count A", "Count B",
-                                  "Total A", "Total B", "Δ Total", "Ratio",   "Mean A",
-                                  "Mean B",  "Δ Mean",  "Δ p50",   "Δ p99"};
+    static const char *names[] = {"Name",    "Rank",    "In",      "Impact",  "Count A",
+                                  "Count B", "Total A", "Total B", "Δ Total", "Ratio",
+                                  "Mean A",  "Mean B",  "Δ Mean",  "Δ p50",   "Δ p99"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -29,12 +29,11 @@ void DetailsPanel::showEvent(const TimelineScene *scene, const EventRef &ref,
         clear();
         return;
     }
-    QString html = eventDetailsHtml(*scene, ref);
-    if (ref.valid()) {
+    // A collective instance: its spread first (who made the others wait), then the event.
+    QString html = ref.valid() && spread ? spreadHtml(*scene, *spread) : QString();
+    html += eventDetailsHtml(*scene, ref);
+    if (ref.valid())
         html += linkDetailsHtml(*scene, ref);
-        if (spread)
-            html += spreadHtml(*scene, *spread);
-    }
     setHtml(html);
 }
 

@@ -2,6 +2,8 @@
 
 #include "timeformat.h"
 
+#include "timeline/report/argstree.h"
+
 #include <QStringList>
 
 namespace syncline::ui {
@@ -63,10 +65,26 @@ QString summaryRows(const TimelineScene &scene, const EventDetails &d)
     const QString flags = flagsText(d.flags);
     if (!flags.isEmpty())
         html += row(QStringLiteral("flags"), flags);
-    if (!d.args.empty())
-        html += row(QStringLiteral("args"), QStringLiteral("<code>%1</code>").arg(esc(d.args)));
     html += row(QStringLiteral("clock"), clockText(d).toHtmlEscaped());
     return html;
+}
+
+// The args as a key/value tree (ArgsTree): one row per member, nested members indented under
+// their key; the raw text when it is not a JSON object.
+QString argsHtml(const std::string &args)
+{
+    if (args.empty())
+        return {};
+    const std::vector<ArgsRow> rows = argsTree(args);
+    if (rows.empty())
+        return QStringLiteral("<p><b>Args</b><br><code>%1</code></p>").arg(esc(args));
+    QString html = QStringLiteral("<p><b>Args</b></p><table>");
+    for (const ArgsRow &r : rows)
+        html += QStringLiteral("<tr><td style='padding-left:%1px;padding-right:8px;color:gray'>"
+                               "%2</td><td>%3</td></tr>")
+                    .arg(4 + 14 * r.depth)
+                    .arg(esc(r.key), r.container ? QString() : esc(r.value));
+    return html + QStringLiteral("</table>");
 }
 
 } // namespace
@@ -118,8 +136,18 @@ QString eventTooltipHtml(const TimelineScene &scene, const EventRef &ref)
 {
     if (!ref.valid())
         return {};
+    // Compact (Details has the rest): name and duration, where, and the clock's bound.
     const EventDetails d = scene.model(ref.model).details(ref.index, scene.clockMode());
-    return QStringLiteral("<b>%1</b><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
+    QString dur = (d.flags & EventInstant) ? QStringLiteral("instant")
+                                           : formatDuration(d.endNs - d.startNs);
+    if (d.flags & EventOpen)
+        dur += QStringLiteral(" (open)");
+    QString thread = QString::fromStdString(d.threadName).toHtmlEscaped();
+    thread = thread.isEmpty() ? QString::number(d.tid)
+                              : QStringLiteral("%1 (%2)").arg(thread).arg(d.tid);
+    return QStringLiteral("<p style='white-space:pre'><b>%1</b>  %2<br>%3 · %4<br>"
+                          "<span style='color:gray'>%5</span></p>")
+        .arg(esc(d.name), dur, esc(d.workerLabel), thread, clockText(d).toHtmlEscaped());
 }
 
 QString eventDetailsHtml(const TimelineScene &scene, const EventRef &ref, int maxChildren)
@@ -129,7 +157,8 @@ QString eventDetailsHtml(const TimelineScene &scene, const EventRef &ref, int ma
     const TrackModel &m = scene.model(ref.model);
     const EventDetails d = m.details(ref.index, scene.clockMode());
     QString html =
-        QStringLiteral("<h3>%1</h3><table>%2</table>").arg(esc(d.name), summaryRows(scene, d));
+        QStringLiteral("<h3>%1</h3><table>%2</table>").arg(esc(d.name), summaryRows(scene, d)) +
+        argsHtml(d.args);
     html += QStringLiteral("<p><b>Parents</b><br>");
     int p = d.parent;
     if (p < 0)

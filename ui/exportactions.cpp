@@ -6,7 +6,9 @@
 #include "timeline/report/chromeexporter.h"
 #include "timeline/report/csvexporter.h"
 
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 
@@ -48,7 +50,15 @@ void ExportActions::run(const QString &title, const QString &suggested, const QS
 {
     if (!m_timeline)
         return;
-    const QString path = QFileDialog::getSaveFileName(m_window, title, suggested, filter);
+    // Start in the job's directory (its first log's), not the process's working directory.
+    QString start = suggested;
+    for (const Worker &w : m_timeline->workers)
+        if (!w.info.sourceFile.empty()) {
+            start = QFileInfo(QString::fromStdString(w.info.sourceFile)).absoluteDir().filePath(
+                suggested);
+            break;
+        }
+    const QString path = QFileDialog::getSaveFileName(m_window, title, start, filter);
     if (path.isEmpty())
         return;
     QString error;

@@ -13,11 +13,17 @@ namespace syncline::ui {
 FindBar::FindBar(QWidget *parent)
     : QWidget(parent), m_find(new QLineEdit(this)), m_regex(new QCheckBox(tr("Regex"), this)),
       m_status(new QLabel(this)), m_nameFilter(new QLineEdit(this)), m_minRank(new QSpinBox(this)),
-      m_maxRank(new QSpinBox(this))
+      m_maxRank(new QSpinBox(this)), m_threadFilter(new QLineEdit(this)),
+      m_hidden(new QToolButton(this))
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 3, 6, 3);
-    m_find->setPlaceholderText(tr("Find events (Ctrl+F) — Enter next, Shift+Enter previous"));
+    m_find->setPlaceholderText(
+        tr("Find (Ctrl+F): name, rank:3, dur>1ms, args.step=12, /regex/ — Enter next"));
+    m_find->setToolTip(tr("Words match names; fields: name: cat: host: thread: rank: restart: "
+                          "(rank:2-5, rank>3), dur>1ms, args.KEY=V (args.KEY>N, args.KEY:text), "
+                          "/regex/, -term to exclude, \"quoted words\". Regex: the whole text "
+                          "is a regular expression over names."));
     m_find->setClearButtonEnabled(true);
     m_find->installEventFilter(this);
     auto *prev = new QToolButton(this);
@@ -38,6 +44,15 @@ FindBar::FindBar(QWidget *parent)
     layout->addWidget(m_nameFilter, 2);
     layout->addWidget(m_minRank);
     layout->addWidget(m_maxRank);
+    m_threadFilter->setPlaceholderText(tr("threads…"));
+    m_threadFilter->setToolTip(tr("Show only threads whose name contains this"));
+    m_threadFilter->setClearButtonEnabled(true);
+    layout->addWidget(m_threadFilter, 1);
+    m_hidden->setPopupMode(QToolButton::InstantPopup);
+    m_hidden->setToolTip(tr("Hidden workers and threads: click one to show it again"));
+    m_hidden->hide();
+    layout->addWidget(m_hidden);
+    connect(m_threadFilter, &QLineEdit::textChanged, this, &FindBar::threadFilterChanged);
     setRankLimits(0, 0);
     connect(m_find, &QLineEdit::textChanged, this,
             [this] { emit searchChanged(pattern(), isRegex()); });
@@ -49,6 +64,12 @@ FindBar::FindBar(QWidget *parent)
     auto ranks = [this] { emit rankRangeChanged(m_minRank->value(), m_maxRank->value()); };
     connect(m_minRank, &QSpinBox::valueChanged, this, ranks);
     connect(m_maxRank, &QSpinBox::valueChanged, this, ranks);
+}
+
+void FindBar::setHiddenCount(int n)
+{
+    m_hidden->setText(tr("Hidden (%1)").arg(n));
+    m_hidden->setVisible(n > 0);
 }
 
 QString FindBar::pattern() const

@@ -24,6 +24,13 @@ FindController::FindController(FindBar *bar, TimelineView *view, std::function<v
             m_changed();
         }
     });
+    connect(m_bar, &FindBar::threadFilterChanged, this, [this](const QString &text) {
+        if (m_scene) {
+            m_scene->setThreadFilter(text);
+            refreshStatus();
+            m_changed();
+        }
+    });
     connect(m_bar, &FindBar::rankRangeChanged, this, [this](int lo, int hi) {
         if (m_scene) {
             m_scene->setRankFilter(lo, hi);
@@ -39,6 +46,11 @@ void FindController::setScene(std::shared_ptr<TimelineScene> scene, bool newJob)
     if (newJob)
         m_rankLimits = {1, 0};
     updateRankLimits();
+    // The filters typed in the bar apply to the new scene as well (a reload keeps them).
+    if (m_scene && !m_bar->nameFilterEdit()->text().isEmpty())
+        m_scene->setNameFilter(m_bar->nameFilterEdit()->text());
+    if (m_scene && !m_bar->threadFilterEdit()->text().isEmpty())
+        m_scene->setThreadFilter(m_bar->threadFilterEdit()->text());
     search(m_bar->pattern(), m_bar->isRegex());
 }
 
@@ -65,7 +77,7 @@ void FindController::search(const QString &pattern, bool regex)
     if (!m_scene)
         return;
     if (!m_scene->setSearch(pattern, regex))
-        m_bar->setStatus(tr("invalid regex"), true);
+        m_bar->setStatus(m_scene->searchError(), true);
     else if (pattern.isEmpty())
         m_bar->setStatus(QString(), false);
     else
@@ -77,7 +89,10 @@ QString FindController::matchStatus() const
 {
     const int64_t events = m_scene->matchingEventCount();
     const int names = m_scene->matchingNameCount();
-    QString s = (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) +
+    // "3 / 958 events" while a match is selected (Enter / Shift+Enter step in time order).
+    const int64_t at = m_scene->matchIndex(m_scene->selected());
+    QString s = (at > 0 ? tr("%L1 / ").arg(at) : QString()) +
+                (events == 1 ? tr("1 event") : tr("%L1 events").arg(events)) +
                 QStringLiteral(" · ") + (names == 1 ? tr("1 name") : tr("%1 names").arg(names));
     if (const auto &f = m_scene->durationFilter()) {
         s += QStringLiteral(" · %1 – %2").arg(formatDuration(f->minNs), formatDuration(f->maxNs));
@@ -105,6 +120,14 @@ void FindController::findDurations(uint32_t nameId, int64_t minNs, int64_t maxNs
     step(true);
 }
 
+void FindController::findName(const QString &name)
+{
+    m_bar->setRegex(true);
+    m_bar->findEdit()->setText(QLatin1Char('^') + QRegularExpression::escape(name) +
+                               QLatin1Char('$'));
+    m_bar->focusFind();
+}
+
 void FindController::refreshStatus()
 {
     if (m_scene && m_scene->searchActive())
@@ -116,9 +139,10 @@ void FindController::step(bool forward)
     if (!m_scene || !m_scene->searchActive())
         return;
     const EventRef next = m_scene->nextMatch(m_scene->selected(), forward);
-    if (next.valid())
+    if (next.valid()) {
         m_view->selectEvent(next, true);
-    else
+        refreshStatus();
+    } else
         m_bar->setStatus(forward ? tr("no more matches after this") : tr("no matches before this"),
                          false);
 }

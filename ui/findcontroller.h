@@ -37,6 +37,8 @@ public:
     // >= 0): a duration histogram's bin. The find box gets the name as an anchored regex, the
     // scene the duration filter; the first match is selected and revealed.
     void findDurations(uint32_t nameId, int64_t minNs, int64_t maxNs, int rank);
+    // Find every event of exactly this name (an anchored regex in the find box).
+    void findName(const QString &name);
 
 private:
     void search(const QString &pattern, bool regex);

@@ -17,7 +17,7 @@ constexpr double kBarsHeight = 0.45; // of the plot: the all-ranks bars; the res
 
 HistogramChart::HistogramChart(QWidget *parent) : QWidget(parent)
 {
-    setMinimumHeight(140);
+    setMinimumHeight(60);
 }
 
 void HistogramChart::setHistogram(const QString &title, DurationHistogram histogram)

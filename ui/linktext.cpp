@@ -3,6 +3,9 @@
 #include "linkpainter.h"
 #include "timeformat.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace syncline::ui {
 
 namespace {
@@ -80,7 +83,14 @@ QString spreadHtml(const TimelineScene &scene, const CollectiveSpread &s)
                 .arg(formatDuration(s.endSpreadNs()))
                 .arg(le.rank)
                 .arg(fe.rank);
+    // Latest begin first: the rank everyone waited for heads the list.
+    std::vector<const CollectiveSpread::Member *> late;
     for (const CollectiveSpread::Member &m : s.members)
+        late.push_back(&m);
+    std::stable_sort(late.begin(), late.end(),
+                     [](const auto *a, const auto *b) { return a->beginNs > b->beginNs; });
+    for (const CollectiveSpread::Member *mp : late) {
+        const CollectiveSpread::Member &m = *mp;
         html +=
             QStringLiteral("<a href='event:%1:%2'>rank %3</a> <span style='color:gray'>begins "
                            "%4, ends %5</span><br>")
@@ -88,6 +98,7 @@ QString spreadHtml(const TimelineScene &scene, const CollectiveSpread &s)
                 .arg(m.ref.index)
                 .arg(m.rank)
                 .arg(signedDuration(m.beginNs - fb.beginNs), signedDuration(m.endNs - fe.endNs));
+    }
     return html + QStringLiteral("</p>");
 }
 

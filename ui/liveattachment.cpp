@@ -70,6 +70,7 @@ LiveAttachment::LiveAttachment(MainWindow *window, const LiveOptions &options,
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) {
         jumpToWorker(m_proxy->data(i, WorkerTableModel::WorkerRole).toInt());
     });
+    window->view()->setPlaceholder(tr("Attached, waiting for logs in %1").arg(m_dir));
     m_dock = new QDockWidget(tr("Workers"), window);
     m_dock->setObjectName(QStringLiteral("workersDock"));
     m_dock->setWidget(m_table);

@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -70,6 +71,11 @@ void MainMenus::buildFileMenu()
         OpenWindowDialog dialog(w);
         if (!w->sources().isEmpty())
             dialog.setPath(w->sources().front());
+        if (const TimelineScene *scene = w->view()->scene()) { // the visible range
+            const ZoomControl *z = w->view()->zoomControl();
+            dialog.beginBox()->setValue(double(z->rangeStart() - scene->originNs()) / 1e9);
+            dialog.endBox()->setValue(double(z->rangeEnd() - scene->originNs()) / 1e9);
+        }
         if (dialog.exec() == QDialog::Accepted)
             w->openWindow({dialog.path()}, dialog.window(), w->alignOn());
     });
@@ -101,6 +107,16 @@ void MainMenus::buildViewMenu()
     m_wall->setCheckable(true);
     m_wall->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(m_wall, &QAction::toggled, w->view(), &TimelineView::setWallClock);
+    // Perfetto's wheel (scrolls; Ctrl+wheel zooms) instead of Tracy's (zooms), kept.
+    QAction *wheel = view->addAction(tr("Wheel scrolls, Ctrl+wheel zooms"));
+    wheel->setObjectName(QStringLiteral("wheelScrollsAction"));
+    wheel->setCheckable(true);
+    wheel->setChecked(!QSettings().value(QStringLiteral("view/wheelZooms"), true).toBool());
+    w->view()->setWheelZooms(!wheel->isChecked());
+    connect(wheel, &QAction::toggled, w, [w](bool scrolls) {
+        QSettings().setValue(QStringLiteral("view/wheelZooms"), !scrolls);
+        w->view()->setWheelZooms(!scrolls);
+    });
     view->addAction(tr("Collapse all workers"), this, [w] { w->setAllCollapsed(true); });
     view->addAction(tr("Expand all workers"), this, [w] { w->setAllCollapsed(false); });
     m_category = view->addAction(tr("Colour by &category"));

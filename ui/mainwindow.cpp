@@ -19,6 +19,7 @@
 #include "steppanel.h"
 #include "timeformat.h"
 #include "timelineview.h"
+#include "trackmenu.h"
 #include "workerstatus.h"
 
 #include "timeline/report/legendorder.h"
@@ -27,6 +28,7 @@
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QShowEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -34,7 +36,9 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
+#include <QToolButton>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -85,6 +89,10 @@ MainWindow::MainWindow(QWidget *parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // Docks come back only where they apply: Compare with a comparison, Problems with a load
+    // that has warnings (updateProblems), never empty in an unrelated session.
+    m_compareDock->hide();
+    m_problemsDock->hide();
     m_menus->wallClockAction()->setChecked(
         settings.value(QStringLiteral("view/wallClock"), false).toBool());
     MainMenus::setChecked(m_menus->categoryAction(),
@@ -95,47 +103,6 @@ MainWindow::MainWindow(QWidget *parent)
     if (!settings.contains(QStringLiteral("window/geometry")))
         resize(1400, 900);
     qApp->installEventFilter(this);
-}
-
-namespace {
-
-// A widget that takes typed text: single-letter keys stay with it.
-bool takesText(const QWidget *w)
-{
-    if (qobject_cast<const QLineEdit *>(w) || qobject_cast<const QAbstractSpinBox *>(w))
-        return true;
-    if (const auto *c = qobject_cast<const QComboBox *>(w))
-        return c->isEditable();
-    if (const auto *t = qobject_cast<const QTextEdit *>(w))
-        return !t->isReadOnly();
-    if (const auto *t = qobject_cast<const QPlainTextEdit *>(w))
-        return !t->isReadOnly();
-    return false;
-}
-
-} // namespace
-
-// The view's navigation keys (W/A/S/D, F, Home, Esc) work wherever the focus is in this window
-// (a dock, the stats table, the overview) — except in widgets that take text, and except for
-// keys with Ctrl/Alt/Meta, which stay menu shortcuts.
-bool MainWindow::eventFilter(QObject *watched, QEvent *event)
-{
-    if (event->type() == QEvent::KeyPress && m_scene) {
-        auto *w = qobject_cast<QWidget *>(watched);
-        auto *key = static_cast<QKeyEvent *>(event);
-        static const int keys[] = {Qt::Key_W, Qt::Key_A,    Qt::Key_S,     Qt::Key_D,
-                                   Qt::Key_F, Qt::Key_Home, Qt::Key_Escape};
-        const bool nav = std::find(std::begin(keys), std::end(keys), key->key()) != std::end(keys);
-        const bool plain = !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier |
-                                                 Qt::MetaModifier | Qt::ShiftModifier));
-        if (nav && plain && w && w->window() == this && w != m_view && !m_view->isAncestorOf(w) &&
-            !takesText(w)) {
-            QKeyEvent copy(QEvent::KeyPress, key->key(), key->modifiers(), key->text());
-            QCoreApplication::sendEvent(m_view, &copy);
-            return true;
-        }
-    }
-    return QMainWindow::eventFilter(watched, event);
 }
 
 MainWindow::~MainWindow() = default;
@@ -150,7 +117,7 @@ void MainWindow::buildStatusBar()
         m_problemsDock->raise();
     });
     m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
+    m_progress->setMaximumWidth(520);
     m_progress->hide();
     m_cancel->hide();
     statusBar()->addWidget(m_cursorLabel, 1);
@@ -162,6 +129,11 @@ void MainWindow::buildStatusBar()
     connect(m_loader, &LoadController::progress, this, [this](double f, const QString &what) {
         m_progress->setValue(int(f * 1000));
         m_progress->setFormat(QStringLiteral("%p% ") + QFileInfo(what).fileName());
+        // Wide enough for its text ("34% parsing 12 of 64 files, 3 from their event stores"),
+        // never clipped: it only grows during a load.
+        const int text = m_progress->fontMetrics().horizontalAdvance(m_progress->text()) + 32;
+        if (text > m_progress->minimumWidth())
+            m_progress->setMinimumWidth(std::min(text, m_progress->maximumWidth()));
     });
 }
 
@@ -172,6 +144,29 @@ void MainWindow::connectPanels()
     m_findControl = new FindController(
         m_find, m_view, [this] { sceneChanged(); }, this);
     connect(m_view, &TimelineView::eventSelected, this, &MainWindow::onEventSelected);
+    m_trackMenu = new TrackMenu(
+        m_view,
+        {[this] { sceneChanged(); }, [this](const QString &name) { m_findControl->findName(name); },
+         [this](uint32_t nameId) {
+             auto *dock = findChild<QDockWidget *>(QStringLiteral("stats"));
+             dock->show();
+             dock->raise();
+             m_stats->selectName(nameId);
+         }},
+        this);
+    connect(m_view, &TimelineView::contextMenuRequested, this, [this](QPoint pos, QPoint global) {
+        QMenu *menu = m_trackMenu->menuAt(pos, this);
+        if (!menu)
+            return;
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(global);
+    });
+    auto *hiddenMenu = new QMenu(m_find->hiddenButton());
+    m_find->hiddenButton()->setMenu(hiddenMenu);
+    connect(hiddenMenu, &QMenu::aboutToShow, this, [this, hiddenMenu] {
+        hiddenMenu->clear();
+        m_trackMenu->addHiddenActions(hiddenMenu);
+    });
     connect(m_view, &TimelineView::cursorTimeChanged, this, &MainWindow::onCursorTime);
     connect(m_view, &TimelineView::gutterWidthChanged, m_overview, &OverviewStrip::setLeftMargin);
     connect(m_view, &TimelineView::gutterWidthChanged, m_steps->graph(), &StepGraph::setLeftMargin);
@@ -188,6 +183,12 @@ void MainWindow::connectPanels()
         for (int r = 0; r < m_stats->model()->rowCount(); ++r)
             rows.push_back(m_stats->model()->row(r));
         m_legend->setNames(LegendOrder::byTotal(rows));
+        if (!m_keepStatsName.isEmpty() && m_timeline) { // the row chosen before a reload
+            const uint32_t id = m_timeline->names.find(m_keepStatsName.toStdString());
+            if (id != UINT32_MAX)
+                m_stats->selectName(id);
+            m_keepStatsName.clear();
+        }
     });
     connect(m_comparePanel, &ComparePanel::nameActivated, this, [this](const QString &name) {
         m_find->findEdit()->setText(name);
@@ -219,51 +220,6 @@ void MainWindow::connectPanels()
             });
 }
 
-void MainWindow::buildDocks()
-{
-    auto dock = [this](const QString &title, const QString &name, QWidget *w,
-                       Qt::DockWidgetArea area) {
-        auto *d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        addDockWidget(area, d);
-        return d;
-    };
-    dock(tr("Details"), QStringLiteral("details"), m_details, Qt::RightDockWidgetArea);
-    QDockWidget *stats =
-        dock(tr("Statistics"), QStringLiteral("stats"), m_stats, Qt::BottomDockWidgetArea);
-    QDockWidget *clocks =
-        dock(tr("Clocks"), QStringLiteral("clocks"), m_clocks, Qt::BottomDockWidgetArea);
-    m_problemsDock =
-        dock(tr("Problems"), QStringLiteral("problems"), m_problems, Qt::BottomDockWidgetArea);
-    m_compare = new CompareController(this);
-    m_comparePanel = new ComparePanel(m_compare, this);
-    m_compareDock =
-        dock(tr("Compare"), QStringLiteral("compare"), m_comparePanel, Qt::BottomDockWidgetArea);
-    m_diagnoser = new DiagnosisController(this);
-    m_steps = new StepPanel(this);
-    m_stepsDock = dock(tr("Steps"), QStringLiteral("steps"), m_steps, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(stats, m_stepsDock); // beside Statistics; raised when a culprit is named
-    connect(m_diagnoser, &DiagnosisController::ready, this, &MainWindow::onDiagnosisReady);
-    connect(m_steps, &StepPanel::stepActivated, this, &MainWindow::zoomToStep);
-    connect(m_steps, &StepPanel::cellActivated, this, [this](int step, int worker) {
-        zoomToStep(step);
-        if (!m_scene || worker < 0 || size_t(worker) >= m_timeline->workers.size())
-            return;
-        m_view->revealRow(m_scene->layout().headerOf(worker));
-    });
-    tabifyDockWidget(stats, clocks);
-    tabifyDockWidget(clocks, m_problemsDock);
-    tabifyDockWidget(m_problemsDock, m_compareDock);
-    m_compareDock->hide();
-    stats->raise();
-    m_problemsDock->hide();
-    resizeDocks({stats}, {230}, Qt::Vertical); // the timeline keeps most of the height
-    resizeDocks({findChild<QDockWidget *>(QStringLiteral("details"))}, {300}, Qt::Horizontal);
-    connect(m_problems, &ProblemsPanel::dismissed, m_problemsDock, &QDockWidget::hide);
-    connect(m_problems, &ProblemsPanel::problemActivated, this, &MainWindow::showProblem);
-}
-
 void MainWindow::setTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources)
 {
     showTimeline(std::move(timeline), sources, false);
@@ -283,6 +239,10 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
         m_comparePanel->refresh();
         m_compareDock->hide();
     }
+    // The same job again (a re-align, a reload): what the user set up is kept.
+    const ViewState kept =
+        !live && m_scene && !m_live && sources == m_shownSources ? captureViewState() : ViewState{};
+    m_shownSources = sources;
     m_live = live;
     m_timeline = std::move(timeline);
     m_sources = sources;
@@ -311,6 +271,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
         m_startRaw = false;
         setClockMode(ClockMode::Raw);
     }
+    restoreViewState(kept);
     updateProblems(true);
     updateInfo();
     updateStatus();
@@ -364,6 +325,9 @@ void MainWindow::sceneChanged()
 {
     m_view->sceneChanged();
     m_overview->sceneChanged();
+    if (m_scene)
+        m_find->setHiddenCount(
+            int(m_scene->hiddenWorkers().size() + m_scene->hiddenTracks().size()));
 }
 
 void MainWindow::setClockMode(ClockMode mode)

@@ -21,6 +21,8 @@
 #include <QStringList>
 
 #include <memory>
+#include <set>
+#include <string>
 
 class QLabel;
 class QMenu;
@@ -47,6 +49,7 @@ class CompareController;
 class ComparePanel;
 class DiagnosisController;
 class StepPanel;
+class TrackMenu;
 
 class MainWindow : public QMainWindow
 {
@@ -101,6 +104,7 @@ public:
     ClockPanel *clockPanel() const { return m_clocks; }
     ProblemsPanel *problemsPanel() const { return m_problems; }
     FindBar *findBar() const { return m_find; }
+    TrackMenu *trackMenu() const { return m_trackMenu; }
     DetailsPanel *detailsPanel() const { return m_details; }
     ExportActions *exportActions() const { return m_exports; }
     QDockWidget *problemsDock() const { return m_problemsDock; }
@@ -123,6 +127,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -145,6 +150,22 @@ private:
     void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
     void updateInfo();
     void updateStatus();
+    // What the user set up on the shown job, kept across its reload (Clocks ▸ Align on
+    // collective…, reopening the same sources): range, clock mode, rank range, collapsed,
+    // hidden and pinned workers/threads (by identity), the selected event, the stats row.
+    struct ViewState
+    {
+        bool valid = false;
+        int64_t rangeStart = 0, rangeEnd = 0;
+        ClockMode mode = ClockMode::Corrected;
+        int minRank = 0, maxRank = 0;
+        std::set<std::string> collapsed, hiddenWorkers, hiddenTracks, pinned;
+        std::string selectedTrack;
+        int selectedIndex = -1;
+        QString statsName;
+    };
+    ViewState captureViewState() const;
+    void restoreViewState(const ViewState &state);
 
     TimelineView *m_view;
     OverviewStrip *m_overview;
@@ -173,6 +194,7 @@ private:
     QStringList m_sources;
     size_t m_shownProblems = 0;
     FindController *m_findControl = nullptr;
+    TrackMenu *m_trackMenu = nullptr;
     QString m_alignOn;
     bool m_correct = true;
     LoadWindow m_window; // of the open job (use = false: the whole job)
@@ -186,6 +208,9 @@ private:
     QStringList m_compareB;         // B's paths of the comparison being loaded
     qint64 m_cursorTime = 0;
     bool m_cursorInside = false;
+    bool m_docksSized = false; // the bottom docks were fitted on the first show
+    QStringList m_shownSources; // of the job on screen (a reload shows the same again)
+    QString m_keepStatsName;    // the stats row to choose again when the reloaded stats arrive
 };
 
 } // namespace syncline::ui

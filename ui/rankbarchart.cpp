@@ -15,7 +15,7 @@ namespace syncline::ui {
 
 RankBarChart::RankBarChart(QWidget *parent) : QWidget(parent)
 {
-    setMinimumHeight(120);
+    setMinimumHeight(60);
 }
 
 void RankBarChart::setData(const QString &title, std::vector<Bar> bars)

@@ -8,11 +8,14 @@ namespace syncline::ui {
 
 void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
                       const std::vector<bool> &visible, const std::vector<bool> &collapsed,
-                      const RowMetrics &metrics, const std::vector<size_t> &counterWorker)
+                      const RowMetrics &metrics, const std::vector<size_t> &counterWorker,
+                      const std::vector<bool> &modelShown, const std::vector<bool> &pinned)
 {
     m_rows.clear();
     m_metrics = metrics;
-    double y = 0;
+    m_headers = m_eventRows = m_tracks = m_counters = 0;
+    // Per worker: its models [first, last) and counters [first, last).
+    std::vector<std::pair<size_t, size_t>> modelSpan(workerCount), counterSpan(workerCount);
     size_t m = 0, c = 0;
     for (size_t w = 0; w < workerCount; ++w) {
         const size_t firstModel = m, firstCounter = c;
@@ -20,21 +23,28 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
             ++m;
         while (c < counterWorker.size() && counterWorker[c] == w)
             ++c;
-        if (w < visible.size() && !visible[w])
-            continue;
+        modelSpan[w] = {firstModel, m};
+        counterSpan[w] = {firstCounter, c};
+    }
+    double y = 0;
+    auto place = [&](size_t w) {
+        const auto [firstModel, lastModel] = modelSpan[w];
         const bool isCollapsed = w < collapsed.size() && collapsed[w];
         LayoutRow header;
         header.kind = LayoutRow::GroupHeader;
         header.worker = int(w);
-        header.model = firstModel < m ? int(firstModel) : -1;
+        header.model = firstModel < lastModel ? int(firstModel) : -1;
         header.y = y;
         header.height = metrics.headerHeight;
         header.collapsed = isCollapsed;
         m_rows.push_back(header);
+        ++m_headers;
         y += metrics.headerHeight;
         if (isCollapsed)
-            continue;
-        for (size_t t = firstModel; t < m; ++t) {
+            return;
+        for (size_t t = firstModel; t < lastModel; ++t) {
+            if (t < modelShown.size() && !modelShown[t])
+                continue;
             const int depths = std::max(1, models[t].depthCount());
             for (int d = 0; d < depths; ++d) {
                 LayoutRow row;
@@ -45,11 +55,13 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
                 row.height = metrics.rowHeight;
                 row.firstOfTrack = d == 0;
                 m_rows.push_back(row);
+                ++m_eventRows;
                 y += metrics.rowHeight;
             }
+            ++m_tracks;
             y += metrics.trackGap;
         }
-        for (size_t k = firstCounter; k < c; ++k) {
+        for (size_t k = counterSpan[w].first; k < counterSpan[w].second; ++k) {
             LayoutRow row;
             row.kind = LayoutRow::CounterRow;
             row.worker = int(w);
@@ -57,10 +69,26 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
             row.y = y;
             row.height = metrics.counterHeight;
             m_rows.push_back(row);
+            ++m_counters;
             y += metrics.counterHeight + metrics.trackGap;
         }
-    }
+    };
+    auto shown = [&](size_t w) { return w >= visible.size() || visible[w]; };
+    auto isPinned = [&](size_t w) { return w < pinned.size() && pinned[w]; };
+    for (size_t w = 0; w < workerCount; ++w)
+        if (shown(w) && isPinned(w))
+            place(w);
+    m_pinnedHeight = y;
+    for (size_t w = 0; w < workerCount; ++w)
+        if (shown(w) && !isPinned(w))
+            place(w);
     m_total = y;
+}
+
+double RowLayout::heightWith(const RowMetrics &m) const
+{
+    return double(m_headers) * m.headerHeight + double(m_eventRows) * m.rowHeight +
+           double(m_tracks) * m.trackGap + double(m_counters) * (m.counterHeight + m.trackGap);
 }
 
 int RowLayout::rowAt(double y) const

@@ -2,7 +2,7 @@
 // label, "rank 3 · host-b · restart 0"), then per thread one row per nesting depth. Collapsed
 // groups keep only their header; counter series (CounterRow) follow the worker's threads (which shows the depth-0 events of the worker's first thread).
 //
-// Invariants: rows are in display order with increasing y; y and height are in px from the top
+// Invariants: rows are in display order with increasing y (pinned workers first); y and height are in px from the top
 // of the content (not the viewport); rows never overlap; totalHeight() is the last row's bottom.
 // A row refers to its TrackModel by index into the scene's model list (-1 for a header).
 // Threading: plain value type; build on the GUI thread (or any single thread).
@@ -49,10 +49,15 @@ public:
     // workerOf[m] = worker of model m; models are grouped per worker in worker order.
     // visible[w] false hides worker w entirely (rank filter); collapsed[w] keeps only its header.
     // counterWorker[k] = worker of counter model k (grouped per worker in worker order): each
-    // gets a CounterRow after its worker's tracks.
+    // gets a CounterRow after its worker's tracks. modelShown[m] false hides track m (hidden or
+    // filtered out by thread name); a worker whose tracks are all hidden keeps its header.
+    // pinned[w]: worker w is laid out first, in worker order, in [0, pinnedHeight()) — the
+    // view keeps that band fixed above the scrolled rows.
     void build(const std::vector<TrackModel> &models, size_t workerCount,
                const std::vector<bool> &visible, const std::vector<bool> &collapsed,
-               const RowMetrics &metrics, const std::vector<size_t> &counterWorker = {});
+               const RowMetrics &metrics, const std::vector<size_t> &counterWorker = {},
+               const std::vector<bool> &modelShown = {}, const std::vector<bool> &pinned = {});
+    double pinnedHeight() const { return m_pinnedHeight; }
 
     const std::vector<LayoutRow> &rows() const { return m_rows; }
     double totalHeight() const { return m_total; }
@@ -62,11 +67,15 @@ public:
     std::pair<size_t, size_t> rowsIn(double y0, double y1) const;
     int rowOf(int model, int depth) const; // -1 when hidden or collapsed
     int headerOf(int worker) const;        // -1 when hidden
+    // The total height the same rows would take with other metrics (fitting rows to a height).
+    double heightWith(const RowMetrics &metrics) const;
 
 private:
     std::vector<LayoutRow> m_rows;
     RowMetrics m_metrics;
     double m_total = 0;
+    double m_pinnedHeight = 0;
+    size_t m_headers = 0, m_eventRows = 0, m_tracks = 0, m_counters = 0;
 };
 
 } // namespace syncline::ui

@@ -143,6 +143,11 @@ void StatsPanel::setSelectedRange(int64_t start, int64_t end)
 {
     m_rangeStart = start;
     m_rangeEnd = end;
+    // A measured range (a drag on the ruler) is what the table shows next, as a box is.
+    if (end > start && m_scope->currentIndex() == 0) {
+        const QSignalBlocker block(m_scope);
+        m_scope->setCurrentIndex(1);
+    }
     if (m_scope->currentIndex() == 1)
         refresh();
 }
@@ -222,6 +227,25 @@ QString StatsPanel::statusText() const
 bool StatsPanel::rangeScoped() const
 {
     return m_scope->currentIndex() == 1 && m_rangeEnd > m_rangeStart;
+}
+
+bool StatsPanel::selectName(uint32_t nameId)
+{
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int r = 0; r < m_proxy->rowCount(); ++r) {
+            const QModelIndex i = m_proxy->index(r, StatsTableModel::Name);
+            if (i.data(StatsTableModel::NameIdRole).toUInt() == nameId) {
+                m_table->setCurrentIndex(i);
+                m_table->scrollTo(i);
+                chooseName(nameId, i.data(StatsTableModel::RunRole).toString());
+                return true;
+            }
+        }
+        if (m_filter->text().isEmpty())
+            break;
+        m_filter->clear(); // the filter hid it
+    }
+    return false;
 }
 
 void StatsPanel::chooseName(uint32_t nameId, const QString &run)

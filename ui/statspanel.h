@@ -68,6 +68,9 @@ public:
     // the run chosen last, else A).
     void chooseName(uint32_t nameId, const QString &run = {});
     QString chartRun() const { return m_chartRun; }
+    // Makes the table's row of this name current (clearing the name filter when it hides it):
+    // the chart and histogram follow. False when the table has no such row (yet).
+    bool selectName(uint32_t nameId);
     uint64_t completedJobs() const { return m_completed; }
     // The job's diagnosis (whole job, the view's clock mode): the chart's blame for waits.
     void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);

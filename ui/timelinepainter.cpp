@@ -21,6 +21,7 @@ int64_t floorDiv(int64_t a, int64_t b)
     return q;
 }
 
+
 } // namespace
 
 std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t rangeEnd,
@@ -49,6 +50,22 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
         ticks.push_back({t, double(t - rangeStart) * pxPerNs, k % majorEvery == 0});
     }
     return ticks;
+}
+
+// Where the ruler's ticks count from: the display origin, or with wall-clock labels a time near
+// rangeStart whose wall clock is a multiple of the tick step, so the ticks fall on round wall
+// times (12:00:01.500, not 12:00:01.537). Taken at rangeStart so a drifting clock map cannot
+// move the ticks off round by more than its drift over the visible range.
+int64_t TimelinePainter::tickOrigin(const TimelineScene &scene, bool wallClock, int64_t rangeStart,
+                                          int64_t rangeEnd, double width,
+                                          double minSpacingPx)
+{
+    int64_t wall = 0;
+    if (!wallClock || rangeEnd <= rangeStart || width <= 0 ||
+        !scene.wallClock(rangeStart, &wall))
+        return scene.originNs();
+    const int64_t step = niceStep(double(rangeEnd - rangeStart) * minSpacingPx / width);
+    return rangeStart - (wall - floorDiv(wall, step) * step);
 }
 
 QRectF TimelinePainter::selectionLabelRect(const QRectF &selection, double textWidth,
@@ -141,7 +158,10 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
     // Grid lines under the events, at the ruler's ticks.
     int64_t step = 0;
     const auto ticks =
-        rulerTicks(req.rangeStart, req.rangeEnd, scene.originNs(), local.width(), 90, &step);
+        rulerTicks(req.rangeStart, req.rangeEnd,
+                   tickOrigin(scene, options.wallClock, req.rangeStart, req.rangeEnd,
+                              local.width(), 90),
+                   local.width(), 90, &step);
     p.setPen(style.grid);
     for (const RulerTick &t : ticks)
         p.drawLine(QPointF(std::round(t.x) + 0.5, 0),
@@ -338,7 +358,10 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
     p.drawLine(QPointF(area.left(), area.bottom() - 0.5),
                QPointF(area.right(), area.bottom() - 0.5));
     int64_t step = 1;
-    const auto ticks = rulerTicks(rangeStart, rangeEnd, scene.originNs(), area.width(), 90, &step);
+    const auto ticks = rulerTicks(
+        rangeStart, rangeEnd,
+        tickOrigin(scene, options.wallClock, rangeStart, rangeEnd, area.width(), 90),
+        area.width(), 90, &step);
     p.setFont(style.smallFont);
     const QFontMetricsF fm(style.smallFont);
     for (const RulerTick &t : ticks) {

@@ -52,6 +52,10 @@ public:
     // Ticks at least `minSpacingPx` apart; every fifth-ish (at 5× or 10× the step) is major.
     static std::vector<RulerTick> rulerTicks(int64_t rangeStart, int64_t rangeEnd, int64_t origin,
                                              double width, double minSpacingPx, int64_t *stepNs);
+    // The `origin` the ruler's ticks count from: the display origin, or with wall-clock labels
+    // a time near rangeStart whose wall clock is a multiple of the tick step (round wall times).
+    static int64_t tickOrigin(const TimelineScene &scene, bool wallClock, int64_t rangeStart,
+                              int64_t rangeEnd, double width, double minSpacingPx);
 
     static void paintFrame(QPainter &p, const FrameRects &rects, const TimelineScene &scene,
                            const TimelineGeometry &geometry, const ViewStyle &style,

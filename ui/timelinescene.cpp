@@ -30,9 +30,8 @@ TimelineScene::TimelineScene(std::shared_ptr<const Timeline> timeline)
                         std::max<int64_t>(0, tr.localEnd[i] - tr.localStart[i]);
     addNames();
     m_collapsed.assign(t.workers.size(), false);
-    m_visible.assign(t.workers.size(), true);
     buildCounterModels();
-    rebuildLayout();
+    updateVisibility();
 }
 
 void TimelineScene::buildCounterModels()
@@ -65,13 +64,14 @@ void TimelineScene::addNames()
         m_displayNames.push_back(s);
         if (!m_nameFilter.isEmpty())
             m_nameVisible.push_back(nameFilterHit(s));
-        if (!m_search.isEmpty()) {
-            const bool hit = searchHit(s);
+    }
+    m_colours.extend(names, m_timeline->kinds, m_nameWeight);
+    if (!m_search.isEmpty())
+        for (size_t i = m_match.size(); i < m_displayNames.size(); ++i) {
+            const bool hit = searchHit(uint32_t(i));
             m_match.push_back(hit);
             m_matchingNames += hit;
         }
-    }
-    m_colours.extend(names, m_timeline->kinds, m_nameWeight);
 }
 
 void TimelineScene::setColourByCategory(bool on)
@@ -113,10 +113,95 @@ bool TimelineScene::nameFilterHit(const QString &name) const
     return name.contains(m_nameFilter, Qt::CaseInsensitive);
 }
 
-bool TimelineScene::searchHit(const QString &name) const
+bool TimelineScene::searchHit(uint32_t nameId) const
 {
-    return m_searchIsRegex ? m_searchRe.match(name).hasMatch()
-                           : name.contains(m_search, Qt::CaseInsensitive);
+    if (m_searchIsRegex)
+        return m_searchRe.match(m_displayNames[nameId]).hasMatch();
+    const NameKind *k = m_timeline->kindOf(nameId);
+    return m_query->matchesName(m_timeline->names.name(nameId),
+                                k ? std::string_view(k->category) : std::string_view());
+}
+
+// Per model: 0 fails the query's track terms; 1 passes, its names judged by m_match; 2 passes,
+// an async track with its own category: its names are judged per event (cat: sees the track's).
+void TimelineScene::buildQueryModels()
+{
+    m_queryModel.assign(m_models.size(), 1);
+    if (!m_query)
+        return;
+    for (size_t m = 0; m < m_models.size(); ++m) {
+        const TrackModel &tm = m_models[m];
+        if (!m_query->matchesTrack(tm.workerData().info, tm.track()))
+            m_queryModel[m] = 0;
+        else if (m_query->hasNameTerms() && !tm.track().category.empty())
+            m_queryModel[m] = 2;
+    }
+}
+
+bool TimelineScene::queryEventHit(const TrackModel &tm, int i) const
+{
+    const EventQuery &q = *m_query;
+    const bool complete = !(tm.flags(i) & (EventOpen | EventInstant));
+    if (!q.matchesDuration(complete ? tm.duration(i, m_mode) : -1))
+        return false;
+    if (!q.hasArgTerms())
+        return true;
+    const int64_t id = tm.track().argsId(uint32_t(i));
+    if (id < 0)
+        return q.matchesArgs({});
+    if (m_argMatch.size() <= size_t(id))
+        m_argMatch.resize(std::max<size_t>(m_timeline->args.size(), size_t(id) + 1), -1);
+    int8_t &v = m_argMatch[size_t(id)];
+    if (v < 0)
+        v = q.matchesArgs(m_timeline->args.text(uint32_t(id))) ? 1 : 0;
+    return v == 1;
+}
+
+bool TimelineScene::eventMatches(int model, int index) const
+{
+    if (m_match.empty())
+        return true; // no search
+    const TrackModel &tm = m_models[size_t(model)];
+    const uint32_t name = tm.nameId(index);
+    if (m_query) {
+        const uint8_t qm = size_t(model) < m_queryModel.size() ? m_queryModel[size_t(model)] : 1;
+        if (qm == 0)
+            return false;
+        if (qm == 2 ? !m_query->matchesName(m_timeline->names.name(name),
+                                            EventQuery::categoryOf(*m_timeline, tm.track(), name))
+                    : !m_match[name])
+            return false;
+        if (m_query->hasEventTerms() && !queryEventHit(tm, index))
+            return false;
+    } else if (!m_match[name]) {
+        return false;
+    }
+    return !m_durationFilter || inDurationFilter(tm, index);
+}
+
+int64_t TimelineScene::matchIndex(const EventRef &ref) const
+{
+    if (!ref.valid() || !searchActive() || !eventMatches(ref.model, ref.index) ||
+        !eventVisible(ref.model, ref.index))
+        return 0;
+    const int64_t t0 = m_models[size_t(ref.model)].startTime(ref.index, m_mode);
+    int64_t before = 0;
+    for (size_t m = 0; m < m_matchPos.size() && m < m_models.size(); ++m) {
+        if (!m_modelShown[m])
+            continue;
+        const TrackModel &tm = m_models[m];
+        for (int d = 0; d < int(m_matchPos[m].size()); ++d) {
+            const std::vector<uint32_t> &pos = m_matchPos[m][size_t(d)];
+            const std::vector<uint32_t> &row = tm.depthRow(d);
+            auto it = std::partition_point(pos.begin(), pos.end(), [&](uint32_t p) {
+                return tm.startTime(int(row[p]), m_mode) < t0;
+            });
+            before += int64_t(it - pos.begin());
+            for (; it != pos.end() && tm.startTime(int(row[*it]), m_mode) == t0; ++it)
+                before += std::pair(int(m), int(row[*it])) < std::pair(ref.model, ref.index);
+        }
+    }
+    return before + 1;
 }
 
 // Workers or tracks were inserted: give every (worker, track) its model, moving existing models
@@ -140,13 +225,11 @@ void TimelineScene::remapModels()
     m_firstModel.clear();
     m_workerFile.clear();
     m_collapsed.assign(t.workers.size(), false);
-    m_visible.assign(t.workers.size(), true);
     for (size_t w = 0; w < t.workers.size(); ++w) {
         const Worker &wk = t.workers[w];
         m_workerFile.push_back(wk.info.sourceFile);
         m_firstModel.push_back(m_models.size());
         m_collapsed[w] = collapsed.count(wk.info.sourceFile) && collapsed[wk.info.sourceFile];
-        m_visible[w] = wk.info.rank >= m_minRank && wk.info.rank <= m_maxRank;
         for (size_t k = 0; k < wk.tracks.size(); ++k) {
             const EventTrack &tr = wk.tracks[k];
             const auto it = oldModel.find(Key(wk.info.sourceFile, tr.pid, tr.tid));
@@ -164,6 +247,7 @@ void TimelineScene::remapModels()
     if (m_selected.valid())
         m_selected = {newIndex[size_t(m_selected.model)],
                       newIndex[size_t(m_selected.model)] < 0 ? -1 : m_selected.index};
+    updateVisibility();
 }
 
 void TimelineScene::applyLive(const LiveUpdate &u)
@@ -196,8 +280,10 @@ void TimelineScene::applyLive(const LiveUpdate &u)
         if (m_selected.model == int(m) && m_selected.index >= int(c.from))
             m_selected = {}; // its index may now name another event
     }
-    if (u.structureChanged && searchActive())
-        rebuildMatches(); // models moved
+    if (u.structureChanged && searchActive()) {
+        buildQueryModels(); // models moved
+        rebuildMatches();
+    }
     // The arrows were rebuilt, or the clocks moved (the index keeps per-pair bounds in global
     // ns): index them again (O(links)).
     if (u.linksChanged || u.clockChanged || u.structureChanged)
@@ -211,7 +297,7 @@ void TimelineScene::applyLive(const LiveUpdate &u)
 void TimelineScene::rebuildLayout()
 {
     m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics,
-                   m_counterWorker);
+                   m_counterWorker, m_modelShown, m_pinned);
     ++m_revision;
 }
 
@@ -220,7 +306,7 @@ void TimelineScene::setClockMode(ClockMode mode)
     if (mode == m_mode)
         return;
     m_mode = mode;
-    if (m_durationFilter && searchActive())
+    if ((m_durationFilter || (m_query && m_query->hasEventTerms())) && searchActive())
         rebuildMatches(); // durations differ between the modes
     ++m_revision;
 }
@@ -262,11 +348,7 @@ void TimelineScene::setRankFilter(int minRank, int maxRank)
 {
     m_minRank = minRank;
     m_maxRank = maxRank;
-    for (size_t w = 0; w < m_visible.size(); ++w) {
-        const int r = m_timeline->workers[w].info.rank;
-        m_visible[w] = r >= minRank && r <= maxRank;
-    }
-    rebuildLayout();
+    updateVisibility();
 }
 
 void TimelineScene::setNameFilter(const QString &text)
@@ -290,22 +372,39 @@ bool TimelineScene::setSearch(const QString &pattern, bool regex)
     m_matchPos.clear();
     m_matchingNames = 0;
     m_search.clear();
+    m_query.reset();
+    m_queryModel.clear();
+    m_argMatch.clear();
+    m_searchError.clear();
     ++m_revision;
-    if (pattern.isEmpty())
+    if (pattern.trimmed().isEmpty())
         return true;
     if (regex) {
         m_searchRe = QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
-        if (!m_searchRe.isValid())
+        if (!m_searchRe.isValid()) {
+            m_searchError = QStringLiteral("invalid regex");
             return false;
+        }
+    } else {
+        std::string error;
+        std::optional<EventQuery> q = EventQuery::parse(pattern.toStdString(), &error);
+        if (!q) {
+            m_searchError = QString::fromStdString(error);
+            return false;
+        }
+        if (q->empty())
+            return true;
+        m_query = std::move(q);
     }
     m_search = pattern;
     m_searchIsRegex = regex;
     m_match.reserve(m_displayNames.size());
-    for (const QString &s : m_displayNames) {
-        const bool hit = searchHit(s);
+    for (size_t i = 0; i < m_displayNames.size(); ++i) {
+        const bool hit = searchHit(uint32_t(i));
         m_match.push_back(hit);
         m_matchingNames += hit;
     }
+    buildQueryModels();
     rebuildMatches();
     return true;
 }
@@ -333,12 +432,9 @@ void TimelineScene::extendMatches(size_t model, size_t from)
             size_t(std::lower_bound(row.begin(), row.end(), uint32_t(from)) - row.begin());
         std::vector<uint32_t> &pos = rows[size_t(d)];
         pos.erase(std::lower_bound(pos.begin(), pos.end(), uint32_t(tail)), pos.end());
-        for (size_t p = tail; p < row.size(); ++p) {
-            const uint32_t name = names[row[p]];
-            if (m_match[name] && nameVisible(name) &&
-                (!m_durationFilter || inDurationFilter(tm, int(row[p]))))
+        for (size_t p = tail; p < row.size(); ++p)
+            if (nameVisible(names[row[p]]) && eventMatches(int(model), int(row[p])))
                 pos.push_back(uint32_t(p));
-        }
     }
 }
 
@@ -361,7 +457,7 @@ int64_t TimelineScene::matchingEventCount() const
 {
     int64_t n = 0;
     for (size_t m = 0; m < m_matchPos.size() && m < m_models.size(); ++m) {
-        if (!m_visible[m_models[m].worker()])
+        if (!m_modelShown[m])
             continue;
         for (const auto &pos : m_matchPos[m])
             n += int64_t(pos.size());
@@ -382,7 +478,7 @@ std::pair<int, int> TimelineScene::modelsOf(int worker) const
 bool TimelineScene::eventVisible(int model, int index) const
 {
     const TrackModel &m = m_models[size_t(model)];
-    return m_visible[m.worker()] && nameVisible(m.nameId(index));
+    return m_modelShown[size_t(model)] && nameVisible(m.nameId(index));
 }
 
 EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
@@ -401,7 +497,7 @@ EventRef TimelineScene::nextMatch(const EventRef &from, bool forward) const
     std::tuple<int64_t, int, int> bestKey;
     for (int m = 0; m < int(m_models.size()); ++m) {
         const TrackModel &tm = m_models[size_t(m)];
-        if (tm.count() == 0 || !m_visible[tm.worker()])
+        if (tm.count() == 0 || !m_modelShown[size_t(m)])
             continue;
         // Without `from`, start at the first (last) event: no search with the int64 sentinels,
         // which no clock map can take (UBSan: overflow in ClockMap::toLocal).

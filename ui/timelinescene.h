@@ -24,6 +24,7 @@
 #include "workerstatus.h"
 
 #include "timeline/live/liveupdate.h"
+#include "timeline/report/eventquery.h"
 
 #include <QRegularExpression>
 #include <QString>
@@ -32,6 +33,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,14 +99,44 @@ public:
     void setRankFilter(int minRank, int maxRank);
     // Only events whose name contains `text` (case-insensitive) are drawn; "" = all.
     void setNameFilter(const QString &text);
+
+    // Track control (the context menus, the find bar's thread filter and Hidden list): hidden
+    // workers and threads, pinned workers (laid out first; the view keeps them above the
+    // scrolled rows), a thread-name filter. Kept by identity (workerKey, trackKey), so they
+    // survive live updates and the reload of the same job (viewState / restoreViewState).
+    void setWorkerHidden(int worker, bool hidden);
+    bool isWorkerHidden(int worker) const;
+    void setTrackHidden(int model, bool hidden);
+    bool isTrackHidden(int model) const;
+    void showOnlyWorker(int worker); // hides every other worker, shows this one
+    void showAllHidden();            // unhides every worker and thread
+    std::vector<int> hiddenWorkers() const;
+    std::vector<int> hiddenTracks() const; // models
+    void setPinned(int worker, bool pinned);
+    bool isPinned(int worker) const;
+    size_t pinnedCount() const { return m_pinnedKeys.size(); }
+    // Only threads whose name (or "name (tid)") contains `text`, case-insensitive; "" = all.
+    void setThreadFilter(const QString &text);
+    const QString &threadFilter() const { return m_threadFilter; }
+    // Whether model m has rows: its worker passes the rank filter and is not hidden, the
+    // thread is not hidden and passes the thread filter.
+    bool modelShown(int model) const { return m_modelShown[size_t(model)]; }
+    bool workerShown(int worker) const { return m_visible[size_t(worker)]; }
+    std::string workerKey(int worker) const;
+    std::string trackKey(int model) const;
+    // A thread's label as the gutter draws it: "main (41236)".
+    QString threadLabel(int model) const;
     bool nameVisible(uint32_t nameId) const
     {
         return m_nameVisible.empty() || m_nameVisible[nameId];
     }
 
-    // Find: highlight names matching `pattern` (substring, case-insensitive, or a regex); the
-    // rest is dimmed. Returns false (and clears the search) for an invalid regex.
+    // Find: highlight the events matching `pattern`; the rest is dimmed. Without `regex` the
+    // pattern is an EventQuery (report/eventquery.h: bare words match names, fields name: rank:
+    // host: restart: thread: cat:, dur>1ms, args.KEY=V, /regex/); with it, a regular expression
+    // over names. Returns false (and clears the search) when it does not parse: searchError().
     bool setSearch(const QString &pattern, bool regex);
+    const QString &searchError() const { return m_searchError; }
     bool searchActive() const { return !m_match.empty(); }
     bool nameMatches(uint32_t nameId) const { return m_match.empty() || m_match[nameId]; }
     // Find narrowed to durations in [minNs, maxNs) and, with rank >= 0, one rank (a duration
@@ -120,11 +152,10 @@ public:
     const std::optional<DurationFilter> &durationFilter() const { return m_durationFilter; }
     // Whether event i of model m is a find match (its name matches and it passes the duration
     // filter); true for everything without a search.
-    bool eventMatches(int model, int index) const
-    {
-        const TrackModel &tm = m_models[size_t(model)];
-        return nameMatches(tm.nameId(index)) && (!m_durationFilter || inDurationFilter(tm, index));
-    }
+    bool eventMatches(int model, int index) const;
+    // The place of a matching, visible event among all matches in nextMatch's order (1-based):
+    // the "i" of the find bar's "i / N"; 0 when it is not a match. O(rows · log matches).
+    int64_t matchIndex(const EventRef &ref) const;
     int matchingNameCount() const { return m_matchingNames; }
     // Matching events (name matches the find pattern and passes the name filter) in the workers
     // the rank filter shows — the find bar's counter.
@@ -168,13 +199,16 @@ public:
 
 private:
     void rebuildLayout();
+    void updateVisibility(); // m_visible, m_modelShown from filters and hidden sets; relayout
     void addNames();
     void remapModels();
     void buildCounterModels();
     bool nameFilterHit(const QString &name) const;
-    bool searchHit(const QString &name) const;
+    bool searchHit(uint32_t nameId) const;
     bool eventVisible(int model, int index) const;
     bool inDurationFilter(const TrackModel &tm, int index) const;
+    bool queryEventHit(const TrackModel &tm, int index) const; // the query's dur/args terms
+    void buildQueryModels();
     void rebuildMatches();
     void extendMatches(size_t model, size_t from);
 
@@ -189,7 +223,11 @@ private:
     std::vector<QString> m_displayNames;
     std::vector<int64_t> m_nameWeight; // per name: total ns at construction (colour priority)
     std::vector<bool> m_collapsed;
-    std::vector<bool> m_visible;
+    std::vector<bool> m_visible;    // per worker: rank filter and not hidden
+    std::vector<bool> m_modelShown; // per model: worker visible, thread shown
+    std::vector<bool> m_pinned;     // per worker
+    std::set<std::string> m_hiddenWorkerKeys, m_hiddenTrackKeys, m_pinnedKeys;
+    QString m_threadFilter;
     std::vector<uint8_t> m_nameVisible;
     std::vector<uint8_t> m_match;
     int m_matchingNames = 0;
@@ -201,6 +239,10 @@ private:
     QString m_search;
     QRegularExpression m_searchRe; // valid when the search is a regex
     bool m_searchIsRegex = false;
+    QString m_searchError;
+    std::optional<EventQuery> m_query;  // the parsed search (not a regex)
+    std::vector<uint8_t> m_queryModel;  // per model: passes the query's track terms
+    mutable std::vector<int8_t> m_argMatch; // per args id: -1 unknown, else the args terms' verdict
     int m_minRank = std::numeric_limits<int>::min();
     int m_maxRank = std::numeric_limits<int>::max();
     uint64_t m_indexed = 0;

@@ -2,9 +2,11 @@
 
 #include "counterpainter.h"
 #include "eventtext.h"
+#include "keymotion.h"
 #include "selectionmeasure.h"
 #include "timelinepainter.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QPainter>
@@ -35,6 +37,13 @@ TimelineView::TimelineView(QWidget *parent)
             emit cursorTimeChanged(timeAtX(m_cursorX), true);
     });
     connect(m_zoom, &ZoomControl::selectionChanged, viewport(), qOverload<>(&QWidget::update));
+    m_keys = new KeyMotion(
+        m_zoom,
+        [this] {
+            return m_cursorX >= 0 ? timeAtX(m_cursorX)
+                                  : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
+        },
+        this);
 }
 
 void TimelineView::setScene(std::shared_ptr<TimelineScene> scene)
@@ -47,6 +56,19 @@ void TimelineView::setScene(std::shared_ptr<TimelineScene> scene)
     verticalScrollBar()->setValue(0);
     updateScrollBars();
     viewport()->update();
+}
+
+void TimelineView::setPlaceholder(const QString &text)
+{
+    m_placeholder = text;
+    viewport()->update();
+}
+
+QString TimelineView::placeholderText() const
+{
+    return !m_placeholder.isEmpty() ? m_placeholder
+                                    : tr("Open a job directory, config, logs or Chrome traces\n"
+                                         "(File ▸ Open, or drop them here)");
 }
 
 void TimelineView::setWallClock(bool on)
@@ -68,22 +90,33 @@ void TimelineView::setGutterWidth(int px)
 
 void TimelineView::fitRowsToHeight()
 {
+    refitRows();
+    sceneChanged();
+}
+
+// The rows' heights for what the layout shows now: the defaults when they fit the event area,
+// else shrunk (down to kMinRowScale) so that they fit; the layout is rebuilt only when the
+// metrics change. Called on every scene change (filter, collapse, expand, hide, live rows) and
+// resize, so rows never stay shrunk once they fit again.
+void TimelineView::refitRows()
+{
     if (!m_scene)
         return;
     const RowMetrics def;
-    m_scene->setRowMetrics(def);
-    const double total = m_scene->layout().totalHeight();
+    const double total = m_scene->layout().heightWith(def);
     const double avail = eventArea().height() - 4;
+    RowMetrics m = def;
     if (total > avail && total > 0) {
-        const double k = std::max(avail / total, 0.55);
-        RowMetrics m;
+        const double k = std::max(avail / total, kMinRowScale);
         m.headerHeight = std::floor(def.headerHeight * k);
         m.rowHeight = std::floor(def.rowHeight * k);
         m.trackGap = std::max(1.0, std::floor(def.trackGap * k));
         m.counterHeight = std::floor(def.counterHeight * k);
-        m_scene->setRowMetrics(m);
     }
-    sceneChanged();
+    const RowMetrics &cur = m_scene->layout().metrics();
+    if (m.headerHeight != cur.headerHeight || m.rowHeight != cur.rowHeight ||
+        m.trackGap != cur.trackGap || m.counterHeight != cur.counterHeight)
+        m_scene->setRowMetrics(m);
 }
 
 void TimelineView::setViewStyle(const ViewStyle &style)
@@ -99,16 +132,55 @@ QRect TimelineView::eventArea() const
                  std::max(1, vp.height() - kRulerHeight));
 }
 
+double TimelineView::pinnedPx() const
+{
+    if (!m_scene)
+        return 0;
+    return std::min(m_scene->layout().pinnedHeight(), std::floor(eventArea().height() * 0.6));
+}
+
+// The scrolled rows: content [P + scroll, scroll + area height) under the pinned band [0, P).
+// A content y in the scrolled part is therefore (viewport y − ruler) + scroll, as without pins.
 GeometryRequest TimelineView::currentRequest() const
 {
     const QRect area = eventArea();
+    const double pinned = pinnedPx();
     GeometryRequest r;
     r.rangeStart = m_zoom->rangeStart();
     r.rangeEnd = m_zoom->rangeEnd();
     r.width = area.width();
-    r.height = area.height();
-    r.top = verticalScrollBar()->value();
+    r.height = std::max(1.0, area.height() - pinned);
+    r.top = pinned + verticalScrollBar()->value();
     return r;
+}
+
+GeometryRequest TimelineView::pinnedRequest() const
+{
+    GeometryRequest r = currentRequest();
+    r.top = 0;
+    r.height = std::max(1.0, pinnedPx());
+    return r;
+}
+
+double TimelineView::contentY(double viewportY) const
+{
+    const double y = viewportY - kRulerHeight;
+    return y < pinnedPx() ? y : y + verticalScrollBar()->value();
+}
+
+double TimelineView::viewportY(double contentY) const
+{
+    return (contentY < pinnedPx() ? contentY : contentY - verticalScrollBar()->value()) +
+           kRulerHeight;
+}
+
+std::pair<GeometryRequest, QPointF> TimelineView::requestAt(QPoint pos) const
+{
+    const QRect area = eventArea();
+    const double pinned = pinnedPx();
+    if (pinned > 0 && pos.y() - area.top() < pinned)
+        return {pinnedRequest(), QPointF(pos - area.topLeft())};
+    return {currentRequest(), QPointF(pos.x() - area.left(), pos.y() - area.top() - pinned)};
 }
 
 int64_t TimelineView::timeAtX(double eventX) const
@@ -121,11 +193,13 @@ EventRef TimelineView::eventAt(QPoint pos) const
     const QRect area = eventArea();
     if (!m_scene || !area.contains(pos))
         return {};
-    return hitTest(*m_scene, currentRequest(), QPointF(pos - area.topLeft()));
+    const auto [request, local] = requestAt(pos);
+    return hitTest(*m_scene, request, local);
 }
 
 void TimelineView::sceneChanged()
 {
+    refitRows();
     if (m_scene) {
         const int64_t width = m_zoom->rangeDuration();
         const int64_t start = m_zoom->rangeStart();
@@ -157,9 +231,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     p.fillRect(vp, m_style.background);
     if (!m_scene) {
         p.setPen(m_style.mutedText);
-        p.drawText(vp, Qt::AlignCenter,
-                   tr("Open a job directory, config, logs or Chrome traces\n(File ▸ Open, or drop "
-                      "them here)"));
+        p.drawText(vp, Qt::AlignCenter, placeholderText());
         return;
     }
     const QRect area = eventArea();
@@ -175,11 +247,22 @@ void TimelineView::paintEvent(QPaintEvent *)
     if (options.selectionEnd > options.selectionStart) // the measure: events begun in it
         options.selectionEvents = SelectionMeasure::eventsBetween(
             *m_scene, options.selectionStart, options.selectionEnd, m_boxModels);
-    const TimelineGeometry &g = m_cache.get(*m_scene, currentRequest());
     // Rows fitted below the text's height (fitRowsToHeight) get the smaller label fonts.
-    TimelinePainter::paintFrame(p, rects, *m_scene, g,
-                                m_style.fittedToRows(m_scene->layout().metrics().rowHeight),
-                                options);
+    const ViewStyle style = m_style.fittedToRows(m_scene->layout().metrics().rowHeight);
+    const double pinned = pinnedPx();
+    if (pinned > 0) { // the scrolled rows under the pinned band
+        rects.events = QRectF(area).adjusted(0, pinned, 0, 0);
+        rects.gutter = QRectF(0, kRulerHeight + pinned, m_gutterWidth, area.height() - pinned);
+    }
+    TimelinePainter::paintFrame(p, rects, *m_scene, m_cache.get(*m_scene, currentRequest()),
+                                style, options);
+    if (pinned > 0) { // pinned workers: fixed above the scroll area, a line under them
+        rects.events = QRectF(area.left(), area.top(), area.width(), pinned);
+        rects.gutter = QRectF(0, kRulerHeight, m_gutterWidth, pinned);
+        TimelinePainter::paintFrame(p, rects, *m_scene, m_pinCache.get(*m_scene, pinnedRequest()),
+                                    style, options);
+        p.fillRect(QRectF(0, kRulerHeight + pinned - 1, vp.width(), 2), m_style.mutedText);
+    }
     paintBox(p);
     p.fillRect(QRect(0, 0, m_gutterWidth, kRulerHeight), m_style.ruler);
     p.setPen(m_style.mutedText);
@@ -191,6 +274,7 @@ void TimelineView::paintEvent(QPaintEvent *)
 void TimelineView::resizeEvent(QResizeEvent *event)
 {
     QAbstractScrollArea::resizeEvent(event);
+    refitRows();
     updateScrollBars();
 }
 
@@ -203,8 +287,20 @@ void TimelineView::wheelEvent(QWheelEvent *event)
 {
     const QPointF pos = event->position();
     const QPoint delta = event->angleDelta();
-    if (event->modifiers() & Qt::ShiftModifier || pos.x() < m_gutterWidth) {
+    const bool ctrl = event->modifiers() & Qt::ControlModifier;
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    if (!ctrl && (m_wheelZooms ? shift : !shift) ) { // scroll the workers
         verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
+        if (!m_wheelZooms && delta.x() != 0)
+            m_zoom->panFraction(-delta.x() / 1200.0);
+        return;
+    }
+    if (pos.x() < m_gutterWidth) {
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 2);
+        return;
+    }
+    if (!m_wheelZooms && shift && !ctrl) { // Perfetto: Shift+wheel pans
+        m_zoom->panFraction(-(delta.y() != 0 ? delta.y() : delta.x()) / 1200.0);
         return;
     }
     if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
@@ -237,7 +333,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     }
     if (pos.x() < m_gutterWidth) {
         const int row =
-            m_scene->layout().rowAt(pos.y() - kRulerHeight + verticalScrollBar()->value());
+            m_scene->layout().rowAt(contentY(pos.y()));
         if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
             const int worker = m_scene->layout().rows()[size_t(row)].worker;
             m_scene->setCollapsed(worker, !m_scene->isCollapsed(worker));
@@ -248,7 +344,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     if (event->modifiers() & Qt::ShiftModifier) { // box selection: tracks × time
         m_drag = Drag::Box;
         m_pressTime = timeAtX(pos.x() - m_gutterWidth);
-        m_pressContentY = pos.y() - kRulerHeight + verticalScrollBar()->value();
+        m_pressContentY = contentY(pos.y());
         return;
     }
     m_drag = Drag::Pan;
@@ -278,8 +374,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
     } else if (m_drag == Drag::Box) {
         const int x = std::clamp(pos.x(), area.left(), area.right());
-        const double y = std::clamp(pos.y(), area.top(), area.bottom()) - kRulerHeight +
-                         verticalScrollBar()->value();
+        const double y = contentY(std::clamp(pos.y(), area.top(), area.bottom()));
         m_boxT0 = std::min(m_pressTime, timeAtX(x - m_gutterWidth));
         m_boxT1 = std::max(m_pressTime, timeAtX(x - m_gutterWidth));
         m_boxY0 = std::min(m_pressContentY, y);
@@ -339,8 +434,7 @@ void TimelineView::paintBox(QPainter &p) const
     const double pxPerNs = double(area.width()) / double(m_zoom->rangeDuration());
     const double x0 = area.left() + double(m_boxT0 - m_zoom->rangeStart()) * pxPerNs;
     const double x1 = area.left() + double(m_boxT1 - m_zoom->rangeStart()) * pxPerNs;
-    const double top = kRulerHeight - verticalScrollBar()->value();
-    QRectF r(QPointF(x0, m_boxY0 + top), QPointF(x1, m_boxY1 + top));
+    QRectF r(QPointF(x0, viewportY(m_boxY0)), QPointF(x1, viewportY(m_boxY1)));
     p.save();
     p.setClipRect(area);
     QColor fill = m_style.selection;
@@ -377,21 +471,12 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
-    const int64_t centre =
-        m_cursorX >= 0 ? timeAtX(m_cursorX) : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
+    if (!(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) &&
+        m_keys->press(event->key(), event->isAutoRepeat())) { // W/S/A/D (KeyMotion)
+        event->accept();
+        return;
+    }
     switch (event->key()) {
-    case Qt::Key_W:
-        m_zoom->zoomAt(1.5, centre);
-        break;
-    case Qt::Key_S:
-        m_zoom->zoomAt(1 / 1.5, centre);
-        break;
-    case Qt::Key_A:
-        m_zoom->panFraction(-0.15);
-        break;
-    case Qt::Key_D:
-        m_zoom->panFraction(0.15);
-        break;
     case Qt::Key_F:
     case Qt::Key_Home:
         m_zoom->fit();
@@ -409,6 +494,28 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     event->accept();
 }
 
+void TimelineView::keyReleaseEvent(QKeyEvent *event)
+{
+    if (m_keys->release(event->key(), event->isAutoRepeat()))
+        event->accept();
+    else
+        QAbstractScrollArea::keyReleaseEvent(event);
+}
+
+void TimelineView::focusOutEvent(QFocusEvent *event)
+{
+    m_keys->stop(); // a release elsewhere would never reach us
+    QAbstractScrollArea::focusOutEvent(event);
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent *event)
+{
+    if (!m_scene)
+        return;
+    emit contextMenuRequested(event->pos(), event->globalPos());
+    event->accept();
+}
+
 void TimelineView::leaveEvent(QEvent *event)
 {
     m_cursorX = -1;
@@ -421,17 +528,15 @@ bool TimelineView::viewportEvent(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip && m_scene) {
         auto *help = static_cast<QHelpEvent *>(event);
-        const QString culprit = CulpritMarks::tooltipAt(
-            *m_scene, currentRequest(), QPointF(help->pos() - eventArea().topLeft()));
+        const auto [request, local] = requestAt(help->pos());
+        const QString culprit = CulpritMarks::tooltipAt(*m_scene, request, local);
         if (!culprit.isEmpty()) {
             QToolTip::showText(help->globalPos(), culprit, viewport());
             return true;
         }
         const EventRef ref = eventAt(help->pos());
         const QString counter =
-            ref.valid() ? QString()
-                        : CounterPainter::tooltipAt(*m_scene, currentRequest(),
-                                                    QPointF(help->pos() - eventArea().topLeft()));
+            ref.valid() ? QString() : CounterPainter::tooltipAt(*m_scene, request, local);
         if (ref.valid())
             QToolTip::showText(help->globalPos(), eventTooltipHtml(*m_scene, ref), viewport());
         else if (!counter.isEmpty())
@@ -499,10 +604,12 @@ void TimelineView::revealRow(int row)
         return;
     sceneChanged(); // the layout may have changed (expanded group)
     const LayoutRow &r = m_scene->layout().rows()[size_t(row)];
-    const int top = verticalScrollBar()->value();
-    const int h = eventArea().height();
-    if (r.y < top || r.y + r.height > top + h)
-        verticalScrollBar()->setValue(int(r.y) - h / 3);
+    const double pinned = pinnedPx();
+    if (r.y + r.height <= pinned)
+        return; // pinned: always on screen
+    const GeometryRequest req = currentRequest();
+    if (r.y < req.top || r.y + r.height > req.top + req.height)
+        verticalScrollBar()->setValue(int(r.y - pinned - req.height / 3));
 }
 
 } // namespace syncline::ui

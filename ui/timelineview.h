@@ -26,6 +26,8 @@ class QPainter;
 
 namespace syncline::ui {
 
+class KeyMotion;
+
 class TimelineView : public QAbstractScrollArea
 {
     Q_OBJECT
@@ -40,18 +42,36 @@ public:
     void setScene(std::shared_ptr<TimelineScene> scene); // fits the range to the whole job
     TimelineScene *scene() const { return m_scene.get(); }
     ZoomControl *zoomControl() const { return m_zoom; }
+    // The text shown while there is no scene ("" = how to open a job); e.g. while attached to
+    // a job directory that has no logs yet.
+    void setPlaceholder(const QString &text);
+    QString placeholderText() const;
     void setWallClock(bool on);
     bool wallClock() const { return m_wallClock; }
     void setViewStyle(const ViewStyle &style);
+    // The wheel: zooms at the cursor (Tracy's way, the default; Shift+wheel scrolls), or with
+    // wheelZooms false scrolls the workers (Perfetto's way; Shift+wheel pans), Ctrl+wheel zooms.
+    void setWheelZooms(bool on) { m_wheelZooms = on; }
+    bool wheelZooms() const { return m_wheelZooms; }
+    KeyMotion *keyMotion() const { return m_keys; }
     // The label column: drag its right edge to resize it (kMinGutterWidth .. half the view).
     int gutterWidth() const { return m_gutterWidth; }
     void setGutterWidth(int px);
-    // Shrinks the row heights (down to ~55 %) so every visible row fits the height when it can;
-    // back to the default heights when they fit.
+    // Shrinks the row heights (down to kMinRowScale) so every visible row fits the height when it
+    // can; back to the default heights when they fit. Done by itself on every sceneChanged() and
+    // resize: rows follow filters, collapses, hidden tracks and the window's size.
     void fitRowsToHeight();
+    static constexpr double kMinRowScale = 0.55;
     const ViewStyle &viewStyle() const { return m_style; }
 
+    // The scrolled rows' request (under the pinned band) and the pinned band's (content
+    // [0, pinnedPx())); pinnedPx() is 0 without pinned workers.
     GeometryRequest currentRequest() const;
+    GeometryRequest pinnedRequest() const;
+    double pinnedPx() const;
+    // Content y (RowLayout) of a viewport y and back, across the pinned band and the scroll.
+    double contentY(double viewportY) const;
+    double viewportY(double contentY) const;
     QRect eventArea() const; // in viewport coordinates
     const GeometryCache &geometryCache() const { return m_cache; }
     EventRef eventAt(QPoint viewportPos) const;
@@ -78,6 +98,8 @@ signals:
     void cursorTimeChanged(qint64 globalNs, bool inside);
     void gutterWidthChanged(int px);
     void boxSelected(std::vector<int> models, qint64 startNs, qint64 endNs);
+    // Right-click (or the menu key) at a viewport point: MainWindow shows TrackMenu's menu.
+    void contextMenuRequested(QPoint viewportPos, QPoint globalPos);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -88,6 +110,9 @@ protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void keyReleaseEvent(QKeyEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void leaveEvent(QEvent *event) override;
     bool viewportEvent(QEvent *event) override;
     void scrollContentsBy(int dx, int dy) override;
@@ -103,13 +128,20 @@ private:
     };
     void paintBox(QPainter &p) const;
     void updateScrollBars();
+    void refitRows();
+    // The request drawing viewport point pos and pos in its coordinates.
+    std::pair<GeometryRequest, QPointF> requestAt(QPoint pos) const;
     int64_t timeAtX(double eventX) const;
 
     std::shared_ptr<TimelineScene> m_scene;
     ZoomControl *m_zoom;
     GeometryCache m_cache;
+    GeometryCache m_pinCache;
     ViewStyle m_style;
     bool m_wallClock = false;
+    QString m_placeholder;
+    bool m_wheelZooms = true;
+    KeyMotion *m_keys = nullptr;
     double m_cursorX = -1;
     Drag m_drag = Drag::None;
     QPoint m_pressPos;

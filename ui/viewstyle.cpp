@@ -37,7 +37,7 @@ ViewStyle ViewStyle::light()
     s.ruler = QColor(0xf8f9fb);
     s.fold = QColor(0x9aa3ae);
     s.selection = QColor(0x1a73e8);
-    s.match = QColor(0xff6d00);
+    s.match = QColor(0xff00ff); // saturated magenta: no palette colour (ColourScheme) is near it
     s.wait = QColor(0x7b1fa2);
     s.selectionRange = QColor(26, 115, 232, 40);
     s.cursor = QColor(0xd93025);
@@ -61,7 +61,7 @@ ViewStyle ViewStyle::darkStyle()
     s.ruler = QColor(0x28292d);
     s.fold = QColor(0x6b727c);
     s.selection = QColor(0x8ab4f8);
-    s.match = QColor(0xffab40);
+    s.match = QColor(0xff00ff);
     s.wait = QColor(0xce93d8);
     s.selectionRange = QColor(138, 180, 248, 50);
     s.cursor = QColor(0xff6e6e);

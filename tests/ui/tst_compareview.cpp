@@ -219,6 +219,15 @@ void TstCompareView::deltaTableAndFind()
     QCOMPARE(proxy->index(0, CompareTableModel::RatioTotal).data().toString(),
              QStringLiteral("×1.950"));
     QCOMPARE(proxy->index(1, CompareTableModel::Name).data().toString(), QStringLiteral("forward"));
+    // Impact per step: Δ mean × the smaller count — both +0.3 ms × 12 = 3.6 ms (equal: the
+    // |Δ total| order stays); the B-only rank adds calls, not impact.
+    QCOMPARE(proxy->index(0, CompareTableModel::Impact).data(CompareTableModel::SortRole).toLongLong(),
+             3600000LL);
+    QCOMPARE(proxy->index(1, CompareTableModel::Impact).data(CompareTableModel::SortRole).toLongLong(),
+             3600000LL);
+    // Columns that do not apply are hidden: Rank without per-rank rows; In while all are "both".
+    QVERIFY(panel->table()->isColumnHidden(CompareTableModel::Rank));
+    QVERIFY(panel->table()->isColumnHidden(CompareTableModel::In));
     QVERIFY(panel->summaryText().contains(
         QStringLiteral("step 'step': mean 1.000 ms (A) vs 1.300 ms (B), +0.300 ms (x1.300)")));
     QVERIFY(panel->summaryText().contains(QStringLiteral("ranks only in A: none; only in B: 2")));
@@ -227,6 +236,8 @@ void TstCompareView::deltaTableAndFind()
     QCOMPARE(proxy->rowCount(), 8);
     QCOMPARE(proxy->index(1, CompareTableModel::Rank).data().toString(), QStringLiteral("2"));
     QCOMPARE(proxy->index(1, CompareTableModel::In).data().toString(), QStringLiteral("B only"));
+    QVERIFY(!panel->table()->isColumnHidden(CompareTableModel::Rank));
+    QVERIFY(!panel->table()->isColumnHidden(CompareTableModel::In));
     // A click on a row finds its name.
     QTableView *table = panel->table();
     w.compareDock()->raise();

@@ -10,11 +10,15 @@
 #include "ui/problemspanel.h"
 #include "ui/statspanel.h"
 #include "ui/timelineview.h"
+#include "ui/statstablemodel.h"
+#include "ui/zoomcontrol.h"
 
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
+#include <QTableView>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -37,6 +41,9 @@ private slots:
     void statsModeToggleDropsStaleJob();
     void menuExportsWriteFiles();
     void notesDoNotOpenProblemsDock();
+    void timelineGetsMostOfTheHeight();
+    void emptyCompareDockNotRestored();
+    void stateKeptAcrossRealign();
     void screenshotOfJob();
 
 private:
@@ -309,6 +316,111 @@ void TstMainWindow::notesDoNotOpenProblemsDock()
     w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("clean")});
     QVERIFY(!w.problemsDock()->isVisible());
     QVERIFY(!w.problemsButton()->isVisible());
+}
+
+// First run (no saved settings) at the default size: the bottom docks leave the timeline most
+// of the height, and 16 workers' rows fit it (shrunk), with no blank area under them.
+void TstMainWindow::timelineGetsMostOfTheHeight()
+{
+    QSettings().clear();
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setTimeline(testjob::makeDenseJob(16, 6, 1'000'000), {QStringLiteral("dense")});
+    QCoreApplication::processEvents();
+    auto *stats = w.findChild<QDockWidget *>(QStringLiteral("stats"));
+    QVERIFY(stats && stats->isVisible());
+    QVERIFY2(stats->height() <= w.height() * 0.22,
+             qPrintable(QStringLiteral("stats %1 of %2").arg(stats->height()).arg(w.height())));
+    QVERIFY2(w.view()->height() >= w.height() * 0.5,
+             qPrintable(QStringLiteral("view %1 of %2").arg(w.view()->height()).arg(w.height())));
+    // The rows fill the area: fitted to it, or as small as rows get (then they scroll).
+    const TimelineScene *scene = w.view()->scene();
+    const double avail = w.view()->eventArea().height();
+    const double total = scene->layout().totalHeight();
+    const RowMetrics def;
+    QVERIFY2((total <= avail && total > avail * 0.8) ||
+                 scene->layout().metrics().rowHeight <=
+                     std::floor(def.rowHeight * TimelineView::kMinRowScale),
+             qPrintable(QStringLiteral("rows %1 of %2").arg(total).arg(avail)));
+}
+
+// A Compare dock left open when the window closed does not come back in a session without a
+// comparison (nor an empty Problems dock).
+void TstMainWindow::emptyCompareDockNotRestored()
+{
+    QSettings().clear();
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.compareDock()->show();
+        w.problemsDock()->show();
+        QVERIFY(w.compareDock()->isVisible());
+        w.close(); // saves the window state
+    }
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(!w.compareDock()->isVisible());
+    QVERIFY(!w.problemsDock()->isVisible());
+    w.setTimeline(testjob::makeSmallJob(), {QStringLiteral("small")});
+    QVERIFY(!w.compareDock()->isVisible());
+    QSettings().clear();
+}
+
+// Clocks ▸ Align on collective… reloads the job: the range, clock mode, name filter, rank
+// range, collapsed and pinned workers, hidden threads, the selected event and the Statistics
+// row stay as they were.
+void TstMainWindow::stateKeptAcrossRealign()
+{
+    const QString a = writeLog(QStringLiteral("keep.0.log"), 0, 20, false);
+    const QString b = writeLog(QStringLiteral("keep.1.log"), 1, 20, false);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy spy(&w, &MainWindow::loadFinished);
+    w.openPaths({a, b});
+    QVERIFY(spy.wait(30000));
+    TimelineView *view = w.view();
+    TimelineScene *scene = view->scene();
+    QCOMPARE(scene->timeline().workers.size(), size_t(2));
+    // Collapse rank 1 by clicking its header; pin it.
+    const LayoutRow h = scene->layout().rows()[size_t(scene->layout().headerOf(1))];
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {},
+                      QPoint(20, int(view->viewportY(h.y + h.height / 2))));
+    QVERIFY(scene->isCollapsed(1));
+    scene->setPinned(1, true);
+    w.findBar()->nameFilterEdit()->setText(QStringLiteral("ward")); // forward, backward
+    w.setClockMode(ClockMode::Raw);
+    const int64_t r0 = view->zoomControl()->traceStart() + 3'000'000;
+    view->zoomControl()->setRange(r0, r0 + 2'500'000);
+    // Select rank 0's 5th event.
+    view->selectEvent({0, 5}, false);
+    const QString selectedName = scene->displayName(scene->model(0).nameId(5));
+    QTRY_VERIFY(w.statsPanel()->model()->rowCount() > 0);
+    const uint32_t backward = scene->timeline().names.find("backward");
+    QVERIFY(w.statsPanel()->selectName(backward));
+    spy.clear();
+    w.reloadAlignedOn(QStringLiteral("backward"));
+    QVERIFY(spy.wait(30000));
+    QVERIFY(spy.first().at(0).toBool());
+    TimelineScene *after = view->scene();
+    QVERIFY(after != scene);
+    QCOMPARE(w.alignOn(), QStringLiteral("backward"));
+    QCOMPARE(after->clockMode(), ClockMode::Raw);
+    QCOMPARE(view->zoomControl()->rangeStart(), r0);
+    QCOMPARE(view->zoomControl()->rangeEnd(), r0 + 2'500'000);
+    QVERIFY(after->isCollapsed(1));
+    QVERIFY(!after->isCollapsed(0));
+    QVERIFY(after->isPinned(1));
+    QVERIFY(!after->nameVisible(after->timeline().names.find("step")));
+    QVERIFY(after->nameVisible(after->timeline().names.find("forward")));
+    QCOMPARE(after->selected(), (EventRef{0, 5}));
+    QCOMPARE(after->displayName(after->model(0).nameId(5)), selectedName);
+    QTRY_COMPARE(w.statsPanel()->table()->currentIndex().data().toString(),
+                 QStringLiteral("backward"));
 }
 
 // For the docs: SYNCLINE_UI_SCREENSHOTS=DIR and SYNCLINE_UI_SCREENSHOT_JOB=PATH (e.g. the demo

@@ -200,7 +200,8 @@ void TstSelectionStats::histogramBinsAndFindFromABin()
     QTest::mouseClick(chart, Qt::LeftButton, {}, chart->cellRect(10, -1).center().toPoint());
     TimelineScene *scene = w.view()->scene();
     QCOMPARE(scene->matchingEventCount(), int64_t(3));
-    QVERIFY2(w.findBar()->statusText().startsWith(QStringLiteral("3 events · 1 name · ")),
+    // The first match is selected: its place among them leads ("1 / 3").
+    QVERIFY2(w.findBar()->statusText().startsWith(QStringLiteral("1 / 3 events · 1 name · ")),
              qPrintable(w.findBar()->statusText()));
     const EventRef sel = scene->selected();
     QVERIFY(sel.valid());

@@ -16,6 +16,8 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include <limits>
+
 using namespace syncline;
 using namespace syncline::ui;
 
@@ -33,6 +35,7 @@ private slots:
     void tooltipDescribesEvent();
     void repaintReplaysCachedGeometry();
     void fittedRowsKeepTheirLabels();
+    void rowsRefitAfterFilterCollapseResize();
 
 private:
     QPoint eventPoint(int row, int64_t t) const;
@@ -196,6 +199,63 @@ void TstTimelineView::fittedRowsKeepTheirLabels()
         for (int x = area.left() + int(x0) + 4; x < area.left() + int(x1) - 4; ++x)
             colours.insert(img.pixel(int(x * dpr), int((area.top() + y) * dpr)));
     QVERIFY2(colours.size() > 6, qPrintable(QStringLiteral("%1 colours").arg(colours.size())));
+}
+
+// Rows follow what is shown: shrunk to fit twelve workers, back to full height when a rank
+// filter, collapsed groups (clicked headers) or a taller window let them fit, shrunk again when
+// they do not — never left shrunk over a mostly blank area.
+void TstTimelineView::rowsRefitAfterFilterCollapseResize()
+{
+    TimelineView view;
+    view.resize(TimelineView::kDefaultGutterWidth + 1000, 300);
+    auto scene = std::make_shared<TimelineScene>(testjob::makeDenseJob(12, 6, 1'000'000));
+    view.setScene(scene);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const RowMetrics def;
+    auto rowHeight = [&] { return scene->layout().metrics().rowHeight; };
+    // The rows use the area: full height, or as much of the area as the shrink limit allows.
+    auto usesTheArea = [&] {
+        const double avail = view.eventArea().height() - 4;
+        const double full = scene->layout().heightWith(def);
+        const double total = scene->layout().totalHeight();
+        return full <= avail ? rowHeight() == def.rowHeight
+                             : total >= std::min(avail, full) * 0.9 - 1 ||
+                                   rowHeight() <= def.rowHeight * TimelineView::kMinRowScale + 1;
+    };
+    QVERIFY(rowHeight() < def.rowHeight); // fitted when the scene was set
+    QVERIFY(usesTheArea());
+    // A rank filter (what the find bar's rank range does) leaves one worker: full rows.
+    scene->setRankFilter(3, 3);
+    view.sceneChanged();
+    QCOMPARE(rowHeight(), def.rowHeight);
+    scene->setRankFilter(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    view.sceneChanged();
+    QVERIFY(rowHeight() < def.rowHeight);
+    // Collapse every group by clicking its header in the label column: the headers fit at full
+    // height.
+    for (int w = 0; w < 12; ++w) {
+        const int r = scene->layout().headerOf(w);
+        QVERIFY(r >= 0);
+        const LayoutRow row = scene->layout().rows()[size_t(r)];
+        view.revealRow(r);
+        const int y = int(row.y + row.height / 2) - view.verticalScrollBar()->value() +
+                      TimelineView::kRulerHeight;
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(20, y));
+        QVERIFY2(scene->isCollapsed(w), qPrintable(QString::number(w)));
+    }
+    QCOMPARE(scene->layout().metrics().headerHeight, def.headerHeight);
+    QVERIFY(usesTheArea());
+    scene->setAllCollapsed(false);
+    view.sceneChanged();
+    QVERIFY(rowHeight() < def.rowHeight);
+    // A resize: taller fits everything at full height, smaller shrinks again.
+    view.resize(TimelineView::kDefaultGutterWidth + 1000, 2000);
+    QTRY_COMPARE(rowHeight(), def.rowHeight);
+    QVERIFY(usesTheArea());
+    view.resize(TimelineView::kDefaultGutterWidth + 1000, 400);
+    QTRY_VERIFY(rowHeight() < def.rowHeight);
+    QVERIFY(usesTheArea());
 }
 
 QTEST_MAIN(TstTimelineView)

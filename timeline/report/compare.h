@@ -22,6 +22,8 @@
 #include "timeline/report/compareanchor.h"
 #include "timeline/report/stats.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -60,6 +62,15 @@ struct CompareRow
     int64_t deltaP50Ns() const { return b.p50Ns - a.p50Ns; }
     int64_t deltaP99Ns() const { return b.p99Ns - a.p99Ns; }
     int64_t deltaP95Ns() const { return b.p95Ns - a.p95Ns; }
+    // The impact per step: Δ mean × the smaller count — what the per-call change costs over the
+    // calls both runs made, so a run that simply made fewer calls (fewer steps in the same
+    // span) does not look faster, as |Δ total| makes it. 0 when either run lacks the name or
+    // rank; saturated to the int64 range.
+    int64_t impactNs() const
+    {
+        const double v = double(deltaMeanNs()) * double(std::min(a.count, b.count));
+        return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : int64_t(v);
+    }
     // B / A; NaN when A is 0.
     static double ratio(int64_t a, int64_t b) { return a == 0 ? std::nan("") : double(b) / a; }
 };
