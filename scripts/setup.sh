@@ -15,7 +15,7 @@ PKGS=(
   cmake ninja-build g++ make pkg-config ccache
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
   nlohmann-json3-dev libsimdjson-dev libfmt-dev zlib1g-dev libsqlite3-dev
-  pybind11-dev python3-dev python3-pytest python3-torch
+  pybind11-dev python3-dev python3-pytest python3-torch python3-numpy python3-pandas
   libbenchmark-dev libgtest-dev
   xvfb xauth imagemagick fonts-dejavu-core chromium
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils

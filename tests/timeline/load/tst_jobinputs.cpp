@@ -292,8 +292,9 @@ void TstJobInputs::loneNonTraceJsonSaysWhat()
     const std::string d = dir.path().toStdString();
     testlogs::write(d + "/package.json", "{\"name\":\"x\",\"dependencies\":{\"a\":1}}\n");
     const load::JobInputs a = load::JobInputs::resolve({d + "/package.json"});
-    QVERIFY2(a.fatalError.find(d + "/package.json: not a Chrome trace (no \"traceEvents\"") !=
-                 std::string::npos,
+    QVERIFY2(a.fatalError.find(d + "/package.json: JSON object without \"traceEvents\"") !=
+                     std::string::npos &&
+                 a.fatalError.find("not a Chrome trace") != std::string::npos,
              a.fatalError.c_str());
     testlogs::write(d + "/timer_config.json", "{\"log_path\":\"w_{rank}.log\"}\n");
     const load::JobInputs b = load::JobInputs::resolve({d + "/timer_config.json"});
