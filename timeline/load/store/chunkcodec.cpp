@@ -17,6 +17,13 @@ static int64_t wrapAdd(int64_t a, int64_t b)
     return int64_t(uint64_t(a) + uint64_t(b));
 }
 using varint::zig;
+
+// a − b modulo 2^64 (the inverse of wrapAdd): times within ±2^62 can lie 2^63 apart, which a
+// signed subtraction would overflow.
+static int64_t wrapSub(int64_t a, int64_t b)
+{
+    return int64_t(uint64_t(a) - uint64_t(b));
+}
 using VarReader = varint::Reader;
 
 std::string ChunkCodec::encodeEvents(const EventTrack &t, size_t from, size_t n,
@@ -59,9 +66,9 @@ std::string ChunkCodec::encodeEvents(const EventTrack &t, size_t from, size_t n,
     int64_t prev = c.minStart;
     for (size_t k = 0; k < n; ++k) {
         const size_t i = from + k;
-        put(zig(t.localStart[i] - prev));
+        put(zig(wrapSub(t.localStart[i], prev)));
         prev = t.localStart[i];
-        put(zig(t.localEnd[i] - t.localStart[i]));
+        put(zig(wrapSub(t.localEnd[i], t.localStart[i])));
         put(t.nameId[i]);
         put(t.parent[i] < 0 ? 0 : uint64_t(int64_t(i) - t.parent[i]));
         put(t.depth[i]);
@@ -103,7 +110,7 @@ void ChunkCodec::encodeMessages(const MessageLog &msgs, size_t from, uint64_t ba
         int64_t prev = 0;
         for (size_t i = from; i < from + n; ++i) {
             const int64_t ts = msgs[i].localNs;
-            varint::put(out, zig(ts - prev));
+            varint::put(out, zig(wrapSub(ts, prev)));
             prev = ts;
             varint::put(out, (uint64_t(msgs.track(i)) << 1) | (msgs.send(i) ? 1 : 0));
             const std::string_view id = msgs.id(i);
