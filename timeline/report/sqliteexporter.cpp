@@ -94,9 +94,11 @@ private:
     std::vector<sqlite3_stmt *> m_stmts;
 };
 
+// SQLite copies the text (SQLITE_TRANSIENT): callers pass temporaries (CsvExporter::status
+// returns a string that dies before the statement is stepped).
 void bindText(sqlite3_stmt *s, int i, std::string_view t)
 {
-    sqlite3_bind_text(s, i, t.data(), int(t.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, i, t.data(), int(t.size()), SQLITE_TRANSIENT);
 }
 
 bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta &extra,
