@@ -54,4 +54,28 @@ std::vector<int> SelectionMeasure::modelsIn(const TimelineScene &scene, double y
     return out;
 }
 
+std::pair<double, double> SelectionMeasure::extentOf(const TimelineScene &scene,
+                                                     const std::vector<int> &models)
+{
+    double top = 0, bottom = 0;
+    bool any = false;
+    const auto holds = [&](int m) { return std::binary_search(models.begin(), models.end(), m); };
+    for (const LayoutRow &r : scene.layout().rows()) {
+        bool in = false;
+        if (r.kind == LayoutRow::EventRow && r.model >= 0) {
+            in = holds(r.model);
+        } else if (r.kind == LayoutRow::GroupHeader && r.collapsed) {
+            const auto [a, b] = scene.modelsOf(r.worker);
+            const auto it = std::lower_bound(models.begin(), models.end(), a);
+            in = it != models.end() && *it < b;
+        }
+        if (!in)
+            continue;
+        top = any ? std::min(top, r.y) : r.y;
+        bottom = any ? std::max(bottom, r.y + r.height) : r.y + r.height;
+        any = true;
+    }
+    return {top, bottom};
+}
+
 } // namespace syncline::ui

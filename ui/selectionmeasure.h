@@ -9,6 +9,7 @@
 #include "timelinescene.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace syncline::ui {
@@ -22,6 +23,10 @@ public:
                                  const std::vector<int> &models = {});
     // The models whose rows meet content y [y0, y1] (a collapsed group: all its threads).
     static std::vector<int> modelsIn(const TimelineScene &scene, double y0, double y1);
+    // The content-y span [top, bottom) of the rows that now show `models` (sorted): the box a
+    // selection covers after rows were re-fitted, filtered or collapsed. {0, 0} when none shows.
+    static std::pair<double, double> extentOf(const TimelineScene &scene,
+                                              const std::vector<int> &models);
 };
 
 } // namespace syncline::ui

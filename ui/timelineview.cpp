@@ -412,6 +412,7 @@ void TimelineView::setBoxSelection(std::vector<int> models, int64_t t0, int64_t 
                                    double contentY0, double contentY1)
 {
     m_boxModels = std::move(models);
+    std::sort(m_boxModels.begin(), m_boxModels.end());
     m_boxT0 = std::min(t0, t1);
     m_boxT1 = std::max(t0, t1);
     m_boxY0 = contentY0;
@@ -426,6 +427,15 @@ void TimelineView::setBoxSelection(std::vector<int> models, int64_t t0, int64_t 
     emit boxSelected(m_boxModels, m_boxT0, m_boxT1);
 }
 
+std::pair<double, double> TimelineView::boxExtent() const
+{
+    if (m_drag == Drag::Box)
+        return {m_boxY0, m_boxY1};
+    if (m_boxModels.empty() || !m_scene)
+        return {0, 0};
+    return SelectionMeasure::extentOf(*m_scene, m_boxModels);
+}
+
 void TimelineView::paintBox(QPainter &p) const
 {
     if (m_boxModels.empty() && m_drag != Drag::Box)
@@ -434,7 +444,10 @@ void TimelineView::paintBox(QPainter &p) const
     const double pxPerNs = double(area.width()) / double(m_zoom->rangeDuration());
     const double x0 = area.left() + double(m_boxT0 - m_zoom->rangeStart()) * pxPerNs;
     const double x1 = area.left() + double(m_boxT1 - m_zoom->rangeStart()) * pxPerNs;
-    QRectF r(QPointF(x0, viewportY(m_boxY0)), QPointF(x1, viewportY(m_boxY1)));
+    const auto [y0, y1] = boxExtent();
+    if (y1 <= y0)
+        return;
+    QRectF r(QPointF(x0, viewportY(y0)), QPointF(x1, viewportY(y1)));
     p.save();
     p.setClipRect(area);
     QColor fill = m_style.selection;

@@ -89,6 +89,9 @@ public:
     // The box selection (Shift+drag): models (sorted) and its time range; empty when none.
     const std::vector<int> &boxModels() const { return m_boxModels; }
     std::pair<int64_t, int64_t> boxRange() const { return {m_boxT0, m_boxT1}; }
+    // The box's content-y span as drawn: the mouse's while dragging; once made, its tracks' rows
+    // as laid out now (they move when rows are re-fitted, filtered or collapsed). {0, 0}: none.
+    std::pair<double, double> boxExtent() const;
     // Sets (or with no models clears) the box selection as a Shift+drag would; emits boxSelected.
     void setBoxSelection(std::vector<int> models, int64_t t0, int64_t t1, double contentY0,
                          double contentY1);

@@ -154,6 +154,23 @@ void TstSelectionStats::boxSelectionStatsEqualDirectStats()
     for (const StatsRow &r : wide)
         wideCount += r.count;
     QVERIFY(boxCount < wideCount);
+    // The drawn box covers exactly its tracks' rows, and follows them when the rows are
+    // re-fitted to a new window height.
+    auto tracksExtent = [&] {
+        const RowLayout &l = scene->layout();
+        double top = 1e300, bottom = -1e300;
+        for (const LayoutRow &r : l.rows())
+            if (r.kind == LayoutRow::EventRow && (r.model == io0 || r.model == main1)) {
+                top = std::min(top, r.y);
+                bottom = std::max(bottom, r.y + r.height);
+            }
+        return std::pair{top, bottom};
+    };
+    QCOMPARE(view->boxExtent(), tracksExtent());
+    const double oldTop = tracksExtent().first;
+    w.resize(1400, 600);
+    QTRY_VERIFY(tracksExtent().first != oldTop);
+    QCOMPARE(view->boxExtent(), tracksExtent());
     // The measure counts the box's events; Esc clears the box (stats back to the whole job).
     QVERIFY2(w.statusText().contains(
                  QStringLiteral("%L1 events")
