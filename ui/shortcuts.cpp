@@ -7,7 +7,7 @@ namespace syncline::ui {
 std::vector<std::pair<QString, QString>> shortcutList()
 {
     return {
-        {QStringLiteral("Mouse wheel, Ctrl+wheel"), QObject::tr("Zoom in/out at the mouse cursor")},
+        {QStringLiteral("Mouse wheel, Ctrl+wheel"), QObject::tr("Zoom in/out at the mouse cursor (gliding)")},
         {QStringLiteral("Horizontal wheel / touchpad swipe"), QObject::tr("Pan in time")},
         {QStringLiteral("Shift+wheel, wheel over labels"),
          QObject::tr("Scroll workers vertically")},

@@ -364,6 +364,25 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
         area.width(), 90, &step);
     p.setFont(style.smallFont);
     const QFontMetricsF fm(style.smallFont);
+    // The measure's label (length · events) over the selected range; tick labels it would
+    // cover are left out rather than half hidden under it.
+    const double pxPerNs = area.width() / double(rangeEnd - rangeStart);
+    const bool measuring = options.selectionEnd > options.selectionStart;
+    QRectF sel, label, backdrop;
+    QString measure;
+    if (measuring) {
+        const double x0 = area.left() + double(options.selectionStart - rangeStart) * pxPerNs;
+        const double x1 = area.left() + double(options.selectionEnd - rangeStart) * pxPerNs;
+        sel = QRectF(x0, area.top(), std::max(1.0, x1 - x0), area.height());
+        measure = formatDuration(options.selectionEnd - options.selectionStart);
+        if (options.selectionEvents >= 0)
+            measure += QStringLiteral(" · %L1 events").arg(qlonglong(options.selectionEvents));
+        label = selectionLabelRect(sel, fm.horizontalAdvance(measure), area);
+        const double tw = fm.horizontalAdvance(measure) + 8;
+        backdrop = QRectF(label.center().x() - tw / 2, label.top() + 2, tw, label.height() - 4)
+                       .intersected(area);
+        p.fillRect(sel, style.selectionRange);
+    }
     for (const RulerTick &t : ticks) {
         const double x = area.left() + std::round(t.x) + 0.5;
         p.setPen(t.major ? style.text : style.mutedText);
@@ -372,29 +391,16 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
         const QString text = options.wallClock && scene.wallClock(t.time, &wall)
                                  ? formatWallClock(wall, step)
                                  : formatTick(t.time - scene.originNs(), step);
-        p.drawText(QRectF(x + 3, area.top(), fm.horizontalAdvance(text) + 4, area.height() - 6),
-                   Qt::AlignVCenter | Qt::AlignLeft, text);
+        const QRectF box(x + 3, area.top(), fm.horizontalAdvance(text) + 4, area.height() - 6);
+        if (measuring && box.intersects(backdrop))
+            continue;
+        p.drawText(box, Qt::AlignVCenter | Qt::AlignLeft, text);
     }
-    const double pxPerNs = area.width() / double(rangeEnd - rangeStart);
-    if (options.selectionEnd > options.selectionStart) {
-        const double x0 = area.left() + double(options.selectionStart - rangeStart) * pxPerNs;
-        const double x1 = area.left() + double(options.selectionEnd - rangeStart) * pxPerNs;
-        const QRectF sel(x0, area.top(), std::max(1.0, x1 - x0), area.height());
-        p.fillRect(sel, style.selectionRange);
-        QString text = formatDuration(options.selectionEnd - options.selectionStart);
-        if (options.selectionEvents >= 0)
-            text += QStringLiteral(" · %L1 events").arg(qlonglong(options.selectionEvents));
-        // On a backdrop of the selected ruler's own colour, so the tick labels under it do not
-        // show through the text.
-        const QRectF label = selectionLabelRect(sel, fm.horizontalAdvance(text), area);
-        const double tw = fm.horizontalAdvance(text) + 8;
-        const QRectF backdrop =
-            QRectF(label.center().x() - tw / 2, label.top() + 2, tw, label.height() - 4)
-                .intersected(area);
+    if (measuring) {
         p.fillRect(backdrop, style.ruler);
         p.fillRect(backdrop, style.selectionRange);
         p.setPen(style.selection);
-        p.drawText(label, Qt::AlignCenter, text);
+        p.drawText(label, Qt::AlignCenter, measure);
     }
     if (options.cursorX >= 0) {
         p.setPen(QPen(style.cursor, 1));

@@ -4,6 +4,7 @@
 #include "eventtext.h"
 #include "keymotion.h"
 #include "selectionmeasure.h"
+#include "wheelzoom.h"
 #include "timelinepainter.h"
 
 #include <QContextMenuEvent>
@@ -44,6 +45,7 @@ TimelineView::TimelineView(QWidget *parent)
                                   : m_zoom->rangeStart() + m_zoom->rangeDuration() / 2;
         },
         this);
+    m_wheel = new WheelZoom(m_zoom, this);
 }
 
 void TimelineView::setScene(std::shared_ptr<TimelineScene> scene)
@@ -308,7 +310,7 @@ void TimelineView::wheelEvent(QWheelEvent *event)
         return;
     }
     const double factor = std::pow(1.0016, delta.y()); // 120 units ≈ 1.21×
-    m_zoom->zoomAt(factor, timeAtX(pos.x() - m_gutterWidth));
+    m_wheel->add(factor, timeAtX(pos.x() - m_gutterWidth));
     event->accept();
 }
 
@@ -316,6 +318,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
 {
     if (!m_scene || event->button() != Qt::LeftButton)
         return;
+    m_wheel->stop(); // a drag starts from where the wheel was going
     const QPoint pos = event->position().toPoint();
     m_pressPos = pos;
     m_moved = false;
@@ -484,6 +487,7 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
+    m_wheel->stop(); // a key starts from where the wheel was going
     if (!(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) &&
         m_keys->press(event->key(), event->isAutoRepeat())) { // W/S/A/D (KeyMotion)
         event->accept();

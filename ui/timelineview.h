@@ -27,6 +27,7 @@ class QPainter;
 namespace syncline::ui {
 
 class KeyMotion;
+class WheelZoom;
 
 class TimelineView : public QAbstractScrollArea
 {
@@ -54,6 +55,7 @@ public:
     void setWheelZooms(bool on) { m_wheelZooms = on; }
     bool wheelZooms() const { return m_wheelZooms; }
     KeyMotion *keyMotion() const { return m_keys; }
+    WheelZoom *wheelZoom() const { return m_wheel; }
     // The label column: drag its right edge to resize it (kMinGutterWidth .. half the view).
     int gutterWidth() const { return m_gutterWidth; }
     void setGutterWidth(int px);
@@ -145,6 +147,7 @@ private:
     QString m_placeholder;
     bool m_wheelZooms = true;
     KeyMotion *m_keys = nullptr;
+    WheelZoom *m_wheel = nullptr;
     double m_cursorX = -1;
     Drag m_drag = Drag::None;
     QPoint m_pressPos;

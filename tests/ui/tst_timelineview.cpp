@@ -6,6 +6,7 @@
 
 #include "ui/timelinescene.h"
 #include "ui/timelineview.h"
+#include "ui/wheelzoom.h"
 #include "ui/viewstyle.h"
 
 #include <QApplication>
@@ -79,9 +80,24 @@ void TstTimelineView::wheelZoomsAtCursor()
     const int64_t tAt = z->timeAt(250, 1000);
     QWheelEvent wheel(pos, m_view->viewport()->mapToGlobal(pos), QPoint(), QPoint(0, 240),
                       Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QSignalSpy frames(z, &ZoomControl::rangeChanged);
     QApplication::sendEvent(m_view->viewport(), &wheel);
-    QVERIFY(z->rangeDuration() < before);
+    QVERIFY(z->rangeDuration() < before); // the notch answers at once ...
+    const double want = double(before) / std::pow(1.0016, 240);
+    QVERIFY(double(z->rangeDuration()) > want * 1.05); // ... with a share of the zoom
     QVERIFY(std::abs(z->xOf(tAt, 1000) - 250.0) <= 1.0);
+    QTRY_VERIFY(!m_view->wheelZoom()->animating()); // ... and glides to the rest
+    QVERIFY(frames.count() >= 4);
+    QVERIFY(std::abs(double(z->rangeDuration()) - want) <= want * 1e-6 + 8);
+    QVERIFY(std::abs(z->xOf(tAt, 1000) - 250.0) <= 1.0);
+    // A key lands a gliding wheel where it was going before it moves the view itself.
+    const int64_t before2 = z->rangeDuration();
+    QApplication::sendEvent(m_view->viewport(), &wheel);
+    QVERIFY(m_view->wheelZoom()->animating());
+    m_view->wheelZoom()->stop();
+    QVERIFY(!m_view->wheelZoom()->animating());
+    QVERIFY(std::abs(double(z->rangeDuration()) - double(before2) / std::pow(1.0016, 240)) <=
+            double(before2) * 1e-6 + 8);
 }
 
 void TstTimelineView::dragPans()
