@@ -14,6 +14,13 @@ WheelZoom::WheelZoom(ZoomControl *zoom, QObject *parent) : QObject(parent), m_zo
 {
     m_timer.setInterval(kTickMs);
     connect(&m_timer, &QTimer::timeout, this, &WheelZoom::tick);
+    // A range set by anything else (the overview, fit, zoom to event) ends the glide there.
+    connect(m_zoom, &ZoomControl::rangeChanged, this, [this] {
+        if (!m_applying) {
+            m_timer.stop();
+            m_remaining = 0;
+        }
+    });
 }
 
 void WheelZoom::add(double factor, int64_t anchor)
@@ -37,7 +44,9 @@ void WheelZoom::stop()
 
 void WheelZoom::apply(double logFactor)
 {
+    m_applying = true;
     m_zoom->zoomAt(std::exp(logFactor), m_anchor);
+    m_applying = false;
 }
 
 void WheelZoom::tick()

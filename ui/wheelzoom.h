@@ -4,7 +4,8 @@
 // to where an instant zoom would have put it and ends there exactly. The anchor time keeps its
 // pixel on every tick. Notches while it glides add to what is left; a notch at another anchor
 // first lands the old motion, then starts from there. stop() lands what is left at once (a
-// drag, a key or a range set elsewhere then starts from the final range).
+// drag or a key then starts from the final range); a range set by anything else ends the
+// glide where that range is.
 // Threading: GUI thread only.
 #pragma once
 
@@ -38,6 +39,7 @@ private:
     QTimer m_timer;
     double m_remaining = 0; // log of the factor still to apply
     int64_t m_anchor = 0;
+    bool m_applying = false; // our own zoomAt, not a range set elsewhere
 };
 
 } // namespace syncline::ui

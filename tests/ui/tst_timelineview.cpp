@@ -98,6 +98,14 @@ void TstTimelineView::wheelZoomsAtCursor()
     QVERIFY(!m_view->wheelZoom()->animating());
     QVERIFY(std::abs(double(z->rangeDuration()) - double(before2) / std::pow(1.0016, 240)) <=
             double(before2) * 1e-6 + 8);
+    // A range set elsewhere (the overview, fit) ends the glide there.
+    QApplication::sendEvent(m_view->viewport(), &wheel);
+    QVERIFY(m_view->wheelZoom()->animating());
+    z->setRange(5000, 10000);
+    QVERIFY(!m_view->wheelZoom()->animating());
+    QTest::qWait(100);
+    QCOMPARE(z->rangeStart(), 5000);
+    QCOMPARE(z->rangeDuration(), 5000);
 }
 
 void TstTimelineView::dragPans()
