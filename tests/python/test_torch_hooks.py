@@ -168,7 +168,12 @@ def test_collective_ends_line_up_after_correction(timeline, name):
     raw_evs = by_rank(raw, name)
     for a, b in ((0, 1), (0, 2), (1, 2)):
         d = [y.end_ns - x.end_ns for x, y in zip(evs[a], evs[b])]
-        assert abs(statistics.median(d)) <= bound[a] + bound[b] + SCHEDULING_NS, (name, a, b)
+        # A failed correction shifts every instance by the same error; wake-up jitter under load
+        # spreads them. So the slack grows with this pair's own spread (2 × its MAD), which a
+        # constant shift does not change.
+        med = statistics.median(d)
+        mad = statistics.median(abs(x - med) for x in d)
+        assert abs(med) <= bound[a] + bound[b] + SCHEDULING_NS + 2 * mad, (name, a, b, d)
         # and the raw clocks disagree by the emulated skew between the hosts
         d_raw = statistics.median(y.end_ns - x.end_ns for x, y in zip(raw_evs[a], raw_evs[b]))
         expected = HOST_B_OFFSET_NS if b == 2 else 0
