@@ -98,6 +98,16 @@ def data_loader(client, torch, o, batches, first_step, stop):
         batches.put((step, x, y))
 
 
+def compute_for(cpu_s):
+    """Keeps this thread busy for cpu_s seconds of its own CPU time: the straggler's extra work.
+    CPU time, not wall time: on a machine with fewer cores than workers every rank's work stretches
+    alike and the straggler stays the last to arrive (a sleep would yield its core to the others
+    and vanish in the contention)."""
+    end = time.thread_time() + cpu_s
+    while time.thread_time() < end:
+        pass
+
+
 def make_model(torch, o):
     nn = torch.nn
     class Net(nn.Module):
@@ -112,7 +122,7 @@ def make_model(torch, o):
                     client.start_event(f"layer{i}")
                 x = torch.relu(layer(x))
                 if i == 0 and slow_s:
-                    time.sleep(slow_s)  # the straggler: a slower rank (a weaker node, say)
+                    compute_for(slow_s)  # the straggler: a slower rank (a weaker node, say)
                 if client is not None:
                     client.end_event(f"layer{i}")
             return self.head(x)

@@ -120,6 +120,7 @@ def test_demo_headless(demo):
         assert str(out / name) in text
     # Who holds the job back: the straggler, rank 5, is the top culprit; the crash is a warning.
     diagnosis = (out / "diagnose.txt").read_text()
+    assert "culprits (the last to arrive" in diagnosis, diagnosis
     culprits = diagnosis.split("culprits (the last to arrive")[1].splitlines()
     assert culprits[2].split()[0] == "5", diagnosis
     assert "warning: rank 3 (restart 0) has no close record" in diagnosis
