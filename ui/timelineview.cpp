@@ -185,9 +185,14 @@ std::pair<GeometryRequest, QPointF> TimelineView::requestAt(QPoint pos) const
     return {currentRequest(), QPointF(pos.x() - area.left(), pos.y() - area.top() - pinned)};
 }
 
+TimeScale TimelineView::scale() const
+{
+    return m_zoom->scale(eventArea().width());
+}
+
 int64_t TimelineView::timeAtX(double eventX) const
 {
-    return m_zoom->timeAt(eventX, eventArea().width());
+    return scale().timeAt(eventX);
 }
 
 EventRef TimelineView::eventAt(QPoint pos) const
@@ -370,9 +375,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
                                                                      : Qt::ArrowCursor);
     const QRect area = eventArea();
     if (m_drag == Drag::Pan && m_moved) {
-        const double nsPerPx = double(m_zoom->rangeDuration()) / area.width();
-        const int64_t start =
-            m_pressRangeStart - int64_t(std::llround((pos.x() - m_pressPos.x()) * nsPerPx));
+        const int64_t start = m_pressRangeStart - scale().ns(pos.x() - m_pressPos.x());
         m_zoom->setRange(start, start + m_zoom->rangeDuration());
         verticalScrollBar()->setValue(m_pressScroll - (pos.y() - m_pressPos.y()));
     } else if (m_drag == Drag::Box) {
@@ -444,9 +447,9 @@ void TimelineView::paintBox(QPainter &p) const
     if (m_boxModels.empty() && m_drag != Drag::Box)
         return;
     const QRect area = eventArea();
-    const double pxPerNs = double(area.width()) / double(m_zoom->rangeDuration());
-    const double x0 = area.left() + double(m_boxT0 - m_zoom->rangeStart()) * pxPerNs;
-    const double x1 = area.left() + double(m_boxT1 - m_zoom->rangeStart()) * pxPerNs;
+    const TimeScale s = scale();
+    const double x0 = area.left() + s.x(m_boxT0);
+    const double x1 = area.left() + s.x(m_boxT1);
     const auto [y0, y1] = boxExtent();
     if (y1 <= y0)
         return;
@@ -596,11 +599,10 @@ void TimelineView::revealEvent(const EventRef &ref)
     const TrackModel &m = m_scene->model(ref.model);
     const int64_t s = m.startTime(ref.index, m_scene->clockMode());
     const int64_t e = std::max(m.endTime(ref.index, m_scene->clockMode()), s + 1);
-    const double width = eventArea().width();
     int64_t w = m_zoom->rangeDuration();
     const bool instant = m.flags(ref.index) & EventInstant;
-    if (!instant && double(e - s) * width / double(w) < kRevealPx)
-        w = std::max<int64_t>(int64_t(double(e - s) * width / kRevealPx), 10);
+    if (!instant && scale().px(double(e - s)) < kRevealPx) // the range where it is kRevealPx wide
+        w = std::max<int64_t>(TimeScale(s, e, kRevealPx).ns(eventArea().width()), 10);
     const int64_t margin = w / 10;
     const bool visible =
         s >= m_zoom->rangeStart() && std::min(e, s + w) <= m_zoom->rangeEnd(); // at this zoom
