@@ -310,7 +310,10 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
             p.fillRect(row, headerFill(scene, r.worker, style));
             p.fillRect(QRectF(row.left(), row.top(), row.width(), 1), style.separator);
             const Worker &w = scene.timeline().workers[size_t(r.worker)];
-            const QString arrow = r.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
+            // A worker's pinned threads: its label, no collapse arrow (the group below has it).
+            const QString arrow = r.pinnedThreads ? QStringLiteral("   ")
+                                  : r.collapsed   ? QStringLiteral("▸ ")
+                                                  : QStringLiteral("▾ ");
             const QString label = arrow + QString::fromStdString(w.label());
             const QFontMetricsF bm(style.boldFont);
             const double badges =

@@ -75,7 +75,8 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     }
     if (pos.x() < m_gutterWidth) {
         const int row = m_scene->layout().rowAt(contentY(pos.y()));
-        if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader) {
+        if (row >= 0 && m_scene->layout().rows()[size_t(row)].kind == LayoutRow::GroupHeader &&
+            !m_scene->layout().rows()[size_t(row)].pinnedThreads) {
             const int worker = m_scene->layout().rows()[size_t(row)].worker;
             m_scene->setCollapsed(worker, !m_scene->isCollapsed(worker));
             sceneChanged();
