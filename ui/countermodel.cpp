@@ -126,20 +126,18 @@ std::pair<double, double> CounterModel::minMax(size_t a, size_t b) const
     return {lo, hi};
 }
 
-std::vector<CounterColumn> CounterModel::columns(int64_t rangeStart, double pxPerNs, int width,
+std::vector<CounterColumn> CounterModel::columns(const TimeScale &scale, int width,
                                                  ClockMode mode) const
 {
     std::vector<CounterColumn> out(size_t(std::max(width, 0)));
     const CounterTrack &c = counter();
-    if (c.count() == 0 || width <= 0 || pxPerNs <= 0)
+    if (c.count() == 0 || width <= 0 || !scale.valid())
         return out;
     const sync::ClockMap &map = m_timeline->workers[m_worker].map(mode);
     const int64_t endLocal =
         std::max(m_timeline->workers[m_worker].info.lastLocalNs, c.localTs.back());
     const auto &ts = c.localTs;
-    auto boundary = [&](int col) {
-        return map.toLocal(rangeStart + int64_t(double(col) / pxPerNs));
-    };
+    auto boundary = [&](int col) { return map.toLocal(scale.timeAt(col)); };
     int64_t l0 = boundary(0);
     size_t a = size_t(std::lower_bound(ts.begin(), ts.end(), l0) - ts.begin());
     size_t lastWidth = 0; // samples in the last column: where the next boundary probably is

@@ -10,9 +10,12 @@
 // columns() turns a visible range into one (lo, hi) per pixel column: a counter is a step
 // function (a sample holds its value until the next one), so a column spans the value carried
 // in from before it plus every sample inside it; it is empty before the first sample and after
-// the worker's end of data. Times in global ns through the worker's map of the given mode.
+// the worker's end of data. Column c spans global [scale.timeAt(c), scale.timeAt(c + 1)), through
+// the worker's map of the given mode.
 // Threading: read-only after construction; the Timeline must outlive it.
 #pragma once
+
+#include "timescale.h"
 
 #include "timeline/model/timeline.h"
 
@@ -42,8 +45,7 @@ public:
     double axisMax() const { return m_axisMax; }
     // min and max of value[a, b) (a < b <= count).
     std::pair<double, double> minMax(size_t a, size_t b) const;
-    std::vector<CounterColumn> columns(int64_t rangeStart, double pxPerNs, int width,
-                                       ClockMode mode) const;
+    std::vector<CounterColumn> columns(const TimeScale &scale, int width, ClockMode mode) const;
     // The sample shown at global time t (last at or before it; -1 before the first or after the
     // end of data).
     int sampleAt(int64_t globalT, ClockMode mode) const;

@@ -63,8 +63,7 @@ void CounterPainter::paintRows(QPainter &p, const QRectF &area, const TimelineSc
         const CounterModel &m = scene.counterModels()[size_t(r.counter)];
         const QRectF band(area.left(), r.y - req.top, area.width(), r.height);
         p.fillRect(QRectF(band.left(), band.bottom() - 0.5, band.width(), 0.5), style.grid);
-        const std::vector<CounterColumn> cols =
-            m.columns(req.rangeStart, req.pxPerNs(), width, scene.clockMode());
+        const std::vector<CounterColumn> cols = m.columns(req.scale(), width, scene.clockMode());
         const QColor c = colour(scene.counterColourSlot(r.counter), style.dark);
         QColor fill = c;
         fill.setAlphaF(0.28);
@@ -148,7 +147,7 @@ QString CounterPainter::tooltipAt(const TimelineScene &scene, const GeometryRequ
     if (r.kind != LayoutRow::CounterRow || r.counter < 0)
         return {};
     const CounterModel &m = scene.counterModels()[size_t(r.counter)];
-    const int64_t t = req.rangeStart + int64_t(pos.x() / req.pxPerNs());
+    const int64_t t = req.scale().timeAt(pos.x());
     const int s = m.sampleAt(t, scene.clockMode());
     if (s < 0)
         return {};

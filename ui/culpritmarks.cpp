@@ -97,9 +97,9 @@ std::vector<PlacedCulpritMark> CulpritMarks::place(const TimelineScene &scene,
 {
     std::vector<PlacedCulpritMark> out;
     const CulpritMarks &c = scene.culpritMarks();
-    if (c.empty() || c.mode() != scene.clockMode() || req.rangeEnd <= req.rangeStart)
+    const TimeScale scale = req.scale();
+    if (c.empty() || c.mode() != scene.clockMode() || !scale.valid())
         return out;
-    const double pxPerNs = req.pxPerNs();
     const RowLayout &layout = scene.layout();
     const auto [firstRow, lastRow] = layout.rowsIn(req.top, req.top + req.height);
     for (size_t ri = firstRow; ri < lastRow; ++ri) {
@@ -123,8 +123,8 @@ std::vector<PlacedCulpritMark> CulpritMarks::place(const TimelineScene &scene,
                                       : (it->model == r.model && it->depth == r.depth);
             if (!onRow)
                 continue;
-            out.push_back({QPointF(double(it->timeNs - req.rangeStart) * pxPerNs, r.y - req.top),
-                           r.worker, size_t(it - marks.begin())});
+            out.push_back({QPointF(scale.x(it->timeNs), r.y - req.top), r.worker,
+                           size_t(it - marks.begin())});
         }
     }
     return out;

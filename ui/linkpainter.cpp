@@ -110,8 +110,8 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
 {
     LinkGeometry g;
     const ClockMode mode = scene.clockMode();
-    const double pxPerNs = req.width / double(req.rangeEnd - req.rangeStart);
-    auto x = [&](int64_t t) { return double(t - req.rangeStart) * pxPerNs; };
+    const TimeScale scale = req.scale();
+    auto x = [&](int64_t t) { return scale.x(t); };
     // The highlighted collective instance.
     for (const EventRef &h : scene.highlighted()) {
         const TrackModel &tm = scene.model(h.model);
@@ -125,7 +125,8 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
         if (x1 < -2 || x0 > req.width + 2 || r.y - req.top > req.height ||
             r.y + r.height - req.top < 0)
             continue;
-        g.highlights.push_back(QRectF(x0, r.y - req.top, std::max(1.0, x1 - x0), r.height));
+        g.highlights.push_back(
+            QRectF(x0, r.y - req.top, TimeScale::visibleEnd(x0, x1) - x0, r.height));
     }
     if (!scene.linksVisible())
         return g;
@@ -186,12 +187,12 @@ LinkGeometry LinkPainter::compute(const TimelineScene &scene, const LinkRequest 
                                    centre(modelOf(scene, p.toWorker, p.toTrack)));
         const int s = mode == ClockMode::Raw ? 1 : 0;
         const double dx = std::min(
-            req.width, std::abs(double(p.minDelta[s]) / 2 + double(p.maxDelta[s]) / 2) * pxPerNs);
+            req.width, std::abs(scale.px(double(p.minDelta[s]) / 2 + double(p.maxDelta[s]) / 2)));
         const double len = std::max(8.0, std::hypot(dx, dy));
         const double quota = std::clamp(kInkPx / (len * double(pairs.size())), double(kMinPerPair),
                                         double(kMaxArrows) / double(pairs.size()));
         const double columnPx = std::max(kColumnPx, req.width / std::max(1.0, quota));
-        return std::max<int64_t>(1, int64_t(columnPx / pxPerNs));
+        return std::max<int64_t>(1, scale.ns(columnPx));
     };
     const int64_t t0 = req.rangeStart, t1 = req.rangeEnd;
     int budget = kMaxArrows;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "timelinescene.h"
+#include "timescale.h"
 #include "viewstyle.h"
 
 #include <QPainter>
@@ -53,6 +54,7 @@ struct LinkRequest
 {
     int64_t rangeStart = 0, rangeEnd = 1;
     double width = 1, top = 0, height = 1;
+    TimeScale scale() const { return TimeScale(rangeStart, rangeEnd, width); }
 };
 
 class LinkPainter

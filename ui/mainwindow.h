@@ -159,7 +159,7 @@ private:
         int64_t rangeStart = 0, rangeEnd = 0;
         ClockMode mode = ClockMode::Corrected;
         int minRank = 0, maxRank = 0;
-        std::set<std::string> collapsed, hiddenWorkers, hiddenTracks, pinned;
+        std::set<std::string> collapsed, hiddenWorkers, hiddenTracks, pinned, pinnedTracks;
         std::string selectedTrack;
         int selectedIndex = -1;
         QString statsName;

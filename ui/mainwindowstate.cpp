@@ -31,6 +31,8 @@ MainWindow::ViewState MainWindow::captureViewState() const
         s.hiddenWorkers.insert(scene.workerKey(w));
     for (int m : scene.hiddenTracks())
         s.hiddenTracks.insert(scene.trackKey(m));
+    for (int m : scene.pinnedTracks())
+        s.pinnedTracks.insert(scene.trackKey(m));
     if (scene.selected().valid()) {
         s.selectedTrack = scene.trackKey(scene.selected().model);
         s.selectedIndex = scene.selected().index;
@@ -62,6 +64,8 @@ void MainWindow::restoreViewState(const ViewState &s)
         const std::string key = scene.trackKey(m);
         if (s.hiddenTracks.count(key))
             scene.setTrackHidden(m, true);
+        if (s.pinnedTracks.count(key))
+            scene.setTrackPinned(m, true);
         if (key == s.selectedTrack && s.selectedIndex < scene.model(m).count())
             selected = {m, s.selectedIndex};
     }

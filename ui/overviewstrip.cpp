@@ -38,13 +38,18 @@ void OverviewStrip::setLeftMargin(int px)
     update();
 }
 
-int64_t OverviewStrip::timeAtX(double x) const
+TimeScale OverviewStrip::scale() const
 {
     if (!m_scene)
-        return 0;
-    const double w = std::max(1, width() - m_leftMargin);
-    const int64_t span = std::max<int64_t>(1, m_scene->endNs() - m_scene->beginNs());
-    return m_scene->beginNs() + int64_t((x - m_leftMargin) / w * double(span));
+        return {};
+    const int64_t begin = m_scene->beginNs();
+    return TimeScale(begin, std::max(m_scene->endNs(), begin + 1),
+                     std::max(1, width() - m_leftMargin));
+}
+
+int64_t OverviewStrip::timeAtX(double x) const
+{
+    return m_scene ? scale().timeAt(x - m_leftMargin) : 0;
 }
 
 void OverviewStrip::renderImage()
@@ -62,8 +67,7 @@ void OverviewStrip::renderImage()
     if (workers.empty())
         return;
     const double band = std::max(1.0, double(h - 4) / double(workers.size()));
-    const int64_t begin = m_scene->beginNs();
-    const double span = double(std::max<int64_t>(1, m_scene->endNs() - begin));
+    const TimeScale s = scale();
     QPainter p(&m_image);
     const bool search = m_scene->searchActive();
     const double bh = std::max(1.0, band - (band > 3 ? 1 : 0));
@@ -73,8 +77,8 @@ void OverviewStrip::renderImage()
             break;
         const auto [first, last] = m_scene->modelsOf(workers[k]);
         for (int x = 0; x < w; ++x) {
-            const int64_t t0 = begin + int64_t(double(x) / w * span);
-            const int64_t t1 = begin + int64_t(double(x + 1) / w * span);
+            const int64_t t0 = s.timeAt(x);
+            const int64_t t1 = s.timeAt(x + 1);
             // The same summary as a collapsed group: the innermost event at the column's centre.
             const EventRef ref = innermostAt(*m_scene, workers[k], t0 + (t1 - t0) / 2);
             if (ref.valid()) {
@@ -87,23 +91,23 @@ void OverviewStrip::renderImage()
             if (search && matchStartsIn(first, last, t0, t1))
                 p.fillRect(QRectF(x, y, 1, bh), style.match);
         }
-        paintWorkerEnd(p, workers[k], y, bh, w, begin, span);
+        paintWorkerEnd(p, workers[k], y, bh, w, s);
     }
 }
 
 // A worker that crashed, ended without a close record or went silent: its band is tinted in
 // the state's colour after its last record, with a tick where the data stops.
 void OverviewStrip::paintWorkerEnd(QPainter &p, int worker, double y, double h, int width,
-                                   int64_t begin, double span) const
+                                   const TimeScale &scale) const
 {
     const WorkerStatus status = m_scene->workerStatus(worker);
     if (!WorkerStatuses::isWarning(status))
         return;
-    int64_t end = begin;
+    int64_t end = m_scene->beginNs();
     const auto [first, last] = m_scene->modelsOf(worker);
     for (int mi = first; mi < last; ++mi)
         end = std::max(end, m_scene->model(mi).globalEnd(m_scene->clockMode()));
-    const double x = std::clamp(double(end - begin) / span * width, 0.0, double(width - 2));
+    const double x = std::clamp(scale.x(end), 0.0, double(width - 2));
     QColor c = WorkerStatuses::colour(status);
     p.fillRect(QRectF(x, y, 2, std::max(h, 2.0)), c);
     c.setAlphaF(0.35);
@@ -150,10 +154,9 @@ void OverviewStrip::paintEvent(QPaintEvent *)
         m_imageRevision != m_scene->revision())
         renderImage();
     p.drawImage(m_leftMargin, 0, m_image);
-    const double w = std::max(1, width() - m_leftMargin);
-    const double span = double(std::max<int64_t>(1, m_scene->endNs() - m_scene->beginNs()));
-    const double x0 = m_leftMargin + double(m_zoom->rangeStart() - m_scene->beginNs()) / span * w;
-    const double x1 = m_leftMargin + double(m_zoom->rangeEnd() - m_scene->beginNs()) / span * w;
+    const TimeScale s = scale();
+    const double x0 = m_leftMargin + s.x(m_zoom->rangeStart());
+    const double x1 = m_leftMargin + s.x(m_zoom->rangeEnd());
     QColor shade = style.dark ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150);
     p.fillRect(QRectF(m_leftMargin, 0, x0 - m_leftMargin, height()), shade);
     p.fillRect(QRectF(x1, 0, width() - x1, height()), shade);

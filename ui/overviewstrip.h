@@ -30,6 +30,8 @@ public:
     void sceneChanged();
     QSize sizeHint() const override { return QSize(600, 44); }
     int64_t timeAtX(double x) const;
+    // The whole job over the strip right of the margin (an empty job: 1 ns).
+    TimeScale scale() const;
     void setLeftMargin(int px); // follows the view's label column
 
 protected:
@@ -40,8 +42,8 @@ protected:
 private:
     void renderImage();
     bool matchStartsIn(int first, int last, int64_t t0, int64_t t1) const;
-    void paintWorkerEnd(QPainter &p, int worker, double y, double h, int width, int64_t begin,
-                        double span) const;
+    void paintWorkerEnd(QPainter &p, int worker, double y, double h, int width,
+                        const TimeScale &scale) const;
     QString statusSummary() const;
     void centreAt(double x);
 

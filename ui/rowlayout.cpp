@@ -9,7 +9,8 @@ namespace syncline::ui {
 void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
                       const std::vector<bool> &visible, const std::vector<bool> &collapsed,
                       const RowMetrics &metrics, const std::vector<size_t> &counterWorker,
-                      const std::vector<bool> &modelShown, const std::vector<bool> &pinned)
+                      const std::vector<bool> &modelShown, const std::vector<bool> &pinned,
+                      const std::vector<bool> &pinnedModel)
 {
     m_rows.clear();
     m_metrics = metrics;
@@ -27,9 +28,18 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
         counterSpan[w] = {firstCounter, c};
     }
     double y = 0;
-    auto place = [&](size_t w) {
+    auto shown = [&](size_t w) { return w >= visible.size() || visible[w]; };
+    auto isPinned = [&](size_t w) { return w < pinned.size() && pinned[w]; };
+    auto trackShown = [&](size_t t) { return t >= modelShown.size() || modelShown[t]; };
+    // Thread t sits in the pinned band apart from its worker's group.
+    auto pinnedApart = [&](size_t t) {
+        return t < pinnedModel.size() && pinnedModel[t] && trackShown(t) &&
+               !isPinned(models[t].worker());
+    };
+    // A worker's group; with threadsApart, only its pinned threads (under their own header).
+    auto place = [&](size_t w, bool threadsApart) {
         const auto [firstModel, lastModel] = modelSpan[w];
-        const bool isCollapsed = w < collapsed.size() && collapsed[w];
+        const bool isCollapsed = !threadsApart && w < collapsed.size() && collapsed[w];
         LayoutRow header;
         header.kind = LayoutRow::GroupHeader;
         header.worker = int(w);
@@ -37,13 +47,14 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
         header.y = y;
         header.height = metrics.headerHeight;
         header.collapsed = isCollapsed;
+        header.pinnedThreads = threadsApart;
         m_rows.push_back(header);
         ++m_headers;
         y += metrics.headerHeight;
         if (isCollapsed)
             return;
         for (size_t t = firstModel; t < lastModel; ++t) {
-            if (t < modelShown.size() && !modelShown[t])
+            if (!trackShown(t) || pinnedApart(t) != threadsApart)
                 continue;
             const int depths = std::max(1, models[t].depthCount());
             for (int d = 0; d < depths; ++d) {
@@ -61,6 +72,8 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
             ++m_tracks;
             y += metrics.trackGap;
         }
+        if (threadsApart)
+            return; // counters stay with the group
         for (size_t k = counterSpan[w].first; k < counterSpan[w].second; ++k) {
             LayoutRow row;
             row.kind = LayoutRow::CounterRow;
@@ -73,15 +86,24 @@ void RowLayout::build(const std::vector<TrackModel> &models, size_t workerCount,
             y += metrics.counterHeight + metrics.trackGap;
         }
     };
-    auto shown = [&](size_t w) { return w >= visible.size() || visible[w]; };
-    auto isPinned = [&](size_t w) { return w < pinned.size() && pinned[w]; };
-    for (size_t w = 0; w < workerCount; ++w)
-        if (shown(w) && isPinned(w))
-            place(w);
+    for (size_t w = 0; w < workerCount; ++w) {
+        if (!shown(w))
+            continue;
+        if (isPinned(w)) {
+            place(w, false);
+            continue;
+        }
+        const auto [firstModel, lastModel] = modelSpan[w];
+        for (size_t t = firstModel; t < lastModel; ++t)
+            if (pinnedApart(t)) {
+                place(w, true);
+                break;
+            }
+    }
     m_pinnedHeight = y;
     for (size_t w = 0; w < workerCount; ++w)
         if (shown(w) && !isPinned(w))
-            place(w);
+            place(w, false);
     m_total = y;
 }
 
@@ -125,7 +147,8 @@ int RowLayout::rowOf(int model, int depth) const
 int RowLayout::headerOf(int worker) const
 {
     for (size_t i = 0; i < m_rows.size(); ++i) {
-        if (m_rows[i].kind == LayoutRow::GroupHeader && m_rows[i].worker == worker)
+        if (m_rows[i].kind == LayoutRow::GroupHeader && m_rows[i].worker == worker &&
+            !m_rows[i].pinnedThreads)
             return int(i);
     }
     return -1;

@@ -31,8 +31,9 @@ std::vector<std::pair<QString, QString>> shortcutList()
          QObject::tr("The same, except while typing in a text box")},
         {QStringLiteral("Click a group header"), QObject::tr("Collapse / expand that worker")},
         {QStringLiteral("Right-click a header, thread label or event"),
-         QObject::tr("Pin to top, hide, show only this worker, zoom to, find all, show in "
-                     "statistics, copy name / args / time; the hidden ones, restorable")},
+         QObject::tr("Pin a worker or one thread to the top, hide, show only this worker, zoom "
+                     "to, find all, show in statistics, copy name / args / time; the hidden "
+                     "ones, restorable")},
         {QStringLiteral("Click/drag the overview"), QObject::tr("Move the view there")},
         {QStringLiteral("Drag the label column's edge"), QObject::tr("Resize the label column")},
         {QStringLiteral("Double-click a Problems entry"),

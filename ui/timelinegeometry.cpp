@@ -51,7 +51,7 @@ public:
     RowBuilder(const TimelineScene &scene, const GeometryRequest &req, TimelineGeometry &out,
                std::vector<int> &batchOf, std::vector<int> &foldBatchOf)
         : m_scene(scene), m_req(req), m_out(out), m_batchOf(batchOf), m_foldBatchOf(foldBatchOf),
-          m_pxPerNs(req.pxPerNs())
+          m_scale(req.scale())
     {
     }
 
@@ -59,10 +59,7 @@ public:
     void buildSummary(int worker, double y, double h);
 
 private:
-    double xOfLocal(int64_t local)
-    {
-        return double(m_cursor->toGlobal(local) - m_req.rangeStart) * m_pxPerNs;
-    }
+    double xOfLocal(int64_t local) { return m_scale.x(m_cursor->toGlobal(local)); }
     void emitEvent(uint32_t e, double x0, double x1);
     void addFold(double x0, double x1, size_t p, size_t q);
     void flushFold();
@@ -78,7 +75,7 @@ private:
     TimelineGeometry &m_out;
     std::vector<int> &m_batchOf;
     std::vector<int> &m_foldBatchOf;
-    double m_pxPerNs;
+    TimeScale m_scale;
     const TrackModel *m_model = nullptr;
     const sync::ClockMap *m_map = nullptr;
     MapCursor *m_cursor = nullptr;
@@ -171,9 +168,9 @@ void RowBuilder::addFold(double x0, double x1, size_t p, size_t q)
     if (!dominantName(m_scene, m_modelIndex, m_depth, p, q, &name))
         return;
     const bool matched = m_scene.searchActive() && m_scene.matchIn(m_modelIndex, m_depth, p, q);
-    addSegment(x0, std::max(x1, x0 + 1.0), name, m_scene.searchActive() && !matched);
+    addSegment(x0, TimeScale::visibleEnd(x0, x1), name, m_scene.searchActive() && !matched);
     if (matched)
-        addMark(x0, std::max(x1, x0 + 1.0));
+        addMark(x0, TimeScale::visibleEnd(x0, x1));
     const double w = std::max(x1 - x0, 1.0);
     auto it = std::find_if(m_tally.begin(), m_tally.end(),
                            [name](const auto &e) { return e.first == name; });
@@ -197,7 +194,7 @@ void RowBuilder::flushFold()
         std::max_element(m_tally.begin(), m_tally.end(),
                          [](const auto &a, const auto &b) { return a.second < b.second; });
     FoldBlock fold;
-    fold.rect = clipped(m_foldX0, std::max(m_foldX1, m_foldX0 + 1.0), m_y, m_h, m_req.width);
+    fold.rect = clipped(m_foldX0, TimeScale::visibleEnd(m_foldX0, m_foldX1), m_y, m_h, m_req.width);
     fold.count = m_foldCount;
     fold.nameId = best->first;
     if (m_model->hasWaits())
@@ -217,9 +214,7 @@ void RowBuilder::waitAt(int column, int64_t *local, int64_t *waitNs)
     }
     const size_t c = size_t(column);
     if (!m_haveWaitAt[c]) {
-        const double nsPerPx = double(m_req.rangeEnd - m_req.rangeStart) / m_req.width;
-        m_localAt[c] =
-            m_cursor->toLocal(m_req.rangeStart + int64_t(std::llround(column * nsPerPx)));
+        m_localAt[c] = m_cursor->toLocal(m_scale.timeAt(column));
         m_waitNsAt[c] = m_model->waitNsBefore(m_localAt[c], m_waitHint);
         m_haveWaitAt[c] = 1;
     }
@@ -234,7 +229,7 @@ void RowBuilder::waitAt(int column, int64_t *local, int64_t *waitNs)
 void RowBuilder::addWaitShares(FoldBlock &fold)
 {
     const int c0 = int(std::floor(std::max(m_foldX0, 0.0)));
-    const int c1 = int(std::ceil(std::min(std::max(m_foldX1, m_foldX0 + 1.0), m_req.width)));
+    const int c1 = int(std::ceil(std::min(TimeScale::visibleEnd(m_foldX0, m_foldX1), m_req.width)));
     if (c1 <= c0)
         return;
     fold.firstColumn = c0;
@@ -323,7 +318,7 @@ void RowBuilder::buildSummary(int worker, double y, double h)
     m_summary = true;
     const bool search = m_scene.searchActive();
     for (int x = 0; x < int(std::ceil(m_req.width)); ++x) {
-        const int64_t t = m_req.rangeStart + int64_t(std::floor((x + 0.5) / m_pxPerNs));
+        const int64_t t = m_scale.timeAt(x + 0.5); // the column's centre
         const EventRef ref = innermostAt(m_scene, worker, t);
         if (!ref.valid()) {
             flushSegment();
@@ -373,9 +368,7 @@ void RowBuilder::build(int modelIndex, int depth, double y, double h)
             continue;
         }
         // The window: every event starting before pixel x0 + kFoldPx.
-        const int64_t limitGlobal =
-            m_req.rangeStart + int64_t(std::ceil((x0 + kFoldPx) / m_pxPerNs));
-        const int64_t limitLocal = cursor.toLocal(limitGlobal);
+        const int64_t limitLocal = cursor.toLocal(m_scale.timeAt(x0 + kFoldPx));
         size_t q = std::min(hi, m_model->rowSeekStart(depth, p + 1, limitLocal));
         if (q - p > 1) {
             const uint32_t last = row[q - 1];
@@ -384,7 +377,7 @@ void RowBuilder::build(int modelIndex, int depth, double y, double h)
         }
         if (q - p == 1 && !(m_foldOpen && x0 <= m_foldX1 + 1.0)) {
             flushFold();
-            emitEvent(e, x0, std::max(x1, x0 + 1.0));
+            emitEvent(e, x0, TimeScale::visibleEnd(x0, x1));
         } else {
             addFold(x0, xOfLocal(en[row[q - 1]]), p, q);
         }
@@ -412,7 +405,7 @@ TimelineGeometry computeGeometry(const TimelineScene &scene, const GeometryReque
     TimelineGeometry out;
     out.request = request;
     out.revision = scene.revision();
-    if (request.rangeEnd <= request.rangeStart || request.width <= 0)
+    if (!request.scale().valid())
         return out;
     std::vector<int> batchOf(size_t(scene.colours().colourCount() * 2), -1);
     std::vector<int> foldBatchOf(batchOf.size(), -1);
@@ -532,21 +525,20 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
 {
     const RowLayout &layout = scene.layout();
     const int rowIndex = layout.rowAt(pos.y() + request.top);
-    if (rowIndex < 0 || request.rangeEnd <= request.rangeStart)
+    const TimeScale scale = request.scale();
+    if (rowIndex < 0 || !scale.valid())
         return {};
     const LayoutRow &r = layout.rows()[size_t(rowIndex)];
     if (r.model < 0 || (r.kind == LayoutRow::GroupHeader && !r.collapsed))
         return {};
-    const double pxPerNs = request.pxPerNs();
     if (r.kind == LayoutRow::GroupHeader)
-        return innermostAt(scene, r.worker,
-                           request.rangeStart + int64_t(std::llround(pos.x() / pxPerNs)));
+        return innermostAt(scene, r.worker, scale.timeAt(pos.x()));
     const TrackModel &m = scene.model(r.model);
     const int depth = r.depth;
     if (depth >= m.depthCount())
         return {};
-    const int64_t tol = std::max<int64_t>(1, int64_t(std::ceil(1.0 / pxPerNs)));
-    const int64_t tNs = request.rangeStart + int64_t(std::llround(pos.x() / pxPerNs));
+    const int64_t tol = std::max<int64_t>(1, scale.ns(1.0) + 1); // the ±1 px tolerance
+    const int64_t tNs = scale.timeAt(pos.x());
     const sync::ClockMap &map = m.map(scene.clockMode());
     const std::vector<uint32_t> &row = m.depthRow(depth);
     const std::vector<int64_t> &st = m.track().localStart;
@@ -559,9 +551,8 @@ EventRef hitTest(const TimelineScene &scene, const GeometryRequest &request, QPo
         if (!scene.nameVisible(m.nameId(e)))
             continue;
         // Distance in px from the cursor to the event's [start, end] span (0 inside it).
-        const double x0 = double(m.startTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs;
-        const double x1 = std::max(
-            double(m.endTime(e, scene.clockMode()) - request.rangeStart) * pxPerNs, x0 + 1.0);
+        const double x0 = scale.x(m.startTime(e, scene.clockMode()));
+        const double x1 = TimeScale::visibleEnd(x0, scale.x(m.endTime(e, scene.clockMode())));
         const double dist = pos.x() < x0 ? x0 - pos.x() : pos.x() > x1 ? pos.x() - x1 : 0.0;
         if (dist < bestDist) {
             bestDist = dist;

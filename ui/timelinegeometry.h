@@ -32,14 +32,15 @@
 //   lit and gets a match mark; the others are dimmed.
 // Collapsed groups show a summary of all their threads: per pixel the innermost visible event at
 // that time (innermostAt), merged into runs of one colour — the same rule as the overview strip.
-// Coordinates: x in px from the left of the event area, x = double(t - rangeStart) · pxPerNs
-// (int64 difference first, never float absolute times); y in px from the viewport top
+// Coordinates: x in px from the left of the event area, by the request's TimeScale (scale(): x of
+// a time, time of an x, the 1 px minimum of a drawn span); y in px from the viewport top
 // (content y - request.top). Rectangles are clipped to [-2, width + 2] horizontally.
 // Threading: computeGeometry/hitTest are pure functions of their inputs (const scene).
 #pragma once
 
 #include "linkpainter.h"
 #include "timelinescene.h"
+#include "timescale.h"
 
 #include <QColor>
 #include <QPointF>
@@ -62,7 +63,7 @@ struct GeometryRequest
     double top = 0;    // content y at the viewport top
     double height = 1; // viewport height in px
     bool operator==(const GeometryRequest &) const = default;
-    double pxPerNs() const { return width / double(rangeEnd - rangeStart); }
+    TimeScale scale() const { return TimeScale(rangeStart, rangeEnd, width); }
 };
 
 struct ColourBatch

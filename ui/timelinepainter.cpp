@@ -29,10 +29,10 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
                                                    double minSpacingPx, int64_t *stepNs)
 {
     std::vector<RulerTick> ticks;
-    const int64_t duration = rangeEnd - rangeStart;
-    if (duration <= 0 || width <= 0)
+    const TimeScale scale(rangeStart, rangeEnd, width);
+    if (!scale.valid())
         return ticks;
-    const int64_t step = niceStep(double(duration) * minSpacingPx / width);
+    const int64_t step = niceStep(minSpacingPx * scale.nsPerPx());
     if (stepNs)
         *stepNs = step;
     // A {1,2,5} step: majors every 5 steps for 1 and 2, every 2 steps for 5 (10× boundaries).
@@ -40,14 +40,13 @@ std::vector<RulerTick> TimelinePainter::rulerTicks(int64_t rangeStart, int64_t r
     while (mantissa >= 10)
         mantissa /= 10;
     const int64_t majorEvery = mantissa == 5 ? 2 : 5;
-    const double pxPerNs = width / double(duration);
     for (int64_t k = floorDiv(rangeStart - origin, step);; ++k) {
         const int64_t t = origin + k * step;
         if (t > rangeEnd)
             break;
         if (t < rangeStart)
             continue;
-        ticks.push_back({t, double(t - rangeStart) * pxPerNs, k % majorEvery == 0});
+        ticks.push_back({t, scale.x(t), k % majorEvery == 0});
     }
     return ticks;
 }
@@ -61,10 +60,10 @@ int64_t TimelinePainter::tickOrigin(const TimelineScene &scene, bool wallClock, 
                                           double minSpacingPx)
 {
     int64_t wall = 0;
-    if (!wallClock || rangeEnd <= rangeStart || width <= 0 ||
-        !scene.wallClock(rangeStart, &wall))
+    const TimeScale scale(rangeStart, rangeEnd, width);
+    if (!wallClock || !scale.valid() || !scene.wallClock(rangeStart, &wall))
         return scene.originNs();
-    const int64_t step = niceStep(double(rangeEnd - rangeStart) * minSpacingPx / width);
+    const int64_t step = niceStep(minSpacingPx * scale.nsPerPx());
     return rangeStart - (wall - floorDiv(wall, step) * step);
 }
 
@@ -167,9 +166,10 @@ void TimelinePainter::paintFrame(QPainter &p, const FrameRects &rects, const Tim
         p.drawLine(QPointF(std::round(t.x) + 0.5, 0),
                    QPointF(std::round(t.x) + 0.5, local.height()));
     if (options.selectionEnd > options.selectionStart) {
-        const double x0 = double(options.selectionStart - req.rangeStart) * req.pxPerNs();
-        const double x1 = double(options.selectionEnd - req.rangeStart) * req.pxPerNs();
-        p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), local.height()), style.selectionRange);
+        const TimeScale scale = req.scale();
+        const double x0 = scale.x(options.selectionStart);
+        const double x1 = TimeScale::visibleEnd(x0, scale.x(options.selectionEnd));
+        p.fillRect(QRectF(x0, 0, x1 - x0, local.height()), style.selectionRange);
     }
     paintEvents(p, g, scene, style);
     LinkPainter::paint(p, g.links, style);
@@ -310,7 +310,10 @@ void TimelinePainter::paintGutter(QPainter &p, const QRectF &area, const Timelin
             p.fillRect(row, headerFill(scene, r.worker, style));
             p.fillRect(QRectF(row.left(), row.top(), row.width(), 1), style.separator);
             const Worker &w = scene.timeline().workers[size_t(r.worker)];
-            const QString arrow = r.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ");
+            // A worker's pinned threads: its label, no collapse arrow (the group below has it).
+            const QString arrow = r.pinnedThreads ? QStringLiteral("   ")
+                                  : r.collapsed   ? QStringLiteral("▸ ")
+                                                  : QStringLiteral("▾ ");
             const QString label = arrow + QString::fromStdString(w.label());
             const QFontMetricsF bm(style.boldFont);
             const double badges =
@@ -366,14 +369,14 @@ void TimelinePainter::paintRuler(QPainter &p, const QRectF &area, const Timeline
     const QFontMetricsF fm(style.smallFont);
     // The measure's label (length · events) over the selected range; tick labels it would
     // cover are left out rather than half hidden under it.
-    const double pxPerNs = area.width() / double(rangeEnd - rangeStart);
+    const TimeScale scale(rangeStart, rangeEnd, area.width());
     const bool measuring = options.selectionEnd > options.selectionStart;
     QRectF sel, label, backdrop;
     QString measure;
     if (measuring) {
-        const double x0 = area.left() + double(options.selectionStart - rangeStart) * pxPerNs;
-        const double x1 = area.left() + double(options.selectionEnd - rangeStart) * pxPerNs;
-        sel = QRectF(x0, area.top(), std::max(1.0, x1 - x0), area.height());
+        const double x0 = area.left() + scale.x(options.selectionStart);
+        const double x1 = area.left() + scale.x(options.selectionEnd);
+        sel = QRectF(x0, area.top(), TimeScale::visibleEnd(x0, x1) - x0, area.height());
         measure = formatDuration(options.selectionEnd - options.selectionStart);
         if (options.selectionEvents >= 0)
             measure += QStringLiteral(" · %L1 events").arg(qlonglong(options.selectionEvents));

@@ -297,7 +297,7 @@ void TimelineScene::applyLive(const LiveUpdate &u)
 void TimelineScene::rebuildLayout()
 {
     m_layout.build(m_models, m_timeline->workers.size(), m_visible, m_collapsed, m_metrics,
-                   m_counterWorker, m_modelShown, m_pinned);
+                   m_counterWorker, m_modelShown, m_pinned, m_modelPinned);
     ++m_revision;
 }
 

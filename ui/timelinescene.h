@@ -101,8 +101,8 @@ public:
     void setNameFilter(const QString &text);
 
     // Track control (the context menus, the find bar's thread filter and Hidden list): hidden
-    // workers and threads, pinned workers (laid out first; the view keeps them above the
-    // scrolled rows), a thread-name filter. Kept by identity (workerKey, trackKey), so they
+    // workers and threads, pinned workers and threads (laid out first; the view keeps them
+    // above the scrolled rows; a pinned thread under its worker's label), a thread-name filter. Kept by identity (workerKey, trackKey), so they
     // survive live updates and the reload of the same job (viewState / restoreViewState).
     void setWorkerHidden(int worker, bool hidden);
     bool isWorkerHidden(int worker) const;
@@ -115,6 +115,11 @@ public:
     void setPinned(int worker, bool pinned);
     bool isPinned(int worker) const;
     size_t pinnedCount() const { return m_pinnedKeys.size(); }
+    // One thread pinned on its own (its worker's other threads stay in place); kept while it is
+    // hidden or filtered out, shown again pinned when it comes back.
+    void setTrackPinned(int model, bool pinned);
+    bool isTrackPinned(int model) const;
+    std::vector<int> pinnedTracks() const; // models
     // Only threads whose name (or "name (tid)") contains `text`, case-insensitive; "" = all.
     void setThreadFilter(const QString &text);
     const QString &threadFilter() const { return m_threadFilter; }
@@ -225,8 +230,9 @@ private:
     std::vector<bool> m_collapsed;
     std::vector<bool> m_visible;    // per worker: rank filter and not hidden
     std::vector<bool> m_modelShown; // per model: worker visible, thread shown
-    std::vector<bool> m_pinned;     // per worker
-    std::set<std::string> m_hiddenWorkerKeys, m_hiddenTrackKeys, m_pinnedKeys;
+    std::vector<bool> m_pinned;      // per worker
+    std::vector<bool> m_modelPinned; // per model: pinned on its own
+    std::set<std::string> m_hiddenWorkerKeys, m_hiddenTrackKeys, m_pinnedKeys, m_pinnedTrackKeys;
     QString m_threadFilter;
     std::vector<uint8_t> m_nameVisible;
     std::vector<uint8_t> m_match;

@@ -1,5 +1,5 @@
 // TimelineScene: track control — identities of workers and threads, hidden workers and threads,
-// pinned workers and the thread-name filter (see timelinescene.h), and the visibility they give.
+// pinned workers and threads and the thread-name filter (see timelinescene.h), and the visibility they give.
 #include "timelinescene.h"
 
 namespace syncline::ui {
@@ -38,7 +38,10 @@ void TimelineScene::updateVisibility()
         m_pinned[w] = m_pinnedKeys.count(key) > 0;
     }
     m_modelShown.assign(m_models.size(), true);
+    m_modelPinned.assign(m_models.size(), false);
     for (size_t m = 0; m < m_models.size(); ++m) {
+        if (!m_pinnedTrackKeys.empty())
+            m_modelPinned[m] = m_pinnedTrackKeys.count(trackKey(int(m))) > 0;
         bool shown = m_visible[m_models[m].worker()];
         if (shown && !m_hiddenTrackKeys.empty())
             shown = !m_hiddenTrackKeys.count(trackKey(int(m)));
@@ -131,6 +134,31 @@ void TimelineScene::setPinned(int worker, bool pinned)
 bool TimelineScene::isPinned(int worker) const
 {
     return size_t(worker) < m_pinned.size() && m_pinned[size_t(worker)];
+}
+
+void TimelineScene::setTrackPinned(int model, bool pinned)
+{
+    if (model < 0 || size_t(model) >= m_models.size())
+        return;
+    if (pinned)
+        m_pinnedTrackKeys.insert(trackKey(model));
+    else
+        m_pinnedTrackKeys.erase(trackKey(model));
+    updateVisibility();
+}
+
+bool TimelineScene::isTrackPinned(int model) const
+{
+    return size_t(model) < m_modelPinned.size() && m_modelPinned[size_t(model)];
+}
+
+std::vector<int> TimelineScene::pinnedTracks() const
+{
+    std::vector<int> out;
+    for (size_t m = 0; m < m_modelPinned.size(); ++m)
+        if (m_modelPinned[m])
+            out.push_back(int(m));
+    return out;
 }
 
 void TimelineScene::setThreadFilter(const QString &text)

@@ -9,7 +9,8 @@
 // Statistics panel computes for exactly that), click selects an event, click on a group header
 // collapses/expands it, drag the label column's right edge to resize it. Hover shows a tooltip
 // and reports the cursor time.
-// Invariants: times in global ns (scene's clock mode); geometry x = double(t − rangeStart)·pxPerNs.
+// Invariants: times in global ns (scene's clock mode); x ↔ time by the range's TimeScale (the same
+// as the geometry's, so a click hits what is drawn under it).
 // Threading: GUI thread only.
 #pragma once
 
@@ -137,6 +138,7 @@ private:
     // The request drawing viewport point pos and pos in its coordinates.
     std::pair<GeometryRequest, QPointF> requestAt(QPoint pos) const;
     int64_t timeAtX(double eventX) const;
+    TimeScale scale() const; // the visible range over the event area's width
 
     std::shared_ptr<TimelineScene> m_scene;
     ZoomControl *m_zoom;

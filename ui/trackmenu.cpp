@@ -57,6 +57,7 @@ QMenu *TrackMenu::menuAt(QPoint pos, QWidget *parent)
         } else if (row.kind == LayoutRow::EventRow && row.model >= 0) {
             const int m = row.model;
             const QString label = scene->threadLabel(m);
+            addThreadPin(menu, m);
             add(menu, tr("Hide thread %1").arg(label), "hideThread", [this, m] {
                 m_view->scene()->setTrackHidden(m, true);
                 changed();
@@ -117,6 +118,21 @@ void TrackMenu::addWorkerActions(QMenu *menu, int w)
         [title] { QGuiApplication::clipboard()->setText(title); });
 }
 
+// Pin or unpin one thread (its worker pinned as a whole already holds it above the scroll area).
+void TrackMenu::addThreadPin(QMenu *menu, int m)
+{
+    const TimelineScene *scene = m_view->scene();
+    const bool pinned = scene->isTrackPinned(m);
+    QAction *a = add(menu,
+                     pinned ? tr("Unpin thread %1").arg(scene->threadLabel(m))
+                            : tr("Pin thread %1 to top").arg(scene->threadLabel(m)),
+                     "pinThread", [this, m, pinned] {
+                         m_view->scene()->setTrackPinned(m, !pinned);
+                         changed();
+                     });
+    a->setEnabled(pinned || !scene->isPinned(int(scene->model(m).worker())));
+}
+
 void TrackMenu::addEventActions(QMenu *menu, const EventRef &ref)
 {
     const TimelineScene *scene = m_view->scene();
@@ -150,6 +166,7 @@ void TrackMenu::addEventActions(QMenu *menu, const EventRef &ref)
     add(menu, tr("Copy time"), "copyTime", [time] { QGuiApplication::clipboard()->setText(time); });
     menu->addSeparator();
     const int m = ref.model;
+    addThreadPin(menu, m);
     add(menu, tr("Hide thread %1").arg(scene->threadLabel(m)), "hideThread", [this, m] {
         m_view->scene()->setTrackHidden(m, true);
         changed();

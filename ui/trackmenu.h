@@ -1,13 +1,14 @@
 // TrackMenu — the timeline's context menus (right-click): on a group header, a thread label or
-// row, and an event. Track control as in Perfetto and Tracy: pin a worker to the top (kept
-// above the scroll area), hide a worker or a thread, show only this worker, zoom to it, collapse
-// or expand; on an event: zoom to it, find all of its name, show its name in the Statistics
-// panel, copy its name, args or time. Every menu ends with the hidden workers and threads, each
-// restorable (and Show all).
+// row, and an event. Track control as in Perfetto and Tracy: pin a worker or one thread to the
+// top (kept above the scroll area; a thread under its worker's label), hide a worker or a
+// thread, show only this worker, zoom to it, collapse or expand; on an event: zoom to it, find
+// all of its name, show its name in the Statistics panel, copy its name, args or time, pin or
+// hide its thread. Every menu ends with the hidden workers and threads, each restorable (and
+// Show all).
 // The menu is built by menuAt() (so tests can inspect and trigger it) and shown by the view's
-// contextMenuRequested signal. Each action names itself with an objectName ("pin", "hideWorker",
-// "hideThread", "showOnly", "zoomTo", "collapse", "findName", "showStats", "copyName",
-// "copyArgs", "copyTime", "showAll", "restore").
+// contextMenuRequested signal. Each action names itself with an objectName ("pin", "pinThread",
+// "hideWorker", "hideThread", "showOnly", "zoomTo", "collapse", "findName", "showStats",
+// "copyName", "copyArgs", "copyTime", "showAll", "restore").
 // Threading: GUI thread only.
 #pragma once
 
@@ -45,6 +46,7 @@ public:
 private:
     void addWorkerActions(QMenu *menu, int worker);
     void addEventActions(QMenu *menu, const EventRef &ref);
+    void addThreadPin(QMenu *menu, int model);
     void changed();
 
     TimelineView *m_view;

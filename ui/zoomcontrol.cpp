@@ -79,14 +79,4 @@ void ZoomControl::fit()
     setRange(m_traceStart, m_traceEnd);
 }
 
-double ZoomControl::xOf(int64_t t, double width) const
-{
-    return double(t - m_rangeStart) * width / double(rangeDuration());
-}
-
-int64_t ZoomControl::timeAt(double x, double width) const
-{
-    return m_rangeStart + int64_t(std::llround(x * double(rangeDuration()) / width));
-}
-
 } // namespace syncline::ui

@@ -4,10 +4,11 @@
 // Invariants: all times are global int64 ns; traceStart <= rangeStart < rangeEnd <= traceEnd
 // whenever the trace is non-empty (the range is clamped into the trace, keeping its width when
 // it can); the range is at least kMinRangeNs wide. Selection is [selectionStart, selectionEnd)
-// or empty (start == end == -1). Pixel maths uses double offsets from rangeStart only:
-// x = double(t - rangeStart) · width / double(rangeEnd - rangeStart).
+// or empty (start == end == -1). Pixel maths is the range's TimeScale (scale(width)).
 // Threading: a GUI-thread QObject.
 #pragma once
+
+#include "timescale.h"
 
 #include <QObject>
 
@@ -44,9 +45,10 @@ public:
     void panFraction(double fraction);
     void fit();
 
-    // Pixel maths for a viewport `width` px wide.
-    double xOf(int64_t t, double width) const;
-    int64_t timeAt(double x, double width) const;
+    // Pixel maths for a viewport `width` px wide (TimeScale's rule).
+    TimeScale scale(double width) const { return TimeScale(m_rangeStart, m_rangeEnd, width); }
+    double xOf(int64_t t, double width) const { return scale(width).x(t); }
+    int64_t timeAt(double x, double width) const { return scale(width).timeAt(x); }
 
 signals:
     void rangeChanged(qint64 start, qint64 end);

@@ -118,7 +118,7 @@ void TstCounterView::columnsAreAStepFunction()
     QCOMPARE(m.axisMin(), 0.0);
     QCOMPARE(m.axisMax(), 10.0);
     // 12 columns of 1000 ns from 0: [0,1000) ... [11000, 12000).
-    const auto cols = m.columns(0, 1.0 / 1000, 12, ClockMode::Corrected);
+    const auto cols = m.columns(TimeScale(0, 12000, 12), 12, ClockMode::Corrected);
     QCOMPARE(cols.size(), size_t(12));
     QVERIFY(!cols[0].has && !cols[1].has); // before the first sample
     QVERIFY(cols[2].has);
@@ -141,10 +141,10 @@ void TstCounterView::columnsAreAStepFunction()
     auto shifted = makeJob();
     shifted->workers[0].corrected = sync::ClockMap::offset(500);
     const CounterModel ms(shifted.get(), 0, 0);
-    const auto c2 = ms.columns(0, 1.0 / 500, 24, ClockMode::Corrected); // 500 ns columns
+    const auto c2 = ms.columns(TimeScale(0, 12000, 24), 24, ClockMode::Corrected); // 500 ns columns
     QVERIFY(!c2[4].has); // [2000, 2500) global = [1500, 2000) local: before the sample
     QVERIFY(c2[5].has);  // [2500, 3000) global = [2000, 2500) local
-    const auto raw = ms.columns(0, 1.0 / 500, 24, ClockMode::Raw); // raw is the identity
+    const auto raw = ms.columns(TimeScale(0, 12000, 24), 24, ClockMode::Raw); // raw is the identity
     QVERIFY(raw[4].has);
 }
 
@@ -174,12 +174,12 @@ void TstCounterView::columnsMatchBruteForce()
         const int width = 50 + int(rng() % 1500);
         const int64_t start = int64_t(rng() % uint64_t(t)) - 5000;
         const int64_t span = 1 + int64_t(rng() % uint64_t(k % 2 ? t : t / 200));
-        const double pxPerNs = double(width) / double(span);
-        const auto cols = m.columns(start, pxPerNs, width, ClockMode::Raw);
+        const TimeScale scale(start, start + span, width);
+        const auto cols = m.columns(scale, width, ClockMode::Raw);
         QCOMPARE(cols.size(), size_t(width));
-        for (int col = 0; col < width; ++col) {
-            const int64_t l0 = start + int64_t(double(col) / pxPerNs);
-            const int64_t l1 = start + int64_t(double(col + 1) / pxPerNs);
+        for (int col = 0; col < width; ++col) { // column c: [timeAt(c), timeAt(c + 1))
+            const int64_t l0 = scale.timeAt(col);
+            const int64_t l1 = scale.timeAt(col + 1);
             size_t a = 0;
             while (a < ct.count() && ct.localTs[a] < l0)
                 ++a;

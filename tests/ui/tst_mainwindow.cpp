@@ -370,8 +370,8 @@ void TstMainWindow::emptyCompareDockNotRestored()
 }
 
 // Clocks ▸ Align on collective… reloads the job: the range, clock mode, name filter, rank
-// range, collapsed and pinned workers, hidden threads, the selected event and the Statistics
-// row stay as they were.
+// range, collapsed and pinned workers, pinned and hidden threads, the selected event and the
+// Statistics row stay as they were.
 void TstMainWindow::stateKeptAcrossRealign()
 {
     const QString a = writeLog(QStringLiteral("keep.0.log"), 0, 20, false);
@@ -392,6 +392,7 @@ void TstMainWindow::stateKeptAcrossRealign()
                       QPoint(20, int(view->viewportY(h.y + h.height / 2))));
     QVERIFY(scene->isCollapsed(1));
     scene->setPinned(1, true);
+    scene->setTrackPinned(0, true); // rank 0's thread on its own
     w.findBar()->nameFilterEdit()->setText(QStringLiteral("ward")); // forward, backward
     w.setClockMode(ClockMode::Raw);
     const int64_t r0 = view->zoomControl()->traceStart() + 3'000'000;
@@ -415,6 +416,8 @@ void TstMainWindow::stateKeptAcrossRealign()
     QVERIFY(after->isCollapsed(1));
     QVERIFY(!after->isCollapsed(0));
     QVERIFY(after->isPinned(1));
+    QVERIFY(after->isTrackPinned(0));
+    QVERIFY(!after->isPinned(0));
     QVERIFY(!after->nameVisible(after->timeline().names.find("step")));
     QVERIFY(after->nameVisible(after->timeline().names.find("forward")));
     QCOMPARE(after->selected(), (EventRef{0, 5}));

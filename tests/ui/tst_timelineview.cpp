@@ -1,13 +1,15 @@
 // Tests the TimelineView widget's input handling offscreen: wheel zoom at the cursor, drag pan,
 // ruler range selection, group collapse by clicking its header, double-click zoom, the hover
 // tooltip, that repaints replay the cached geometry, and that rows fitted below the text's height
-// still show their labels (in the smaller font the image export uses).
+// still show their labels (in the smaller font the image export uses), and that a click picks the
+// event drawn under the pointer at every zoom.
 #include "testjob.h"
 
+#include "ui/colourscheme.h"
 #include "ui/timelinescene.h"
 #include "ui/timelineview.h"
-#include "ui/wheelzoom.h"
 #include "ui/viewstyle.h"
+#include "ui/wheelzoom.h"
 
 #include <QApplication>
 #include <QHelpEvent>
@@ -37,6 +39,7 @@ private slots:
     void repaintReplaysCachedGeometry();
     void fittedRowsKeepTheirLabels();
     void rowsRefitAfterFilterCollapseResize();
+    void clickPicksTheEventDrawnUnderIt();
 
 private:
     QPoint eventPoint(int row, int64_t t) const;
@@ -283,4 +286,109 @@ void TstTimelineView::rowsRefitAfterFilterCollapseResize()
 }
 
 QTEST_MAIN(TstTimelineView)
+namespace {
+
+// Every pixel column of every event row of `view` at its current range: where an event is drawn
+// on its own (a rectangle of the geometry the view paints), eventAt picks an event of that
+// rectangle's colour whose span (by the view's TimeScale) covers the column; wherever eventAt
+// picks one, its rectangle is drawn within the 1 px tolerance. Every `clickEvery`th column is
+// also clicked for real: the click selects what eventAt picks. Returns the columns checked
+// on drawn rectangles.
+int checkHits(TimelineView &view, TimelineScene &scene, int clickEvery)
+{
+    const QRect area = view.eventArea();
+    const GeometryRequest req = view.currentRequest();
+    const TimelineGeometry g = computeGeometry(scene, req); // what paintEvent draws
+    const TimeScale scale = req.scale();
+    int drawnColumns = 0;
+    for (const LayoutRow &r : scene.layout().rows()) {
+        if (r.kind != LayoutRow::EventRow || r.y + r.height <= req.top ||
+            r.y >= req.top + req.height)
+            continue;
+        const double yLocal = r.y - req.top + r.height / 2;
+        const int y = int(view.viewportY(r.y + r.height / 2));
+        for (int c = 0; c < area.width(); ++c) {
+            int drawnColour = -1;
+            for (const ColourBatch &b : g.batches)
+                for (const QRectF &rect : b.rects)
+                    if (rect.top() <= yLocal && yLocal < rect.bottom() && rect.left() <= c &&
+                        c + 1 <= rect.right())
+                        drawnColour = b.colourIndex;
+            const QPoint pos(area.left() + c, y);
+            const EventRef hit = view.eventAt(pos);
+            if (drawnColour >= 0) {
+                ++drawnColumns;
+                if (!hit.valid())
+                    return -1;
+            }
+            if (!hit.valid())
+                continue;
+            const TrackModel &m = scene.model(hit.model);
+            const int colour = scene.colours().colourIndex(m.nameId(hit.index));
+            const double x0 = scale.x(m.startTime(hit.index, scene.clockMode()));
+            const double x1 =
+                TimeScale::visibleEnd(x0, scale.x(m.endTime(hit.index, scene.clockMode())));
+            if (hit.model != r.model || m.depth(hit.index) != r.depth || x0 > c + 1 + 1e-9 ||
+                x1 < c - 1 - 1e-9)
+                return -2; // not on this row, or not within 1 px of the pointer
+            if (drawnColour >= 0 && drawnColour != colour)
+                return -3; // a different event than the one drawn there
+            // Its rectangle (or, folded, the block holding it) is drawn within the tolerance (and
+            // the 1 px gap a rectangle leaves on its right).
+            auto near = [&](const QRectF &rect) {
+                return rect.top() <= yLocal && yLocal < rect.bottom() && rect.left() <= c + 1 &&
+                       c - 2 <= rect.right();
+            };
+            bool drawnNear = false;
+            for (const ColourBatch &b : g.batches)
+                for (const QRectF &rect : b.rects)
+                    drawnNear = drawnNear || (b.colourIndex == colour && near(rect));
+            for (const FoldBlock &f : g.folds)
+                drawnNear = drawnNear || near(f.rect);
+            if (!drawnNear)
+                return -4;
+            if (c > 3 && c % clickEvery == 0) { // (within 3 px of the labels: a resize)
+                QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, pos);
+                if (!(scene.selected() == hit))
+                    return -5;
+            }
+        }
+    }
+    return drawnColumns;
+}
+
+} // namespace
+
+// At several zooms — the whole job, a few µs, the narrowest range (100 ns: 10 px per ns) — on
+// the small job and on a dense one (folded at the whole job), the event a click picks is the one
+// drawn under the pointer (checkHits).
+void TstTimelineView::clickPicksTheEventDrawnUnderIt()
+{
+    ZoomControl *z = m_view->zoomControl();
+    const std::pair<int64_t, int64_t> small[] = {
+        {z->traceStart(), z->traceEnd()}, {1400, 3900}, {1450, 1550}, {7990, 8090}, {9531, 9631}};
+    for (const auto &[s, e] : small) {
+        z->setRange(s, e);
+        const int n = checkHits(*m_view, *m_scene, 37);
+        QVERIFY2(n > 100, qPrintable(QStringLiteral("range %1..%2: %3").arg(s).arg(e).arg(n)));
+    }
+    TimelineView view;
+    view.resize(TimelineView::kDefaultGutterWidth + 1000, 500);
+    auto dense = std::make_shared<TimelineScene>(testjob::makeDenseJob(4, 3000, 1000));
+    view.setScene(dense);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ZoomControl *dz = view.zoomControl();
+    const int64_t b = dz->traceStart();
+    for (const auto &[s, e] : {std::pair<int64_t, int64_t>{b, dz->traceEnd()}, // folded
+                               {b + 20'000, b + 60'000},
+                               {b + 123'457, b + 126'457},
+                               {b + 500'950, b + 501'050}}) {
+        dz->setRange(s, e);
+        const int n = checkHits(view, *dense, 53);
+        QVERIFY2(s == b ? n >= 0 : n > 100,
+                 qPrintable(QStringLiteral("range %1..%2: %3").arg(s - b).arg(e - b).arg(n)));
+    }
+}
+
 #include "tst_timelineview.moc"

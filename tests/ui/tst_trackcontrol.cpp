@@ -1,6 +1,7 @@
 // Track control through the real widgets: the timeline's context menus (right-click on a group
-// header, a thread label and an event) — pin to top (the pinned worker stays above the scroll
-// area), hide a worker or a thread and restore it from the Hidden list, show only this worker,
+// header, a thread label and an event) — pin to top (the pinned worker, or one pinned thread
+// under its worker's label, stays above the scroll area; a pinned thread survives filters and a
+// reload, and unpinning puts it back in its group), hide a worker or a thread and restore it from the Hidden list, show only this worker,
 // zoom to, find all of a name, show it in Statistics, copy name / time — and the find bar's
 // thread-name filter. Rows re-fit to what stays shown.
 #include "testjob.h"
@@ -20,6 +21,7 @@
 #include <QMenu>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QToolButton>
@@ -34,6 +36,7 @@ class TstTrackControl : public QObject
 private slots:
     void initTestCase();
     void pinKeepsWorkerAboveScrollArea();
+    void pinThreadRoundTrip();
     void hideAndRestoreRoundTrip();
     void eventMenuActions();
     void threadFilter();
@@ -124,6 +127,106 @@ void TstTrackControl::pinKeepsWorkerAboveScrollArea()
     menu->close();
     QVERIFY(!scene->isPinned(30));
     QCOMPARE(view->pinnedPx(), 0.0);
+}
+
+namespace {
+
+// 40 workers × two threads: "main" (the dense pattern) and "loader" (one long event).
+std::shared_ptr<Timeline> twoThreadJob()
+{
+    auto t = testjob::makeDenseJob(40, 30, 1'000'000);
+    for (size_t w = 0; w < t->workers.size(); ++w) {
+        EventTrack loader;
+        loader.tid = 5000 + int(w);
+        loader.threadName = "loader";
+        testjob::addEvent(*t, loader, "load", 2000, 8'000'000, -1);
+        t->workers[w].tracks.push_back(std::move(loader));
+    }
+    t->updateRange();
+    return t;
+}
+
+} // namespace
+
+// A thread's label menu pins that thread alone: it moves above the scroll area under its worker's
+// label (the worker's other thread stays in its group), hit-tests there at any scroll, is kept
+// while filters hide it and across a reload of the same job, and Unpin puts it back.
+void TstTrackControl::pinThreadRoundTrip()
+{
+    MainWindow w;
+    w.resize(1000, 500);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setTimeline(twoThreadJob(), {QStringLiteral("two-thread")});
+    TimelineView *view = w.view();
+    TimelineScene *scene = view->scene();
+    QVERIFY(view->verticalScrollBar()->maximum() > 0);
+    const int loader = scene->modelsOf(30).first + 1, main = loader - 1;
+    QCOMPARE(scene->threadLabel(loader), QStringLiteral("loader (5030)"));
+    const size_t rows = scene->layout().rows().size();
+    auto labelPoint = [&](int model) {
+        const int r = scene->layout().rowOf(model, 0);
+        view->revealRow(r);
+        const LayoutRow &row = scene->layout().rows()[size_t(r)];
+        return QPoint(30, int(view->viewportY(row.y + row.height / 2)));
+    };
+    QMenu *menu = rightClick(view, labelPoint(loader));
+    QVERIFY(menu);
+    QAction *pin = action(menu, "pinThread");
+    QVERIFY(pin);
+    QCOMPARE(pin->text(), QStringLiteral("Pin thread loader (5030) to top"));
+    pin->trigger();
+    menu->close();
+    QVERIFY(scene->isTrackPinned(loader));
+    QVERIFY(!scene->isPinned(30));
+    // The band: worker 30's label, then the loader's row; nothing else.
+    const RowLayout &layout = scene->layout();
+    QVERIFY(view->pinnedPx() > 0);
+    QCOMPARE(layout.rows()[0].kind, LayoutRow::GroupHeader);
+    QCOMPARE(layout.rows()[0].worker, 30);
+    QVERIFY(layout.rows()[0].pinnedThreads);
+    QCOMPARE(layout.rows()[1].model, loader);
+    QCOMPARE(layout.pinnedHeight(), layout.rows()[1].y + layout.rows()[1].height +
+                                        layout.metrics().trackGap);
+    QCOMPARE(layout.rows().size(), rows + 1); // one header more, the thread's rows moved
+    // Worker 30's own group below keeps its main thread and its header.
+    QVERIFY(layout.rows()[size_t(layout.headerOf(30))].y >= layout.pinnedHeight());
+    QVERIFY(layout.rows()[size_t(layout.rowOf(main, 0))].y >= layout.pinnedHeight());
+    const LayoutRow pinnedRow = layout.rows()[1];
+    const int y = int(view->viewportY(pinnedRow.y + pinnedRow.height / 2));
+    const int x = view->eventArea().left() + view->eventArea().width() / 2;
+    for (int scroll : {view->verticalScrollBar()->maximum(), 0}) {
+        view->verticalScrollBar()->setValue(scroll);
+        QCOMPARE(int(view->viewportY(pinnedRow.y + pinnedRow.height / 2)), y);
+        QCOMPARE(view->eventAt(QPoint(x, y)).model, loader);
+    }
+    // Filters: the thread filter and the rank range hide it, the pin stays and shows again.
+    QTest::keyClicks(w.findBar()->threadFilterEdit(), QStringLiteral("main"));
+    QCOMPARE(view->pinnedPx(), 0.0);
+    QVERIFY(scene->isTrackPinned(loader));
+    w.findBar()->threadFilterEdit()->clear();
+    QCOMPARE(scene->layout().rows()[1].model, loader);
+    w.findBar()->maxRankBox()->setValue(20);
+    QCOMPARE(view->pinnedPx(), 0.0);
+    w.findBar()->maxRankBox()->setValue(39);
+    QCOMPARE(scene->layout().rows()[1].model, loader);
+    // A reload of the same job keeps it pinned.
+    w.setTimeline(twoThreadJob(), {QStringLiteral("two-thread")});
+    QVERIFY(view->scene() != scene);
+    scene = view->scene();
+    QVERIFY(scene->isTrackPinned(loader));
+    QVERIFY(!scene->isTrackPinned(main));
+    QCOMPARE(scene->layout().rows()[1].model, loader);
+    // Unpin from the pinned row's own label menu: back in its group, after its worker's main.
+    menu = rightClick(view, QPoint(30, int(view->viewportY(pinnedRow.y + pinnedRow.height / 2))));
+    QVERIFY(menu);
+    QCOMPARE(action(menu, "pinThread")->text(), QStringLiteral("Unpin thread loader (5030)"));
+    action(menu, "pinThread")->trigger();
+    menu->close();
+    QVERIFY(!scene->isTrackPinned(loader));
+    QCOMPARE(view->pinnedPx(), 0.0);
+    QCOMPARE(scene->layout().rows().size(), rows);
+    QCOMPARE(scene->layout().rowOf(loader, 0), scene->layout().rowOf(main, 1) + 1);
 }
 
 void TstTrackControl::hideAndRestoreRoundTrip()
