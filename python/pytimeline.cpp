@@ -15,6 +15,7 @@
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/diagnosisexporter.h"
 #include "timeline/report/htmlreport.h"
+#include "timeline/report/perfettoexporter.h"
 #include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
 
@@ -271,6 +272,27 @@ void PyTimeline::bind(pyb::module_ &m)
             "path"_a,
             "Writes the timeline as an SQLite database (the schema of `syncline export --sqlite`, "
             "docs/cli.md), replacing `path`.")
+        .def(
+            "to_perfetto",
+            [](const PyTimeline &t, pyb::object path) {
+                const std::string p = pyb::str(pyb::module_::import("os").attr("fspath")(path));
+                std::string error;
+                PerfettoExporter::Counts n;
+                bool ok;
+                {
+                    pyb::gil_scoped_release release;
+                    ok = PerfettoExporter::writeFile(t.timeline(), t.mode(), p, &error, &n);
+                }
+                if (!ok)
+                    throw pyb::value_error("to_perfetto: " + error);
+                return pyb::dict("slices"_a = n.slices, "instants"_a = n.instants,
+                                 "counter_samples"_a = n.counterSamples, "flows"_a = n.flows,
+                                 "packets"_a = n.packets, "bytes"_a = n.bytes);
+            },
+            "path"_a,
+            "Writes the timeline as a Perfetto protobuf trace (as `syncline export --perfetto`, "
+            "docs/cli.md), replacing `path`; returns what it wrote: slices, instants, "
+            "counter_samples, flows, packets, bytes.")
         .def(
             "_repr_html_",
             [](const PyTimeline &t) {
