@@ -257,6 +257,13 @@ void PyTimeline::bind(pyb::module_ &m)
             "from_rank, from_tid, to_worker, to_rank, to_tid, kind (0 message, 1 flow; + "
             "kind_names), from_ns, to_ns. Needs numpy.")
         .def(
+            "collective_columns",
+            [](const PyTimeline &t) { return PyColumns::collectives(t.shared(), t.mode()); },
+            "The diagnosis's collective instances as numpy arrays, one row per (instance, "
+            "worker) — the SQLite `collectives` table: instance, worker, rank, restart, name_id "
+            "(+ names), sequence, generation, participants, decided, event (row of columns()), "
+            "arrival_ns, end_ns, wait_ns (last arrival - arrival), last. Needs numpy.")
+        .def(
             "to_sqlite",
             [](const PyTimeline &t, pyb::object path) {
                 const std::string p = pyb::str(pyb::module_::import("os").attr("fspath")(path));

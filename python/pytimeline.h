@@ -7,8 +7,9 @@
 //   problems "file:line: message" for everything wrong found while loading
 //   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
 //   stats()  per-name duration statistics (the timeline layer's Stats)
-//   columns(), counter_columns(), link_columns()  numpy columns over every event, counter
-//            sample, link (pycolumns.h); to_pandas() and friends are syncline/__init__.py's
+//   columns(), counter_columns(), link_columns(), collective_columns()  numpy columns over
+//            every event, counter sample, link, collective arrival (pycolumns.h); to_pandas()
+//            and friends are syncline/__init__.py's
 //   diagnose()  who holds the job back (report/diagnosis.h): the dict `syncline diagnose
 //            --json` prints, parsed by Python's json module from the same exporter
 //   compare(other)  two runs compared (report/compare.h): the dict `syncline compare --json`

@@ -73,7 +73,14 @@ def _links_to_pandas(self):
     return _frame(self.link_columns(), {"kind": ("kind", "kind_names")})
 
 
+def _collectives_to_pandas(self):
+    """The collective instances' rows as a pandas DataFrame (Timeline.collective_columns();
+    `name` categorical)."""
+    return _frame(self.collective_columns(), {"name_id": ("name", "names")})
+
+
 _core.Timeline.to_pandas = _to_pandas
+_core.Timeline.collectives_to_pandas = _collectives_to_pandas
 _core.Timeline.counters_to_pandas = _counters_to_pandas
 _core.Timeline.links_to_pandas = _links_to_pandas
 

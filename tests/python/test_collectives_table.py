@@ -118,6 +118,30 @@ def test_recorded_job_collectives_agree_with_diagnose(bin_dir, recorded_job, tmp
     assert got["rows"] == [[x["rank"], x["instances"], x["wait_ns"]] for x in d["ranks"]]
 
 
+def test_collective_columns_are_the_table(bin_dir, recorded_job, tmp_path):
+    np = pytest.importorskip("numpy")
+    import syncline
+
+    con = export(bin_dir, recorded_job, tmp_path / "job.db")
+    tl = syncline.load_timeline(recorded_job)
+    cols = tl.collective_columns()
+    ev = tl.columns(["start_ns", "end_ns", "name_id"])
+    table = [dict(r) for r in con.execute("SELECT * FROM collectives ORDER BY id")]
+    assert len(cols["instance"]) == len(table) > 0
+    for i, r in enumerate(table):
+        got = {k: int(cols[k][i]) for k in ("instance", "rank", "restart", "sequence",
+                                              "generation", "participants", "decided",
+                                              "arrival_ns", "end_ns", "wait_ns", "last")}
+        got["worker_id"] = int(cols["worker"][i])
+        got["event_id"] = int(cols["event"][i])
+        got["name"] = cols["names"][cols["name_id"][i]]
+        assert got == {k: r[k] for k in got}
+        e = int(cols["event"][i])  # the row of columns(): the collective event itself
+        assert (ev["start_ns"][e], ev["end_ns"][e]) == (r["arrival_ns"], r["end_ns"])
+        assert ev["names"][ev["name_id"][e]] == r["name"]
+    assert cols["decided"].dtype == np.bool_ and cols["wait_ns"].dtype == np.int64
+
+
 def test_simulated_job_collectives_agree_with_diagnose(bin_dir, tmp_path):
     job = tmp_path / "sim"
     subprocess.run([str(bin_dir / "syncline-sim"), "--seed", "5", "--workers", "16",
