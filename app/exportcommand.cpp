@@ -1,5 +1,5 @@
 // `syncline export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE
-//  | --counters-csv FILE | --sqlite FILE | --png FILE | --svg FILE [--width W] [--height H] [--range START:END] [--align-on PATTERN]
+//  | --counters-csv FILE | --sqlite FILE | --perfetto FILE | --png FILE | --svg FILE [--width W] [--height H] [--range START:END] [--align-on PATTERN]
 //  [--raw]` — writes one or more exports of the loaded job (several outputs in one run are fine).
 #include "command.h"
 #include "jobargs.h"
@@ -7,6 +7,7 @@
 #include "timeline/report/chromeexporter.h"
 #include "timeline/report/countercsvexporter.h"
 #include "timeline/report/csvexporter.h"
+#include "timeline/report/perfettoexporter.h"
 #include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
@@ -23,7 +24,7 @@ namespace {
 // export's own outputs; the events CSV and the image are JobArgs' (shared with attach).
 struct Outputs
 {
-    std::string chrome, statsCsv, statsJson, countersCsv, sqlite;
+    std::string chrome, statsCsv, statsJson, countersCsv, sqlite, perfetto;
 };
 
 int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Outputs &o,
@@ -48,6 +49,8 @@ int write(const Timeline &tl, ClockMode mode, const TimelineOutputs &t, const Ou
         check(ChromeExporter::writeFile(tl, mode, o.chrome, &error));
     if (!o.sqlite.empty()) // the whole loaded timeline (a windowed load: the window's events)
         check(SqliteExporter::write(tl, mode, o.sqlite, &error));
+    if (!o.perfetto.empty()) // the whole loaded timeline, as --sqlite
+        check(PerfettoExporter::writeFile(tl, mode, o.perfetto, &error));
     if (!o.countersCsv.empty())
         check(CounterCsvExporter::writeFile(tl, mode, o.countersCsv, range, &error));
     if (!o.statsCsv.empty() || !o.statsJson.empty()) {
@@ -91,6 +94,7 @@ int run(int argc, char **argv)
                               : a == "--stats-json"   ? &o.statsJson
                               : a == "--counters-csv" ? &o.countersCsv
                               : a == "--sqlite"       ? &o.sqlite
+                              : a == "--perfetto"     ? &o.perfetto
                                                       : nullptr;
         if (!target)
             return 0;
@@ -105,11 +109,12 @@ int run(int argc, char **argv)
         return rc;
     const TimelineOutputs &t = args.outputs;
     if (t.csv.empty() && o.chrome.empty() && o.statsCsv.empty() && o.statsJson.empty() &&
-        o.countersCsv.empty() && o.sqlite.empty() && t.png.empty() && t.svg.empty()) {
+        o.countersCsv.empty() && o.sqlite.empty() && o.perfetto.empty() && t.png.empty() &&
+        t.svg.empty()) {
         std::fprintf(
             stderr,
             "syncline export: nothing to write: give --csv, --chrome, --stats-csv, --stats-json, "
-            "--counters-csv, --sqlite, --png or --svg FILE\n");
+            "--counters-csv, --sqlite, --perfetto, --png or --svg FILE\n");
         return 2;
     }
     auto tl = args.load("export");
@@ -125,7 +130,7 @@ int run(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((Command{
     "export",
     "export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE "
-    "| --counters-csv FILE | --sqlite FILE | --png FILE | --svg FILE "
+    "| --counters-csv FILE | --sqlite FILE | --perfetto FILE | --png FILE | --svg FILE "
     "[--width W] [--height H] [--range START:END] [--align-on PATTERN] [--raw]",
     "Loads the job and writes the chosen exports (several may be given at once):\n"
     "  --csv FILE         events CSV "
@@ -138,7 +143,9 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --counters-csv FILE  counter samples (rank,restart,host,pid,counter,series,time_ns,local_ns,"
     "value)\n"
     "  --sqlite FILE      the timeline as an SQLite database (events, workers, threads, counters,\n"
-    "                     links, steps; docs/cli.md \"SQLite schema\")\n"
+    "                     links, steps, collectives; docs/cli.md \"SQLite schema\")\n"
+    "  --perfetto FILE    Perfetto protobuf trace (TrackEvent: a process per worker, hosts as\n"
+    "                     machines, flows for links, counters; docs/cli.md \"Perfetto\")\n"
     "  --png FILE, --svg FILE  the timeline as an image, --width/--height px (default 1920x1080)\n"
     "  --range START:END  only events overlapping this range, times from the earliest event with "
     "an\n"

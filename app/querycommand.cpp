@@ -244,7 +244,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "query",
     "query PATH... \"SQL\" [--csv | --json] [--align-on PATTERN] [--raw] [--no-correct] [--quiet]",
     "Loads the job and runs one SQL statement (SQLite) over it, the tables of export --sqlite\n"
-    "(events, workers, threads, counters, links, steps, meta; docs/cli.md \"SQLite schema\"):\n"
+    "(events, workers, threads, counters, links, steps, collectives, meta; docs/cli.md\n"
+    "\"SQLite schema\"):\n"
     "  syncline query run/ \"SELECT name, rank, count(*), sum(dur_ns) FROM events\n"
     "                       WHERE status != 'open' AND kind != 'instant' GROUP BY name, rank\"\n"
     "  --csv    print the result as CSV (a header line)\n"

@@ -2,7 +2,9 @@
 #include "pycolumns.h"
 
 #include "timeline/model/timeline.h"
+#include "timeline/model/collectiveinstances.h"
 #include "timeline/report/csvexporter.h"
+#include "timeline/report/diagnosis.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -253,6 +255,74 @@ pyb::dict PyColumns::links(const std::shared_ptr<const Timeline> &timeline, Cloc
         }
     }
     out["kind_names"] = pyb::make_tuple("message", "flow");
+    return out;
+}
+
+pyb::dict PyColumns::collectives(const std::shared_ptr<const Timeline> &timeline, ClockMode mode)
+{
+    const Timeline &tl = *timeline;
+    Diagnosis d;
+    std::vector<std::vector<int64_t>> firstRow(tl.workers.size()); // per worker, per track
+    {
+        pyb::gil_scoped_release release;
+        DiagnoseQuery q;
+        q.mode = mode;
+        q.cells = false;
+        q.whatIfRanks = 0;
+        q.arrivals = true;
+        d = Diagnoser::run(tl, q);
+        int64_t row = 0;
+        for (size_t w = 0; w < tl.workers.size(); ++w)
+            for (const EventTrack &t : tl.workers[w].tracks) {
+                firstRow[w].push_back(row);
+                row += int64_t(t.count());
+            }
+    }
+    const size_t n = d.arrivals.size();
+    std::unordered_map<uint32_t, int32_t> nameIndex;
+    pyb::list names;
+    for (uint32_t id : d.collectiveNames) {
+        nameIndex[id] = int32_t(nameIndex.size());
+        names.append(pyb::str(std::string(tl.names.name(id))));
+    }
+    pyb::dict out;
+    auto *instance = alloc<int64_t>(out, "instance", n, true);
+    auto *worker = alloc<int32_t>(out, "worker", n, true);
+    auto *rank = alloc<int32_t>(out, "rank", n, true);
+    auto *restart = alloc<int32_t>(out, "restart", n, true);
+    auto *name = alloc<int32_t>(out, "name_id", n, true);
+    auto *sequence = alloc<int64_t>(out, "sequence", n, true);
+    auto *generation = alloc<int64_t>(out, "generation", n, true);
+    auto *participants = alloc<int32_t>(out, "participants", n, true);
+    auto *decided = alloc<bool>(out, "decided", n, true);
+    auto *event = alloc<int64_t>(out, "event", n, true);
+    auto *arrival = alloc<int64_t>(out, "arrival_ns", n, true);
+    auto *end = alloc<int64_t>(out, "end_ns", n, true);
+    auto *wait = alloc<int64_t>(out, "wait_ns", n, true);
+    auto *last = alloc<bool>(out, "last", n, true);
+    {
+        pyb::gil_scoped_release release;
+        for (size_t i = 0; i < n; ++i) {
+            const Diagnosis::Arrival &a = d.arrivals[i];
+            const DiagnosisInstance &in = d.instanceList[a.instance];
+            const WorkerInfo &info = tl.workers[a.worker].info;
+            instance[i] = a.instance;
+            worker[i] = int32_t(a.worker);
+            rank[i] = info.rank;
+            restart[i] = info.restart;
+            name[i] = nameIndex.at(in.nameId);
+            sequence[i] = in.sequence & CollectiveInstances::kIndexMask;
+            generation[i] = in.sequence >> CollectiveInstances::kGenerationShift;
+            participants[i] = in.participants;
+            decided[i] = in.decided;
+            event[i] = firstRow[a.worker][a.track] + int64_t(a.index);
+            arrival[i] = a.arrivalNs;
+            end[i] = a.endNs;
+            wait[i] = a.waitNs;
+            last[i] = int32_t(a.worker) == in.lastWorker;
+        }
+    }
+    out["names"] = names;
     return out;
 }
 

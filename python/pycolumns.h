@@ -1,5 +1,5 @@
 // PyColumns — the timeline as columns of numpy arrays (Timeline.columns(), counter_columns(),
-// link_columns()), for analysis without one Python object per event.
+// link_columns(), collective_columns()), for analysis without one Python object per event.
 //
 // Every column is a fresh numpy array written straight from the C++ tracks (the events of one
 // thread are one EventTrack's arrays; a job has many, so concatenating them is a copy — no column
@@ -32,6 +32,9 @@ public:
                                  const pybind11::object &fields);
     static pybind11::dict counters(const std::shared_ptr<const Timeline> &tl, ClockMode mode);
     static pybind11::dict links(const std::shared_ptr<const Timeline> &tl, ClockMode mode);
+    // The diagnosis's collective instances, one row per (instance, worker) — the rows of the
+    // SQLite `collectives` table, in its order (report/diagnosis.h, Diagnosis::arrivals).
+    static pybind11::dict collectives(const std::shared_ptr<const Timeline> &tl, ClockMode mode);
 };
 
 } // namespace syncline::py

@@ -9,9 +9,13 @@
 #include "timeline/load/jobloader.h"
 #include "timeline/load/openfilelimit.h"
 #include "timeline/model/timeline.h"
+#include "timeline/report/compare.h"
+#include "timeline/report/compareexporter.h"
+#include "timeline/report/comparegate.h"
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/diagnosisexporter.h"
 #include "timeline/report/htmlreport.h"
+#include "timeline/report/perfettoexporter.h"
 #include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
 
@@ -110,6 +114,58 @@ pyb::object PyTimeline::diagnose(const std::string &step, pyb::object range) con
     return pyb::module_::import("json").attr("loads")(json.str());
 }
 
+pyb::object PyTimeline::compare(const PyTimeline &other, const std::string &anchorText,
+                                const std::vector<std::string> &failIf) const
+{
+    if (other.m_mode != m_mode)
+        throw pyb::value_error("compare(): the two timelines are in different clock modes");
+    std::vector<GateCondition> gate;
+    for (const std::string &text : failIf) {
+        GateCondition c;
+        std::string why;
+        if (!CompareGate::parse(text, &c, &why))
+            throw pyb::value_error("compare(): fail_if " + why);
+        gate.push_back(std::move(c));
+    }
+    CompareAnchor anchor;
+    std::string error;
+    if (!CompareAnchor::parse(anchorText, &anchor, &error))
+        throw pyb::value_error("compare(): anchor: " + error);
+    CompareInfo info;
+    info.a = m_timeline.get();
+    info.b = other.m_timeline.get();
+    info.pathsA = m_paths;
+    info.pathsB = other.m_paths;
+    info.mode = m_mode;
+    info.anchor = anchor;
+    for (int side = 0; side < 2; ++side) {
+        std::string why;
+        const auto t = anchor.find(side ? *info.b : *info.a, m_mode, &why);
+        if (!t)
+            throw pyb::value_error("compare(): anchor " + anchor.text() + ": run " +
+                                   (side ? "B" : "A") + ": " + why);
+        (side ? info.anchorBNs : info.anchorANs) = *t;
+    }
+    std::ostringstream json;
+    {
+        pyb::gil_scoped_release release;
+        CompareQuery q;
+        q.mode = m_mode;
+        q.anchor = anchor;
+        const CompareResult result = Compare::compute(*info.a, *info.b, q);
+        const std::vector<GateOutcome> outcomes = CompareGate::evaluate(result, gate);
+        for (const GateOutcome &o : outcomes)
+            if (o.matched.empty())
+                error = "compare(): fail_if '" + o.condition.spec +
+                        "': no complete event named '" + o.condition.name + "' in A or B";
+        if (error.empty())
+            CompareExporter::writeJson(result, info, json, gate.empty() ? nullptr : &outcomes);
+    }
+    if (!error.empty())
+        throw pyb::value_error(error);
+    return pyb::module_::import("json").attr("loads")(json.str());
+}
+
 size_t PyTimeline::size() const
 {
     return m_timeline->eventCount();
@@ -139,7 +195,9 @@ PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::st
         throw LoadError("load_timeline: " + (result.fatalError.empty()
                                                  ? std::string("nothing loaded")
                                                  : result.fatalError));
-    return PyTimeline(result.timeline, clock == "raw" ? ClockMode::Raw : ClockMode::Corrected);
+    PyTimeline out(result.timeline, clock == "raw" ? ClockMode::Raw : ClockMode::Corrected);
+    out.m_paths = paths;
+    return out;
 }
 
 void PyTimeline::bind(pyb::module_ &m)
@@ -170,6 +228,12 @@ void PyTimeline::bind(pyb::module_ &m)
              "Who holds the job back: steps, culprits (by blame, with what-if), victims, the "
              "critical path's shares and undecided instances — the dict of `syncline diagnose "
              "--json` (docs/cli.md#diagnose). range=(begin_ns, end_ns) from origin_ns.")
+        .def("compare", &PyTimeline::compare, "other"_a, pyb::kw_only(), "anchor"_a = "start",
+             "fail_if"_a = std::vector<std::string>(),
+             "This run (A) against `other` (B): the dict of `syncline compare A B --json` "
+             "(docs/cli.md#compare): per name and per rank count/total/mean/p50/p99 of each, "
+             "their deltas, ratios and impact_ns, in impact order; fail_if=['NAME:STAT>X%', ...] "
+             "adds its \"gate\" verdict.")
         .def(
             "columns",
             [](const PyTimeline &t, pyb::object fields) {
@@ -193,6 +257,13 @@ void PyTimeline::bind(pyb::module_ &m)
             "from_rank, from_tid, to_worker, to_rank, to_tid, kind (0 message, 1 flow; + "
             "kind_names), from_ns, to_ns. Needs numpy.")
         .def(
+            "collective_columns",
+            [](const PyTimeline &t) { return PyColumns::collectives(t.shared(), t.mode()); },
+            "The diagnosis's collective instances as numpy arrays, one row per (instance, "
+            "worker) — the SQLite `collectives` table: instance, worker, rank, restart, name_id "
+            "(+ names), sequence, generation, participants, decided, event (row of columns()), "
+            "arrival_ns, end_ns, wait_ns (last arrival - arrival), last. Needs numpy.")
+        .def(
             "to_sqlite",
             [](const PyTimeline &t, pyb::object path) {
                 const std::string p = pyb::str(pyb::module_::import("os").attr("fspath")(path));
@@ -208,6 +279,27 @@ void PyTimeline::bind(pyb::module_ &m)
             "path"_a,
             "Writes the timeline as an SQLite database (the schema of `syncline export --sqlite`, "
             "docs/cli.md), replacing `path`.")
+        .def(
+            "to_perfetto",
+            [](const PyTimeline &t, pyb::object path) {
+                const std::string p = pyb::str(pyb::module_::import("os").attr("fspath")(path));
+                std::string error;
+                PerfettoExporter::Counts n;
+                bool ok;
+                {
+                    pyb::gil_scoped_release release;
+                    ok = PerfettoExporter::writeFile(t.timeline(), t.mode(), p, &error, &n);
+                }
+                if (!ok)
+                    throw pyb::value_error("to_perfetto: " + error);
+                return pyb::dict("slices"_a = n.slices, "instants"_a = n.instants,
+                                 "counter_samples"_a = n.counterSamples, "flows"_a = n.flows,
+                                 "packets"_a = n.packets, "bytes"_a = n.bytes);
+            },
+            "path"_a,
+            "Writes the timeline as a Perfetto protobuf trace (as `syncline export --perfetto`, "
+            "docs/cli.md), replacing `path`; returns what it wrote: slices, instants, "
+            "counter_samples, flows, packets, bytes.")
         .def(
             "_repr_html_",
             [](const PyTimeline &t) {

@@ -7,10 +7,14 @@
 //   problems "file:line: message" for everything wrong found while loading
 //   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
 //   stats()  per-name duration statistics (the timeline layer's Stats)
-//   columns(), counter_columns(), link_columns()  numpy columns over every event, counter
-//            sample, link (pycolumns.h); to_pandas() and friends are syncline/__init__.py's
+//   columns(), counter_columns(), link_columns(), collective_columns()  numpy columns over
+//            every event, counter sample, link, collective arrival (pycolumns.h); to_pandas()
+//            and friends are syncline/__init__.py's
 //   diagnose()  who holds the job back (report/diagnosis.h): the dict `syncline diagnose
 //            --json` prints, parsed by Python's json module from the same exporter
+//   compare(other)  two runs compared (report/compare.h): the dict `syncline compare --json`
+//            prints, from the same exporter; syncline/__init__.py wraps it (Comparison, with
+//            its notebook table)
 //   _repr_html_()  what a notebook shows (report/htmlreport.h: summary, culprit, step map);
 //            stats()'s rows are a list subclass with its own table (syncline/__init__.py)
 // Invariant: shares the Timeline with every Event/Worker view taken from it; immutable.
@@ -43,10 +47,17 @@ public:
     pybind11::list problems() const;
     pybind11::list stats(bool perRank) const;
     pybind11::object diagnose(const std::string &step, pybind11::object range) const;
+    // B = other; anchor "start" / "NAME" / "NAME:K"; failIf: --fail-if conditions (a "gate"
+    // key when any). ValueError as the CLI's exit 2 (bad anchor or condition, a condition that
+    // matches no name, the two in different clock modes).
+    pybind11::object compare(const PyTimeline &other, const std::string &anchor,
+                             const std::vector<std::string> &failIf) const;
     size_t size() const;
     const Timeline &timeline() const { return *m_timeline; }
     const std::shared_ptr<const Timeline> &shared() const { return m_timeline; }
     ClockMode mode() const { return m_mode; }
+    // What it was loaded from (load_timeline's paths; empty otherwise): compare's "paths".
+    const std::vector<std::string> &paths() const { return m_paths; }
 
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.
     // align false: LoadOptions::alignCollectives false (--no-align).
@@ -58,6 +69,7 @@ private:
     std::shared_ptr<const Timeline> m_timeline;
     ClockMode m_mode;
     pybind11::object m_events; // cached list, None until first asked
+    std::vector<std::string> m_paths;
 };
 
 } // namespace syncline::py

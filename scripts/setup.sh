@@ -9,7 +9,8 @@
 # syncline.torch, its tests and the demo job; the core module does not need it. clang and its
 # runtime libraries (libclang-rt-14-dev: libFuzzer, only recommended by clang) are for `make fuzz`
 # (scripts/fuzz.sh). chromium (headless) opens `syncline report`'s page in tst_reportcommand, which
-# skips, saying so, without it.
+# skips, saying so, without it. protobuf-compiler (protoc) decodes `export --perfetto`'s trace
+# against Perfetto's perfetto_trace.proto in test_perfetto, which skips, saying so, without it.
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -17,7 +18,7 @@ PKGS=(
   nlohmann-json3-dev libsimdjson-dev libfmt-dev zlib1g-dev libsqlite3-dev
   pybind11-dev python3-dev python3-pytest python3-torch python3-numpy python3-pandas
   libbenchmark-dev libgtest-dev
-  xvfb xauth imagemagick fonts-dejavu-core chromium
+  xvfb xauth imagemagick fonts-dejavu-core chromium protobuf-compiler
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
   python3-torch
   clang libclang-rt-14-dev

@@ -73,7 +73,14 @@ def _links_to_pandas(self):
     return _frame(self.link_columns(), {"kind": ("kind", "kind_names")})
 
 
+def _collectives_to_pandas(self):
+    """The collective instances' rows as a pandas DataFrame (Timeline.collective_columns();
+    `name` categorical)."""
+    return _frame(self.collective_columns(), {"name_id": ("name", "names")})
+
+
 _core.Timeline.to_pandas = _to_pandas
+_core.Timeline.collectives_to_pandas = _collectives_to_pandas
 _core.Timeline.counters_to_pandas = _counters_to_pandas
 _core.Timeline.links_to_pandas = _links_to_pandas
 
@@ -165,3 +172,92 @@ def _stats(self, per_rank=True):
 
 _stats.__doc__ = _core_stats.__doc__
 _core.Timeline.stats = _stats
+
+
+class Comparison(dict):
+    """What Timeline.compare() and syncline.compare() return: the dict `syncline compare --json`
+    prints (docs/cli.md#compare), shown in a notebook as the step-time summary, the gate's verdict
+    (with fail_if) and a table of the names with the largest impact (Δ mean × the calls both runs
+    made; per step when a step name was found)."""
+
+    def _repr_html_(self, limit=15):
+        import html
+
+        def ms(ns, signed=False):
+            return "-" if ns is None else (("%+.3f" if signed else "%.3f") % (ns / 1e6))
+
+        s = self["summary"]
+        out = ['<div style="font-family:sans-serif;font-size:13px">',
+               "<b>syncline compare</b>: A %s vs B %s" % (
+                   html.escape(", ".join(self["a"]["paths"]) or "(timeline)"),
+                   html.escape(", ".join(self["b"]["paths"]) or "(timeline)"))]
+        steps = None
+        if s["step"] is not None:
+            ratio = "" if s["ratio_mean"] is None else " (&times;%.3f)" % s["ratio_mean"]
+            out.append("<p>step <code>%s</code>: mean %s ms (A) vs %s ms (B), %s ms%s; "
+                       % (html.escape(s["step"]), ms(s["a_mean_ns"]), ms(s["b_mean_ns"]),
+                          ms(s["delta_mean_ns"], True), ratio))
+            for row in self["deltas"]:
+                if row["name"] == s["step"] and row["rank"] is None and row["in"] == "both":
+                    steps = min(row["a"]["count"], row["b"]["count"]) or None
+        else:
+            out.append("<p>no step name found; ")
+        out.append("span %.3f s vs %.3f s</p>" % (s["a_span_ns"] / 1e9, s["b_span_ns"] / 1e9))
+        gate = self.get("gate")
+        if gate is not None:
+            out.append('<p>gate: <b style="color:%s">%s</b> %s</p>' % (
+                "#b00" if gate["failed"] else "#070", "FAILED" if gate["failed"] else "passed",
+                "; ".join("%s%s" % (html.escape(c["spec"]), " holds" if c["holds"] else "")
+                          for c in gate["conditions"])))
+        rows = [r for r in self["deltas"] if r["rank"] is None]
+        rows.sort(key=lambda r: -abs(r["impact_ns"]))
+        head = ["name", "A mean (ms)", "B mean (ms)", "&Delta; mean (ms)", "B/A",
+                "impact (ms)"] + (["per step (ms)"] if steps else [])
+        out.append('<table style="border-collapse:collapse"><thead><tr>%s</tr></thead><tbody>'
+                   % "".join('<th style="text-align:%s;padding:1px 6px">%s</th>'
+                             % ("left" if i == 0 else "right", h) for i, h in enumerate(head)))
+        for r in rows[:limit]:
+            a, b = r["a"], r["b"]
+            cells = [ms(a["mean_ns"]) if a else "-", ms(b["mean_ns"]) if b else "-",
+                     ms(r["delta"]["mean_ns"], True),
+                     "-" if r["ratio"]["mean"] is None else "%.3f" % r["ratio"]["mean"],
+                     ms(r["impact_ns"], True)]
+            if steps:
+                cells.append(ms(r["impact_ns"] / steps, True))
+            only = {"a": " (A only)", "b": " (B only)"}.get(r["in"], "")
+            out.append('<tr><td style="text-align:left;padding:1px 6px">%s%s</td>%s</tr>' % (
+                html.escape(r["name"]), only,
+                "".join('<td style="text-align:right;padding:1px 6px">%s</td>' % c
+                        for c in cells)))
+        out.append("</tbody></table>")
+        if len(rows) > limit:
+            out.append("<p>%d more names</p>" % (len(rows) - limit))
+        out.append("</div>")
+        return "".join(out)
+
+
+_core_compare = _core.Timeline.compare
+
+
+def _timeline_compare(self, other, *, anchor="start", fail_if=()):
+    return Comparison(_core_compare(self, other, anchor=anchor, fail_if=list(fail_if)))
+
+
+_timeline_compare.__doc__ = _core_compare.__doc__
+_core.Timeline.compare = _timeline_compare
+
+
+def compare(a, b, *, anchor="start", fail_if=(), **load_options):
+    """Run A against run B: the dict of `syncline compare A B --json` (a Comparison, with a
+    notebook table). A and B are Timelines, or paths (a job directory, a log, a trace; a list of
+    them for one run) loaded with load_timeline(**load_options)."""
+    def run(x):
+        if isinstance(x, _core.Timeline):
+            return x
+        if isinstance(x, (list, tuple)):
+            return load_timeline(*x, **load_options)
+        return load_timeline(x, **load_options)
+    return run(a).compare(run(b), anchor=anchor, fail_if=fail_if)
+
+
+__all__ += ["Comparison", "compare"]

@@ -142,7 +142,9 @@ void TstCompareCommand::jsonDocument()
         rowKeys.insert(it.key());
     for (auto it = d[0]["a"].begin(); it != d[0]["a"].end(); ++it)
         sideKeys.insert(it.key());
-    QCOMPARE(rowKeys, (std::set<std::string>{"name", "rank", "in", "a", "b", "delta", "ratio"}));
+    QCOMPARE(rowKeys, (std::set<std::string>{"name", "rank", "in", "a", "b", "delta", "ratio",
+                                             "impact_ns"}));
+    QCOMPARE(d[0]["impact_ns"].get<int64_t>(), int64_t(8 * 500000)); // Δ mean × 8 calls each
     QCOMPARE(sideKeys, (std::set<std::string>{"count", "total_ns", "mean_ns", "p50_ns", "p99_ns"}));
     // train_step per rank: rank 1 (A only, −4 ms) and rank 2 (B only, +6 ms) first, rank 0 +2 ms.
     QCOMPARE(d[1]["rank"].get<int>(), 2);

@@ -184,7 +184,7 @@ def test_export_sqlite_agrees_with_stats_json(job, tmp_path):
     tl = syncline.load_timeline(job)
     assert con.execute("SELECT count(*) FROM events").fetchone()[0] == len(tl)
     assert con.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0] == \
-        "syncline-sqlite/1"
+        "syncline-sqlite/2"
     # workers carry identity and the clock; events' parent_id points at the enclosing event.
     rows = con.execute("SELECT rank, host, clock_method, clock_bound_ns FROM workers "
                        "ORDER BY id").fetchall()

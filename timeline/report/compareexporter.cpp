@@ -127,7 +127,8 @@ void CompareExporter::writeJson(const CompareResult &r, const CompareInfo &info,
         ratio(w, row.a.p50Ns, row.b.p50Ns, "null");
         w << ", \"p99\": ";
         ratio(w, row.a.p99Ns, row.b.p99Ns, "null");
-        w << "}}";
+        w << "}, \"impact_ns\": ";
+        w.num(row.impactNs()) << '}';
     }
     w << "]";
     if (gate) {

@@ -14,9 +14,10 @@
 //                "ratio_span"},
 //    "deltas": [{"name", "rank": null | N, "in": "both" | "a" | "b", "a": SIDE | null,
 //                "b": SIDE | null, "delta": SIDE, "ratio": {"count", "total", "mean", "p50",
-//                "p99"}}]}
+//                "p99"}, "impact_ns"}]}
 //   SIDE = {"count", "total_ns", "mean_ns", "p50_ns", "p99_ns"}; a side absent from one run is
 //   null and counts as zeros in "delta"; a ratio is B / A, null when A's value is 0.
+//   impact_ns is CompareRow::impactNs (Δ mean × the smaller count; 0 for a one-run row).
 //   anchor a_ns / b_ns are relative to each run's own origin; shift_ns is what B was shifted by
 //   (global ns) so the anchors coincide. Rows in Compare's impact order.
 //   With gate conditions (`--fail-if`, CompareGate), one more key after "deltas" (absent

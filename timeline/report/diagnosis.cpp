@@ -308,12 +308,14 @@ Diagnosis Diagnoser::run(const Timeline &tl, const DiagnoseQuery &q)
     passArrivals(c, all, index);
     for (Instance &in : all)
         in.selected = inRange(q, in.step >= 0 ? d.steps[size_t(in.step)].beginNs : in.last);
+    std::vector<std::vector<Diagnosis::Arrival>> rows;
     {
         std::vector<float> gaps;
-        passWaits(c, d, all, index, gaps);
+        passWaits(c, d, all, index, gaps, rows);
         takeMedians(all, gaps, tl.workers.size());
     }
     blame(c, d, all);
+    listArrivals(c, d, all, rows);
     whatIfs(c, d, all, index);
     criticalPath(c, d, all);
     for (size_t s = 0; s < d.steps.size() && !d.cellWaitNs.empty(); ++s)

@@ -71,6 +71,9 @@ struct DiagnoseQuery
     // The steps × workers cells (8 bytes each: the viewer's heat map); off, they and
     // DiagnosisStep::waitMaxNs stay empty/0 (the CLI and Python, whose output has neither).
     bool cells = true;
+    // Every instance's arrivals, one row per (instance, worker) (Diagnosis::instanceList and
+    // ::arrivals: the SQLite `collectives` table); off, both stay empty.
+    bool arrivals = false;
 };
 
 struct DiagnosisStep
@@ -113,6 +116,8 @@ struct DiagnosisInstance // an undecided one, or any for the viewer
 {
     uint32_t nameId = 0;
     int64_t sequence = 0; // CollectiveEvent::sequence
+    uint32_t key = 0;     // CollectiveEvent::key (by process group or by name)
+    bool decided = false; // (instanceList only: the undecided list holds undecided ones)
     int32_t lastWorker = -1;
     int32_t secondWorker = -1;
     int64_t lastArrivalNs = 0;
@@ -145,6 +150,19 @@ struct Diagnosis
     int64_t instances = 0;
     int64_t decided = 0;
     std::vector<DiagnosisInstance> undecided; // at most kMaxUndecidedListed
+    // With DiagnoseQuery::arrivals: every instance counted above (`instances`: two or more
+    // participants, in the query's range), in the order first seen (workers in order, each by
+    // begin), and per instance each participant's arrival, end and wait, by (instance, worker).
+    // Summed per rank, the waits are DiagnosisRank::waitNs and the rows DiagnosisRank::instances.
+    struct Arrival
+    {
+        uint32_t instance = 0; // index into instanceList
+        uint32_t worker = 0;
+        uint32_t track = 0, index = 0; // its collective event
+        int64_t arrivalNs = 0, endNs = 0, waitNs = 0;
+    };
+    std::vector<DiagnosisInstance> instanceList;
+    std::vector<Arrival> arrivals;
     static constexpr size_t kMaxUndecidedListed = 100;
     int64_t undecidedCount = 0;
     // Per rank (ascending rank), and the culprits (rank indices into `ranks`, by blame).

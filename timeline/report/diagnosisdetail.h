@@ -63,6 +63,7 @@ struct Instance
 {
     uint32_t nameId = 0;
     int64_t sequence = 0;
+    uint32_t key = 0; // CollectiveEvent::key
     int participants = 0;
     int64_t last = std::numeric_limits<int64_t>::min();
     int64_t second = std::numeric_limits<int64_t>::min();
@@ -137,6 +138,7 @@ public:
             Instance inst;
             inst.nameId = nameId;
             inst.sequence = sequence;
+            inst.key = key;
             all.push_back(inst);
         }
         return size_t(*slot);
@@ -190,9 +192,14 @@ int64_t stepBeginLocal(const Context &c, size_t w, int64_t step);
 std::vector<CollectiveEvent> collectivesOf(const Context &c, size_t w);
 MappedCollectives mappedCollectives(const Context &c, size_t w, bool ends);
 void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index);
+// rows: with DiagnoseQuery::arrivals, per worker its arrivals at the selected instances of two
+// or more participants (Arrival::instance indexes `all` until listArrivals).
 void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceIndex &index,
-               std::vector<float> &gaps);
+               std::vector<float> &gaps, std::vector<std::vector<Diagnosis::Arrival>> &rows);
 void takeMedians(std::vector<Instance> &all, const std::vector<float> &gaps, size_t W);
 void blame(Context &c, Diagnosis &d, std::vector<Instance> &all);
+// After blame: Diagnosis::instanceList and ::arrivals from the rows of passWaits (freed).
+void listArrivals(const Context &c, Diagnosis &d, const std::vector<Instance> &all,
+                  std::vector<std::vector<Diagnosis::Arrival>> &rows);
 
 } // namespace syncline::diagnosis_detail

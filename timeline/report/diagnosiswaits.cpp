@@ -87,10 +87,11 @@ void passArrivals(Context &c, std::vector<Instance> &all, InstanceIndex &index)
 // Pass B: waits (per rank, per step cell), the compute gap before each arrival (into `gaps`,
 // [instance][worker]), the last arriver's event and gap start.
 void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceIndex &index,
-               std::vector<float> &gaps)
+               std::vector<float> &gaps, std::vector<std::vector<Diagnosis::Arrival>> &rows)
 {
     const size_t W = c.tl.workers.size();
     gaps.assign(all.size() * W, kNaN);
+    rows.assign(c.q.arrivals ? W : 0, {});
     // Per worker (each thread writes only its workers' entries, its workers' gap and cell
     // columns, and the fields of the instances its worker was last at); summed per rank below.
     std::vector<int64_t> waitNs(W, 0), instances(W, 0);
@@ -98,7 +99,7 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
         size_t cursor = 0;
         int64_t prevStep = -2, prevEndLocal = 0;
         bool havePrev = false;
-        const MappedCollectives m = mappedCollectives(c, w, false);
+        const MappedCollectives m = mappedCollectives(c, w, c.q.arrivals);
         for (size_t k = 0; k < m.events.size(); ++k) {
             const CollectiveEvent &e = m.events[k];
             const size_t i = index.find(e.key, e.sequence);
@@ -117,6 +118,9 @@ void passWaits(Context &c, Diagnosis &d, std::vector<Instance> &all, InstanceInd
                 ++instances[w];
                 if (step >= 0 && !d.cellWaitNs.empty())
                     d.cellWaitNs[size_t(step) * W + w] += float(wait);
+                if (c.q.arrivals) // instance: `all`'s index until listArrivals
+                    rows[w].push_back({uint32_t(i), uint32_t(w), e.track, e.index, a, m.end[k],
+                                       wait});
             }
             if (havePrev) {
                 gaps[i * W + w] = float(std::max<int64_t>(0, e.localBegin - prevEndLocal));
@@ -172,8 +176,9 @@ void blame(Context &c, Diagnosis &d, std::vector<Instance> &all)
         if (lead <= bound) {
             ++d.undecidedCount;
             if (d.undecided.size() < Diagnosis::kMaxUndecidedListed)
-                d.undecided.push_back({in.nameId, in.sequence, in.lastWorker, in.secondWorker,
-                                       in.last, in.second, bound, in.participants});
+                d.undecided.push_back({in.nameId, in.sequence, in.key, false, in.lastWorker,
+                                       in.secondWorker, in.last, in.second, bound,
+                                       in.participants});
             continue;
         }
         in.decided = true;
@@ -183,6 +188,39 @@ void blame(Context &c, Diagnosis &d, std::vector<Instance> &all)
         ++r.timesLast;
         d.lastArrivals[size_t(in.lastWorker)].push_back(in.last);
     }
+}
+
+void listArrivals(const Context &c, Diagnosis &d, const std::vector<Instance> &all,
+                  std::vector<std::vector<Diagnosis::Arrival>> &rows)
+{
+    if (rows.empty())
+        return;
+    std::vector<uint32_t> listed(all.size(), UINT32_MAX);
+    size_t n = 0;
+    for (const std::vector<Diagnosis::Arrival> &r : rows)
+        n += r.size();
+    d.arrivals.reserve(n);
+    // Instances in the order first seen (workers in order, each by begin): `all`'s order.
+    for (size_t i = 0; i < all.size(); ++i) {
+        const Instance &in = all[i];
+        if (in.participants < 2 || !in.selected)
+            continue;
+        listed[i] = uint32_t(d.instanceList.size());
+        const int64_t bound = c.bound[size_t(in.lastWorker)] + c.bound[size_t(in.secondWorker)];
+        d.instanceList.push_back({in.nameId, in.sequence, in.key, in.decided, in.lastWorker,
+                                  in.secondWorker, in.last, in.second, bound, in.participants});
+    }
+    for (std::vector<Diagnosis::Arrival> &r : rows) {
+        for (Diagnosis::Arrival &a : r) {
+            a.instance = listed[a.instance];
+            d.arrivals.push_back(a);
+        }
+        std::vector<Diagnosis::Arrival>().swap(r);
+    }
+    std::stable_sort(d.arrivals.begin(), d.arrivals.end(),
+                     [](const Diagnosis::Arrival &a, const Diagnosis::Arrival &b) {
+                         return a.instance < b.instance;
+                     });
 }
 
 } // namespace syncline::diagnosis_detail

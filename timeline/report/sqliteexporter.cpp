@@ -1,5 +1,6 @@
 #include "timeline/report/sqliteexporter.h"
 
+#include "timeline/model/collectiveinstances.h"
 #include "timeline/report/csvexporter.h"
 #include "timeline/report/diagnosis.h"
 
@@ -37,6 +38,10 @@ CREATE TABLE links(id INTEGER PRIMARY KEY, kind TEXT, from_worker_id INTEGER, fr
   to_ns INTEGER);
 CREATE TABLE steps(id INTEGER PRIMARY KEY, generation INTEGER, step INTEGER, start_ns INTEGER,
   end_ns INTEGER, dur_ns INTEGER, what_if_end_ns INTEGER, last_rank INTEGER);
+CREATE TABLE collectives(id INTEGER PRIMARY KEY, instance INTEGER, name TEXT,
+  process_group TEXT, sequence INTEGER, generation INTEGER, participants INTEGER,
+  decided INTEGER, worker_id INTEGER, rank INTEGER, restart INTEGER, event_id INTEGER,
+  arrival_ns INTEGER, end_ns INTEGER, wait_ns INTEGER, last INTEGER);
 )";
 
 const char *kIndexes = R"(
@@ -44,6 +49,8 @@ CREATE INDEX events_name ON events(name);
 CREATE INDEX events_start ON events(start_ns);
 CREATE INDEX events_rank_start ON events(rank, start_ns);
 CREATE INDEX counters_name_ts ON counters(name, ts_ns);
+CREATE INDEX collectives_instance ON collectives(instance);
+CREATE INDEX collectives_rank ON collectives(rank);
 )";
 
 class Db
@@ -101,6 +108,44 @@ void bindText(sqlite3_stmt *s, int i, std::string_view t)
     sqlite3_bind_text(s, i, t.data(), int(t.size()), SQLITE_TRANSIENT);
 }
 
+// One row per (instance, worker) of Diagnosis::arrivals (the diagnosis's instances and waits).
+bool collectives(Db &db, sqlite3_stmt *kst, const Timeline &tl, const Diagnosis &d,
+                 const std::vector<std::vector<int64_t>> &firstEventId, std::string *error)
+{
+    std::string group;
+    int64_t groupSeq = 0;
+    for (size_t r = 0; r < d.arrivals.size(); ++r) {
+        const Diagnosis::Arrival &a = d.arrivals[r];
+        const DiagnosisInstance &in = d.instanceList[a.instance];
+        const Worker &wk = tl.workers[a.worker];
+        sqlite3_bind_int64(kst, 1, int64_t(r));
+        sqlite3_bind_int64(kst, 2, int64_t(a.instance));
+        bindText(kst, 3, tl.names.name(in.nameId));
+        // The group's text is in the event's args (the key holds only its hash).
+        const int64_t args = wk.tracks[a.track].argsId(a.index);
+        if ((in.key & CollectiveInstances::kGroupKey) && args >= 0 &&
+            CollectiveInstances::groupAndSequence(tl.args[size_t(args)], group, groupSeq))
+            bindText(kst, 4, group);
+        else
+            sqlite3_bind_null(kst, 4);
+        sqlite3_bind_int64(kst, 5, in.sequence & CollectiveInstances::kIndexMask);
+        sqlite3_bind_int64(kst, 6, in.sequence >> CollectiveInstances::kGenerationShift);
+        sqlite3_bind_int(kst, 7, in.participants);
+        sqlite3_bind_int(kst, 8, in.decided ? 1 : 0);
+        sqlite3_bind_int64(kst, 9, int64_t(a.worker));
+        sqlite3_bind_int(kst, 10, wk.info.rank);
+        sqlite3_bind_int(kst, 11, wk.info.restart);
+        sqlite3_bind_int64(kst, 12, firstEventId[a.worker][a.track] + int64_t(a.index));
+        sqlite3_bind_int64(kst, 13, a.arrivalNs);
+        sqlite3_bind_int64(kst, 14, a.endNs);
+        sqlite3_bind_int64(kst, 15, a.waitNs);
+        sqlite3_bind_int(kst, 16, int32_t(a.worker) == in.lastWorker ? 1 : 0);
+        if (!db.step(kst, error))
+            return false;
+    }
+    return true;
+}
+
 bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta &extra,
           std::string *error)
 {
@@ -130,9 +175,12 @@ bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta
     sqlite3_stmt *cst = db.prepare("INSERT INTO counters VALUES(?,?,?,?,?,?,?,?,?,?)", error);
     sqlite3_stmt *lst = db.prepare("INSERT INTO links VALUES(?,?,?,?,?,?,?,?,?,?)", error);
     sqlite3_stmt *sst = db.prepare("INSERT INTO steps VALUES(?,?,?,?,?,?,?,?)", error);
-    if (!wst || !tst || !est || !cst || !lst || !sst)
+    sqlite3_stmt *kst = db.prepare(
+        "INSERT INTO collectives VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", error);
+    if (!wst || !tst || !est || !cst || !lst || !sst || !kst)
         return false;
     int64_t eventId = 0, threadId = 0, counterId = 0;
+    std::vector<std::vector<int64_t>> firstEventId(tl.workers.size()); // per worker, per track
     for (size_t w = 0; w < tl.workers.size(); ++w) {
         const Worker &wk = tl.workers[w];
         const WorkerInfo &in = wk.info;
@@ -171,6 +219,7 @@ bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta
             if (!db.step(tst, error))
                 return false;
             const int64_t first = eventId;
+            firstEventId[w].push_back(first);
             for (size_t i = 0; i < t.count(); ++i, ++eventId) {
                 const int64_t s = map.toGlobal(t.localStart[i]), e = map.toGlobal(t.localEnd[i]);
                 const uint16_t f = t.flags[i];
@@ -242,6 +291,7 @@ bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta
     DiagnoseQuery q;
     q.mode = mode;
     q.cells = false;
+    q.arrivals = true;
     const Diagnosis d = Diagnoser::run(tl, q);
     for (size_t i = 0; i < d.steps.size(); ++i) {
         const DiagnosisStep &s = d.steps[i];
@@ -259,7 +309,8 @@ bool fill(Db &db, const Timeline &tl, ClockMode mode, const SqliteExporter::Meta
         if (!db.step(sst, error))
             return false;
     }
-    return db.exec(kIndexes, error) && db.exec("COMMIT", error);
+    return collectives(db, kst, tl, d, firstEventId, error) && db.exec(kIndexes, error) &&
+           db.exec("COMMIT", error);
 }
 
 } // namespace

@@ -345,7 +345,8 @@ void TstCompare::jsonShape()
     QCOMPARE(j["summary"]["delta_mean_ns"].get<int64_t>(), int64_t(2667));
     QCOMPARE(j["deltas"].size(), r.rows.size());
     const auto &first = j["deltas"][0];
-    const std::vector<std::string> keys{"a", "b", "delta", "in", "name", "rank", "ratio"};
+    const std::vector<std::string> keys{"a", "b", "delta", "impact_ns", "in", "name", "rank",
+                                        "ratio"};
     std::vector<std::string> got;
     for (auto it = first.begin(); it != first.end(); ++it)
         got.push_back(it.key());
@@ -355,12 +356,17 @@ void TstCompare::jsonShape()
     QCOMPARE(first["a"]["total_ns"].get<int64_t>(), int64_t(200000));
     QCOMPARE(first["delta"]["total_ns"].get<int64_t>(), int64_t(-20000));
     QCOMPARE(first["ratio"]["total"].get<double>(), 0.9);
+    QCOMPARE(first["impact_ns"].get<int64_t>(), r.rows[0].impactNs());
+    QCOMPARE(first["impact_ns"].get<int64_t>(),
+             first["delta"]["mean_ns"].get<int64_t>() *
+                 std::min(first["a"]["count"].get<int64_t>(), first["b"]["count"].get<int64_t>()));
     // Rank 1 is in A only: "b" null, its ratios against A's values are 0.
     const auto &r1 = j["deltas"][1];
     QCOMPARE(r1["rank"].get<int>(), 1);
     QCOMPARE(r1["in"].get<std::string>(), std::string("a"));
     QVERIFY(r1["b"].is_null());
     QCOMPARE(r1["ratio"]["total"].get<double>(), 0.0);
+    QCOMPARE(r1["impact_ns"].get<int64_t>(), int64_t(0)); // one run only: no calls in common
     // Rank 2 is in B only: "a" null, ratios null (A is 0).
     const auto &r2 = j["deltas"][2];
     QVERIFY(r2["a"].is_null());
