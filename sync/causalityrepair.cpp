@@ -580,6 +580,8 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     // converged (CausalityReport::converged, a note from the engine).
     const int passBudget = 4 * m_maxPasses;
     bool converged = order.empty();
+    m_stopReason = "each of its " + std::to_string(m_maxPasses) +
+                   " re-checks found constraints its adjustments had newly violated";
     for (int round = 0; round < m_maxPasses && !order.empty(); ++round) {
         bool changed = true;
         while (changed && rep.passes < passBudget && !adj.overBudget()) {
@@ -588,8 +590,13 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             for (const Visit &v : order)
                 changed = adj.enforce(cons[v.second], m_decay) || changed;
         }
-        if (changed)
-            break; // a budget ran out: not converged
+        if (changed) { // a budget ran out: not converged
+            m_stopReason = adj.overBudget()
+                               ? "its adjustment reached the size cap (16 knots per constrained "
+                                 "event)"
+                               : "its budget of " + std::to_string(passBudget) + " passes ran out";
+            break;
+        }
         // (a constraint near violation before any adjustment is in `order` already)
         const std::vector<size_t> more =
             parallelSelect(cons.size(), [&](size_t i) { return adj.newlyNeedsRepair(cons[i]); });
@@ -608,6 +615,8 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
         std::sort(order.begin(), order.end(), byTime);
     }
     rep.converged = converged;
+    if (converged)
+        m_stopReason.clear();
     // Why it did not converge: constraints that no clock meets, or a repair that stopped short
     // of maps that exist.
     m_contradictory = !converged && constraintsContradict(groups, cons);
