@@ -161,6 +161,15 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
             reason = p + ": " + r.error();
             continue;
         }
+        // Every chunk within the bytes before the directory (nothing is read or allocated by a
+        // length the file does not hold).
+        if (!std::all_of(dir.begin(), dir.end(), [&](const Chunk &c) {
+                return c.count > 0 && c.count <= kChunkLinks && c.offset <= dirOffset &&
+                       c.length <= dirOffset - c.offset;
+            })) {
+            reason = p + ": inconsistent directory";
+            continue;
+        }
         bool sameWorkers = order.size() == tl.workers.size();
         for (size_t w = 0; sameWorkers && w < order.size(); ++w)
             sameWorkers = order[w] == normal(tl.workers[w].info.sourceFile);
@@ -187,9 +196,8 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
             for (const Chunk &c : dir) {
                 if (c.maxG[m] < begin || c.minG[m] > end)
                     continue;
-                buf.resize(c.length);
-                if (c.offset > dirOffset || c.length > dirOffset - c.offset ||
-                    !varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset)) ||
+                buf.resize(c.length); // checked against the file above
+                if (!varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset)) ||
                     CacheFile::wordHash(buf) != c.hash) {
                     damaged = true;
                     break;
