@@ -6,6 +6,8 @@
 #include "timeline/load/store/varint.h"
 #include "timeline/load/store/windowreader.h"
 
+#include "recorder/timerange.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <unistd.h>
@@ -209,10 +211,14 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
                 for (uint32_t i = 0; i < c.count && !damaged; ++i) {
                     MessageLink l;
                     const uint64_t fw = v.get(), ft = v.get(), tw = v.get(), tk = v.get();
-                    l.fromLocal = prev + varint::unzig(v.get());
+                    // Sums modulo 2^64 (a corrupt delta is no undefined behaviour), then the
+                    // parser's rule: a time beyond ±2^62 ns is one no load gives.
+                    l.fromLocal = int64_t(uint64_t(prev) + uint64_t(varint::unzig(v.get())));
                     prev = l.fromLocal;
-                    l.toLocal = l.fromLocal + varint::unzig(v.get());
-                    if (v.bad || fw >= tl.workers.size() || tw >= tl.workers.size() ||
+                    l.toLocal = int64_t(uint64_t(l.fromLocal) + uint64_t(varint::unzig(v.get())));
+                    if (v.bad || !rec::logTimeInRange(l.fromLocal) ||
+                        !rec::logTimeInRange(l.toLocal) || fw >= tl.workers.size() ||
+                        tw >= tl.workers.size() ||
                         ft >= tl.workers[fw].tracks.size() ||
                         (tk >> 1) >= tl.workers[tw].tracks.size()) {
                         damaged = true;
