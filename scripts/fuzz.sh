@@ -19,7 +19,7 @@ SECS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
 PARALLEL=${FUZZ_PARALLEL:-1}
 NICE=${FUZZ_NICE:-10}
-TARGETS=${FUZZ_TARGETS:-fuzz_linescanner fuzz_logparser fuzz_chrometrace fuzz_timerconfig fuzz_syncpacket fuzz_jobload}
+TARGETS=${FUZZ_TARGETS:-fuzz_linescanner fuzz_logparser fuzz_chrometrace fuzz_timerconfig fuzz_syncpacket fuzz_jobload fuzz_cachefiles}
 command -v clang++ >/dev/null || bash scripts/setup.sh
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -45,6 +45,7 @@ seed() { # harness → the seed folders (and prefixes of the real traces, made h
       echo "$out" ;;
     fuzz_timerconfig) echo tests/fuzz/seeds/config ;;
     fuzz_syncpacket) echo tests/fuzz/seeds/packet ;;
+    fuzz_cachefiles) echo tests/fuzz/seeds/cache ;; # operations on the job's cache files
   esac
 }
 

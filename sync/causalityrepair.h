@@ -21,6 +21,7 @@
 
 #include "syncengine.h"
 
+#include <string>
 #include <vector>
 
 namespace syncline::sync {
@@ -39,6 +40,10 @@ public:
     // cycle among them: no increasing maps meet them all), checked in linear time. False when
     // maps meeting them exist and the repair stopped short of them.
     bool contradictory() const { return m_contradictory; }
+    // After a repair that did not converge: which bound ended it, in words ("" after one that
+    // converged) — the pass budget, the adjustment's size cap, or the rounds (each re-check
+    // found constraints its own adjustments had newly violated).
+    const std::string &stopReason() const { return m_stopReason; }
 
     struct Constraint
     {
@@ -57,6 +62,7 @@ private:
     double m_decay;
     int m_maxPasses;
     bool m_contradictory = false;
+    std::string m_stopReason;
 };
 
 } // namespace syncline::sync

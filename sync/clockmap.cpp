@@ -22,10 +22,27 @@ inline int64_t roundToInt(double x)
     return x >= 0.0 ? static_cast<int64_t>(x + 0.5) : -static_cast<int64_t>(0.5 - x);
 }
 
+// a + b and a − b held at the int64 range: a map read from a cache file, or a query far from
+// it, may put the terms past it; within ±2^62 (every time a log holds) they never saturate.
+inline int64_t satAdd(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return r;
+}
+inline int64_t satSub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return r;
+}
+
 inline int64_t evalSegment(const ClockSegment &s, double slopeMinusOne, int64_t local)
 {
-    const int64_t d = local - s.localStart;
-    return s.globalStart + d + roundToInt(slopeMinusOne * static_cast<double>(d));
+    const int64_t d = satSub(local, s.localStart);
+    return satAdd(satAdd(s.globalStart, d), roundToInt(slopeMinusOne * static_cast<double>(d)));
 }
 
 // The batch walk shared by toGlobal(span) and durations(): `keys` (local ns, mostly ascending)
@@ -114,14 +131,16 @@ int64_t ClockMap::toLocal(int64_t globalNs) const
     auto it = std::upper_bound(m_segments.begin(), m_segments.end(), globalNs,
                                [](int64_t v, const ClockSegment &s) { return v < s.globalStart; });
     const ClockSegment &s = (it == m_segments.begin()) ? *it : *(it - 1);
-    const double dg = static_cast<double>(globalNs - s.globalStart);
-    int64_t local = s.localStart + roundToInt(dg / s.slope);
+    const double dg = static_cast<double>(satSub(globalNs, s.globalStart));
+    int64_t local = satAdd(s.localStart, roundToInt(dg / s.slope));
     // Polish to the local time whose image is closest to globalNs (rounding in both directions).
     for (int i = 0; i < 2; ++i) {
         const int64_t g = toGlobal(local);
-        if (g < globalNs && toGlobal(local + 1) <= globalNs)
+        if (g < globalNs && local < std::numeric_limits<int64_t>::max() &&
+            toGlobal(local + 1) <= globalNs)
             ++local;
-        else if (g > globalNs && toGlobal(local - 1) >= globalNs)
+        else if (g > globalNs && local > std::numeric_limits<int64_t>::min() &&
+                 toGlobal(local - 1) >= globalNs)
             --local;
     }
     return local;
@@ -155,7 +174,7 @@ void ClockMap::durations(std::span<const int64_t> start, std::span<const int64_t
         [&](const ClockSegment &s, double sm1, int64_t lo, int64_t hi, size_t j) {
             const int64_t b = end[j];
             const int64_t gb = (b >= lo && b < hi) ? evalSegment(s, sm1, b) : toGlobal(b);
-            out[j] = gb - evalSegment(s, sm1, start[j]);
+            out[j] = satSub(gb, evalSegment(s, sm1, start[j]));
         });
 }
 

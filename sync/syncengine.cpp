@@ -340,7 +340,8 @@ SyncEngineResult runSyncEngine(const SyncEngineInput &input)
                      ? std::string("(they contradict each other)")
                      : std::string("(they do not contradict each other, but its local "
                                    "adjustments did not reach maps that meet them all)")) +
-                "; " + std::to_string(res.causality.violationsAfter) + " violations remain");
+                ": " + repair.stopReason() + "; " +
+                std::to_string(res.causality.violationsAfter) + " violations remain");
     }
     for (size_t i = 0; i < input.workers.size(); ++i)
         summarise(res.workers[i], input.workers[i]);

@@ -3,6 +3,8 @@
 
 #include <QtTest>
 
+#include <limits>
+
 #include <random>
 
 using namespace syncline::sync;
@@ -17,6 +19,7 @@ private slots:
     void continuityAndInverse();
     void batchEqualsScalar();
     void segmentAt();
+    void extremesSaturate();
 };
 
 static ClockMap exampleMap()
@@ -112,6 +115,30 @@ void TstClockMap::batchEqualsScalar()
     const ClockMap identity;
     identity.durations(in, ends, d);
     QCOMPARE(d[7], ends[7] - in[7]);
+}
+
+// A map whose segments lie far from the query (a correction cache edited by hand can hold any
+// values) is held at the int64 range, never wrapped: toGlobal stays monotone up to INT64_MAX
+// and down to INT64_MIN, toLocal of either end saturates, durations do not wrap.
+void TstClockMap::extremesSaturate()
+{
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+    const ClockMap far({{-(int64_t(1) << 62), int64_t(1) << 62, 1.0, 0, 0, 0}});
+    QCOMPARE(far.toGlobal(kMax), kMax);
+    QVERIFY(far.toGlobal(kMax) >= far.toGlobal(kMax - 1'000'000'000));
+    QVERIFY(far.toGlobal(0) > 0); // 2^62 + 2^62 = 2^63: held at INT64_MAX, not wrapped
+    const ClockMap low({{int64_t(1) << 62, -(int64_t(1) << 62), 1.0, 0, 0, 0}});
+    QCOMPARE(low.toGlobal(kMin), kMin);
+    QVERIFY(low.toGlobal(kMin + 1'000'000'000) >= low.toGlobal(kMin));
+    const ClockMap slow({{0, 0, 1e-6, 0, 0, 0}});
+    QCOMPARE(slow.toLocal(kMax), kMax);
+    QCOMPARE(slow.toLocal(kMin), kMin);
+    const int64_t starts[] = {kMin};
+    const int64_t ends[] = {kMax};
+    int64_t out[1] = {0};
+    far.durations(starts, ends, out);
+    QVERIFY(out[0] >= 0);
 }
 
 void TstClockMap::segmentAt()

@@ -1,5 +1,6 @@
 // Tests for runSyncEngine on synthetic inputs with known truth: line recovery and bounds,
 // shared clock domains, extrapolation flags, collectives-only alignment, and causality repair.
+#include "sync/causalityrepair.h"
 #include "sync/syncengine.h"
 
 #include <QElapsedTimer>
@@ -102,6 +103,7 @@ private slots:
     void collectivesNotCorresponding();
     void causalityRepair();
     void causalityRepairContradiction();
+    void causalityRepairStoppedShortSaysWhy();
     void twoReferenceClocks_data();
     void twoReferenceClocks();
     void methodNames();
@@ -328,6 +330,47 @@ void TstSyncEngine::causalityRepair()
         QVERIFY(m.toGlobal(p.recvLocal) >= p.sendLocal + 1000 || p.recvWorker == 0);
 }
 
+// A repair that stops short of maps that exist (no contradiction) says which bound stopped it:
+// rank 1 receives at 500 what rank 0 sent at 1000; raising rank 1's clock there also raises its
+// send at 600, which rank 2 received at 700 — a constraint met before, violated now, that only a
+// second round repairs. With one round the repair stops there and says so; with the default
+// rounds it meets both.
+void TstSyncEngine::causalityRepairStoppedShortSaysWhy()
+{
+    SyncEngineInput in;
+    for (int w = 0; w < 3; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.host = "host-" + std::to_string(w);
+        wi.bootId = "boot-" + std::to_string(w);
+        wi.lastLocalNs = 1'000'000;
+        in.workers.push_back(wi);
+    }
+    in.messages.push_back({0, 1000, 1, 500});
+    in.messages.push_back({1, 600, 2, 700});
+    auto fresh = [] {
+        std::vector<WorkerClockResult> res(3);
+        for (int w = 0; w < 3; ++w)
+            res[size_t(w)].workerId = w;
+        return res;
+    };
+    std::vector<WorkerClockResult> once = fresh();
+    CausalityRepair oneRound(1, 0.01, 1);
+    const CausalityReport r = oneRound.repair(in, once);
+    QVERIFY(!r.converged);
+    QVERIFY(!oneRound.contradictory());
+    QCOMPARE(oneRound.stopReason(),
+             std::string("each of its 1 re-checks found constraints its adjustments had newly "
+                         "violated"));
+    std::vector<WorkerClockResult> full = fresh();
+    CausalityRepair rounds(1);
+    const CausalityReport done = rounds.repair(in, full);
+    QVERIFY(done.converged);
+    QCOMPARE(done.violationsAfter, int64_t(0));
+    QVERIFY(rounds.stopReason().empty());
+}
+
 void TstSyncEngine::causalityRepairContradiction()
 {
     // Constraints no increasing map meets: every millisecond each worker receives, at the same
@@ -358,10 +401,17 @@ void TstSyncEngine::causalityRepairContradiction()
     QVERIFY(!r.causality.converged);
     QVERIFY(r.causality.passes >= 1 && r.causality.passes <= 4 * 32);
     QVERIFY(r.causality.violationsAfter > 0);
+    // The note says why it stopped: the constraints contradict each other, and which bound
+    // ended the repair.
+    const QString why = r.causality.passes == 4 * 32
+                            ? QString("its budget of 128 passes ran out")
+                            : QString("its adjustment reached the size cap (16 knots per "
+                                      "constrained event)");
     QVERIFY(hasNote(r, QString("causality repair stopped after %1 passes without meeting every "
-                               "constraint (they contradict each other); %2 violations remain")
+                               "constraint (they contradict each other): %3; %2 violations remain")
                            .arg(r.causality.passes)
-                           .arg(r.causality.violationsAfter)));
+                           .arg(r.causality.violationsAfter)
+                           .arg(why)));
     // Still a clock: both maps strictly increasing.
     for (const WorkerClockResult &w : r.workers)
         for (int64_t t = 0; t < 1'000'000'000; t += 997)

@@ -364,8 +364,11 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
             return std::nullopt;
         const auto &segs = m == 1 ? it->second->raw : it->second->corrected;
         maps[i] = segs.empty() ? sync::ClockMap() : sync::ClockMap(segs);
-        // toLocal is the inverse within 1 ns; a microsecond either side is plenty.
-        local[i] = {maps[i].toLocal(A) - 1000, maps[i].toLocal(B) + 1000};
+        // toLocal is the inverse within 1 ns; a microsecond either side is plenty (held at
+        // the int64 range: a cached map far from the window gives its ends there).
+        const int64_t a = maps[i].toLocal(A), b = maps[i].toLocal(B);
+        local[i] = {a < INT64_MIN + 1000 ? INT64_MIN : a - 1000,
+                    b > INT64_MAX - 1000 ? INT64_MAX : b + 1000};
     }
     std::vector<ParsedFile> files(logs.size());
     std::atomic<size_t> next{0};

@@ -2,7 +2,9 @@
 // checked (docs/reliability.md "Caches"): links planted at the temporary and final names of the
 // cache files leave their targets unchanged; a `.syncline-index` that is a link or another
 // user's is not used (one problem says so, the load succeeds); an index whose header length is
-// not the log's (its own hash right) is rebuilt, and the load equals one without caches; an
+// not the log's (its own hash right) is rebuilt, and the load equals one without caches; a link
+// store whose chunk lengths pass its file is refused before it allocates by them, and a
+// correction cache whose range lies outside the readable times is not used; an
 // exception on a loader thread becomes a problem instead of ending the process. Real files,
 // real JobLoader.
 #include "timeline/load/store/cachefile.h"
@@ -18,9 +20,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -357,6 +361,86 @@ private slots:
         QCOMPARE(readFile(victim), std::string("keep\n"));
         // The current caches are used.
         QCOMPARE(loadJob(d).logsFromStores, size_t(kWorkers));
+    }
+
+    // A correction cache whose job range lies outside the readable times (its hash right) is
+    // not used: a windowed open would add its window to it. The window loads whole and equals
+    // the windowed load from valid caches.
+    void correctionRangeOutsideTimesRefused()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline);
+        const LoadResult good = loadJob(d, window(1.0, 1.5));
+        QVERIFY(good.timeline && good.timeline->window.readOnlyWindow);
+        std::vector<std::string> logs;
+        for (int w = 0; w < kWorkers; ++w)
+            logs.push_back(logOf(d, w));
+        std::optional<CorrectionCache> c = CorrectionCache::load(logs, {});
+        QVERIFY(c);
+        c->range[0].origin = INT64_MAX - 100; // + 1 s of window: past int64
+        QVERIFY(c->store(logs, {}));
+        std::string why;
+        QVERIFY(!CorrectionCache::load(logs, {}, &why));
+        QVERIFY2(why.find("outside the readable times") != std::string::npos, why.c_str());
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        QVERIFY(win.timeline);
+        QVERIFY(!win.timeline->window.readOnlyWindow); // loaded whole, then cut
+        QCOMPARE(events(*win.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*good.timeline, ClockMode::Corrected, false, 0, 0));
+    }
+
+    // A link store whose directory gives a chunk a length past its file (the directory's hash
+    // re-computed, so only the lengths can tell) is refused before anything is read or
+    // allocated by that length; the window's links come from a whole load, as without caches.
+    void linkChunkPastItsFileRefused()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeJob(d);
+        QVERIFY(loadJob(d).timeline);
+        const LoadResult plain = loadJob(d, window(1.0, 1.5), false);
+        QVERIFY(plain.timeline && !plain.timeline->links.empty());
+        std::string slk;
+        for (const auto &e : fs::directory_iterator(d + "/.syncline-index"))
+            if (e.path().extension() == ".slk")
+                slk = e.path().string();
+        std::string b = readFile(slk);
+        uint64_t dirOffset = 0;
+        std::memcpy(&dirOffset, b.data() + b.size() - 8, 8);
+        // The chunk entries end in (offset u64, length u32, hash u64): found by their hash.
+        size_t edited = 0;
+        for (size_t k = size_t(dirOffset) + 12; k + 16 <= b.size() - 16; ++k) {
+            uint64_t off = 0, hash = 0;
+            uint32_t len = 0;
+            std::memcpy(&off, b.data() + k - 12, 8);
+            std::memcpy(&len, b.data() + k - 4, 4);
+            std::memcpy(&hash, b.data() + k, 8);
+            if (len == 0 || off > dirOffset || len > dirOffset - off ||
+                load::CacheFile::wordHash(std::string_view(b).substr(size_t(off), len)) != hash)
+                continue;
+            const uint32_t huge = 512u << 20; // 512 MiB: a file of a few KiB cannot hold it
+            std::memcpy(b.data() + k - 4, &huge, 4);
+            ++edited;
+        }
+        QVERIFY(edited > 0);
+        const size_t hashAt = b.size() - 16;
+        const uint64_t h = load::CacheFile::hash(
+            std::string_view(b).substr(size_t(dirOffset), hashAt - size_t(dirOffset)));
+        std::memcpy(b.data() + hashAt, &h, 8);
+        testlogs::write(slk, b);
+        rusage before{}, after{};
+        ::getrusage(RUSAGE_SELF, &before);
+        const LoadResult win = loadJob(d, window(1.0, 1.5));
+        ::getrusage(RUSAGE_SELF, &after);
+        QVERIFY(win.timeline);
+        // ru_maxrss in KiB: a buffer of the stated length would have raised it by 512 MiB.
+        QVERIFY2(after.ru_maxrss - before.ru_maxrss < 128 * 1024,
+                 qPrintable(QString::number(after.ru_maxrss - before.ru_maxrss)));
+        QCOMPARE(win.timeline->links.size(), plain.timeline->links.size());
+        QCOMPARE(events(*win.timeline, ClockMode::Corrected, false, 0, 0),
+                 events(*plain.timeline, ClockMode::Corrected, false, 0, 0));
     }
 };
 

@@ -2,7 +2,8 @@
 // (times, durations, names, nesting, flags, args; a window keeps only what it overlaps, with
 // parents re-pointed), and bytes that are not exactly the chunk's events are refused: a cut
 // chunk, a chunk read against another entry, and times outside the readable range (|t| <= 2^62
-// ns, the parser's rule) — an event store holding one is corrupt, never loaded.
+// ns, the parser's rule), and events that break the track's nesting or order — an event store
+// holding one is corrupt, never loaded.
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/build/eventkindlookup.h"
@@ -14,6 +15,7 @@
 #include <QtTest>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace syncline;
@@ -80,6 +82,24 @@ std::string chunkOf(const std::vector<std::pair<int64_t, int64_t>> &events, Even
     ArgStore args;
     return ChunkCodec::encodeEvents(t, 0, t.count(), args, c);
 }
+
+// Tracks given as (start, end, parent, depth) per event: a valid nesting, and ones that break
+// one of EventTrack's invariants with every value in range.
+struct Nesting
+{
+    const char *name;
+    std::vector<std::tuple<int64_t, int64_t, int32_t, uint16_t>> events;
+    bool valid;
+};
+const Nesting kNestings[] = {
+    {"valid", {{0, 100, -1, 0}, {10, 50, 0, 1}, {20, 30, 1, 2}, {60, 90, 0, 1}, {200, 200, -1, 0}},
+     true},
+    {"depth not the parent's + 1", {{0, 100, -1, 0}, {10, 50, 0, 1}, {20, 30, 1, 1}}, false},
+    {"a root not at depth 0", {{0, 100, -1, 1}}, false},
+    {"a child past its parent's end", {{0, 100, -1, 0}, {10, 150, 0, 1}}, false},
+    {"not sorted by start", {{50, 100, -1, 0}, {10, 20, -1, 0}}, false},
+    {"an end before its start", {{50, 40, -1, 0}}, false},
+};
 
 } // namespace
 
@@ -203,6 +223,43 @@ private slots:
         EventStore::Chunk e;
         const std::string edge = chunkOf({{-lim, lim}, {lim, lim}}, e);
         QVERIFY(decode(edge, e, 1).ok);
+    }
+
+    // A chunk whose events break the track's invariants is corrupt, though every value in it
+    // is in range (an edited store whose hashes were re-computed): the views, reports and
+    // exports index parents and depths without checking them.
+    void brokenNestingRefused_data()
+    {
+        QTest::addColumn<int>("row");
+        for (size_t i = 0; i < std::size(kNestings); ++i)
+            QTest::newRow(kNestings[i].name) << int(i);
+    }
+    void brokenNestingRefused()
+    {
+        QFETCH(int, row);
+        const Nesting &n = kNestings[size_t(row)];
+        EventTrack t;
+        for (const auto &[a, b, parent, depth] : n.events) {
+            t.localStart.push_back(a);
+            t.localEnd.push_back(b);
+            t.nameId.push_back(0);
+            t.flags.push_back(0);
+            t.parent.push_back(parent);
+            t.depth.push_back(depth);
+        }
+        ArgStore args;
+        EventStore::Chunk c;
+        const std::string bytes = ChunkCodec::encodeEvents(t, 0, t.count(), args, c);
+        const Decoded d = decode(bytes, c, 1);
+        QCOMPARE(d.ok, n.valid);
+        if (n.valid) {
+            QCOMPARE(d.track.parent, t.parent);
+            QCOMPARE(d.track.depth, t.depth);
+        } else {
+            QVERIFY2(d.why.find("nesting") != std::string::npos ||
+                         d.why.find("out of order") != std::string::npos,
+                     d.why.c_str());
+        }
     }
 };
 

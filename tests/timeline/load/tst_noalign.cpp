@@ -4,7 +4,8 @@
 // default and leaves it on its raw clock with --no-align, while ranks 0 and 1 keep their
 // sync-sample correction either way. The correction cache is keyed by the option: a windowed
 // --no-align load after a default full load is never served the aligned clocks (it loads whole
-// and writes its own cache, which the next windowed --no-align load then reads).
+// and writes its own cache, which the next windowed --no-align load then reads). A worker left
+// uncorrected says why in its note.
 #include "tests/timeline/testlogs.h"
 
 #include "timeline/load/jobloader.h"
@@ -20,8 +21,9 @@ namespace {
 constexpr int64_t kMs = 1000000;
 
 // Worker w's local clock = true time − offset[w]; ranks 0 and 1 carry sync exchanges with the
-// time server (true time), rank 2 none.
-void writeJob(const std::string &d)
+// time server (true time), rank 2 none. Rank 2 runs `rank2Collective` where the others run
+// all_reduce ("" for none).
+void writeJob(const std::string &d, const std::string &rank2Collective = "all_reduce")
 {
     const int64_t offset[3] = {1000 * kMs, -3 * kMs, 5 * kMs};
     for (int rank = 0; rank < 3; ++rank) {
@@ -41,11 +43,11 @@ void writeJob(const std::string &d)
                             "}\n";
                 }
         // 20 all_reduces ending at the same true instant on every rank (begins spread).
-        for (int k = 0; k < 20; ++k) {
+        const std::string name = rank == 2 ? rank2Collective : "all_reduce";
+        for (int k = 0; k < 20 && !name.empty(); ++k) {
             const int64_t end = 100 * kMs + k * 100 * kMs;
             const int64_t begin = end - (1 + rank) * kMs;
-            text += testlogs::begin(begin - off, 1, "all_reduce") +
-                    testlogs::end(end - off, 1, "all_reduce");
+            text += testlogs::begin(begin - off, 1, name) + testlogs::end(end - off, 1, name);
         }
         testlogs::write(d + "/w." + std::to_string(rank) + ".log", text);
     }
@@ -95,6 +97,44 @@ class TstNoAlign : public QObject
     Q_OBJECT
 
 private slots:
+    // A worker left uncorrected says why in its note: no sync samples, and then why the
+    // collectives did not align it — alignment off, none of its own, or its own not shared.
+    void uncorrectedWorkerSaysWhy_data()
+    {
+        QTest::addColumn<QString>("collective");
+        QTest::addColumn<bool>("align");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("--no-align") << "all_reduce" << false
+                                    << "collective alignment is off (--no-align)";
+        QTest::newRow("no collectives") << "" << true << "no collectives to align on";
+        QTest::newRow("not shared")
+            << "broadcast" << true
+            << "its 20 collective instance(s) could not be aligned: the \"collective alignment\" "
+               "note of rank 2 says why";
+    }
+    void uncorrectedWorkerSaysWhy()
+    {
+        QFETCH(QString, collective);
+        QFETCH(bool, align);
+        QFETCH(QString, why);
+        QTemporaryDir dir;
+        writeJob(dir.path().toStdString(), collective.toStdString());
+        const LoadResult r = loadJob(dir.path().toStdString(), align, false);
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        const Timeline &tl = *r.timeline;
+        QCOMPARE(tl.workers[2].clock.method, sync::ClockMethod::None);
+        const std::string want = "rank 2: not corrected (no sync samples, and " +
+                                 why.toStdString() +
+                                 "); corrected view uses the raw wall-clock mapping";
+        std::string notes;
+        for (const std::string &n : tl.clockNotes)
+            notes += n + "\n";
+        QVERIFY2(notes.find(want) != std::string::npos, notes.c_str());
+        if (collective == "broadcast")
+            QVERIFY2(notes.find("rank 2: collective alignment: ") != std::string::npos,
+                     notes.c_str());
+    }
+
     void syncSamplesKeptCollectivesOff()
     {
         QTemporaryDir dir;

@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 using namespace syncline;
@@ -98,6 +99,8 @@ private slots:
     void asyncLanesAreLinear();
     void asyncLanesAreFirstFit();
     void asyncLanesKeepTheTrackCap();
+    void nestedAsyncEndsAreLinear();
+    void asyncEndsCloseTheirName();
     void distinctSyncRefsAreLinear();
     void syncRefsAreCapped();
 };
@@ -231,6 +234,86 @@ void TstReadScaling::asyncLanesKeepTheTrackCap()
     const ParsedFile f = ChromeTraceParser::parseFile(path);
     QCOMPARE(f.worker.tracks.size(), size_t(ParsedFile::kMaxTracks));
     QCOMPARE(countProblems(f.problems, "4000 async span(s)"), 1);
+}
+
+std::string asyncEvent(char ph, const std::string &name, int64_t ts)
+{
+    return std::string("{\"ph\":\"") + ph + "\",\"cat\":\"c\",\"id\":7,\"name\":\"" + name +
+           "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(ts) + "}";
+}
+
+// N nested async spans "outer" of one id, N "inner" inside them, then the N ends of "outer"
+// (each closes the innermost open "outer", below every "inner") and N ends of a name never
+// opened (each closes the innermost open span): an end used to search the open spans of its id
+// for its name and erase from the middle of them.
+void TstReadScaling::nestedAsyncEndsAreLinear()
+{
+    SCALING_SKIP_IF_SANITIZED();
+    QTemporaryDir dir;
+    auto make = [](size_t n) {
+        std::string s = "{\"traceEvents\":[\n";
+        int64_t ts = 0;
+        for (size_t i = 0; i < n; ++i)
+            s += asyncEvent('b', "outer", ++ts) + ",\n";
+        for (size_t i = 0; i < n; ++i)
+            s += asyncEvent('b', "inner", ++ts) + ",\n";
+        for (size_t i = 0; i < n; ++i)
+            s += asyncEvent('e', "outer", ++ts) + ",\n";
+        for (size_t i = 0; i < n; ++i)
+            s += asyncEvent('e', "stray", ++ts) + (i + 1 < n ? ",\n" : "\n");
+        return s + "]}\n";
+    };
+    size_t events = 0, open = 0;
+    const size_t n = 10000;
+    const scaling::Result r = measureFiles(dir, "nested.json", n, make, [&](const std::string &p) {
+        const ParsedFile f = ChromeTraceParser::parseFile(p);
+        events = open = 0;
+        for (const EventTrack &t : f.worker.tracks)
+            for (size_t i = 0; i < t.count(); ++i) {
+                ++events;
+                open += t.flags[i] & EventOpen ? 1 : 0;
+            }
+    });
+    QCOMPARE(events, 4 * n); // the last read: 2N of each name, every one closed
+    QCOMPARE(open, size_t(0));
+    expectLinear(r);
+}
+
+// Which span an async end closes: the innermost open one of its name (those opened inside it
+// stay open), else the innermost open one; with none open it is dropped with a problem.
+void TstReadScaling::asyncEndsCloseTheirName()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/trace.json";
+    const std::string events[] = {
+        asyncEvent('b', "A", 10), // A1
+        asyncEvent('b', "B", 20), // B1
+        asyncEvent('b', "A", 30), // A2
+        asyncEvent('b', "C", 40), // C1
+        asyncEvent('e', "A", 50), // closes A2 (C1 stays open)
+        asyncEvent('e', "X", 60), // no X open: closes the innermost open, C1
+        asyncEvent('e', "A", 70), // closes A1 (B1 stays open)
+        asyncEvent('e', "", 80),  // no name: closes B1
+        asyncEvent('e', "A", 90), // nothing open: dropped
+        asyncEvent('b', "D", 100), // left open
+    };
+    std::string s = "{\"traceEvents\":[\n";
+    for (size_t i = 0; i < std::size(events); ++i)
+        s += events[i] + (i + 1 < std::size(events) ? ",\n" : "\n");
+    testlogs::write(path, s + "]}\n");
+    const ParsedFile f = ChromeTraceParser::parseFile(path);
+    std::map<std::pair<std::string, int64_t>, std::pair<int64_t, bool>> got; // (name, start) → (end, open)
+    for (const EventTrack &t : f.worker.tracks)
+        for (size_t i = 0; i < t.count(); ++i)
+            got[{std::string(f.names.name(t.nameId[i])), t.localStart[i]}] = {
+                t.localEnd[i], (t.flags[i] & EventOpen) != 0};
+    const std::map<std::pair<std::string, int64_t>, std::pair<int64_t, bool>> want = {
+        {{"A", 10'000}, {70'000, false}}, {{"B", 20'000}, {80'000, false}},
+        {{"A", 30'000}, {50'000, false}}, {{"C", 40'000}, {60'000, false}},
+        {{"D", 100'000}, {100'000, true}}};
+    QCOMPARE(got, want);
+    QCOMPARE(countProblems(f.problems, "1 async end(s)"), 1);
+    QCOMPARE(countProblems(f.problems, "1 async begin(s)"), 1);
 }
 
 std::string syncRecords(size_t n)

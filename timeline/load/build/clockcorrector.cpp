@@ -131,9 +131,30 @@ void keepRawClock(Worker &w)
     w.clock.offsetNs = w.raw.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
 }
 
+// Why the collectives did not correct worker `w` either (the second half of its "not
+// corrected" note): alignment off, none of its own, or its own could not be aligned (the
+// aligner's note on that rank says why).
+std::string collectivesWhy(const Timeline &tl, size_t w, bool alignCollectives,
+                           const std::vector<sync::CollectiveInstance> &collectives)
+{
+    if (!alignCollectives)
+        return "collective alignment is off (--no-align)";
+    const auto own = std::count_if(collectives.begin(), collectives.end(),
+                                   [&](const sync::CollectiveInstance &c) {
+                                       return c.workerId == int(w);
+                                   });
+    if (own == 0)
+        return "no collectives to align on";
+    return "its " + std::to_string(own) +
+           " collective instance(s) could not be aligned: the \"collective alignment\" note of "
+           "rank " + std::to_string(tl.workers[w].info.rank) + " says why";
+}
+
 // Each worker's engine result, shifted by `shift`; workers the engine could not correct (or
-// all of them when there is no shift) keep the raw wall-clock mapping, with a note.
-void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional<int64_t> shift)
+// all of them when there is no shift) keep the raw wall-clock mapping, with a note that says
+// why (the samples, then the collectives).
+void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional<int64_t> shift,
+                  bool alignCollectives, const std::vector<sync::CollectiveInstance> &collectives)
 {
     for (const sync::WorkerClockResult &r : res.workers) {
         Worker &w = tl.workers[size_t(r.workerId)];
@@ -151,10 +172,10 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
                           "contradict each other (a lower bound above the upper one, as when "
                           "the clock steps during the burst) or are invalid"
                     : std::string("no sync samples");
-            tl.clockNotes.push_back("rank " + std::to_string(w.info.rank) + ": not corrected (" +
-                                    why +
-                                    ", and no usable collectives to align on); corrected view "
-                                    "uses the raw wall-clock mapping" +
+            tl.clockNotes.push_back(
+                "rank " + std::to_string(w.info.rank) + ": not corrected (" + why + ", and " +
+                collectivesWhy(tl, size_t(r.workerId), alignCollectives, collectives) +
+                "); corrected view uses the raw wall-clock mapping" +
                                     ((r.flags & sync::SegOtherReference)
                                          ? ", with no bound against the other ranks"
                                          : ""));
@@ -271,7 +292,7 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
     if (shift && shiftOut)
         *shiftOut = *shift;
     tl.referenceShiftNs = shift.value_or(0);
-    storeResults(tl, res, shift);
+    storeResults(tl, res, shift, options.alignCollectives, in.collectives);
     noteCollectiveAlignment(tl, in.collectives.size());
     tl.updateRange();
 }

@@ -226,6 +226,15 @@ bool ChunkCodec::decodeEvents(std::string_view bytes, const Chunk &c, size_t fir
             if (parent < 0)
                 return corrupt("inconsistent nesting");
         }
+        // What every reader of a track indexes by (EventTrack's invariants): sorted by start,
+        // no end before its start, a root at depth 0, a child one deeper than its parent and
+        // inside it. A store the full parse wrote always holds them; one that does not is corrupt.
+        if (stop < start || (!s.start.empty() && start < s.start.back()))
+            return corrupt("events out of order");
+        if (parent < 0 ? depth != 0
+                       : depth != uint64_t(s.depth[size_t(parent)]) + 1 ||
+                             start < s.start[size_t(parent)] || stop > s.end[size_t(parent)])
+            return corrupt("inconsistent nesting");
         if (!keep.maxNs.empty() && keep.maxNs[name] >= 0 && stop - start > keep.maxNs[name])
             flags |= EventOverdue;
         s.newInChunk[e] = int32_t(s.start.size());

@@ -5,6 +5,8 @@
 #include "timeline/load/store/logindex.h"
 #include "timeline/load/build/workeradmission.h"
 
+#include "recorder/timerange.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -240,6 +242,16 @@ std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::stri
         c.events = r.i64();
         if (!r.finish()) {
             reason = p + ": " + r.error();
+            continue;
+        }
+        // The job's ranges are what a windowed open adds its window to: a load gives times
+        // within ±2^62 ns (rec::logTimeInRange), where every sum it makes fits in int64.
+        const bool inRange = std::all_of(std::begin(c.range), std::end(c.range), [](const auto &t) {
+            return rec::logTimeInRange(t.origin) && rec::logTimeInRange(t.begin) &&
+                   rec::logTimeInRange(t.end) && t.begin <= t.end;
+        });
+        if (!inRange) {
+            reason = p + ": a range outside the readable times";
             continue;
         }
         return c;

@@ -6,6 +6,8 @@
 #include "timeline/load/store/varint.h"
 #include "timeline/load/store/windowreader.h"
 
+#include "recorder/timerange.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <unistd.h>
@@ -161,6 +163,15 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
             reason = p + ": " + r.error();
             continue;
         }
+        // Every chunk within the bytes before the directory (nothing is read or allocated by a
+        // length the file does not hold).
+        if (!std::all_of(dir.begin(), dir.end(), [&](const Chunk &c) {
+                return c.count > 0 && c.count <= kChunkLinks && c.offset <= dirOffset &&
+                       c.length <= dirOffset - c.offset;
+            })) {
+            reason = p + ": inconsistent directory";
+            continue;
+        }
         bool sameWorkers = order.size() == tl.workers.size();
         for (size_t w = 0; sameWorkers && w < order.size(); ++w)
             sameWorkers = order[w] == normal(tl.workers[w].info.sourceFile);
@@ -187,9 +198,8 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
             for (const Chunk &c : dir) {
                 if (c.maxG[m] < begin || c.minG[m] > end)
                     continue;
-                buf.resize(c.length);
-                if (c.offset > dirOffset || c.length > dirOffset - c.offset ||
-                    !varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset)) ||
+                buf.resize(c.length); // checked against the file above
+                if (!varint::preadExact(fd, buf.data(), c.length, int64_t(c.offset)) ||
                     CacheFile::wordHash(buf) != c.hash) {
                     damaged = true;
                     break;
@@ -201,10 +211,14 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
                 for (uint32_t i = 0; i < c.count && !damaged; ++i) {
                     MessageLink l;
                     const uint64_t fw = v.get(), ft = v.get(), tw = v.get(), tk = v.get();
-                    l.fromLocal = prev + varint::unzig(v.get());
+                    // Sums modulo 2^64 (a corrupt delta is no undefined behaviour), then the
+                    // parser's rule: a time beyond ±2^62 ns is one no load gives.
+                    l.fromLocal = int64_t(uint64_t(prev) + uint64_t(varint::unzig(v.get())));
                     prev = l.fromLocal;
-                    l.toLocal = l.fromLocal + varint::unzig(v.get());
-                    if (v.bad || fw >= tl.workers.size() || tw >= tl.workers.size() ||
+                    l.toLocal = int64_t(uint64_t(l.fromLocal) + uint64_t(varint::unzig(v.get())));
+                    if (v.bad || !rec::logTimeInRange(l.fromLocal) ||
+                        !rec::logTimeInRange(l.toLocal) || fw >= tl.workers.size() ||
+                        tw >= tl.workers.size() ||
                         ft >= tl.workers[fw].tracks.size() ||
                         (tk >> 1) >= tl.workers[tw].tracks.size()) {
                         damaged = true;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace syncline::load {
 
@@ -309,32 +310,50 @@ void ChromeTraceState::finishAsync()
         std::stable_sort(k.points.begin(), k.points.end(),
                          [](const AsyncPoint &a, const AsyncPoint &b) { return a.ts < b.ts; });
         std::vector<Span> &spans = groups[{k.pidToken, k.cat}];
-        std::vector<size_t> stack; // indices into spans
+        // The open spans (indices into spans), innermost last, and per name its open ones: an
+        // `e` finds the innermost open span of its name at the top of that name's stack, not by
+        // a scan of every open span. A span closed out of order stays in both stacks until it
+        // reaches the top (EventOpen cleared: skipped there), so each `b` and `e` costs O(1)
+        // amortised, whatever the order of the ends.
+        std::vector<size_t> stack;
+        std::unordered_map<uint32_t, std::vector<size_t>> openByName;
+        auto dropClosed = [&spans](std::vector<size_t> &s) {
+            while (!s.empty() && !(spans[s.back()].flags & EventOpen))
+                s.pop_back();
+        };
         for (const AsyncPoint &pt : k.points) {
+            dropClosed(stack);
             const size_t root = stack.empty() ? spans.size() : spans[stack.back()].root;
             if (pt.ph == 'n') {
                 spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args, root});
             } else if (pt.ph == 'b') {
                 stack.push_back(spans.size());
+                openByName[pt.nameId].push_back(spans.size());
                 spans.push_back(
                     {pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen, &pt.args, root});
             } else {
-                size_t k2 = stack.size();
-                while (k2 > 0 && pt.nameId != 0 && spans[stack[k2 - 1]].nameId != pt.nameId)
-                    --k2;
-                if (k2 == 0 && pt.nameId != 0 && !stack.empty())
-                    k2 = stack.size(); // no open span of that name: the innermost one
-                if (k2 == 0) {
+                // The innermost open span of its name; with no name, or none of that name open,
+                // the innermost open span.
+                size_t closes = SIZE_MAX;
+                if (pt.nameId != 0)
+                    if (const auto it = openByName.find(pt.nameId); it != openByName.end()) {
+                        dropClosed(it->second);
+                        if (!it->second.empty())
+                            closes = it->second.back();
+                    }
+                if (closes == SIZE_MAX && !stack.empty())
+                    closes = stack.back();
+                if (closes == SIZE_MAX) {
                     ++unmatched;
                     continue;
                 }
-                Span &sp = spans[stack[k2 - 1]];
+                Span &sp = spans[closes];
                 sp.end = std::max(pt.ts, sp.start);
                 sp.flags = 0;
-                stack.erase(stack.begin() + ptrdiff_t(k2 - 1));
             }
         }
-        open += int64_t(stack.size());
+        for (const size_t i : stack)
+            open += spans[i].flags & EventOpen ? 1 : 0;
     }
     if (unmatched > 0)
         problems.add("async ends without a begin", 0,
