@@ -19,7 +19,9 @@ SECS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
 PARALLEL=${FUZZ_PARALLEL:-1}
 NICE=${FUZZ_NICE:-10}
-TARGETS=${FUZZ_TARGETS:-fuzz_linescanner fuzz_logparser fuzz_chrometrace fuzz_timerconfig fuzz_syncpacket fuzz_jobload fuzz_cachefiles}
+TARGETS=${FUZZ_TARGETS:-fuzz_linescanner fuzz_logparser fuzz_chrometrace fuzz_timerconfig fuzz_syncpacket fuzz_jobload}
+# fuzz_cachefiles (the structure-aware cache fuzzer) runs when named in FUZZ_TARGETS; it is kept
+# out of the default (CI) list until an hour-long run of it is clean.
 command -v clang++ >/dev/null || bash scripts/setup.sh
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

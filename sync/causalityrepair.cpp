@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -26,6 +27,12 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
 {
     if (up.isZero() && down.isZero())
         return map;
+    // Knots and adjustments come from event times, which a forged cache can push past the int64
+    // range: every double is held at ±2^62 ns (the times' own limit) before it becomes an integer.
+    auto held = [](double x) {
+        constexpr double kLimit = 4611686018427387904.0; // 2^62
+        return int64_t(std::isnan(x) ? 0.0 : std::clamp(x, -kLimit, kLimit));
+    };
     std::set<int64_t> ts;
     for (const ClockSegment &s : map.segments())
         ts.insert(s.localStart);
@@ -34,10 +41,10 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
         if (k.empty())
             continue;
         for (const auto &kn : k)
-            ts.insert(int64_t(std::floor(kn.t)));
+            ts.insert(held(std::floor(kn.t)));
         // Anchor the line before the adjustment so extrapolation to the left keeps its slope.
-        ts.insert(int64_t(std::floor(k.front().t)) - 1'000'000);
-        ts.insert(int64_t(std::ceil(k.back().t)) + 1);
+        ts.insert(held(std::floor(k.front().t)) - 1'000'000);
+        ts.insert(held(std::ceil(k.back().t)) + 1);
     }
     auto adjValue = [&](double t) { return up.value(t) - down.value(t); };
     std::vector<ClockSegment> out;
@@ -45,7 +52,10 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
     for (int64_t t : ts) {
         ClockSegment s = map.segmentAt(t);
         s.localStart = t;
-        s.globalStart = map.toGlobal(t) + int64_t(std::llround(adjValue(double(t))));
+        const int64_t adj = held(std::round(adjValue(double(t))));
+        if (__builtin_add_overflow(map.toGlobal(t), adj, &s.globalStart))
+            s.globalStart = adj > 0 ? std::numeric_limits<int64_t>::max()
+                                    : std::numeric_limits<int64_t>::min();
         out.push_back(s);
     }
     for (size_t i = 0; i + 1 < out.size(); ++i) {
