@@ -7,7 +7,8 @@
 // trace rewritten as PyTorch 2.4+ writes it (ts relative to `baseTimeNanoseconds`, the base
 // after the events, with a sub-µs part) holds every event at the very ns of the original. A
 // sub-sampled pair of ranks with NCCL metadata pairs its collectives by (process group,
-// seq_num).
+// seq_num). Two concatenated gzip members load whole (the inflate buffer grows past what the
+// trailer states).
 #include "tests/common/testdata.h"
 #include "tests/timeline/kinetotext.h"
 
@@ -146,6 +147,24 @@ private slots:
         QCOMPARE(events(*a.timeline), kEvents);
         QVERIFY(eventList(*a.timeline) == eventList(*b.timeline));
         QCOMPARE(a.timeline->flows.size(), b.timeline->flows.size());
+    }
+
+    // Two gzip members back to back (what `cat a.gz b.gz` gives): the trailer then states only
+    // the last member's length (1 KiB here, against 15 MB in all), so the buffer the text is
+    // inflated into grows several times on the way; every event still loads, as from the text.
+    void concatenatedGzipGrowsItsBuffer()
+    {
+        QTemporaryDir dir;
+        const std::string text = gunzip(gzTrace());
+        const size_t split = text.size() - 1024;
+        const std::string path = dir.path().toStdString() + "/two-members.json.gz";
+        writeAll(path, gzipText(text.substr(0, split)) + gzipText(text.substr(split)));
+        const LoadResult r = load({path});
+        QVERIFY2(r.timeline, r.fatalError.c_str());
+        QCOMPARE(events(*r.timeline), kEvents);
+        QCOMPARE(r.timeline->flows.size(), kFlows);
+        QVERIFY(!problem(*r.timeline, "gzip stream not read to its end"));
+        QVERIFY(eventList(*r.timeline) == eventList(*load({gzTrace()}).timeline));
     }
 
     // Cut at 60 %: the events of the inflated prefix load, and the problem names the compressed
