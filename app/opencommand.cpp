@@ -39,12 +39,6 @@ int runOpen(int argc, char **argv)
     });
     if (rc >= 0)
         return rc;
-    if (!args.align) {
-        std::fprintf(stderr, "syncline open: --no-align is not available in the viewer; use "
-                             "--no-correct, or --no-align with check, stats, diagnose, export "
-                             "or attach\n");
-        return 2;
-    }
     syncline::CompareAnchor anchor;
     std::string error;
     if (!syncline::CompareAnchor::parse(anchorText, &anchor, &error)) {
@@ -93,11 +87,12 @@ int runOpen(int argc, char **argv)
                                                          : syncline::CompareLayout::Stacked);
         window.openCompare(paths,
                            {QFileInfo(QString::fromLocal8Bit(compare.c_str())).absoluteFilePath()},
-                           QString::fromStdString(args.alignOn), args.correct);
+                           QString::fromStdString(args.alignOn), args.correct, args.align);
     } else if (!paths.isEmpty() && args.window.use) {
-        window.openWindow(paths, args.window, QString::fromStdString(args.alignOn), args.correct);
+        window.openWindow(paths, args.window, QString::fromStdString(args.alignOn), args.correct,
+                          args.align);
     } else if (!paths.isEmpty()) {
-        window.openPaths(paths, QString::fromStdString(args.alignOn), args.correct);
+        window.openPaths(paths, QString::fromStdString(args.alignOn), args.correct, args.align);
     }
     return app->exec();
 }
@@ -107,7 +102,7 @@ int runOpen(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((syncline::app::Command{
     "open",
     "open [PATH...] [--range START:END] [--compare B [--anchor NAME[:K] | --anchor start] "
-    "[--interleave]] [--align-on PATTERN] [--raw] [--no-correct]",
+    "[--interleave]] [--align-on PATTERN] [--raw] [--no-correct] [--no-align]",
     "Opens the viewer on a job directory, a timer_config.json, syncline logs or Chrome traces\n"
     "(several may be given; directories are searched for logs). Loading runs in the background\n"
     "with a progress bar and Cancel; problems found are listed in the Problems panel.\n"
@@ -124,5 +119,7 @@ SYNCLINE_REGISTER_COMMAND((syncline::app::Command{
     "  --anchor start      or at the start (default)\n"
     "  --interleave        A rank 0, B rank 0, A rank 1, ... instead of all A, then all B\n"
     "  --raw               start on the raw (uncorrected) clocks\n"
-    "  --no-correct        skip the skew correction (corrected = raw)",
+    "  --no-correct        skip the skew correction (corrected = raw)\n"
+    "  --no-align          no alignment on collectives (sync samples and messages only;\n"
+    "                      Clocks ▸ Align clocks on collectives in the viewer turns it on and off)",
     runOpen}));

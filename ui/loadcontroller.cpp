@@ -13,7 +13,7 @@ LoadController::~LoadController()
 }
 
 uint64_t LoadController::start(const QStringList &paths, const QString &alignOn, bool correct,
-                               const LoadWindow &window)
+                               const LoadWindow &window, bool align)
 {
     if (m_cancel)
         m_cancel->store(true); // the previous job's result will be stale anyway
@@ -26,6 +26,7 @@ uint64_t LoadController::start(const QStringList &paths, const QString &alignOn,
         options.paths.push_back(p.toStdString());
     options.alignOn = alignOn.toStdString();
     options.correctClocks = correct;
+    options.alignCollectives = align;
     options.window = window;
     options.progress = [this, id](double fraction, const std::string &what) {
         const QString text = QString::fromStdString(what);
@@ -60,7 +61,7 @@ uint64_t LoadController::start(const QStringList &paths, const QString &alignOn,
 
 uint64_t LoadController::startCompare(const QStringList &pathsA, const QStringList &pathsB,
                                       const QString &alignOn, bool correct,
-                                      std::shared_ptr<const Timeline> loadedA)
+                                      std::shared_ptr<const Timeline> loadedA, bool align)
 {
     if (m_cancel)
         m_cancel->store(true);
@@ -74,6 +75,7 @@ uint64_t LoadController::startCompare(const QStringList &pathsA, const QStringLi
             o.paths.push_back(p.toStdString());
         o.alignOn = alignOn.toStdString();
         o.correctClocks = correct;
+        o.alignCollectives = align;
         o.progress = [this, id, from, span, run](double fraction, const std::string &what) {
             const QString text = run + QString::fromStdString(what);
             const double f = from + span * fraction;

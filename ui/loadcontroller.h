@@ -24,15 +24,16 @@ class LoadController : public QObject
 public:
     explicit LoadController(QObject *parent = nullptr);
     ~LoadController() override;
-    // Returns the job id. alignOn / correct: LoadOptions::alignOn / correctClocks.
-    // window: LoadOptions::window (File ▸ Open window…).
+    // Returns the job id. alignOn / correct / align: LoadOptions::alignOn / correctClocks /
+    // alignCollectives (false: --no-align). window: LoadOptions::window (File ▸ Open window…).
     uint64_t start(const QStringList &paths, const QString &alignOn = {}, bool correct = true,
-                   const LoadWindow &window = {});
+                   const LoadWindow &window = {}, bool align = true);
     // Compare two runs: loads A (unless `loadedA` is given: the run already shown) and then B,
     // with the same options; progress runs over both (A to 50 %). Ends with compareLoaded.
     uint64_t startCompare(const QStringList &pathsA, const QStringList &pathsB,
                           const QString &alignOn = {}, bool correct = true,
-                          std::shared_ptr<const syncline::Timeline> loadedA = nullptr);
+                          std::shared_ptr<const syncline::Timeline> loadedA = nullptr,
+                          bool align = true);
     void cancel();
     bool isRunning() const { return m_running; }
     uint64_t currentJob() const { return m_job; }

@@ -77,7 +77,8 @@ void MainMenus::buildFileMenu()
             dialog.endBox()->setValue(double(z->rangeEnd() - scene->originNs()) / 1e9);
         }
         if (dialog.exec() == QDialog::Accepted)
-            w->openWindow({dialog.path()}, dialog.window(), w->alignOn());
+            w->openWindow({dialog.path()}, dialog.window(), w->alignOn(), true,
+                          w->alignsCollectives());
     });
     file->addAction(tr("&Attach to running job…"), this,
                     [w] { LiveAttachment::attachDialog(w); }); // live: docs/live.md
@@ -162,6 +163,16 @@ void MainMenus::buildClocksMenu()
     MainWindow *w = m_window;
     QMenu *clocks = w->menuBar()->addMenu(tr("&Clocks"));
     clocks->addAction(m_raw);
+    // As `--no-align` when unchecked: the job is reloaded, its view kept.
+    m_alignCollectives = clocks->addAction(tr("Align clocks on &collectives"));
+    m_alignCollectives->setObjectName(QStringLiteral("alignCollectivesAction"));
+    m_alignCollectives->setCheckable(true);
+    m_alignCollectives->setChecked(true);
+    m_alignCollectives->setToolTip(
+        tr("Workers without sync samples are aligned on their collectives (each collective "
+           "ends at the same instant on every rank); unchecked: shown as recorded (--no-align)"));
+    connect(m_alignCollectives, &QAction::toggled, w,
+            [w](bool on) { w->reloadWithAlignment(on); });
     QAction *align = clocks->addAction(tr("&Align on collective…"), this, [w] {
         if (w->sources().isEmpty())
             return;

@@ -30,6 +30,8 @@ public:
     QAction *categoryAction() const { return m_category; }
     QAction *darkAction() const { return m_dark; }
     QAction *linksAction() const { return m_links; } // View ▸ Links (Ctrl+L)
+    // Clocks ▸ Align clocks on collectives (checked unless the job was loaded with --no-align).
+    QAction *alignCollectivesAction() const { return m_alignCollectives; }
     // Sets a checkable action's state without emitting toggled (the window already is there).
     static void setChecked(QAction *action, bool on);
     // A dock created after the menus (the live Workers dock): its show/hide entry in View.
@@ -41,7 +43,7 @@ public:
 private:
     void buildFileMenu();
     void buildViewMenu();
-    void buildClocksMenu(); // raw/corrected, Align on collective…
+    void buildClocksMenu(); // raw/corrected, alignment on collectives on/off, Align on collective…
     void buildHelpMenu();
     void rebuildRecentMenu();
     void showShortcuts();
@@ -53,6 +55,7 @@ private:
     QAction *m_category = nullptr;
     QAction *m_dark = nullptr;
     QAction *m_links = nullptr;
+    QAction *m_alignCollectives = nullptr;
     QMenu *m_view = nullptr;
 };
 

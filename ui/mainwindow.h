@@ -59,23 +59,31 @@ public:
     ~MainWindow() override;
 
     // alignOn: align clocks on the k-th instance of matching collectives (--align-on);
-    // correct = false skips the correction (--no-correct).
-    void openPaths(const QStringList &paths, const QString &alignOn = {}, bool correct = true);
+    // correct = false skips the correction (--no-correct); align = false: no alignment on
+    // collectives (--no-align; not with an alignOn pattern).
+    void openPaths(const QStringList &paths, const QString &alignOn = {}, bool correct = true,
+                   bool align = true);
     // File ▸ Open window… / `open --range`: only the events overlapping `window` (JobLoader reads
     // only that part of the logs when the job has an index; docs/scale.md).
     void openWindow(const QStringList &paths, const LoadWindow &window, const QString &alignOn = {},
-                    bool correct = true);
+                    bool correct = true, bool align = true);
     LoadWindow loadWindow() const { return m_window; }
-    // Clocks ▸ Align on collective…: reloads the open job aligned on `pattern` ("" = without).
+    // Clocks ▸ Align on collective…: reloads the open job aligned on `pattern` ("" = without);
+    // a pattern turns collective alignment back on.
     void reloadAlignedOn(const QString &pattern);
     QString alignOn() const { return m_alignOn; }
+    // Clocks ▸ Align clocks on collectives: reloads the open job (or comparison) with the
+    // alignment on collectives on or off (off = --no-align, which drops an alignOn pattern);
+    // the view is kept as by reloadAlignedOn. Nothing happens when it already is so.
+    void reloadWithAlignment(bool align);
+    bool alignsCollectives() const { return m_align; }
     QStringList sources() const { return m_sources; }
     void setStartInRaw(bool raw) { m_startRaw = raw; } // `open --raw`: the next job opens raw
     // Compare two runs (docs/viewer.md#comparing-two-runs): A and B loaded through the
     // LoadController, shown side by side as "A · rank N" / "B · rank N" groups (CompareController),
     // the Compare dock with the delta table. compareWith(B) compares the run on screen (A) with B.
     void openCompare(const QStringList &pathsA, const QStringList &pathsB,
-                     const QString &alignOn = {}, bool correct = true);
+                     const QString &alignOn = {}, bool correct = true, bool align = true);
     void compareWith(const QStringList &pathsB);
     CompareController *compareController() const { return m_compare; }
     ComparePanel *comparePanel() const { return m_comparePanel; }
@@ -150,6 +158,7 @@ private:
     void showTimeline(std::shared_ptr<Timeline> timeline, const QStringList &sources, bool live);
     void updateInfo();
     void updateStatus();
+    void setAlign(bool align); // m_align and the Clocks menu's check
     // What the user set up on the shown job, kept across its reload (Clocks ▸ Align on
     // collective…, reopening the same sources): range, clock mode, rank range, collapsed,
     // hidden and pinned workers/threads (by identity), the selected event, the stats row.
@@ -197,6 +206,7 @@ private:
     TrackMenu *m_trackMenu = nullptr;
     QString m_alignOn;
     bool m_correct = true;
+    bool m_align = true; // false: the job was loaded without alignment on collectives
     LoadWindow m_window; // of the open job (use = false: the whole job)
     bool m_startRaw = false;
     CompareController *m_compare = nullptr;

@@ -49,13 +49,14 @@
 
 namespace syncline::ui {
 
-void MainWindow::openPaths(const QStringList &paths, const QString &alignOn, bool correct)
+void MainWindow::openPaths(const QStringList &paths, const QString &alignOn, bool correct,
+                           bool align)
 {
-    openWindow(paths, {}, alignOn, correct);
+    openWindow(paths, {}, alignOn, correct, align);
 }
 
 void MainWindow::openWindow(const QStringList &paths, const LoadWindow &window,
-                            const QString &alignOn, bool correct)
+                            const QString &alignOn, bool correct, bool align)
 {
     if (paths.isEmpty())
         return;
@@ -63,22 +64,24 @@ void MainWindow::openWindow(const QStringList &paths, const LoadWindow &window,
     m_sources = paths;
     m_alignOn = alignOn;
     m_correct = correct;
+    setAlign(align);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_progress->show();
     m_cancel->show();
     m_infoLabel->setText(tr("loading %1…").arg(QFileInfo(paths.front()).fileName()));
-    m_loader->start(paths, alignOn, correct, window);
+    m_loader->start(paths, alignOn, correct, window, m_align);
 }
 
 void MainWindow::openCompare(const QStringList &pathsA, const QStringList &pathsB,
-                             const QString &alignOn, bool correct)
+                             const QString &alignOn, bool correct, bool align)
 {
     if (pathsA.isEmpty() || pathsB.isEmpty())
         return;
     m_window = {}; // a comparison reads both runs whole
     m_alignOn = alignOn;
     m_correct = correct;
+    setAlign(align);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_progress->show();
@@ -88,7 +91,7 @@ void MainWindow::openCompare(const QStringList &pathsA, const QStringList &paths
             .arg(QFileInfo(pathsA.front()).fileName(), QFileInfo(pathsB.front()).fileName()));
     m_sources = pathsA;
     m_compareB = pathsB;
-    m_loader->startCompare(pathsA, pathsB, alignOn, correct);
+    m_loader->startCompare(pathsA, pathsB, alignOn, correct, nullptr, m_align);
 }
 
 void MainWindow::compareWith(const QStringList &pathsB)
@@ -108,7 +111,7 @@ void MainWindow::compareWith(const QStringList &pathsB)
     m_infoLabel->setText(tr("loading %1…").arg(QFileInfo(pathsB.front()).fileName()));
     m_sources = pathsA;
     m_compareB = pathsB;
-    m_loader->startCompare(pathsA, pathsB, m_alignOn, m_correct, a);
+    m_loader->startCompare(pathsA, pathsB, m_alignOn, m_correct, a, m_align);
 }
 
 void MainWindow::onCompareLoaded(std::shared_ptr<const Timeline> a,
@@ -162,12 +165,36 @@ void MainWindow::showCompared(std::shared_ptr<Timeline> combined)
 
 void MainWindow::reloadAlignedOn(const QString &pattern)
 {
+    const bool align = m_align || !pattern.isEmpty();
     if (m_compare->active()) {
-        openCompare(m_compare->pathsA(), m_compare->pathsB(), pattern, true);
+        openCompare(m_compare->pathsA(), m_compare->pathsB(), pattern, true, align);
         return;
     }
     if (!m_sources.isEmpty())
-        openWindow(m_sources, m_window, pattern, true);
+        openWindow(m_sources, m_window, pattern, true, align);
+}
+
+void MainWindow::reloadWithAlignment(bool align)
+{
+    if (align == m_align || m_live) {
+        setAlign(m_align); // the menu shows what the job on screen has
+        return;
+    }
+    const QString pattern = align ? m_alignOn : QString();
+    if (m_compare->active()) {
+        openCompare(m_compare->pathsA(), m_compare->pathsB(), pattern, m_correct, align);
+        return;
+    }
+    if (!m_sources.isEmpty())
+        openWindow(m_sources, m_window, pattern, m_correct, align);
+    else
+        setAlign(m_align);
+}
+
+void MainWindow::setAlign(bool align)
+{
+    m_align = align;
+    MainMenus::setChecked(m_menus->alignCollectivesAction(), align);
 }
 
 void MainWindow::cancelLoad()

@@ -262,8 +262,8 @@ void TstJobCommands::errors()
     QVERIFY(r.err.find("/no/such/dir/x.csv: cannot write") != std::string::npos);
 }
 
-// --no-align: accepted by the job verbs (a clock note says so), refused with --align-on and by
-// the viewer, each with why.
+// --no-align: accepted by the job verbs and the viewer (a clock note says so), refused with
+// --align-on (the viewer too) with why.
 void TstJobCommands::noAlign()
 {
     const QString job = QString::fromStdString(testdata::dir() + "/hta_sampled_kineto_2rank");
@@ -277,10 +277,13 @@ void TstJobCommands::noAlign()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.find("--align-on and --no-align contradict each other") != std::string::npos,
              r.err.c_str());
-    r = syncline({"open", job, "--no-align"});
+    r = syncline({"open", job, "--no-align", "--align-on", "nccl"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.find("--no-align is not available in the viewer") != std::string::npos,
+    QVERIFY2(r.err.find("--align-on and --no-align contradict each other") != std::string::npos,
              r.err.c_str());
+    r = syncline({"open", "--help"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.find("--no-align") != std::string::npos, r.out.c_str());
 }
 
 void TstJobCommands::windowVerbsWithoutDisplay()

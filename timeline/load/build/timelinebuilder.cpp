@@ -196,6 +196,14 @@ void TimelineBuilder::moveArgsTo(ParsedFile &f, ArgStore &store)
 {
     if (f.argsInTimelineStore)
         return;
+    if (store.empty()) {
+        // The first file's store becomes the timeline's as it is: the same ids (dense, in
+        // first-seen order), no text interned a second time.
+        store = std::move(f.args);
+        f.args = ArgStore();
+        f.argsInTimelineStore = true;
+        return;
+    }
     const std::vector<uint32_t> argRemap = store.merge(f.args);
     for (EventTrack &t : f.worker.tracks)
         t.remapArgIds(argRemap);

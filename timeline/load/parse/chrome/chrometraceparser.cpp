@@ -104,9 +104,10 @@ std::string ChromeTraceParser::closeTruncated(std::string_view text, bool cutAtM
 
 namespace {
 
-// The whole file into simdjson's padded buffer, opened like every loader input
-// (FileReader::openRegular: never blocks on a FIFO, refuses what is not a regular file).
-bool readPadded(const std::string &path, simdjson::padded_string &text, std::string *error)
+// The whole file into `text` (a BigBuffer: huge pages, padding after it), opened like every
+// loader input (FileReader::openRegular: never blocks on a FIFO, refuses what is not a regular
+// file). *length: the bytes read.
+bool readWhole(const std::string &path, BigBuffer &text, size_t *length, std::string *error)
 {
     const int fd = FileReader::openRegular(path, error);
     if (fd < 0)
@@ -116,10 +117,14 @@ bool readPadded(const std::string &path, simdjson::padded_string &text, std::str
     };
     ::fstat(fd, &st);
     const size_t size = st.st_size > 0 ? size_t(st.st_size) : 0;
-    simdjson::padded_string buffer(size);
+    if (!text.reserve(size)) {
+        *error = "cannot hold the file: out of memory";
+        ::close(fd);
+        return false;
+    }
     size_t got = 0;
     while (got < size) {
-        const ssize_t n = ::read(fd, buffer.data() + got, size - got);
+        const ssize_t n = ::read(fd, text.data() + got, size - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -132,15 +137,18 @@ bool readPadded(const std::string &path, simdjson::padded_string &text, std::str
         got += size_t(n);
     }
     ::close(fd);
-    text = got == size ? std::move(buffer) : simdjson::padded_string(buffer.data(), got);
+    std::memset(text.data() + got, 0, BigBuffer::kPadding);
+    *length = got;
     return true;
 }
 
 } // namespace
 
+static_assert(BigBuffer::kPadding >= simdjson::SIMDJSON_PADDING);
+
 ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atomic<bool> *cancel)
 {
-    simdjson::padded_string text;
+    BigBuffer text;
     std::string error;
     // A gzip'd trace is inflated into `text`; its first `length` bytes are the JSON.
     size_t length = 0;
@@ -157,13 +165,11 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
         length = g.length;
         gzipStopped = std::move(g.stopped);
         fileBytes = g.compressed;
-    } else if (!readPadded(path, text, &error)) {
+    } else if (!readWhole(path, text, &length, &error)) {
         ParsedFile out;
         out.path = path;
         out.problems.push_back({Severity::Error, path, 0, error});
         return out;
-    } else {
-        length = text.size();
     }
     od::parser parser;
     std::string firstError;

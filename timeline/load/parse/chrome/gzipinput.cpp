@@ -36,11 +36,13 @@ size_t trailerSize(int fd, int64_t fileSize)
     return size_t(t[0]) | size_t(t[1]) << 8 | size_t(t[2]) << 16 | size_t(t[3]) << 24;
 }
 
-// Streams `fd` through zlib into `sink(data, n)`; stops when sink returns false. Returns the
-// note saying where it stopped early ("" when the stream ended cleanly).
-template <class Sink>
-std::string inflateFd(int fd, Sink &&sink, const std::atomic<bool> *cancel, int64_t *consumed,
-                      std::string *error)
+// Streams `fd` through zlib straight into the memory `space(&n)` hands out (n bytes there;
+// nullptr: no more room, the stream is cut there), telling `used(n)` how much of it each inflate
+// call wrote. Returns the note saying where it stopped early ("" when the stream ended cleanly;
+// "limit" when space ran out).
+template <class Space, class Used>
+std::string inflateFd(int fd, Space &&space, Used &&used, const std::atomic<bool> *cancel,
+                      int64_t *consumed, std::string *error)
 {
     z_stream z{};
     if (inflateInit2(&z, 15 + 32) != Z_OK) { // 32: gzip (or zlib) header detected
@@ -48,7 +50,6 @@ std::string inflateFd(int fd, Sink &&sink, const std::atomic<bool> *cancel, int6
         return {};
     }
     std::vector<unsigned char> in(kChunk);
-    std::vector<unsigned char> out(kChunk);
     std::string stopped;
     int64_t readTotal = 0;
     bool ended = false; // the last member's end was seen
@@ -91,21 +92,25 @@ std::string inflateFd(int fd, Sink &&sink, const std::atomic<bool> *cancel, int6
             stopped = "cancelled";
             break;
         }
-        z.next_out = out.data();
-        z.avail_out = uInt(out.size());
+        size_t room = 0;
+        unsigned char *out = space(&room);
+        if (!out || room == 0) {
+            stopped = "limit";
+            break;
+        }
+        const uInt offered = uInt(std::min<size_t>(room, size_t(1) << 30));
+        z.next_out = out;
+        z.avail_out = offered;
         const int rc = ::inflate(&z, Z_NO_FLUSH);
-        const size_t produced = out.size() - z.avail_out;
+        const size_t produced = offered - z.avail_out;
         if (produced > 0) {
             any = true;
-            if (!sink(out.data(), produced)) {
-                stopped = "limit";
-                break;
-            }
+            used(produced);
         }
         if (rc == Z_STREAM_END) {
             ended = true;
         } else if (rc == Z_BUF_ERROR) {
-            // No progress possible: more input needed (read above) or output space (never).
+            // No progress possible: more input needed (read above) or more room (asked above).
             if (eof && z.avail_in == 0)
                 continue;
         } else if (rc != Z_OK) {
@@ -136,21 +141,23 @@ std::string GzipInput::head(const std::string &path, size_t bytes)
     const int fd = FileReader::openRegular(path, nullptr);
     if (fd < 0)
         return {};
-    std::string out;
+    std::string out(bytes, '\0');
+    size_t length = 0;
     std::string error;
     int64_t consumed = 0;
     inflateFd(
         fd,
-        [&](const unsigned char *p, size_t n) {
-            out.append(reinterpret_cast<const char *>(p), std::min(n, bytes - out.size()));
-            return out.size() < bytes;
+        [&](size_t *room) {
+            *room = bytes - length;
+            return reinterpret_cast<unsigned char *>(out.data() + length);
         },
-        nullptr, &consumed, &error);
+        [&](size_t n) { length += n; }, nullptr, &consumed, &error);
     ::close(fd);
+    out.resize(length);
     return out;
 }
 
-GzipInput::Result GzipInput::inflate(const std::string &path, simdjson::padded_string &text,
+GzipInput::Result GzipInput::inflate(const std::string &path, BigBuffer &text,
                                      const std::atomic<bool> *cancel, size_t maxBytes)
 {
     Result r;
@@ -164,47 +171,41 @@ GzipInput::Result GzipInput::inflate(const std::string &path, simdjson::padded_s
     r.compressed = st.st_size;
     const size_t limit = maxBytes ? maxBytes : defaultLimit();
     // Sized from the trailer when that is plausible (ISIZE is mod 2^32: a stream over 4 GiB, or
-    // concatenated members, only under-reports, and the buffer then grows).
+    // concatenated members, only under-reports, and the buffer then grows in place).
     size_t capacity = std::max<size_t>(trailerSize(fd, st.st_size), size_t(st.st_size) * 2);
     capacity = std::min(std::max<size_t>(capacity, 4096), limit);
-    text = simdjson::padded_string(capacity);
+    if (!text.reserve(capacity)) {
+        ::close(fd);
+        r.error = "cannot hold the inflated stream: out of memory";
+        return r;
+    }
     size_t length = 0;
     bool overLimit = false;
     int64_t consumed = 0;
     std::string stopped = inflateFd(
         fd,
-        [&](const unsigned char *p, size_t n) {
-            if (length + n > capacity) {
-                if (capacity >= limit) {
-                    n = limit - length;
+        [&](size_t *room) -> unsigned char * {
+            if (length == text.capacity()) {
+                if (length >= limit ||
+                    !text.reserve(std::min(std::max(length * 2, length + kChunk), limit))) {
                     overLimit = true;
-                } else {
-                    size_t grown = std::min(std::max(capacity * 2, length + n), limit);
-                    simdjson::padded_string bigger(grown);
-                    std::memcpy(bigger.data(), text.data(), length);
-                    text = std::move(bigger);
-                    capacity = grown;
-                    if (length + n > capacity) {
-                        n = capacity - length;
-                        overLimit = true;
-                    }
+                    return nullptr;
                 }
             }
-            std::memcpy(text.data() + length, p, n);
-            length += n;
-            return !overLimit;
+            *room = std::min(text.capacity(), limit) - length;
+            return reinterpret_cast<unsigned char *>(text.data() + length);
         },
-        cancel, &consumed, &r.error);
+        [&](size_t n) { length += n; }, cancel, &consumed, &r.error);
     ::close(fd);
     if (!r.error.empty())
         return r;
-    if (overLimit)
+    if (overLimit || stopped == "limit")
         stopped = "inflated stream longer than " + std::to_string(limit >> 20) +
                   " MiB (half this machine's memory): cut at compressed byte " +
                   std::to_string(consumed);
     if (!stopped.empty())
         stopped += "; " + std::to_string(length) + " bytes inflated before it";
-    std::memset(text.data() + length, 0, simdjson::SIMDJSON_PADDING); // simdjson reads past the end
+    std::memset(text.data() + length, 0, BigBuffer::kPadding); // simdjson reads past the end
     r.ok = true;
     r.stopped = std::move(stopped);
     r.length = length;

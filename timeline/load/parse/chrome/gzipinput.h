@@ -1,7 +1,8 @@
 // GzipInput — reads gzip-compressed inputs (`*.json.gz`, `*.pt.trace.json.gz`: what
 // tensorboard_trace_handler(use_gzip=True) and most training frameworks write) with zlib,
 // streaming: the compressed file is read in 256 KiB pieces and inflated straight into the
-// buffer the JSON parser reads, sized from the gzip trailer's length (no second copy).
+// buffer the JSON parser reads (a BigBuffer: huge pages, grown in place), sized from the gzip
+// trailer's length — no copy of the inflated bytes.
 //
 // Recognised by content (the two magic bytes 1f 8b), whatever the name. Concatenated members
 // (what `cat a.gz b.gz` gives) are read as one stream, as gzip does.
@@ -14,7 +15,7 @@
 // Threading: stateless; any thread, one call per file.
 #pragma once
 
-#include <simdjson.h>
+#include "timeline/load/parse/bigbuffer.h"
 
 #include <atomic>
 #include <cstdint>
@@ -38,9 +39,9 @@ public:
         size_t length = 0;     // inflated bytes in `text` (text.size() may be larger)
         int64_t compressed = 0; // the file's size
     };
-    // Inflates `path` into `text` (its first `length` bytes; simdjson's padding after them).
+    // Inflates `path` into `text` (its first `length` bytes, then BigBuffer::kPadding zeros).
     // `maxBytes` 0 = the default limit (half of physical memory).
-    static Result inflate(const std::string &path, simdjson::padded_string &text,
+    static Result inflate(const std::string &path, BigBuffer &text,
                           const std::atomic<bool> *cancel = nullptr, size_t maxBytes = 0);
 };
 
