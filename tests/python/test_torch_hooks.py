@@ -472,6 +472,39 @@ def test_profiler_recorder_ties_its_clock(workdir):
         assert fwd[0]["ts"] <= r["ts"] and r["ts"] + r["dur"] <= fwd[1]["ts"]
 
 
+@pytest.mark.parametrize("sign", [-1, 1])
+def test_profiler_ops_nest_in_the_hooks_whatever_the_ties_error(workdir, monkeypatch, sign):
+    """The tie made worse on purpose, honestly (its offset moved by 3 µs and its bound widened
+    by as much): the module hooks begin a few hundred ns before their first op, so placed by the
+    tie alone the ops stick out of them. Placed among the hooks' own events, every op nests."""
+    fit = st.ClockTie.fit
+
+    def worse(cls, start, end):
+        tie = fit(start, end)
+        tie.offset_ns += sign * 3_000
+        tie.bound_ns += 3_000
+        return tie
+
+    monkeypatch.setattr(st.ClockTie, "fit", classmethod(worse))
+    client = syncline.FileTimerClient("", "timer_events.log")
+    model = small_model()
+    st.instrument(model, client, depth=1, backward=False)
+    with st.ProfilerRecorder(client) as prof:
+        for _ in range(20):
+            model(torch.randn(2, 4))
+    client.close()
+    assert abs(prof.tie.nesting_shift_ns) <= prof.tie.bound_ns
+    tl = syncline.load_timeline(str(workdir / "timer_events.log"))
+    assert not [p for p in tl.problems if "misnesting" in p], tl.problems
+    evs = list(tl)
+    hooks = [e for e in evs if e.name in ("0.forward", "2.forward")]
+    lin = [e for e in evs if e.name == "aten::linear"]
+    assert len(hooks) == 40 and len(lin) == 40
+    for op in lin:
+        home = [h for h in hooks if h.start_ns <= op.start_ns and op.end_ns <= h.end_ns]
+        assert len(home) == 1 and op.depth > home[0].depth and op.thread == home[0].thread
+
+
 @pytest.mark.parametrize("samples,lo,hi", [
     # (client before a, client after b, profiler start s, end e) -> offset in [a-s-1µs, b-e+1µs]
     ([(10_000, 20_000, 3_000, 5_000)], 6_000, 16_000),

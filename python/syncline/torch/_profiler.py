@@ -18,15 +18,25 @@ profiler's clock need not be the recorder's: CLOCK_MONOTONIC and _RAW differ by 
 the map is the line through the two midpoints, its bound the wider half-width. The result is written into the log as an instant ``profiler_clock_tie`` (args
 ``offset_ns``, ``bound_ns``, ``drift_ppm``, ``ties``) and kept in ``.tie``.
 
+Nesting. On the thread that entered the profiler, the ops ran inside the recorder's own events
+(the hooks' ``forward``, the collectives): at exit those events are read back from the log and
+the tie is refined inside its bound so that the ops nest in them (``syncline._profilerplacement``;
+the shift is the instant's ``nesting_shift_ns``); what the profiler's µs rounding leaves is
+clamped, and an op that truly overlaps (asynchronous) goes to a ``profiler async`` track.
+
 Which events. Every CPU event of ``events()`` (``aten::*`` ops, ``record_function`` ranges), as an
 ``X`` record with its profiler name, except the tie markers. Events of the thread that entered the
 profiler are written on that thread's track; those of each other thread on a track named
 ``profiler thread <id>`` (``record_interval_on``). Writing happens at exit, in chunks, with ``flush()`` between them, so a
 long profile does not overflow the recorder's buffer.
 """
+import os
+import threading
 import time
 
 import torch
+
+from .._profilerplacement import own_intervals, place, refine_offset
 
 _TIE_NAME = "syncline.profiler_tie"
 _CHUNK = 8192
@@ -42,6 +52,7 @@ class ClockTie:
         self.drift = drift
         self.p0_ns = p0_ns
         self.ties = ties
+        self.nesting_shift_ns = 0  # the refinement by the thread's own events (in offset_ns)
 
     def to_client(self, profiler_ns):
         return int(round(self.offset_ns + profiler_ns + self.drift * (profiler_ns - self.p0_ns)))
@@ -81,7 +92,8 @@ class ClockTie:
 
     def __repr__(self):
         return (f"ClockTie(offset_ns={self.offset_ns:.0f}, bound_ns={self.bound_ns}, "
-                f"drift_ppm={self.drift * 1e6:.3f}, ties={self.ties})")
+                f"drift_ppm={self.drift * 1e6:.3f}, ties={self.ties}, "
+                f"nesting_shift_ns={self.nesting_shift_ns})")
 
 
 class ProfilerRecorder:
@@ -95,6 +107,8 @@ class ProfilerRecorder:
         self.written = 0
         self.write_ns = 0  # time spent converting and writing the ops at exit (not torch's own)
         self._marks = []  # (phase, k, a, b)
+        self._home_tid = None  # the OS thread id that entered (the recorder's "tid")
+        self._log_offset = None  # the log's size when the profile began
 
     def _mark(self, phase):
         now = self.client.now_ns
@@ -106,6 +120,12 @@ class ProfilerRecorder:
             self._marks.append((f"{_TIE_NAME}.{phase}{k}", a, b))
 
     def __enter__(self):
+        self._home_tid = threading.get_native_id()
+        try:
+            self.client.flush()
+            self._log_offset = os.path.getsize(self.client.log_path)
+        except (AttributeError, OSError, TypeError):
+            self._log_offset = None  # no readable log: the ops are placed by the tie alone
         self.profiler = torch.profiler.profile(**self.profile_kwargs)
         self.profiler.__enter__()
         self._marks.clear()
@@ -139,8 +159,6 @@ class ProfilerRecorder:
                                "its clock-tie markers; nothing can be placed on the timeline")
         self.tie = tie = ClockTie.fit(start, end)
         client = self.client
-        client.instant("profiler_clock_tie", offset_ns=int(tie.offset_ns),
-                       bound_ns=tie.bound_ns, drift_ppm=tie.drift * 1e6, ties=tie.ties)
         threads = {}
         for e in events:
             if e.name.startswith(_TIE_NAME):
@@ -149,41 +167,44 @@ class ProfilerRecorder:
                     e.device_type != torch.autograd.DeviceType.CPU:
                 continue
             threads.setdefault(e.thread, []).append(e)
+        # The recorder's own events on the thread that entered: the ops ran inside them.
+        fixed = []
+        if self._log_offset is not None and home in threads:
+            client.flush()
+            fixed = own_intervals(client.log_path, self._log_offset, self._home_tid)
+            shift = refine_offset([s[:2] for s in self._spans(threads[home])], fixed,
+                                  tie.bound_ns)
+            tie.offset_ns += shift
+            tie.nesting_shift_ns = shift
+        client.instant("profiler_clock_tie", offset_ns=int(tie.offset_ns),
+                       bound_ns=tie.bound_ns, drift_ppm=tie.drift * 1e6, ties=tie.ties,
+                       nesting_shift_ns=tie.nesting_shift_ns)
         for tid, evs in threads.items():
-            self._write_events(evs, None if tid == home else f"profiler thread {tid}")
+            if tid == home:
+                self._write_events(evs, None, fixed)
+            else:
+                self._write_events(evs, f"profiler thread {tid}", [])
         self.write_ns = time.perf_counter_ns() - t0
 
-    def _write_events(self, events, track):
-        """Writes one thread's events. The profiler's µs stamps are rounded, so a child can end
-        up to a µs or two after its parent: such an end is clamped to the parent's. An event
-        that outlasts its parent by more (an asynchronous op the profiler put on this thread,
-        e.g. ``gloo:send``) goes to the track ``profiler async`` (``profiler async 2``, ... when
-        it overlaps one there too; ``<track> async`` for another thread's) instead of
-        misnesting."""
-        client, tie = self.client, self.tie
+    def _spans(self, events):
+        tie = self.tie
         spans = []
         for e in events:
             s = tie.to_client(e.time_range.start * 1000)
             spans.append((s, max(s, tie.to_client(e.time_range.end * 1000)), e.name))
-        spans.sort(key=lambda x: (x[0], -x[1]))
-        lanes = [(track, [])]  # (track name or None = this thread, ends of its open events)
+        return spans
+
+    def _write_events(self, events, track, fixed):
+        """Writes one thread's events, nested among themselves and in ``fixed`` (the recorder's
+        own events of that thread; ``_profilerplacement.place``). An op that sticks out of its
+        parent by more than the profiler's rounding goes to the track ``profiler async``
+        (``profiler async 2``, ... when it overlaps one there too; ``<track> async`` for another
+        thread's) instead of misnesting."""
+        client = self.client
+        base = "profiler async" if track is None else f"{track} async"
         n = 0
-        for s, t, name in spans:
-            for i, (on, stack) in enumerate(lanes):
-                while stack and stack[-1] <= s:
-                    stack.pop()
-                if stack and t > stack[-1]:
-                    if i == 0 and t - stack[-1] <= _RESOLUTION_SLACK_NS:
-                        t = stack[-1]
-                    else:
-                        continue
-                stack.append(t)
-                break
-            else:
-                k = len(lanes)
-                base = "profiler async" if track is None else f"{track} async"
-                on = base if k == 1 else f"{base} {k}"
-                lanes.append((on, [t]))
+        for s, t, name, lane in place(self._spans(events), fixed, _RESOLUTION_SLACK_NS):
+            on = track if lane == 0 else base if lane == 1 else f"{base} {lane}"
             if on is None:
                 client.record_interval(name, s, t)
             else:
