@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace syncline::sync;
@@ -104,6 +105,7 @@ private slots:
     void causalityRepair();
     void causalityRepairContradiction();
     void causalityRepairStoppedShortSaysWhy();
+    void causalityRepairExtremeTimes();
     void twoReferenceClocks_data();
     void twoReferenceClocks();
     void methodNames();
@@ -369,6 +371,43 @@ void TstSyncEngine::causalityRepairStoppedShortSaysWhy()
     QVERIFY(done.converged);
     QCOMPARE(done.violationsAfter, int64_t(0));
     QVERIFY(rounds.stopReason().empty());
+}
+
+// Event times come from logs and caches, which can hold any int64: constraints between instants
+// near the ends of the range ask for adjustments past it. The repair must end with maps that
+// are still clocks, without an integer overflow or a double out of int64's range on the way
+// (undefined behaviour, which the sanitizer build of this test reports).
+void TstSyncEngine::causalityRepairExtremeTimes()
+{
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+    SyncEngineInput in;
+    for (int w = 0; w < 2; ++w) {
+        WorkerClockInput wi;
+        wi.workerId = w;
+        wi.rank = w;
+        wi.firstLocalNs = kMin + 1;
+        wi.lastLocalNs = kMax - 1;
+        in.workers.push_back(wi);
+    }
+    in.messages.push_back({0, 4'000'000'000'000'000'000, 1, -4'000'000'000'000'000'000});
+    in.messages.push_back({0, kMax - 5, 1, kMin + 5});
+    in.messages.push_back({1, 9'000'000'000'000'000'000, 0, -9'000'000'000'000'000'000});
+    in.messages.push_back({0, 1000, 1, 0}); // and an ordinary one among them
+    in.options.minMessageLatencyNs = 1000;
+    in.options.alignOnCollectives = false;
+    const SyncEngineResult r = runSyncEngine(in);
+    QCOMPARE(r.causality.constraints, int64_t(4));
+    QVERIFY(r.causality.violationsBefore >= 3);
+    for (const WorkerClockResult &w : r.workers) {
+        int64_t prev = kMin;
+        for (int64_t t = -4'500'000'000'000'000'000; t <= 4'500'000'000'000'000'000;
+             t += 500'000'000'000'000'000) {
+            const int64_t g = w.map.toGlobal(t);
+            QVERIFY2(g >= prev, qPrintable(QString("worker %1 at %2").arg(w.workerId).arg(t)));
+            prev = g;
+        }
+    }
 }
 
 void TstSyncEngine::causalityRepairContradiction()
