@@ -21,18 +21,39 @@ namespace {
 
 constexpr double kRoundingNs = 2.0;
 
+// Whether a receive at global time d comes too early for a send at s plus the latency: exact,
+// and defined for any int64 times (a log or cache may hold any).
+// Knots and adjustments come from event times, which a forged cache can push past the int64
+// range: every double is held at ±2^62 ns (the times' own limit) before it becomes an integer.
+int64_t held(double x)
+{
+    constexpr double kLimit = 4611686018427387904.0; // 2^62
+    return int64_t(std::isnan(x) ? 0.0 : std::clamp(x, -kLimit, kLimit));
+}
+
+// a + b, held at the int64 range.
+int64_t saturatingAdd(int64_t a, int64_t b)
+{
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return r;
+}
+
+bool receivesTooEarly(int64_t d, int64_t s, int64_t latency)
+{
+    int64_t earliest = 0;
+    if (__builtin_add_overflow(s, latency, &earliest))
+        return latency > 0; // past INT64_MAX: no receive is late enough; below INT64_MIN: all are
+    return d < earliest;
+}
+
 // map + adjustment, as a new ClockMap (adjustment rounded to ns at the knots).
 ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
                          const PiecewiseLinear &down)
 {
     if (up.isZero() && down.isZero())
         return map;
-    // Knots and adjustments come from event times, which a forged cache can push past the int64
-    // range: every double is held at ±2^62 ns (the times' own limit) before it becomes an integer.
-    auto held = [](double x) {
-        constexpr double kLimit = 4611686018427387904.0; // 2^62
-        return int64_t(std::isnan(x) ? 0.0 : std::clamp(x, -kLimit, kLimit));
-    };
     std::set<int64_t> ts;
     for (const ClockSegment &s : map.segments())
         ts.insert(s.localStart);
@@ -52,23 +73,21 @@ ClockMap applyAdjustment(const ClockMap &map, const PiecewiseLinear &up,
     for (int64_t t : ts) {
         ClockSegment s = map.segmentAt(t);
         s.localStart = t;
-        const int64_t adj = held(std::round(adjValue(double(t))));
-        if (__builtin_add_overflow(map.toGlobal(t), adj, &s.globalStart))
-            s.globalStart = adj > 0 ? std::numeric_limits<int64_t>::max()
-                                    : std::numeric_limits<int64_t>::min();
+        s.globalStart = saturatingAdd(map.toGlobal(t), held(std::round(adjValue(double(t)))));
         out.push_back(s);
     }
     for (size_t i = 0; i + 1 < out.size(); ++i) {
         ClockSegment &s = out[i];
         const ClockSegment &n = out[i + 1];
-        s.slope = double(n.globalStart - s.globalStart) / double(n.localStart - s.localStart);
+        s.slope = (double(n.globalStart) - double(s.globalStart)) /
+                  (double(n.localStart) - double(s.localStart));
         const double bump = std::max(up.maxOver(double(s.localStart), double(n.localStart)),
                                      down.maxOver(double(s.localStart), double(n.localStart)));
         if (bump > 0.0) {
             s.flags |= SegRepaired;
-            s.boundNs += int64_t(std::ceil(bump));
+            s.boundNs = saturatingAdd(s.boundNs, held(std::ceil(bump)));
             if (s.assumedBoundNs > 0)
-                s.assumedBoundNs += int64_t(std::ceil(bump));
+                s.assumedBoundNs = saturatingAdd(s.assumedBoundNs, held(std::ceil(bump)));
         }
     }
     // The last segment keeps the original map's slope (adjustment is 0 there).
@@ -195,7 +214,7 @@ public:
                 const double a = std::fabs(adjAt(d, double(t)));
                 if (a >= 0.5) {
                     ++moved[d];
-                    maxShift[d] = std::max(maxShift[d], int64_t(std::llround(a)));
+                    maxShift[d] = std::max(maxShift[d], held(std::round(a)));
                 }
             }
         });
@@ -362,8 +381,8 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
     };
     auto violatedNow = [&](size_t i) { // before any adjustment
         const Constraint c = cons[i];
-        return results[size_t(c.dst)].map.toGlobal(c.dstLocal) <
-               results[size_t(c.src)].map.toGlobal(c.srcLocal) + c.latency;
+        return receivesTooEarly(results[size_t(c.dst)].map.toGlobal(c.dstLocal),
+                                results[size_t(c.src)].map.toGlobal(c.srcLocal), c.latency);
     };
     // One pass: the violations before, those after when nothing is adjusted (the maps are
     // then unchanged), and the constraints near violation (lacking kRoundingNs of clearance,
@@ -378,7 +397,7 @@ CausalityReport CausalityRepair::repair(const SyncEngineInput &input,
             const int64_t d = results[size_t(c.dst)].map.toGlobal(c.dstLocal);
             const double gs = double(s), gd = double(d);
             beforePart[t] += gd < gs + double(c.latency) - 0.5 ? 1 : 0;
-            afterPart[t] += d < s + c.latency ? 1 : 0;
+            afterPart[t] += receivesTooEarly(d, s, c.latency) ? 1 : 0;
             if (groups.domainOf(size_t(c.src)) != groups.domainOf(size_t(c.dst)) &&
                 gs + double(c.latency) + kRoundingNs - gd > 0.0)
                 nearPart[t].push_back(i);
