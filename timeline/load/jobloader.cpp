@@ -97,6 +97,7 @@ void guardedItem(std::vector<ParsedFile> &files, size_t i, const std::string &pa
     ParsedFile failed;
     failed.path = path;
     LoadProblem p;
+    p.kind = LoadProblem::Kind::LoadFailed;
     p.severity = LoadProblem::Severity::Error;
     p.file = path;
     p.message = "not loaded: reading it failed (" + why + ")";
@@ -195,6 +196,7 @@ void noteRefusedCachePlaces(JobInputs &inputs)
         if (why.empty())
             continue;
         LoadProblem p;
+        p.kind = LoadProblem::Kind::CacheDirRefused;
         p.severity = LoadProblem::Severity::Warning;
         p.file = place;
         p.message = "cache directory not used: " + why +

@@ -56,7 +56,7 @@ std::vector<std::string> problems(const Timeline &tl)
         q.file = fs::path(p.file).filename().string();
         for (size_t at; !dir.empty() && (at = q.message.find(dir)) != std::string::npos;)
             q.message.replace(at, dir.size(), "DIR");
-        out.push_back(q.toString());
+        out.push_back(std::string(LoadProblem::kindKey(q.kind)) + " " + q.toString());
     }
     return out;
 }
@@ -392,7 +392,7 @@ private slots:
         QVERIFY(first.timeline);
         auto malformed = [](const Timeline &tl) {
             return std::count_if(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
-                return p.message.find("malformed line") != std::string::npos;
+                return p.kind == LoadProblem::Kind::MalformedLine;
             });
         };
         QCOMPARE(malformed(*first.timeline), 2 * kWorkers);

@@ -94,6 +94,7 @@ std::string directory(const ParsedFile &f, const LogFileStamp &stamp,
     }
     dir.u32(uint32_t(f.problems.size()));
     for (const LoadProblem &p : f.problems) {
+        dir.u32(uint32_t(p.kind));
         dir.u32(uint32_t(p.severity));
         dir.str(p.file);
         dir.i64(p.line);
@@ -342,8 +343,12 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
                 c.value[i] = r.f64();
             }
         }
-        s.problems.resize(r.count(36));
+        s.problems.resize(r.count(40));
         for (LoadProblem &pr : s.problems) {
+            const uint32_t kind = r.u32();
+            consistent = consistent && kind < uint32_t(LoadProblem::Kind::Count);
+            pr.kind = kind < uint32_t(LoadProblem::Kind::Count) ? LoadProblem::Kind(kind)
+                                                                 : LoadProblem::Kind::Other;
             const uint32_t sev = r.u32();
             consistent = consistent && sev <= uint32_t(LoadProblem::Severity::Error);
             pr.severity = LoadProblem::Severity(std::min<uint32_t>(sev, 2));

@@ -184,8 +184,8 @@ void LogIndex::setWholeFile(const ParsedFile &f)
 
 bool LogIndex::isOpenEventsNote(const LoadProblem &p)
 {
-    return p.severity == LoadProblem::Severity::Info && p.line == 0 &&
-           p.message.find("without an end, kept as open") != std::string::npos;
+    return p.kind == LoadProblem::Kind::OpenEvents && p.severity == LoadProblem::Severity::Info &&
+           p.line == 0;
 }
 
 void LogIndex::append(const LogIndex &more)

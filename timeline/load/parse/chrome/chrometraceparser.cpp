@@ -16,6 +16,7 @@
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
+using Kind = LoadProblem::Kind;
 namespace od = simdjson::ondemand;
 
 bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
@@ -159,7 +160,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
         if (!g.ok) {
             ParsedFile out;
             out.path = path;
-            out.problems.push_back({Severity::Error, path, 0, g.error});
+            out.problems.push_back({Kind::UnreadableTrace, Severity::Error, path, 0, g.error});
             return out;
         }
         length = g.length;
@@ -168,7 +169,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
     } else if (!readWhole(path, text, &length, &error)) {
         ParsedFile out;
         out.path = path;
-        out.problems.push_back({Severity::Error, path, 0, error});
+        out.problems.push_back({Kind::ReadError, Severity::Error, path, 0, error});
         return out;
     }
     od::parser parser;
@@ -193,7 +194,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
     for (int attempt = 0; attempt < attempts; ++attempt) {
         ChromeTraceState state(path);
         if (damaged)
-            state.problems.add("truncated gzip", 0,
+            state.problems.add(Kind::TruncatedGzip, 0,
                                "gzip stream not read to its end: " + gzipStopped +
                                    "; loaded what those bytes hold",
                                Severity::Warning);
@@ -202,7 +203,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
                 current.data(), current.size(), current.size() + simdjson::SIMDJSON_PADDING));
             state.parse(doc);
             if (attempt > 0)
-                state.problems.add("truncated JSON", 0,
+                state.problems.add(Kind::TruncatedJson, 0,
                                    "JSON not closed (" + firstError +
                                        "); read up to the last complete event",
                                    Severity::Info);
@@ -228,10 +229,10 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
             }
             ParsedFile out;
             out.path = path;
-            out.problems.push_back({Severity::Error, path, 0,
+            out.problems.push_back({Kind::UnreadableTrace, Severity::Error, path, 0,
                                     "not a readable Chrome trace: " + std::string(e.what())});
             if (damaged)
-                out.problems.push_back({Severity::Error, path, 0,
+                out.problems.push_back({Kind::TruncatedGzip, Severity::Error, path, 0,
                                         "gzip stream not read to its end: " + gzipStopped});
             return out;
         }

@@ -16,6 +16,7 @@
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
+using Kind = LoadProblem::Kind;
 namespace od = simdjson::ondemand;
 
 ChromeTraceState::ChromeTraceState(const std::string &path) : problems(path)
@@ -131,7 +132,7 @@ void ChromeTraceState::handleEvent(od::value el)
     }
     int64_t ts = 0;
     if (!ChromeTraceParser::microsToNs(ev.tsTok, ts)) {
-        problems.add("events without a valid ts", 0,
+        problems.add(Kind::EventWithoutTs, 0,
                      "event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
                          ") has no numeric ts; skipped");
         return;
@@ -150,7 +151,7 @@ void ChromeTraceState::handleEvent(od::value el)
     }
     const uint32_t ti = trackFor(ev.pidTok, ev.tidTok);
     if (ti == kNoTrack) {
-        problems.add("too many threads", 0,
+        problems.add(Kind::TooManyThreads, 0,
                      "event \"" + std::string(ev.name) + "\" of tid " + std::string(ev.tidTok) +
                          " dropped: the trace has " + std::to_string(ParsedFile::kMaxTracks) +
                          " threads already (the most one file may have)");
@@ -191,11 +192,11 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
     if (ev.ph[0] == 'X') {
         int64_t dur = 0;
         if (!ev.durTok.empty() && !ChromeTraceParser::microsToNs(ev.durTok, dur))
-            problems.add("bad durations", 0,
+            problems.add(Kind::BadDuration, 0,
                          "event \"" + std::string(ev.name) +
                              "\" has a non-numeric dur; taken as 0");
         if (!logEndInRange(ts, std::max<int64_t>(dur, 0), &end)) {
-            problems.add("times out of range", 0,
+            problems.add(Kind::TimeOutOfRange, 0,
                          "event \"" + std::string(ev.name) +
                              "\" ends past the readable range (ts + dur > 2^62 ns); skipped");
             return;
@@ -233,7 +234,7 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
     if (args.is_object())
         for (auto it = args.begin(); it != args.end(); ++it) {
             if (!it->is_number() || !std::isfinite(it->get<double>())) {
-                problems.add("bad counter values", 0,
+                problems.add(Kind::BadCounterValue, 0,
                              "counter \"" + name + "\" series \"" + it.key() +
                                  "\" has a value that is not a finite number (" +
                                  it->dump().substr(0, 40) + "); sample skipped");
@@ -243,7 +244,7 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
             key.append(ev.pidTok).append(1, '\x1f').append(name).append(1, '\x1f').append(it.key());
             if (m_out.worker.counters.size() >= ParsedFile::kMaxTracks &&
                 !m_counterIndex.count(key)) {
-                problems.add("too many counters", 0,
+                problems.add(Kind::TooManyCounters, 0,
                              "counter \"" + name + "\" series \"" + it.key() +
                                  "\" dropped: the trace has " +
                                  std::to_string(ParsedFile::kMaxTracks) +
@@ -264,7 +265,7 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
             ++added;
         }
     if (added == 0 && (!args.is_object() || args.empty()))
-        problems.add("bad counter values", 0,
+        problems.add(Kind::BadCounterValue, 0,
                      "counter \"" + name +
                          "\" without numeric args (a C event's values are its "
                          "args members); skipped");
@@ -274,7 +275,7 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
 void ChromeTraceState::addAsync(int64_t ts, const Event &ev)
 {
     if (ev.idTok.empty()) {
-        problems.add("async events without an id", 0,
+        problems.add(Kind::AsyncWithoutId, 0,
                      "async event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
                          ") has no id (async events are matched by cat + id); skipped");
         return;
@@ -356,11 +357,11 @@ void ChromeTraceState::finishAsync()
             open += spans[i].flags & EventOpen ? 1 : 0;
     }
     if (unmatched > 0)
-        problems.add("async ends without a begin", 0,
+        problems.add(Kind::AsyncEndWithoutBegin, 0,
                      std::to_string(unmatched) +
                          " async end(s) (ph e) with no open begin of the same cat and id; dropped");
     if (open > 0)
-        problems.add("open events", 0,
+        problems.add(Kind::OpenEvents, 0,
                      std::to_string(open) + " async begin(s) (ph b) without an end kept as open",
                      Severity::Info);
     int64_t noLane = 0; // spans of trees that found no lane under the track cap
@@ -401,7 +402,7 @@ void ChromeTraceState::finishAsync()
         }
     }
     if (noLane > 0)
-        problems.add("too many threads", 0,
+        problems.add(Kind::TooManyThreads, 0,
                      std::to_string(noLane) +
                          " async span(s) (ph b/n) dropped: the trace has " +
                          std::to_string(ParsedFile::kMaxTracks) +
@@ -426,17 +427,17 @@ void ChromeTraceState::readRank(simdjson::ondemand::value v)
     } else if (v.get_string().get(text) == simdjson::SUCCESS && !text.empty() && text.size() <= 9 &&
                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         r = std::stoll(std::string(text));
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "distributedInfo.rank is a string (\"" + std::string(text) +
                          "\"); taken as rank " + std::to_string(r));
     } else {
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "distributedInfo.rank is not an integer; ignored (rank from the file name "
                      "or the next free one)");
         return;
     }
     if (r < 0 || r > std::numeric_limits<int>::max()) {
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "distributedInfo.rank " + std::to_string(r) + " is out of range; ignored");
         return;
     }
@@ -451,14 +452,14 @@ void ChromeTraceState::readBaseTime(od::value v)
     uint64_t big = 0;
     if (v.get_int64().get(base) != simdjson::SUCCESS) {
         const bool tooBig = v.get_uint64().get(big) == simdjson::SUCCESS;
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      std::string("baseTimeNanoseconds is ") +
                          (tooBig ? "past the readable range" : "not an integer of ns") +
                          "; ignored (times stay relative to the profiler's base)");
         return;
     }
     if (base < 0 || base > kMaxTimeNs) {
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "baseTimeNanoseconds " + std::to_string(base) +
                          " is out of range; ignored (times stay relative to the profiler's base)");
         return;
@@ -474,7 +475,7 @@ void ChromeTraceState::applyBaseTime()
         return;
     WorkerInfo &info = m_out.worker.info;
     if (info.lastLocalNs > kMaxTimeNs - baseTimeNs || info.firstLocalNs < -kMaxTimeNs - baseTimeNs) {
-        problems.add("times out of range", 0,
+        problems.add(Kind::TimeOutOfRange, 0,
                      "baseTimeNanoseconds " + std::to_string(baseTimeNs) +
                          " moves the trace's times past the readable range; not applied");
         return;
@@ -517,7 +518,7 @@ void ChromeTraceState::parse(od::document &doc)
             std::string_view unit;
             if (field.value().get_string().get(unit) != simdjson::SUCCESS ||
                 (unit != "ms" && unit != "ns"))
-                problems.add("bad metadata", 0,
+                problems.add(Kind::BadMetadata, 0,
                              "displayTimeUnit is not \"ms\" or \"ns\"; ignored (ts and dur "
                              "are µs whatever it says)",
                              Severity::Info);
@@ -549,7 +550,7 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
             continue;
         }
         if (stack.empty()) {
-            problems.add("ends without a begin", 0,
+            problems.add(Kind::EndWithoutBegin, 0,
                          "end without a begin on pid " + m_tracks[ti].pidToken + " tid " +
                              m_tracks[ti].tidToken + " at ts " + std::to_string(r.ts) +
                              " ns; dropped");
@@ -558,7 +559,7 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
         const uint32_t e = stack.back();
         stack.pop_back();
         if (r.nameId != 0 && r.nameId != t.nameId[e])
-            problems.add("misnested ends", 0,
+            problems.add(Kind::MisnestedEnd, 0,
                          "E \"" + std::string(m_out.names.name(r.nameId)) + "\" closes \"" +
                              std::string(m_out.names.name(t.nameId[e])) + "\" on tid " +
                              m_tracks[ti].tidToken);
@@ -566,7 +567,7 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
         t.flags[e] &= uint16_t(~EventOpen);
     }
     if (!stack.empty())
-        problems.add("open events", 0,
+        problems.add(Kind::OpenEvents, 0,
                      std::to_string(stack.size()) + " B event(s) without E kept as open",
                      Severity::Info);
     be.clear();
@@ -590,7 +591,7 @@ ParsedFile ChromeTraceState::finish()
             m_out.worker.info.pid = pid;
         }
     for (const auto &[ph, n] : m_unsupported)
-        problems.add("unsupported phases", 0,
+        problems.add(Kind::UnsupportedPhase, 0,
                      std::to_string(n) + " event(s) of phase '" + ph +
                          "' ignored (not shown on the timeline)",
                      Severity::Info);
