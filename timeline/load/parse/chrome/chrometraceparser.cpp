@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +65,66 @@ bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
         return false; // past the timeline's range (parsedfile.h)
     ns = neg ? -v : v;
     return true;
+}
+
+ChromeTraceParser::IdToken ChromeTraceParser::parseId(std::string_view text, int64_t &id,
+                                                     bool asUnsigned)
+{
+    text = ChromeTraceState::trimmed(text);
+    if (text.empty() || text[0] == '"' || text[0] == '{')
+        return IdToken::Text; // a string, or an id2 object ({"local": ...}): a name
+    size_t i = 0;
+    const bool neg = text[0] == '-';
+    if (neg)
+        ++i;
+    const size_t first = i;
+    uint64_t v = 0;
+    bool over = false;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+        const uint64_t d = uint64_t(text[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            over = true;
+        else
+            v = v * 10 + d;
+    }
+    if (i == first)
+        return IdToken::NotInteger;
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        const size_t fracFirst = i;
+        while (i < text.size() && text[i] == '0')
+            ++i;
+        if (i == fracFirst)
+            return IdToken::NotInteger;
+    }
+    if (i != text.size())
+        return IdToken::NotInteger; // a non-zero fraction, an exponent, anything else
+    if (over)
+        return IdToken::OutOfRange;
+    if (neg) {
+        if (v > uint64_t(INT64_MAX) + 1)
+            return IdToken::OutOfRange;
+        id = v == uint64_t(INT64_MAX) + 1 ? INT64_MIN : -int64_t(v);
+        return IdToken::Integer;
+    }
+    if (v > uint64_t(INT64_MAX) && !asUnsigned)
+        return IdToken::OutOfRange;
+    id = int64_t(v); // past INT64_MAX (asUnsigned): the same 64 bits, well defined since C++20
+    return IdToken::Integer;
+}
+
+const char *ChromeTraceParser::idProblem(IdToken t)
+{
+    switch (t) {
+    case IdToken::NotInteger:
+        return "is not an integer";
+    case IdToken::OutOfRange:
+        return "is past the 64-bit integers";
+    case IdToken::Integer:
+    case IdToken::Text:
+        break;
+    }
+    return "";
 }
 
 std::string ChromeTraceParser::closeTruncated(std::string_view text, bool cutAtMismatch)

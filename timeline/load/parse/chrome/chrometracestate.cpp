@@ -56,16 +56,21 @@ uint32_t ChromeTraceState::trackFor(std::string_view pidTok, std::string_view ti
     }
     auto [it, inserted] = m_trackIndex.emplace(std::move(key), uint32_t(m_tracks.size()));
     if (inserted) {
-        auto idOf = [this](std::string_view tok) {
+        auto idOf = [this](std::string_view tok, const char *what) {
             int64_t v = 0;
-            if (!tok.empty() && tok[0] != '"' && ChromeTraceParser::microsToNs(tok, v) &&
-                v % 1000 == 0)
-                return v / 1000;
+            const auto parsed = ChromeTraceParser::parseId(tok, v);
+            if (parsed == ChromeTraceParser::IdToken::Integer)
+                return v;
+            if (parsed != ChromeTraceParser::IdToken::Text)
+                problems.add(Kind::BadId, 0,
+                             std::string(what) + " " + std::string(tok).substr(0, 64) + " " +
+                                 ChromeTraceParser::idProblem(parsed) +
+                                 "; its events are kept on a track of their own, named by it");
             return --m_synthetic; // string ids get synthetic negative ids
         };
         EventTrack t;
-        t.pid = idOf(pidTok);
-        t.tid = idOf(tidTok);
+        t.pid = idOf(pidTok, "pid");
+        t.tid = idOf(tidTok, "tid");
         m_out.worker.tracks.push_back(std::move(t));
         m_tracks.push_back({std::string(pidTok), std::string(tidTok), {}});
     }
@@ -175,8 +180,18 @@ void ChromeTraceState::addFlow(uint32_t track, int64_t ts, const Event &ev)
     fp.track = track;
     fp.localNs = ts;
     int64_t id = 0;
-    fp.id = ChromeTraceParser::microsToNs(ev.idTok, id) ? uint64_t(id / 1000)
-                                                        : std::hash<std::string_view>()(ev.idTok);
+    const auto parsed = ChromeTraceParser::parseId(ev.idTok, id, true);
+    if (parsed == ChromeTraceParser::IdToken::Integer) {
+        fp.id = uint64_t(id);
+    } else {
+        // A string id (or a malformed number): flow points pair by the same text.
+        fp.id = std::hash<std::string_view>()(ev.idTok);
+        if (parsed != ChromeTraceParser::IdToken::Text)
+            problems.add(Kind::BadId, 0,
+                         "flow id " + std::string(ev.idTok).substr(0, 64) + " of \"" +
+                             std::string(ev.name) + "\" " + ChromeTraceParser::idProblem(parsed) +
+                             "; paired with flow points of the same text");
+    }
     fp.phase = ev.ph[0];
     fp.bindEnclosing = ev.bp == "e";
     fp.nameId = m_out.names.intern(ev.name);
@@ -214,9 +229,8 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
 int64_t ChromeTraceState::pidOf(std::string_view pidTok)
 {
     int64_t v = 0;
-    if (!pidTok.empty() && pidTok[0] != '"' && ChromeTraceParser::microsToNs(pidTok, v) &&
-        v % 1000 == 0)
-        return v / 1000;
+    if (ChromeTraceParser::parseId(pidTok, v) == ChromeTraceParser::IdToken::Integer)
+        return v;
     return -1; // a string pid: no number (the track keeps its label)
 }
 
