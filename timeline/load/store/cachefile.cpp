@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +80,28 @@ std::string CacheFile::refusal(const std::string &place)
     if (st.st_uid != ::geteuid() && st.st_uid != 0)
         return "owned by another user (uid " + std::to_string(st.st_uid) + ")";
     return {};
+}
+
+std::vector<LoadProblem> CacheFile::refusedPlaces(const std::vector<std::string> &logs)
+{
+    std::set<std::string> dirs;
+    for (const std::string &log : logs)
+        dirs.insert(fs::absolute(log).lexically_normal().parent_path().string());
+    std::vector<LoadProblem> out;
+    for (const std::string &dir : dirs) {
+        const std::string place = placeFor(dir, true);
+        const std::string why = refusal(place);
+        if (why.empty())
+            continue;
+        LoadProblem p;
+        p.kind = LoadProblem::Kind::CacheDirRefused;
+        p.severity = LoadProblem::Severity::Warning;
+        p.file = place;
+        p.message = "cache directory not used: " + why +
+                    " (the logs beside it are read without its index files and event stores)";
+        out.push_back(std::move(p));
+    }
+    return out;
 }
 
 CacheFile::Writer::Writer(const char (&magic)[8], uint32_t version)

@@ -46,6 +46,9 @@ public:
     // Why the cache directory `place` must not be used ("" when it may, or does not exist yet):
     // a symbolic link, not a directory, or owned by another user than this one or root.
     static std::string refusal(const std::string &place);
+    // One warning per directory of `logs` whose `.syncline-index` is refused (refusal()): the
+    // logs there are loaded without its caches (those in the per-user place are still used).
+    static std::vector<LoadProblem> refusedPlaces(const std::vector<std::string> &logs);
     // After `written` (a cache file just written) replaced an older one of its kind: removes,
     // in its directory, the other files named `<stem>*<ext>` (the caches of an earlier state of
     // the logs) and the temporary files a killed writer left behind (`<name>.tmp.XXXXXX` of a

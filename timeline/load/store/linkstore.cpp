@@ -104,6 +104,18 @@ bool LinkStore::write(const Timeline &tl, const std::vector<std::string> &logs,
     return false;
 }
 
+bool LinkStore::exists(const std::vector<std::string> &logs,
+                       const ClockCorrector::Options &options)
+{
+    const std::string key = CorrectionCache::keyOf(logs, options);
+    std::error_code ec;
+    for (bool beside : {true, false})
+        if (std::filesystem::exists(CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"),
+                                    ec))
+            return true;
+    return false;
+}
+
 bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
                            const ClockCorrector::Options &options, ClockMode mode, int64_t begin,
                            int64_t end, int64_t *bytesRead, std::string *why)
