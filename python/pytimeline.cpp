@@ -75,6 +75,14 @@ pyb::list PyTimeline::problems() const
     return out;
 }
 
+pyb::list PyTimeline::problemKinds() const
+{
+    pyb::list out;
+    for (const LoadProblem &p : m_timeline->problems)
+        out.append(std::string(LoadProblem::kindKey(p.kind)));
+    return out;
+}
+
 pyb::list PyTimeline::stats(bool perRank) const
 {
     StatsQuery q;
@@ -209,6 +217,9 @@ void PyTimeline::bind(pyb::module_ &m)
                                "All events, sorted by (start_ns, rank, depth).")
         .def_property_readonly("workers", &PyTimeline::workers)
         .def_property_readonly("problems", &PyTimeline::problems)
+        .def_property_readonly("problem_kinds", &PyTimeline::problemKinds,
+                               "The kind of each entry of problems, index for index "
+                               "(\"misnested_end\", \"malformed_line\", ...).")
         .def_property_readonly(
             "notes", [](const PyTimeline &t) { return t.timeline().clockNotes; },
             "Remarks from the clock correction.")

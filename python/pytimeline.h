@@ -5,6 +5,8 @@
 //            the list is built once and cached; iter(timeline) / len(timeline) use it
 //   workers  syncline.Worker per worker, sorted by (rank, restart)
 //   problems "file:line: message" for everything wrong found while loading
+//   problem_kinds  the kind of each of those, index for index ("misnested_end", ...:
+//            LoadProblem::kindKey; stable where the messages' wording is not)
 //   origin_ns / begin_ns / end_ns   the display zero (earliest start) and the global range
 //   stats()  per-name duration statistics (the timeline layer's Stats)
 //   columns(), counter_columns(), link_columns(), collective_columns()  numpy columns over
@@ -45,6 +47,7 @@ public:
     pybind11::list events();
     pybind11::list workers() const;
     pybind11::list problems() const;
+    pybind11::list problemKinds() const;
     pybind11::list stats(bool perRank) const;
     pybind11::object diagnose(const std::string &step, pybind11::object range) const;
     // B = other; anchor "start" / "NAME" / "NAME:K"; failIf: --fail-if conditions (a "gate"

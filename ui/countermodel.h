@@ -1,5 +1,5 @@
 // CounterModel — the view's model of one counter series (Worker::counters[k]): a min/max pyramid
-// over its samples so a frame's cost follows pixels, not samples (DESIGN.md §3).
+// over its samples so a frame's cost follows pixels, not samples.
 //
 // Level 0 holds (min, max) of each block of 16 samples, level l of 16^(l+1) samples, up to a
 // level of fewer than 16 blocks (≈ 1 byte per sample in all). minMax(a, b) walks up: it takes

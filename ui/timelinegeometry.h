@@ -10,7 +10,7 @@
 //   Each step advances at least kFoldPx px, so a row costs at most width / kFoldPx steps.
 //   Example: 1 M events of 10 ns over 10 ms on 1000 px → each 3 px window holds ~3000 events;
 //   the row becomes one block "1000000 events" after ~333 searches.
-//   Folds keep the information (issue 16): each window is painted in the colour of the name
+//   Folds keep the information: each window is painted in the colour of the name
 //   covering most of its time (dominantName: exact up to kExactFold events — consecutive
 //   entries of the row — else from the row's 64-event bucket summaries inside the window, each
 //   bucket's dominant name weighing its time: TrackModel::bucketNames, a compact array built

@@ -1,6 +1,6 @@
 // TimelineView — the zoomable Gantt view: ruler on top (fixed), worker/thread labels on the
 // left, events in the middle; vertical scrolling through many workers. It only replays the
-// cached TimelineGeometry in paintEvent (DESIGN.md §3); input maps to ZoomControl and the scene.
+// cached TimelineGeometry in paintEvent; input maps to ZoomControl and the scene.
 //
 // Navigation: wheel zooms at the cursor (Shift+wheel or wheel over the labels scrolls), drag pans
 // (both axes), W/S zoom in/out, A/D pan, F or Home fits, double-click zooms to an event, drag on

@@ -86,6 +86,7 @@ std::vector<LoadProblem> WorkerStatuses::closeWarnings(const Timeline &tl,
             continue;
         const Worker &w = tl.workers[i];
         LoadProblem p;
+        p.kind = LoadProblem::Kind::NoCloseRecord;
         p.severity = LoadProblem::Severity::Warning;
         p.file = w.info.sourceFile;
         p.message = "rank " + std::to_string(w.info.rank) + ": no close record — " +

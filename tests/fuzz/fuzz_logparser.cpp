@@ -56,7 +56,8 @@ void compare(const ParsedFile &a, const ParsedFile &b)
     for (size_t i = 0; i < a.problems.size(); ++i)
         if (a.problems[i].line != b.problems[i].line ||
             a.problems[i].message != b.problems[i].message ||
-            a.problems[i].severity != b.problems[i].severity)
+            a.problems[i].severity != b.problems[i].severity ||
+            a.problems[i].kind != b.problems[i].kind)
             mismatch("problem text");
 }
 

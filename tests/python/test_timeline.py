@@ -131,6 +131,11 @@ def test_bad_line_is_reported_as_a_problem(workdir):
     tl = syncline.load_timeline(workdir / "timer_events.log")
     assert [e.name for e in tl] == ["x"]
     assert any("timer_events.log:3:" in p for p in tl.problems), tl.problems
+    # The kind of each problem, index for index: stable where the wording is not.
+    kinds = tl.problem_kinds
+    assert len(kinds) == len(tl.problems)
+    bad = [p for p, k in zip(tl.problems, kinds) if k == "malformed_line"]
+    assert len(bad) == 1 and "timer_events.log:3: malformed line" in bad[0], (tl.problems, kinds)
 
 
 def test_time_server_correction_across_skewed_hosts(workdir, timeserver):

@@ -1,4 +1,4 @@
-// Counter tracks in the viewer (issue 17 item 2): CounterModel's min/max pyramid against a
+// Counter tracks in the viewer: CounterModel's min/max pyramid against a
 // brute-force scan, its per-pixel columns (step function: a sample holds until the next; empty
 // before the first sample and after the end of data), the layout (a CounterRow per series after
 // its worker's tracks), the painted pixels of a counter row (offscreen QImage through

@@ -296,7 +296,7 @@ void TstMainWindow::notesDoNotOpenProblemsDock()
     w.show();
     auto job = testjob::makeSmallJob();
     job->problems.push_back(
-        {LoadProblem::Severity::Info, "w.1.log", 0, "1 event without an end (drawn open)"});
+        {LoadProblem::Kind::OpenEvents, LoadProblem::Severity::Info, "w.1.log", 0, "1 event without an end (drawn open)"});
     w.setTimeline(job, {QStringLiteral("small")});
     QVERIFY(!w.problemsDock()->isVisible());
     QVERIFY(w.problemsButton()->isVisible());
@@ -306,8 +306,8 @@ void TstMainWindow::notesDoNotOpenProblemsDock()
     QVERIFY(w.problemsDock()->isVisible());
 
     auto bad = testjob::makeSmallJob();
-    bad->problems.push_back({LoadProblem::Severity::Info, "w.1.log", 0, "a note"});
-    bad->problems.push_back({LoadProblem::Severity::Warning, "w.0.log", 7, "bad record"});
+    bad->problems.push_back({LoadProblem::Kind::Other, LoadProblem::Severity::Info, "w.1.log", 0, "a note"});
+    bad->problems.push_back({LoadProblem::Kind::MalformedLine, LoadProblem::Severity::Warning, "w.0.log", 7, "bad record"});
     w.problemsDock()->hide();
     w.setTimeline(bad, {QStringLiteral("bad")});
     QVERIFY(w.problemsDock()->isVisible());

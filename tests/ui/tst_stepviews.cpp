@@ -256,6 +256,7 @@ void TstStepViews::crashedEndedFinished()
     const std::vector<LoadProblem> warn = WorkerStatuses::closeWarnings(*tl, s);
     QCOMPARE(warn.size(), size_t(1));
     QCOMPARE(warn[0].severity, LoadProblem::Severity::Warning);
+    QCOMPARE(warn[0].kind, LoadProblem::Kind::NoCloseRecord);
     QCOMPARE(warn[0].tid, int64_t(200));
     QCOMPARE(warn[0].localNs, int64_t(9600)); // its last begun event: the open allreduce
     QVERIFY(warn[0].message.find("crashed") != std::string::npos);

@@ -248,7 +248,7 @@ void LiveFile::keepHeadAndTail(std::string_view bytes)
 
 void LiveFile::note(LoadProblem::Severity severity, std::string message)
 {
-    m_notes.push_back({severity, m_path, 0, std::move(message)});
+    m_notes.push_back({LoadProblem::Kind::FileReplaced, severity, m_path, 0, std::move(message)});
 }
 
 std::vector<LoadProblem> LiveFile::takeProblems()

@@ -125,7 +125,7 @@ void LiveJob::loadConfig(const std::string &path)
         m_kinds = EventKindLookup(std::move(config));
     } catch (const std::exception &e) {
         m_ingestProblems.push_back(
-            {Severity::Error, path, 0, std::string("config not usable: ") + e.what()});
+            {LoadProblem::Kind::ConfigUnusable, Severity::Error, path, 0, std::string("config not usable: ") + e.what()});
     }
 }
 
@@ -152,7 +152,7 @@ void LiveJob::rescanInputs()
     }
     if (!in.chromeTraces.empty() && !m_chromeNoted) {
         m_chromeNoted = true;
-        m_ingestProblems.push_back({Severity::Info, in.chromeTraces.front(), 0,
+        m_ingestProblems.push_back({LoadProblem::Kind::TracesNotFollowed, Severity::Info, in.chromeTraces.front(), 0,
                                     "Chrome traces are not followed live (open them instead)"});
     }
     for (const std::string &p : in.logs) {
@@ -189,7 +189,7 @@ int64_t LiveJob::ingest(bool rescan)
         const bool had = f.holdsDescriptor();
         const int64_t n = f.ingest(m_scratch, m_options.readChunkBytes);
         if (n < 0)
-            reportOnce({f.skipped() ? Severity::Warning : Severity::Error, f.path(), 0, f.error()});
+            reportOnce({LoadProblem::Kind::ReadError, f.skipped() ? Severity::Warning : Severity::Error, f.path(), 0, f.error()});
         else
             total += n;
         if (f.takeReplaced())

@@ -6,14 +6,11 @@
 #include "timeline/load/build/clockcorrector.h"
 #include "timeline/load/store/correctioncache.h"
 #include "timeline/load/build/eventkindlookup.h"
-#include "timeline/load/store/eventstore.h"
-#include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/store/linkstore.h"
-#include "timeline/load/parse/log/linescanner.h"
-#include "timeline/load/parse/log/logparser.h"
-#include "timeline/load/store/logextension.h"
 #include "timeline/load/store/logindex.h"
+#include "timeline/load/parse/log/logparser.h"
+#include "timeline/load/store/storedlog.h"
 #include "timeline/load/build/timelinebuilder.h"
 #include "timeline/load/store/windowreader.h"
 
@@ -25,7 +22,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -97,6 +93,7 @@ void guardedItem(std::vector<ParsedFile> &files, size_t i, const std::string &pa
     ParsedFile failed;
     failed.path = path;
     LoadProblem p;
+    p.kind = LoadProblem::Kind::LoadFailed;
     p.severity = LoadProblem::Severity::Error;
     p.file = path;
     p.message = "not loaded: reading it failed (" + why + ")";
@@ -182,79 +179,6 @@ std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
     }
 }
 
-// One note per log directory whose `.syncline-index` is refused (CacheFile::refusal): the
-// logs there are loaded without its caches (those in the per-user cache are still used).
-void noteRefusedCachePlaces(JobInputs &inputs)
-{
-    std::set<std::string> dirs;
-    for (const std::string &log : inputs.logs)
-        dirs.insert(std::filesystem::absolute(log).lexically_normal().parent_path().string());
-    for (const std::string &dir : dirs) {
-        const std::string place = CacheFile::placeFor(dir, true);
-        const std::string why = CacheFile::refusal(place);
-        if (why.empty())
-            continue;
-        LoadProblem p;
-        p.severity = LoadProblem::Severity::Warning;
-        p.file = place;
-        p.message = "cache directory not used: " + why +
-                    " (the logs beside it are read without its index files and event stores)";
-        inputs.problems.push_back(std::move(p));
-    }
-}
-
-// Parses a log, writing its index (LogIndex) when there is no valid one: the checkpoints are a
-// by-product of the parse. A log that changed while it was read gets no index. *storeStamp is
-// set when the log has no valid event store and did not change while it was read: the caller
-// writes the store once the file is prepared (sorted and nested). A log that grew since its
-// index and store were written (LogExtension) is read from its store and its new bytes only;
-// *extension is then set, and the caller finishes it once the file is prepared. A log unchanged
-// since then is decoded from its store alone (*fromStore set; nothing to write).
-ParsedFile parseAndIndex(const std::string &path, const std::atomic<bool> *cancel, size_t interval,
-                         std::optional<LogFileStamp> *storeStamp,
-                         std::optional<LogExtension> *extension, bool *fromStore)
-{
-    const bool needIndex = !LogIndex::load(path);
-    bool needStore = !EventStore::open(path);
-    if (!needIndex && !needStore) {
-        // Unchanged since a parse wrote its index and store: its store is decoded instead
-        // (LogExtension with nothing new). A store that does not decode (a damaged chunk) is
-        // written again from the JSON parse below; a log whose parse cannot be taken up at its
-        // end (problems, a record without its '\n') is parsed.
-        std::optional<LogExtension> e = LogExtension::prepare(path, nullptr, true);
-        if (!e)
-            return LogParser::parseFile(path, cancel);
-        if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
-            *fromStore = true;
-            return std::move(*f);
-        }
-        needStore = true;
-    }
-    if (needIndex && needStore)
-        if (std::optional<LogExtension> e = LogExtension::prepare(path))
-            if (std::optional<ParsedFile> f = e->parse(cancel, std::max<size_t>(interval, 1))) {
-                *extension = std::move(e);
-                return std::move(*f);
-            }
-    const std::optional<LogFileStamp> before = LogFileStamp::of(path);
-    LogIndex::Builder builder;
-    ParsedFile f = needIndex ? LogParser::parseFile(
-                                   path, cancel, [&](const LogParser &p) { builder.checkpoint(p); },
-                                   std::max<size_t>(interval, 1))
-                             : LogParser::parseFile(path, cancel);
-    if (needIndex && before && f.usable) {
-        LogIndex x = builder.finish(f, *before, LogIndex::headerLengthOf(path));
-        x.resume = LogExtension::continuation(path, f, x);
-        if (LogFileStamp::of(path) == before && !(cancel && cancel->load()))
-            x.store(path);
-    }
-    const std::optional<LogFileStamp> after = LogFileStamp::of(path);
-    if (needStore && before && after && *before == *after && f.usable &&
-        !(cancel && cancel->load()))
-        *storeStamp = *before;
-    return f;
-}
-
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config,
                                  Progress &progress, ArgStore &args, size_t &fromStores)
@@ -274,21 +198,16 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 return;
             const Task &t = tasks[i];
             guardedItem(files, i, t.path, [&] {
-                std::optional<LogFileStamp> storeStamp;
-                std::optional<LogExtension> extension;
-                bool fromStore = false;
+                StoredLog stored(t.path);
                 files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                           : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
-                                                          &storeStamp, &extension, &fromStore)
+                           : o.writeIndex ? stored.read(o.cancel, o.indexIntervalBytes)
                                           : LogParser::parseFile(t.path, o.cancel);
                 // One lookup per file: its cache is keyed by the file's own name ids.
                 EventKindLookup kinds(config);
                 TimelineBuilder::prepareFile(files[i], kinds);
                 // The prepared file, as a windowed open decodes it (args still the file's own).
-                if (extension)
-                    extension->finish(files[i]); // the store and the index extended
-                else if (storeStamp)
-                    EventStore::write(t.path, files[i], *storeStamp);
+                stored.finish(files[i]);
+                const bool fromStore = stored.fromStore();
                 {
                     // Each file's args texts join the one store as the file finishes: per file, the
                     // store would hold every step's text again (~8 B/event on the realistic shape).
@@ -341,15 +260,7 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     // one (none yet, corrupt, stale, another version) is parsed whole instead, which writes it.
     // With a link store (the full load that wrote the correction wrote it too), the window's
     // message records are not needed at all.
-    bool pairWindowMessages = true;
-    {
-        const std::string key = CorrectionCache::keyOf(logs, clockOptions(o));
-        std::error_code ec;
-        for (bool beside : {true, false})
-            if (std::filesystem::exists(
-                    CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"), ec))
-                pairWindowMessages = false;
-    }
+    const bool pairWindowMessages = !LinkStore::exists(logs, clockOptions(o));
     std::map<std::string, const CorrectionCache::WorkerClock *> clockOf;
     for (const auto &wc : cache->workers)
         clockOf[wc.log] = &wc;
@@ -386,57 +297,20 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
         for (size_t i; (i = next.fetch_add(1)) < files.size();) {
             if (cancelled(o) || noIndex)
                 return;
-            // This log's index and store, opened here (on both threads) and freed once read.
             guardedItem(files, i, logs[i], [&] {
-                const std::optional<LogIndex> index = LogIndex::load(logs[i]);
-                if (!index) {
+                // Decoded from its store, else parsed (StoredLog::readWindow).
+                EventKindLookup fileKinds(config);
+                int64_t n = 0;
+                const auto how = StoredLog(logs[i]).readWindow(
+                    maps[i], windowA, windowB, local[i].first, local[i].second, fileKinds,
+                    pairWindowMessages, o.writeIndex, o.cancel, {&args, &mutex}, files[i], &n);
+                if (how == StoredLog::Window::NoIndex) {
                     noIndex = true;
                     return;
                 }
-                const std::optional<EventStore> store = EventStore::open(logs[i]);
-                int64_t n = 0;
-                EventKindLookup fileKinds(config);
-                bool decoded = false;
-                if (store) {
-                    files[i] = WindowReader::header(logs[i], *index);
-                    // The args texts go straight into the window's one store.
-                    decoded = store->read(maps[i], windowA, windowB, local[i].first,
-                                          local[i].second, fileKinds, files[i], &n, nullptr,
-                                          pairWindowMessages, {&args, &mutex});
-                    if (!decoded) // not trusted: parsed again below, which writes a new one
-                        n = 0;
-                }
-                if (!decoded && !o.writeIndex) {
-                    // No store, and none to be written: only the index's blocks for the window
-                    // are parsed.
-                    files[i] =
-                        WindowReader::read(logs[i], *index, local[i].first, local[i].second, &n);
-                    TimelineBuilder::prepareFile(files[i], fileKinds);
-                    for (EventTrack &t : files[i].worker.tracks)
-                        WindowReader::cutTrack(t, maps[i], windowA, windowB);
+                if (how != StoredLog::Window::Decoded)
                     fromStores = false;
-                } else if (!decoded) {
-                    const std::optional<LogFileStamp> before = LogFileStamp::of(logs[i]);
-                    files[i] = LogParser::parseFile(logs[i], o.cancel);
-                    n = files[i].bytes;
-                    TimelineBuilder::prepareFile(files[i], fileKinds);
-                    const std::optional<LogFileStamp> after = LogFileStamp::of(logs[i]);
-                    if (before && after && *before == *after && files[i].usable && !cancelled(o))
-                        EventStore::write(logs[i], files[i], *before);
-                    // Cut now (the same rule as the final cut): the file's events outside the
-                    // window are freed before the next file is read.
-                    for (EventTrack &t : files[i].worker.tracks)
-                        WindowReader::cutTrack(t, maps[i], windowA, windowB);
-                    fromStores = false;
-                }
                 bytes += n;
-                // The correction is cached: the window's message records are only needed for its
-                // arrows (paired after the merge, then freed): those inside the window are kept.
-                if (!pairWindowMessages)
-                    files[i].messages = MessageLog(); // the links come from the link store
-                else if (!decoded)                    // (a store's read keeps only those already)
-                    files[i].messages =
-                        WindowReader::messagesIn(files[i].messages, maps[i], windowA, windowB);
                 std::lock_guard lock(mutex);
                 TimelineBuilder::moveArgsTo(files[i], args);
                 for (EventTrack &tr : files[i].worker.tracks)
@@ -569,7 +443,8 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
 
     const auto config = loadConfig(inputs.configPath);
     if (o.writeIndex)
-        noteRefusedCachePlaces(inputs);
+        for (LoadProblem &p : CacheFile::refusedPlaces(inputs.logs))
+            inputs.problems.push_back(std::move(p));
     Progress progress(o);
     if (o.window.use)
         if (std::optional<LoadResult> r = loadWindowed(

@@ -65,12 +65,14 @@ size_t eventsOf(const LiveJob &job, int rank, int restart)
     return w < 0 ? 0 : job.timeline()->workers[size_t(w)].eventCount();
 }
 
-// Problems about `path` whose message contains `text`.
+// Notes that `path` was replaced or truncated (LoadProblem::Kind::FileReplaced) whose message
+// contains `text` (which of the cases it was).
 ptrdiff_t problemsAbout(const LiveJob &job, const std::string &path, const std::string &text)
 {
     const auto &problems = job.timeline()->problems;
     return std::count_if(problems.begin(), problems.end(), [&](const LoadProblem &p) {
-        return p.file == path && p.message.find(text) != std::string::npos;
+        return p.file == path && p.kind == LoadProblem::Kind::FileReplaced &&
+               p.message.find(text) != std::string::npos;
     });
 }
 

@@ -1,9 +1,10 @@
 // Helpers shared by the JobLoader tests (tst_jobloader, tst_jobloaderrules): load paths with two
-// threads, count problems whose message contains a text, sum a worker's durations, check a
+// threads, count problems whose message contains a text or of a kind, sum a worker's durations, check a
 // track's invariants (sorted, nested, children inside their parent).
 #pragma once
 
 #include "timeline/load/jobloader.h"
+#include "tests/common/problemkinds.h"
 
 #include <algorithm>
 #include <string>
@@ -26,6 +27,13 @@ inline int countProblems(const syncline::Timeline &tl, const std::string &needle
         std::count_if(tl.problems.begin(), tl.problems.end(), [&](const syncline::LoadProblem &p) {
             return p.message.find(needle) != std::string::npos;
         }));
+}
+
+// Problems of `kind` (whose message contains `detail`, when given).
+inline int countKind(const syncline::Timeline &tl, syncline::LoadProblem::Kind kind,
+                     const std::string &detail = {})
+{
+    return problemkinds::count(tl.problems, kind, detail);
 }
 
 inline int64_t totalDuration(const syncline::Worker &w)

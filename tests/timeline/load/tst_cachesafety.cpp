@@ -53,10 +53,12 @@ bool isRegular(const std::string &p)
     return ::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-const LoadProblem *problemWith(const Timeline &tl, const std::string &text)
+// The first problem of `kind` whose message contains `detail`.
+const LoadProblem *problemWith(const Timeline &tl, LoadProblem::Kind kind,
+                               const std::string &detail = {})
 {
     for (const LoadProblem &p : tl.problems)
-        if (p.message.find(text) != std::string::npos)
+        if (p.kind == kind && p.message.find(detail) != std::string::npos)
             return &p;
     return nullptr;
 }
@@ -138,12 +140,10 @@ private slots:
         QVERIFY(fs::is_empty(target.path().toStdString()));
         int notes = 0;
         for (const LoadProblem &p : r.timeline->problems)
-            notes +=
-                p.message.find("cache directory not used: a symbolic link") != std::string::npos
-                    ? 1
-                    : 0;
+            notes += p.kind == LoadProblem::Kind::CacheDirRefused ? 1 : 0;
         QCOMPARE(notes, 1);
-        QCOMPARE(problemWith(*r.timeline, "symbolic link")->file, d + "/.syncline-index");
+        QCOMPARE(problemWith(*r.timeline, LoadProblem::Kind::CacheDirRefused, "a symbolic link")->file,
+                 d + "/.syncline-index");
         QVERIFY(LogIndex::pathFor(logOf(d, 0), true).empty());
         QVERIFY(fs::exists(LogIndex::pathFor(logOf(d, 0), false)));
     }
@@ -164,7 +164,8 @@ private slots:
         QVERIFY(r.timeline);
         QCOMPARE(r.timeline->workers.size(), size_t(kWorkers));
         QVERIFY(fs::is_empty(place));
-        QVERIFY(problemWith(*r.timeline, "owned by another user (uid 54321)"));
+        QVERIFY(problemWith(*r.timeline, LoadProblem::Kind::CacheDirRefused,
+                            "owned by another user (uid 54321)"));
         const LoadResult plain = loadJob(d, {}, false);
         QCOMPARE(events(*r.timeline, ClockMode::Corrected, false, 0, 0),
                  events(*plain.timeline, ClockMode::Corrected, false, 0, 0));
@@ -205,7 +206,7 @@ private slots:
         QVERIFY(again.fatalError.empty());
         QCOMPARE(again.timeline->eventCount(), plain.timeline->eventCount());
         QCOMPARE(events(*again.timeline, ClockMode::Corrected, false, 0, 0), expected);
-        QVERIFY(!problemWith(*again.timeline, "not loaded"));
+        QVERIFY(!problemWith(*again.timeline, LoadProblem::Kind::LoadFailed));
         // ...which rebuilt it.
         QVERIFY2(LogIndex::load(log, &why), why.c_str());
         QCOMPARE(LogIndex::load(log)->headerEnd, LogIndex::headerLengthOf(log));
@@ -248,7 +249,8 @@ private slots:
         const LoadResult r = JobLoader::load(o);
         QVERIFY(thrown);
         QVERIFY2(r.timeline, r.fatalError.c_str());
-        const LoadProblem *p = problemWith(*r.timeline, "boom on a loader thread");
+        const LoadProblem *p =
+            problemWith(*r.timeline, LoadProblem::Kind::LoadFailed, "boom on a loader thread");
         QVERIFY(p);
         QCOMPARE(p->severity, LoadProblem::Severity::Error);
         QVERIFY(p->message.rfind("not loaded: reading it failed", 0) == 0);

@@ -8,6 +8,7 @@
 //    own X events unchanged, bad counter values and async ends without a begin reported;
 //  - a Kineto trace attached to a syncline worker: its counters move onto the worker's clock
 //    exactly like its events (corrected like events).
+#include "tests/common/problemkinds.h"
 #include "tests/common/testdata.h"
 #include "tests/timeline/testlogs.h"
 
@@ -41,10 +42,12 @@ LoadResult loadPaths(std::vector<std::string> paths)
     return JobLoader::load(o);
 }
 
-const LoadProblem *findProblem(const Timeline &tl, const std::string &text)
+// The first problem of `kind` whose message contains `detail`.
+const LoadProblem *findProblem(const Timeline &tl, LoadProblem::Kind kind,
+                               const std::string &detail = {})
 {
     for (const LoadProblem &p : tl.problems)
-        if (p.message.find(text) != std::string::npos)
+        if (p.kind == kind && p.message.find(detail) != std::string::npos)
             return &p;
     return nullptr;
 }
@@ -121,15 +124,16 @@ void TstCounters::logCounterRecords()
     QCOMPARE(w.counters[1].localTs, (std::vector<int64_t>{2100, 2600}));
     QCOMPARE(w.counters[1].value, (std::vector<double>{0.75, 0.25}));
     // The two malformed C lines, each with its line number; nothing else is reported as bad.
-    const LoadProblem *bad = findProblem(tl, "value: expected a number or null");
+    const LoadProblem *bad = findProblem(tl, LoadProblem::Kind::MalformedLine, "value:");
     QVERIFY(bad);
     QCOMPARE(bad->line, int64_t(5));
     QCOMPARE(bad->file, path);
-    const LoadProblem *missing = findProblem(tl, "record without \"value\"");
+    const LoadProblem *missing = findProblem(tl, LoadProblem::Kind::MalformedLine, "\"value\"");
     QVERIFY(missing);
     QCOMPARE(missing->line, int64_t(6));
     for (const LoadProblem &p : tl.problems)
         QVERIFY2(p.severity != LoadProblem::Severity::Error, p.message.c_str());
+    QCOMPARE(problemkinds::count(tl.problems, LoadProblem::Kind::MalformedLine), 2);
 }
 
 void TstCounters::logNewerMinorVersionLoads()
@@ -145,7 +149,7 @@ void TstCounters::logNewerMinorVersionLoads()
     QVERIFY(r.timeline);
     QCOMPARE(r.timeline->eventCount(), size_t(1));
     QCOMPARE(r.timeline->workers[0].counters.size(), size_t(1));
-    const LoadProblem *note = findProblem(*r.timeline, "log format 1.7 is newer than this reader");
+    const LoadProblem *note = findProblem(*r.timeline, LoadProblem::Kind::BadHeader, "1.7");
     QVERIFY(note);
     QCOMPARE(note->severity, LoadProblem::Severity::Info);
 }
@@ -244,8 +248,8 @@ void TstCounters::chromeCountersAndAsync()
     QCOMPARE(alloc->value, (std::vector<double>{1000, 2000, 3000.5}));
     QCOMPARE(reserved->value, (std::vector<double>{4096, 4096}));
     QCOMPARE(queue->value, (std::vector<double>{2}));
-    QVERIFY(findProblem(*r.timeline, "counter \"queue 3\" series \"depth\" has a value that is "
-                                     "not a finite number (\"many\"); sample skipped"));
+    QVERIFY(findProblem(*r.timeline, LoadProblem::Kind::BadCounterValue,
+                        "counter \"queue 3\" series \"depth\""));
 
     // The trace's own tracks and events are as without the additions.
     std::vector<const EventTrack *> async, threads;
@@ -289,10 +293,10 @@ void TstCounters::chromeCountersAndAsync()
     QVERIFY(async[0]->flags[2] & EventOpen);
     QVERIFY(async[1]->flags[1] & EventInstant);
     QVERIFY(async[0]->flags[0] & EventHasArgs);
-    QVERIFY(findProblem(*r.timeline, "1 async end(s) (ph e) with no open begin"));
-    QVERIFY(findProblem(*r.timeline, "async event \"noid\" (ph b) has no id"));
-    QVERIFY(!findProblem(*r.timeline, "phase 'C'"));
-    QVERIFY(!findProblem(*r.timeline, "phase 'b'"));
+    QVERIFY(findProblem(*r.timeline, LoadProblem::Kind::AsyncEndWithoutBegin, "1 async end(s)"));
+    QVERIFY(findProblem(*r.timeline, LoadProblem::Kind::AsyncWithoutId, "\"noid\""));
+    QVERIFY(!findProblem(*r.timeline, LoadProblem::Kind::UnsupportedPhase, "phase 'C'"));
+    QVERIFY(!findProblem(*r.timeline, LoadProblem::Kind::UnsupportedPhase, "phase 'b'"));
 }
 
 void TstCounters::asyncLanesNeverOverlap()

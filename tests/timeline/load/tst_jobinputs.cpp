@@ -25,11 +25,12 @@ using namespace syncline;
 
 namespace {
 
+// The first problem of `kind` about `file` whose message contains `needle`.
 const LoadProblem *findProblem(const std::vector<LoadProblem> &problems, const std::string &file,
-                               const std::string &needle)
+                               LoadProblem::Kind kind, const std::string &needle = {})
 {
     const auto it = std::find_if(problems.begin(), problems.end(), [&](const LoadProblem &p) {
-        return p.file == file && p.message.find(needle) != std::string::npos;
+        return p.file == file && p.kind == kind && p.message.find(needle) != std::string::npos;
     });
     return it == problems.end() ? nullptr : &*it;
 }
@@ -143,7 +144,7 @@ void TstJobInputs::fifoInJobDirectorySkipped()
     QCOMPARE(r.timeline->eventCount(), size_t(1));
     for (const std::string &f : {fifoLog, fifoJson}) {
         const LoadProblem *p =
-            findProblem(r.timeline->problems, f, "not a regular file (FIFO); skipped");
+            findProblem(r.timeline->problems, f, LoadProblem::Kind::NotRegularFile);
         QVERIFY2(p, f.c_str());
         QCOMPARE(p->severity, LoadProblem::Severity::Warning);
         QCOMPARE(p->toString(), f + ": not a regular file (FIFO); skipped");
@@ -165,7 +166,7 @@ void TstJobInputs::fifoFromConfigTemplateSkipped()
     QCOMPARE(r.timeline->workers.size(), size_t(1));
     QCOMPARE(r.timeline->workers[0].info.rank, 0);
     const LoadProblem *p =
-        findProblem(r.timeline->problems, fifo, "not a regular file (FIFO); skipped");
+        findProblem(r.timeline->problems, fifo, LoadProblem::Kind::NotRegularFile);
     QVERIFY(p);
     QCOMPARE(p->severity, LoadProblem::Severity::Warning);
 }
@@ -181,7 +182,7 @@ void TstJobInputs::fifoNamedDirectlySkipped()
     QVERIFY2(!blocked, "the loader blocked in open() on a FIFO");
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
     QCOMPARE(r.timeline->workers.size(), size_t(1));
-    QVERIFY(findProblem(r.timeline->problems, fifo, "not a regular file (FIFO); skipped"));
+    QVERIFY(findProblem(r.timeline->problems, fifo, LoadProblem::Kind::NotRegularFile));
     // Resolving alone never opens it either.
     const load::JobInputs in = load::JobInputs::resolve({fifo});
     QVERIFY(in.logs.empty());
@@ -230,7 +231,7 @@ void TstJobInputs::badSymlinkLastInDirectory()
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
     QCOMPARE(r.timeline->workers.size(), size_t(1));
     QCOMPARE(r.timeline->eventCount(), size_t(1));
-    const LoadProblem *p = findProblem(r.timeline->problems, link, "symbolic link");
+    const LoadProblem *p = findProblem(r.timeline->problems, link, LoadProblem::Kind::NotRegularFile);
     QVERIFY(p);
     QCOMPARE(p->severity, LoadProblem::Severity::Warning);
     QCOMPARE(QString::fromStdString(p->message), expected);
@@ -277,9 +278,11 @@ void TstJobInputs::restartsNeverOverwriteALog()
         QCOMPARE(tl.workers[1].info.restart, 1);
         QCOMPARE(tl.workers[2].info.restart, 1);
         QVERIFY(
-            findProblem(tl.problems, tl.workers[2].info.sourceFile, "duplicate rank 3 restart 1"));
+            findProblem(tl.problems, tl.workers[2].info.sourceFile, LoadProblem::Kind::DuplicateRank,
+                        "rank 3 restart 1"));
         // The later incarnations say where they write.
-        QVERIFY(findProblem(tl.problems, files[1], "timer_events.3.log exists"));
+        QVERIFY(findProblem(tl.problems, files[1], LoadProblem::Kind::RecorderNote,
+                            "timer_events.3.log exists"));
     }
 }
 

@@ -101,9 +101,11 @@ void TstJobLoader::chromeMetadataOddTypes()
     QCOMPARE(tl.workers[0].info.rank, 3); // "3" taken
     QCOMPARE(tl.workers[1].info.rank, 4); // the next free rank
     QCOMPARE(tl.eventCount(), size_t(4));
-    QCOMPARE(countProblems(tl, "args.name is not a string"), 2);
-    QCOMPARE(countProblems(tl, "distributedInfo.rank is a string (\"3\"); taken as rank 3"), 1);
-    QCOMPARE(countProblems(tl, "distributedInfo.rank is not an integer; ignored"), 1);
+    QCOMPARE(countKind(tl, LoadProblem::Kind::BadMetadata, "args.name"), 2);
+    QCOMPARE(countProblems(tl, "distributedInfo.rank is a string (\"3\"); taken as rank 3"),
+             1); // the wording
+    QCOMPARE(countKind(tl, LoadProblem::Kind::BadMetadata, "distributedInfo.rank"), 2);
+    QCOMPARE(countKind(tl, LoadProblem::Kind::BadMetadata), 4);
 }
 
 void TstJobLoader::horovodUnclosedArray()
@@ -115,8 +117,8 @@ void TstJobLoader::horovodUnclosedArray()
     const Worker &w = tl.workers[0];
     QCOMPARE(w.eventCount(), size_t(3538));
     QCOMPARE(w.tracks.size(), size_t(42));
-    QCOMPARE(countProblems(tl, "JSON not closed"), 1);
-    QCOMPARE(countProblems(tl, "end without a begin"), 0);
+    QCOMPARE(countKind(tl, LoadProblem::Kind::TruncatedJson), 1);
+    QCOMPARE(countKind(tl, LoadProblem::Kind::EndWithoutBegin), 0);
     std::map<std::string, std::pair<int, int64_t>> byName;
     for (const auto &t : w.tracks)
         for (size_t i = 0; i < t.count(); ++i) {
@@ -192,8 +194,9 @@ void TstJobLoader::lostEndInDemoLog()
     QVERIFY(r.timeline);
     const EventTrack &u = r.timeline->workers[0].tracks[ti];
     QCOMPARE(u.count(), t.count());
-    QCOMPARE(countProblems(*r.timeline, "misnesting: E \"step\" on tid " + std::to_string(t.tid) +
-                                            " while \"" + childName + "\" still open"),
+    QCOMPARE(countKind(*r.timeline, LoadProblem::Kind::LostEnd,
+                       "E \"step\" on tid " + std::to_string(t.tid) + " while \"" + childName +
+                           "\" still open"),
              1);
     for (size_t i = 0; i < t.count(); ++i) {
         QCOMPARE(u.localStart[i], t.localStart[i]);

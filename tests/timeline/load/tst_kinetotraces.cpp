@@ -93,10 +93,11 @@ size_t events(const Timeline &tl)
     return n;
 }
 
-const LoadProblem *problem(const Timeline &tl, const std::string &needle)
+// The first problem of `kind` whose message contains `detail`.
+const LoadProblem *problem(const Timeline &tl, LoadProblem::Kind kind, const std::string &detail = {})
 {
     for (const LoadProblem &p : tl.problems)
-        if (p.message.find(needle) != std::string::npos)
+        if (p.kind == kind && p.message.find(detail) != std::string::npos)
             return &p;
     return nullptr;
 }
@@ -164,7 +165,7 @@ private slots:
         QVERIFY2(r.timeline, r.fatalError.c_str());
         QCOMPARE(events(*r.timeline), kEvents);
         QCOMPARE(r.timeline->flows.size(), kFlows);
-        QVERIFY(!problem(*r.timeline, "gzip stream not read to its end"));
+        QVERIFY(!problem(*r.timeline, LoadProblem::Kind::TruncatedGzip));
         QVERIFY(eventList(*r.timeline) == eventList(*load({gzTrace()}).timeline));
     }
 
@@ -180,13 +181,13 @@ private slots:
         QVERIFY2(r.timeline, r.fatalError.c_str());
         const size_t n = events(*r.timeline);
         QVERIFY2(n > kEvents / 3 && n < kEvents, std::to_string(n).c_str());
-        const LoadProblem *p = problem(*r.timeline, "gzip stream not read to its end");
+        const LoadProblem *p = problem(*r.timeline, LoadProblem::Kind::TruncatedGzip);
         QVERIFY(p);
         QCOMPARE(p->severity, LoadProblem::Severity::Warning);
         QVERIFY2(p->message.find("file cut at compressed byte " +
                                  std::to_string(whole.size() * 6 / 10)) != std::string::npos,
                  p->message.c_str());
-        QVERIFY(problem(*r.timeline, "read up to the last complete event"));
+        QVERIFY(problem(*r.timeline, LoadProblem::Kind::TruncatedJson));
     }
 
     void corruptGzipLoadsWhatPrecedesTheDamage()
@@ -201,7 +202,8 @@ private slots:
         QVERIFY2(r.timeline, r.fatalError.c_str());
         const size_t n = events(*r.timeline);
         QVERIFY2(n > 0 && n < kEvents, std::to_string(n).c_str());
-        const LoadProblem *p = problem(*r.timeline, "corrupt gzip data at compressed byte");
+        const LoadProblem *p =
+            problem(*r.timeline, LoadProblem::Kind::TruncatedGzip, "corrupt gzip data at compressed byte");
         QVERIFY(p);
     }
 

@@ -46,7 +46,8 @@ uint64_t inodeOf(const std::string &p)
     return ::stat(p.c_str(), &st) == 0 ? uint64_t(st.st_ino) : 0;
 }
 
-// The problems, each with its log's name instead of its path (the fresh copy is elsewhere).
+// The problems, each as "<kind key> <file:line: message>", with its log's name instead of its
+// path (the fresh copy is elsewhere).
 std::vector<std::string> problems(const Timeline &tl)
 {
     std::vector<std::string> out;
@@ -56,7 +57,7 @@ std::vector<std::string> problems(const Timeline &tl)
         q.file = fs::path(p.file).filename().string();
         for (size_t at; !dir.empty() && (at = q.message.find(dir)) != std::string::npos;)
             q.message.replace(at, dir.size(), "DIR");
-        out.push_back(q.toString());
+        out.push_back(std::string(LoadProblem::kindKey(q.kind)) + " " + q.toString());
     }
     return out;
 }
@@ -345,8 +346,7 @@ private slots:
         const std::vector<std::string> reported = problems(*again.timeline);
         QCOMPARE(std::count_if(reported.begin(), reported.end(),
                                [](const std::string &p) {
-                                   return p.find("timer_events.2.log:") == 0 &&
-                                          p.find("malformed line") != std::string::npos;
+                                   return p.rfind("malformed_line timer_events.2.log:", 0) == 0;
                                }),
                  1);
         // Log 0's store damaged in a chunk (its directory intact): parsed, store rewritten.
@@ -392,7 +392,7 @@ private slots:
         QVERIFY(first.timeline);
         auto malformed = [](const Timeline &tl) {
             return std::count_if(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
-                return p.message.find("malformed line") != std::string::npos;
+                return p.kind == LoadProblem::Kind::MalformedLine;
             });
         };
         QCOMPARE(malformed(*first.timeline), 2 * kWorkers);

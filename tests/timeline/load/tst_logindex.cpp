@@ -145,8 +145,10 @@ private slots:
         // The problems are the full parse's (stored with the events), in the same order.
         if (stores) {
             QCOMPARE(w.problems.size(), full.timeline->problems.size());
-            for (size_t i = 0; i < w.problems.size(); ++i)
+            for (size_t i = 0; i < w.problems.size(); ++i) {
                 QCOMPARE(w.problems[i].toString(), full.timeline->problems[i].toString());
+                QCOMPARE(w.problems[i].kind, full.timeline->problems[i].kind);
+            }
         }
         // The arrows: the full load's with both ends in the window (the job has messages).
         const auto links = [mode](const Timeline &tl, bool cutTo, int64_t a0, int64_t b0) {

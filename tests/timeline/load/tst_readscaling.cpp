@@ -2,6 +2,7 @@
 // the time for N (tests/common/scaling.h; CPU time, least of 3, same run), so nothing a file
 // contains can hang a reader. One case per parser path that once scanned a growing list per
 // record, plus the behaviour each fix must keep.
+#include "tests/common/problemkinds.h"
 #include "tests/common/scaling.h"
 #include "tests/timeline/testlogs.h"
 
@@ -20,12 +21,8 @@ using namespace syncline::load;
 
 namespace {
 
-int countProblems(const std::vector<LoadProblem> &problems, const std::string &needle)
-{
-    return int(std::count_if(problems.begin(), problems.end(), [&](const LoadProblem &p) {
-        return p.message.find(needle) != std::string::npos;
-    }));
-}
+using problemkinds::count;
+using Kind = LoadProblem::Kind;
 
 void expectLinear(const scaling::Result &r)
 {
@@ -181,8 +178,8 @@ void TstReadScaling::lostEndsStillCloseTheirEnclosingEvent()
         QVERIFY(!(t.flags[i] & EventOpen));
     }
     QVERIFY(t.flags[6] & EventOpen);
-    QCOMPARE(countProblems(f.problems, "and no open event has that name"), 2);
-    QCOMPARE(countProblems(f.problems, "still open inside it"), 2);
+    QCOMPARE(count(f.problems, Kind::MisnestedEnd), 2);
+    QCOMPARE(count(f.problems, Kind::LostEnd), 2);
 }
 
 // N async spans open at once: the lane layout used to try every lane for every span.
@@ -233,7 +230,7 @@ void TstReadScaling::asyncLanesKeepTheTrackCap()
     testlogs::write(path, asyncTrace(ParsedFile::kMaxTracks + 4000));
     const ParsedFile f = ChromeTraceParser::parseFile(path);
     QCOMPARE(f.worker.tracks.size(), size_t(ParsedFile::kMaxTracks));
-    QCOMPARE(countProblems(f.problems, "4000 async span(s)"), 1);
+    QCOMPARE(count(f.problems, Kind::TooManyThreads, "4000 async span(s)"), 1);
 }
 
 std::string asyncEvent(char ph, const std::string &name, int64_t ts)
@@ -312,8 +309,8 @@ void TstReadScaling::asyncEndsCloseTheirName()
         {{"A", 30'000}, {50'000, false}}, {{"C", 40'000}, {60'000, false}},
         {{"D", 100'000}, {100'000, true}}};
     QCOMPARE(got, want);
-    QCOMPARE(countProblems(f.problems, "1 async end(s)"), 1);
-    QCOMPARE(countProblems(f.problems, "1 async begin(s)"), 1);
+    QCOMPARE(count(f.problems, Kind::AsyncEndWithoutBegin, "1 async end(s)"), 1);
+    QCOMPARE(count(f.problems, Kind::OpenEvents, "1 async begin(s)"), 1);
 }
 
 std::string syncRecords(size_t n)
@@ -354,7 +351,12 @@ void TstReadScaling::syncRefsAreCapped()
     const ParsedFile f = LogParser::parseFile(path);
     QCOMPARE(f.worker.refId, std::string("srv5@boot"));
     QCOMPARE(f.worker.samples.size(), size_t(4));
-    QCOMPARE(countProblems(f.problems, "references already"), 5); // the first 5 with their line
+    QCOMPARE(count(f.problems, Kind::TooManySyncReferences), 6); // the first 5 with their line
+    QCOMPARE(int(std::count_if(f.problems.begin(), f.problems.end(),
+                               [](const LoadProblem &p) {
+                                   return p.kind == Kind::TooManySyncReferences && p.line > 0;
+                               })),
+             5);
 }
 
 QTEST_APPLESS_MAIN(TstReadScaling)

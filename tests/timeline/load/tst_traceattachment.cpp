@@ -9,6 +9,7 @@
 // exact to the engine's bound. After loading, the two hosts' profiler events line up as they
 // did in the original traces (event by event, within the bounds + 1 µs), while the raw view
 // still shows host-b's events D late.
+#include "tests/common/problemkinds.h"
 #include "tests/common/testdata.h"
 #include "tests/timeline/kinetotext.h"
 #include "tests/timeline/testlogs.h"
@@ -119,11 +120,9 @@ std::vector<int64_t> starts(const Timeline &tl, size_t w, ClockMode mode, bool p
     return out;
 }
 
-bool anyProblem(const Timeline &tl, const std::string &text)
+bool anyProblem(const Timeline &tl, LoadProblem::Kind kind, const std::string &detail = {})
 {
-    return std::any_of(tl.problems.begin(), tl.problems.end(), [&](const LoadProblem &p) {
-        return p.message.find(text) != std::string::npos;
-    });
+    return problemkinds::count(tl.problems, kind, detail) > 0;
 }
 
 } // namespace
@@ -168,13 +167,14 @@ void TstTraceAttachment::tracesJoinTheirRanksAndLineUp()
     const Timeline &tl = *r.timeline;
     // One worker per rank: the log's, with its trace attached; no duplicate rank.
     QCOMPARE(tl.workers.size(), size_t(2));
-    QVERIFY(!anyProblem(tl, "duplicate rank"));
+    QVERIFY(!anyProblem(tl, LoadProblem::Kind::DuplicateRank));
     for (int w : {0, 1}) {
         const Worker &wk = tl.workers[size_t(w)];
         QCOMPARE(wk.info.rank, w);
         QCOMPARE(wk.info.kind, SourceKind::SynclineLog);
         QCOMPARE(wk.info.attachedTraces.size(), size_t(1));
-        QVERIFY(anyProblem(tl, "attached to " + d + "/timer_events." + std::to_string(w) + ".log"));
+        QVERIFY(anyProblem(tl, LoadProblem::Kind::TraceAttached,
+                           "attached to " + d + "/timer_events." + std::to_string(w) + ".log"));
         QCOMPARE(wk.clock.method, sync::ClockMethod::SyncSamples);
         QVERIFY2(wk.clock.boundNs > 0 && wk.clock.boundNs < 50'000,
                  std::to_string(wk.clock.boundNs).c_str());
@@ -221,9 +221,10 @@ void TstTraceAttachment::traceOfAnotherRunStaysApart()
     QVERIFY2(r.fatalError.empty(), r.fatalError.c_str());
     const Timeline &tl = *r.timeline;
     QCOMPARE(tl.workers.size(), size_t(2));
-    QVERIFY(anyProblem(tl, "profiler trace not attached to a syncline worker: no syncline log "
-                           "of rank 0 overlaps it in wall-clock time"));
-    QVERIFY(anyProblem(tl, "duplicate rank 0 restart 0"));
+    QVERIFY(anyProblem(tl, LoadProblem::Kind::TraceNotAttached,
+                       "profiler trace not attached to a syncline worker: no syncline log "
+                       "of rank 0 overlaps it in wall-clock time")); // the wording
+    QVERIFY(anyProblem(tl, LoadProblem::Kind::DuplicateRank, "rank 0 restart 0"));
     QVERIFY(std::any_of(tl.workers.begin(), tl.workers.end(), [](const Worker &w) {
         return w.info.kind == SourceKind::ChromeTrace && w.info.attachedTraces.empty();
     }));
@@ -253,7 +254,7 @@ void TstTraceAttachment::relativeTraceWithBaseTimeJoinsItsWorker()
     const Timeline &tl = *r.timeline;
     QCOMPARE(tl.workers.size(), size_t(1));
     QCOMPARE(tl.workers[0].info.attachedTraces.size(), size_t(1));
-    QVERIFY(!anyProblem(tl, "not wall-clock"));
+    QVERIFY(!anyProblem(tl, LoadProblem::Kind::TraceNotAttached));
     const std::vector<int64_t> raw = starts(tl, 0, ClockMode::Raw, true);
     QCOMPARE(raw.size(), trueStarts.size());
     for (size_t i = 0; i < raw.size(); ++i)

@@ -172,7 +172,7 @@ void TimelineBuilder::prepareFile(ParsedFile &file, EventKindLookup &kinds)
     for (EventTrack &t : tracks) {
         const int64_t partial = sortAndNest(t);
         if (partial > 0)
-            file.problems.push_back({Severity::Warning, file.path, 0,
+            file.problems.push_back({LoadProblem::Kind::PartialOverlap, Severity::Warning, file.path, 0,
                                      "misnesting: " + std::to_string(partial) +
                                          " event(s) on tid " + std::to_string(t.tid) +
                                          " overlap an enclosing event partially; shown beside it"});

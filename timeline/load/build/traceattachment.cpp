@@ -164,7 +164,7 @@ void TraceAttachment::attachAll(std::vector<ParsedFile> &files, ArgStore &store)
         const int at = pickLog(files, trace, &why);
         if (at < 0) {
             if (!why.empty())
-                trace.problems.push_back({Severity::Info, trace.path, 0,
+                trace.problems.push_back({LoadProblem::Kind::TraceNotAttached, Severity::Info, trace.path, 0,
                                           "profiler trace not attached to a syncline worker: " +
                                               why + "; loaded as a worker of its own"});
             continue;
@@ -176,7 +176,7 @@ void TraceAttachment::attachAll(std::vector<ParsedFile> &files, ArgStore &store)
             events += t.count();
         const std::string path = trace.path;
         log.problems.push_back(
-            {Severity::Info, path, 0,
+            {LoadProblem::Kind::TraceAttached, Severity::Info, path, 0,
              "profiler trace of rank " + std::to_string(info.rank) + " (" + std::to_string(events) +
                  " events) attached to " + log.path +
                  ": its wall-clock µs mapped through that log's anchor (spread " +

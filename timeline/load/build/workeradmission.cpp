@@ -26,7 +26,7 @@ size_t WorkerAdmission::admit(Timeline &tl, Worker w, bool rankKnown,
         for (const Worker &o : tl.workers)
             next = std::max(next, o.info.rank + 1);
         w.info.rank = fromName ? *fromName : next;
-        problems.push_back({Severity::Info, path, 0,
+        problems.push_back({LoadProblem::Kind::RankAssigned, Severity::Info, path, 0,
                             "no rank in the file; rank " + std::to_string(w.info.rank) +
                                 (fromName ? " taken from the file name" : " assigned")});
     }
@@ -54,10 +54,10 @@ size_t WorkerAdmission::admit(Timeline &tl, Worker w, bool rankKnown,
         "rank " + std::to_string(w.info.rank) + " restart " + std::to_string(w.info.restart);
     if (duplicate)
         problems.push_back(
-            {Severity::Warning, path, 0,
+            {LoadProblem::Kind::DuplicateRank, Severity::Warning, path, 0,
              "duplicate " + which + " (also in " + duplicate->sourceFile + "); both kept"});
     else if (membership)
-        problems.push_back({Severity::Info, path, 0,
+        problems.push_back({LoadProblem::Kind::MembershipChange, Severity::Info, path, 0,
                             which + " with world size " + std::to_string(w.info.worldSize) +
                                 " (also in " + membership->sourceFile + ", world size " +
                                 std::to_string(membership->worldSize) +

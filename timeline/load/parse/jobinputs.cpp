@@ -101,7 +101,7 @@ void JobInputs::addFile(const std::string &path, bool named)
     m_seen.push_back(key);
     // A FIFO would block the open() below it (and every later reader) until a writer appears.
     if (const auto why = whyNotRegular(path)) {
-        problems.push_back({Severity::Warning, path, 0, *why});
+        problems.push_back({LoadProblem::Kind::NotRegularFile, Severity::Warning, path, 0, *why});
         return;
     }
     // A trace by name (*.json, *.json.gz) or by content (gzip: a syncline log never is).
@@ -115,7 +115,7 @@ void JobInputs::addFile(const std::string &path, bool named)
             addConfig(path, sniff.what);
         else if (named)
             problems.push_back(
-                {Severity::Error, path, 0,
+                {LoadProblem::Kind::NotATrace, Severity::Error, path, 0,
                  sniff.what + ": not a Chrome trace (" +
                      (sniff.gzip ? std::string("a gzip'd input must be a trace: syncline logs "
                                                "and configs are read uncompressed")
@@ -124,7 +124,7 @@ void JobInputs::addFile(const std::string &path, bool named)
                      "); not loaded"});
         else
             problems.push_back(
-                {Severity::Info, path, 0, sniff.what + ": not a Chrome trace; ignored"});
+                {LoadProblem::Kind::NotATrace, Severity::Info, path, 0, sniff.what + ": not a Chrome trace; ignored"});
         return;
     }
     logs.push_back(path);
@@ -134,7 +134,7 @@ void JobInputs::addConfig(const std::string &path, const std::string &what)
 {
     if (!configPath.empty()) {
         problems.push_back(
-            {Severity::Warning, path, 0, "a second config ignored (using " + configPath + ")"});
+            {LoadProblem::Kind::SecondConfig, Severity::Warning, path, 0, "a second config ignored (using " + configPath + ")"});
         return;
     }
     configPath = path;
@@ -147,7 +147,7 @@ void JobInputs::addConfig(const std::string &path, const std::string &what)
         // lone non-trace JSON file is not just "nothing found".
         if (found.empty())
             problems.push_back(
-                {Severity::Warning, path, 0,
+                {LoadProblem::Kind::ConfigMatchesNothing, Severity::Warning, path, 0,
                  std::string(fs::path(path).filename() == "timer_config.json"
                                  ? "timer config"
                                  : "not a Chrome trace (no \"traceEvents\", not an array), so "
@@ -157,7 +157,7 @@ void JobInputs::addConfig(const std::string &path, const std::string &what)
             addFile(log, false);
     } catch (const std::exception &e) {
         problems.push_back(
-            {Severity::Error, path, 0,
+            {LoadProblem::Kind::ConfigUnusable, Severity::Error, path, 0,
              (what.empty() || fs::path(path).filename() == "timer_config.json"
                   ? std::string()
                   : what + ": not a Chrome trace (no \"traceEvents\" array), and as a "

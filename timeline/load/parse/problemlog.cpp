@@ -1,16 +1,19 @@
 #include "timeline/load/parse/problemlog.h"
 
+#include <algorithm>
+
 namespace syncline::load {
 
-void ProblemLog::add(const char *kind, int64_t line, std::string message,
+void ProblemLog::add(Kind kind, int64_t line, std::string message,
                      LoadProblem::Severity severity)
 {
-    Kind &k = m_kinds[kind];
+    Group &k = m_kinds[kind];
     if (++k.count > kShownPerKind)
         return;
     if (severity > k.severity || k.count == 1)
         k.severity = severity;
     LoadProblem p;
+    p.kind = kind;
     p.severity = severity;
     p.file = m_file;
     p.line = line;
@@ -28,7 +31,7 @@ void ProblemLog::add(const char *kind, int64_t line, std::string message,
     m_problems.push_back(std::move(p));
 }
 
-void ProblemLog::addAt(const char *kind, int64_t line, int64_t tid, int64_t localNs,
+void ProblemLog::addAt(Kind kind, int64_t line, int64_t tid, int64_t localNs,
                        std::string message, LoadProblem::Severity severity)
 {
     const size_t before = m_problems.size();
@@ -39,7 +42,7 @@ void ProblemLog::addAt(const char *kind, int64_t line, int64_t tid, int64_t loca
     }
 }
 
-int64_t ProblemLog::count(const std::string &kind) const
+int64_t ProblemLog::count(Kind kind) const
 {
     auto it = m_kinds.find(kind);
     return it == m_kinds.end() ? 0 : it->second.count;
@@ -47,13 +50,20 @@ int64_t ProblemLog::count(const std::string &kind) const
 
 std::vector<LoadProblem> ProblemLog::take()
 {
-    for (const auto &[kind, k] : m_kinds) {
-        if (k.count <= kShownPerKind)
-            continue;
+    // The summaries in the order of their labels (what people read, and the order they have
+    // always had).
+    std::vector<std::pair<std::string, Kind>> over;
+    for (const auto &[kind, k] : m_kinds)
+        if (k.count > kShownPerKind)
+            over.emplace_back(LoadProblem::kindLabel(kind), kind);
+    std::sort(over.begin(), over.end());
+    for (const auto &[label, kind] : over) {
+        const Group &k = m_kinds[kind];
         LoadProblem p;
+        p.kind = kind;
         p.severity = k.severity;
         p.file = m_file;
-        p.message = "… and " + std::to_string(k.count - kShownPerKind) + " more: " + kind + " (" +
+        p.message = "… and " + std::to_string(k.count - kShownPerKind) + " more: " + label + " (" +
                     std::to_string(k.count) + " in all)";
         m_problems.push_back(std::move(p));
     }

@@ -21,25 +21,27 @@ public:
 
     explicit ProblemLog(std::string file = {}) : m_file(std::move(file)) {}
     void setFile(std::string file) { m_file = std::move(file); }
-    // `kind` groups repeated problems ("malformed line", "end without begin", ...).
-    void add(const char *kind, int64_t line, std::string message,
+    // `kind` groups repeated problems (malformed lines, ends without a begin, ...); it is also
+    // the kind of every problem added under it, and of its "… and N more" summary.
+    using Kind = LoadProblem::Kind;
+    void add(Kind kind, int64_t line, std::string message,
              LoadProblem::Severity severity = LoadProblem::Severity::Warning);
     // The same, for a problem about one record of thread `tid` at local time `localNs`.
-    void addAt(const char *kind, int64_t line, int64_t tid, int64_t localNs, std::string message,
+    void addAt(Kind kind, int64_t line, int64_t tid, int64_t localNs, std::string message,
                LoadProblem::Severity severity = LoadProblem::Severity::Warning);
-    int64_t count(const std::string &kind) const;
+    int64_t count(Kind kind) const;
     // Moves the problems out, followed by one summary line per kind that overflowed.
     std::vector<LoadProblem> take();
 
 private:
-    struct Kind
+    struct Group
     {
         int64_t count = 0;
         LoadProblem::Severity severity = LoadProblem::Severity::Warning;
     };
     std::string m_file;
     std::vector<LoadProblem> m_problems;
-    std::map<std::string, Kind> m_kinds;
+    std::map<Kind, Group> m_kinds;
 };
 
 } // namespace syncline::load

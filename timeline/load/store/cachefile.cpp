@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +80,28 @@ std::string CacheFile::refusal(const std::string &place)
     if (st.st_uid != ::geteuid() && st.st_uid != 0)
         return "owned by another user (uid " + std::to_string(st.st_uid) + ")";
     return {};
+}
+
+std::vector<LoadProblem> CacheFile::refusedPlaces(const std::vector<std::string> &logs)
+{
+    std::set<std::string> dirs;
+    for (const std::string &log : logs)
+        dirs.insert(fs::absolute(log).lexically_normal().parent_path().string());
+    std::vector<LoadProblem> out;
+    for (const std::string &dir : dirs) {
+        const std::string place = placeFor(dir, true);
+        const std::string why = refusal(place);
+        if (why.empty())
+            continue;
+        LoadProblem p;
+        p.kind = LoadProblem::Kind::CacheDirRefused;
+        p.severity = LoadProblem::Severity::Warning;
+        p.file = place;
+        p.message = "cache directory not used: " + why +
+                    " (the logs beside it are read without its index files and event stores)";
+        out.push_back(std::move(p));
+    }
+    return out;
 }
 
 CacheFile::Writer::Writer(const char (&magic)[8], uint32_t version)
@@ -231,6 +254,80 @@ bool CacheFile::Reader::finish()
         m_error = "trailing bytes";
     }
     return m_ok;
+}
+
+CacheFile::Opened::Fd::~Fd()
+{
+    if (fd >= 0)
+        ::close(fd);
+}
+
+CacheFile::Opened::Opened(Fd fd, std::unique_ptr<std::string> bytes, const char (&magic)[8],
+                          uint32_t version, uint64_t size, uint64_t offset)
+    : m_fd(std::move(fd)), m_bytes(std::move(bytes)), m_reader(*m_bytes, magic, version),
+      m_size(size), m_offset(offset)
+{
+}
+
+bool CacheFile::Opened::keyIs(const std::string &key)
+{
+    return m_reader.ok() && m_reader.str() == key && m_reader.ok();
+}
+
+std::optional<CacheFile::Opened> CacheFile::open(const std::string &path, const char (&magic)[8],
+                                                 uint32_t version, Layout layout,
+                                                 std::string *why)
+{
+    auto refuse = [&](const std::string &reason) -> std::optional<Opened> {
+        if (why)
+            *why = reason;
+        return std::nullopt;
+    };
+    if (path.empty())
+        return refuse("cache place refused");
+    if (const std::string r = refusal(fs::path(path).parent_path().string()); !r.empty())
+        return refuse("cache place is " + r);
+    // O_NOFOLLOW: a link planted under a cache name is never read through; O_NONBLOCK: a FIFO
+    // there does not block the open (fstat refuses it next).
+    Opened::Fd guard(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
+    const int fd = guard.fd;
+    if (fd < 0)
+        return refuse(errno == ELOOP ? "a symbolic link" : std::string(std::strerror(errno)));
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return refuse("not a regular file");
+    if (st.st_uid != ::geteuid() && st.st_uid != 0)
+        return refuse("owned by another user (uid " + std::to_string(st.st_uid) + ")");
+    const uint64_t size = uint64_t(st.st_size);
+    uint64_t offset = 0;
+    auto readAt = [&](char *out, uint64_t n, uint64_t at) {
+        uint64_t done = 0;
+        while (done < n) {
+            const ssize_t r = ::pread(fd, out + done, size_t(n - done), off_t(at + done));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                return false;
+            done += uint64_t(r);
+        }
+        return true;
+    };
+    uint64_t end = size;
+    if (layout == Layout::Directory) {
+        if (size < 8 + 20 || !readAt(reinterpret_cast<char *>(&offset), 8, size - 8) ||
+            offset > size - 8)
+            return refuse("too short or bad trailer");
+        end = size - 8;
+    }
+    auto bytes = std::make_unique<std::string>(size_t(end - offset), '\0');
+    if (!readAt(bytes->data(), bytes->size(), offset))
+        return refuse("read error (the file shrank?)");
+    Opened o(std::move(guard), std::move(bytes), magic, version, size, offset);
+    if (!o.m_reader.ok())
+        return refuse(o.m_reader.error());
+    return o;
 }
 
 namespace {

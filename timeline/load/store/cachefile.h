@@ -12,13 +12,24 @@
 // included) rather than writing through it.
 // A reader checks the magic, the version, the hash and every length against what is left, so a
 // truncated, corrupt or other-version file is refused, never half-read.
+// open() is the one read-side trust rule every cache kind goes through: the place as above, the
+// file itself opened without following a link and only when it is a regular file owned by this
+// user or root, its record (the whole file, or the directory its last 8 bytes point to) whole
+// and of this version. What the record describes (a log's LogFileStamp, a job's key) is
+// compared by the caller right after (Opened::keyIs for keys); a refusal makes the loader parse
+// the logs and write the cache again, never use it.
 // Threading: values; any thread.
 #pragma once
 
+#include "timeline/model/loadproblem.h"
+
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace syncline::load {
 
@@ -35,6 +46,9 @@ public:
     // Why the cache directory `place` must not be used ("" when it may, or does not exist yet):
     // a symbolic link, not a directory, or owned by another user than this one or root.
     static std::string refusal(const std::string &place);
+    // One warning per directory of `logs` whose `.syncline-index` is refused (refusal()): the
+    // logs there are loaded without its caches (those in the per-user place are still used).
+    static std::vector<LoadProblem> refusedPlaces(const std::vector<std::string> &logs);
     // After `written` (a cache file just written) replaced an older one of its kind: removes,
     // in its directory, the other files named `<stem>*<ext>` (the caches of an earlier state of
     // the logs) and the temporary files a killed writer left behind (`<name>.tmp.XXXXXX` of a
@@ -76,6 +90,7 @@ public:
     {
     public:
         Reader(std::string_view bytes, const char (&magic)[8], uint32_t version);
+        Reader(Reader &&) = default;
         bool ok() const { return m_ok; }
         const std::string &error() const { return m_error; }
         uint32_t u32();
@@ -95,6 +110,49 @@ public:
         bool m_ok = true;
         std::string m_error;
     };
+
+    // Whole: the file is one record (index, correction cache). Directory: the file's last 8
+    // bytes are the offset of its record, which runs up to them (event store, link store: the
+    // chunks before it are read later, each checked against the record's hash of it).
+    enum class Layout
+    {
+        Whole,
+        Directory
+    };
+    // A cache file that passed open(): its record, ready to read.
+    class Opened
+    {
+    public:
+        Reader &reader() { return m_reader; }
+        uint64_t fileSize() const { return m_size; }
+        uint64_t recordOffset() const { return m_offset; } // 0 for Layout::Whole
+        // The file opened and checked (read the chunks before a directory through it: the
+        // same file, not whatever the name holds by then). Closed with this.
+        int fd() const { return m_fd.fd; }
+        // Reads the record's first field, a string: true when it is `key` (what the cache was
+        // written for). False also on any read error.
+        bool keyIs(const std::string &key);
+
+    private:
+        friend class CacheFile;
+        struct Fd
+        {
+            int fd = -1;
+            explicit Fd(int f) : fd(f) {}
+            Fd(Fd &&o) noexcept : fd(o.fd) { o.fd = -1; }
+            Fd &operator=(Fd &&) = delete;
+            ~Fd();
+        };
+        Opened(Fd fd, std::unique_ptr<std::string> bytes, const char (&magic)[8], uint32_t version,
+               uint64_t size, uint64_t offset);
+        Fd m_fd;
+        std::unique_ptr<std::string> m_bytes; // before m_reader, which views it
+        Reader m_reader;
+        uint64_t m_size = 0, m_offset = 0;
+    };
+    // Why a file there cannot be trusted, in words, when open() refuses it.
+    static std::optional<Opened> open(const std::string &path, const char (&magic)[8],
+                                      uint32_t version, Layout layout, std::string *why);
 };
 
 } // namespace syncline::load

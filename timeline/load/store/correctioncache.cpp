@@ -199,15 +199,16 @@ std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::stri
     for (bool beside : {true, false}) {
         const std::string p = fileFor(sorted, key, beside);
         std::error_code ec;
-        if (!fs::exists(p, ec))
+        if (p.empty() || !fs::exists(fs::symlink_status(p, ec)))
             continue;
-        std::string bytes;
-        if (!FileReader::readAll(p, bytes, &err)) {
+        std::optional<CacheFile::Opened> file =
+            CacheFile::open(p, kMagic, kVersion, CacheFile::Layout::Whole, &err);
+        if (!file) {
             reason = p + ": " + err;
             continue;
         }
-        CacheFile::Reader r(bytes, kMagic, kVersion);
-        if (r.ok() && r.str() != key) {
+        CacheFile::Reader &r = file->reader();
+        if (!file->keyIs(key)) {
             reason = p + ": stale (a log changed since the correction was cached)";
             continue;
         }

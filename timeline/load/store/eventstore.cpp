@@ -94,6 +94,7 @@ std::string directory(const ParsedFile &f, const LogFileStamp &stamp,
     }
     dir.u32(uint32_t(f.problems.size()));
     for (const LoadProblem &p : f.problems) {
+        dir.u32(uint32_t(p.kind));
         dir.u32(uint32_t(p.severity));
         dir.str(p.file);
         dir.i64(p.line);
@@ -270,32 +271,19 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
     std::string reason = "no event store";
     for (bool beside : {true, false}) {
         const std::string p = pathFor(logPath, beside);
+        std::error_code ec;
+        if (p.empty() || !fs::exists(fs::symlink_status(p, ec)))
+            continue;
         std::string error;
-        const int fd = FileReader::openRegular(p, &error);
-        if (fd < 0)
-            continue;
-        auto fail = [&](const std::string &r) {
-            reason = p + ": " + r;
-            ::close(fd);
-        };
-        const off_t size = ::lseek(fd, 0, SEEK_END);
-        uint64_t dirOffset = 0;
-        if (size < 8 + 20 || !preadExact(fd, reinterpret_cast<char *>(&dirOffset), 8, size - 8) ||
-            dirOffset > uint64_t(size) - 8) {
-            fail("not an event store (too short or bad trailer)");
+        std::optional<CacheFile::Opened> file =
+            CacheFile::open(p, kMagic, kVersion, CacheFile::Layout::Directory, &error);
+        if (!file) {
+            reason = p + ": " + error;
             continue;
         }
-        std::string bytes(size_t(uint64_t(size) - 8 - dirOffset), '\0');
-        if (!preadExact(fd, bytes.data(), bytes.size(), int64_t(dirOffset))) {
-            fail("read error");
-            continue;
-        }
-        ::close(fd);
-        CacheFile::Reader r(bytes, kMagic, kVersion);
-        if (!r.ok()) {
-            reason = p + ": " + r.error();
-            continue;
-        }
+        CacheFile::Reader &r = file->reader();
+        const uint64_t dirOffset = file->recordOffset();
+        const uint64_t size = file->fileSize();
         EventStore s;
         s.m_path = p;
         s.storedBytes = int64_t(size);
@@ -342,8 +330,12 @@ std::optional<EventStore> EventStore::open(const std::string &logPath, std::stri
                 c.value[i] = r.f64();
             }
         }
-        s.problems.resize(r.count(36));
+        s.problems.resize(r.count(40));
         for (LoadProblem &pr : s.problems) {
+            const uint32_t kind = r.u32();
+            consistent = consistent && kind < uint32_t(LoadProblem::Kind::Count);
+            pr.kind = kind < uint32_t(LoadProblem::Kind::Count) ? LoadProblem::Kind(kind)
+                                                                 : LoadProblem::Kind::Other;
             const uint32_t sev = r.u32();
             consistent = consistent && sev <= uint32_t(LoadProblem::Severity::Error);
             pr.severity = LoadProblem::Severity(std::min<uint32_t>(sev, 2));

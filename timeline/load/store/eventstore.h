@@ -44,8 +44,10 @@ class WindowTest;
 class EventStore
 {
 public:
-    // 2: the msg records (1 had only the events; its files are ignored and rewritten).
-    static constexpr uint32_t kVersion = 3; // 3: the stamp's ctime and tail hash
+    // 2: the msg records (1 had only the events; its files are ignored and rewritten); 3: the
+    // stamp's ctime and tail hash; 4: each problem's kind. A store of another version is
+    // refused (CacheFile::Reader) and rewritten by the next full load.
+    static constexpr uint32_t kVersion = 4;
     static constexpr uint32_t kChunkEvents = 1024;
 
     struct Chunk

@@ -104,6 +104,18 @@ bool LinkStore::write(const Timeline &tl, const std::vector<std::string> &logs,
     return false;
 }
 
+bool LinkStore::exists(const std::vector<std::string> &logs,
+                       const ClockCorrector::Options &options)
+{
+    const std::string key = CorrectionCache::keyOf(logs, options);
+    std::error_code ec;
+    for (bool beside : {true, false})
+        if (std::filesystem::exists(CorrectionCache::fileOf(logs, key, beside, "links-", ".slk"),
+                                    ec))
+            return true;
+    return false;
+}
+
 bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
                            const ClockCorrector::Options &options, ClockMode mode, int64_t begin,
                            int64_t end, int64_t *bytesRead, std::string *why)
@@ -118,30 +130,20 @@ bool LinkStore::readWindow(Timeline &tl, const std::vector<std::string> &logs,
     const int m = mode == ClockMode::Raw ? 1 : 0;
     for (bool beside : {true, false}) {
         const std::string p = CorrectionCache::fileOf(logs, key, beside, "links-", ".slk");
+        std::error_code ec;
+        if (p.empty() || !std::filesystem::exists(std::filesystem::symlink_status(p, ec)))
+            continue;
         std::string error;
-        const int fd = FileReader::openRegular(p, &error);
-        if (fd < 0)
-            continue;
-        struct Closer
-        {
-            int fd;
-            ~Closer() { ::close(fd); }
-        } closer{fd};
-        const off_t size = ::lseek(fd, 0, SEEK_END);
-        uint64_t dirOffset = 0;
-        if (size < 8 + 20 ||
-            !varint::preadExact(fd, reinterpret_cast<char *>(&dirOffset), 8, size - 8) ||
-            dirOffset > uint64_t(size) - 8) {
-            reason = p + ": not a link store";
+        std::optional<CacheFile::Opened> file =
+            CacheFile::open(p, kMagic, kVersion, CacheFile::Layout::Directory, &error);
+        if (!file) {
+            reason = p + ": " + error;
             continue;
         }
-        std::string bytes(size_t(uint64_t(size) - 8 - dirOffset), '\0');
-        if (!varint::preadExact(fd, bytes.data(), bytes.size(), int64_t(dirOffset))) {
-            reason = p + ": read error";
-            continue;
-        }
-        CacheFile::Reader r(bytes, kMagic, kVersion);
-        if (r.ok() && r.str() != key) {
+        CacheFile::Reader &r = file->reader();
+        const uint64_t dirOffset = file->recordOffset();
+        const int fd = file->fd();
+        if (!file->keyIs(key)) {
             reason = p + ": stale";
             continue;
         }

@@ -32,6 +32,9 @@ public:
     // Writes tl.links (a full load's timeline: workers' sourceFile are the logs).
     static bool write(const Timeline &tl, const std::vector<std::string> &logs,
                       const ClockCorrector::Options &options);
+    // True when a link store for this job and options is there (beside the logs or in the
+    // user's cache; whether it is valid is readWindow's to find).
+    static bool exists(const std::vector<std::string> &logs, const ClockCorrector::Options &options);
     // Sets tl.links to the stored links with both ends in [begin, end] (global ns of `mode`,
     // through tl's maps). False (tl.links untouched) when there is no valid file for this job
     // and worker order, or a chunk is damaged.

@@ -184,8 +184,8 @@ void LogIndex::setWholeFile(const ParsedFile &f)
 
 bool LogIndex::isOpenEventsNote(const LoadProblem &p)
 {
-    return p.severity == LoadProblem::Severity::Info && p.line == 0 &&
-           p.message.find("without an end, kept as open") != std::string::npos;
+    return p.kind == LoadProblem::Kind::OpenEvents && p.severity == LoadProblem::Severity::Info &&
+           p.line == 0;
 }
 
 void LogIndex::append(const LogIndex &more)
@@ -218,19 +218,11 @@ std::pair<size_t, size_t> LogIndex::blocksFor(int64_t a, int64_t b) const
 
 std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string *why)
 {
-    std::string bytes;
-    std::string error;
-    if (!FileReader::readAll(indexPath, bytes, &error)) {
-        if (why)
-            *why = error;
+    std::optional<CacheFile::Opened> file =
+        CacheFile::open(indexPath, kMagic, kVersion, CacheFile::Layout::Whole, why);
+    if (!file)
         return std::nullopt;
-    }
-    CacheFile::Reader r(bytes, kMagic, kVersion);
-    if (!r.ok()) {
-        if (why)
-            *why = r.error();
-        return std::nullopt;
-    }
+    CacheFile::Reader &r = file->reader();
     LogIndex x;
     x.stamp = LogFileStamp::read(r);
     x.headerEnd = r.i64();

@@ -85,7 +85,7 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     if (fd < 0) {
         ParsedFile out;
         out.path = path;
-        out.problems.push_back({LoadProblem::Severity::Error, path, 0, error});
+        out.problems.push_back({LoadProblem::Kind::ReadError, LoadProblem::Severity::Error, path, 0, error});
         return out;
     }
     const auto [lo, hi] = x.blocksFor(a, b);
@@ -159,7 +159,7 @@ ParsedFile WindowReader::read(const std::string &path, const LogIndex &x, int64_
     }
     ParsedFile f = parser.finish(tail);
     if (!error.empty())
-        f.problems.push_back({LoadProblem::Severity::Error, path, 0,
+        f.problems.push_back({LoadProblem::Kind::ReadError, LoadProblem::Severity::Error, path, 0,
                               error + "; the rest of the window is not loaded"});
     for (const auto &[at, s] : patches) {
         EventTrack &tr = f.worker.tracks[at.first];

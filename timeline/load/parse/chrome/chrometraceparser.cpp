@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
+using Kind = LoadProblem::Kind;
 namespace od = simdjson::ondemand;
 
 bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
@@ -63,6 +65,66 @@ bool ChromeTraceParser::microsToNs(std::string_view text, int64_t &ns)
         return false; // past the timeline's range (parsedfile.h)
     ns = neg ? -v : v;
     return true;
+}
+
+ChromeTraceParser::IdToken ChromeTraceParser::parseId(std::string_view text, int64_t &id,
+                                                     bool asUnsigned)
+{
+    text = ChromeTraceState::trimmed(text);
+    if (text.empty() || text[0] == '"' || text[0] == '{')
+        return IdToken::Text; // a string, or an id2 object ({"local": ...}): a name
+    size_t i = 0;
+    const bool neg = text[0] == '-';
+    if (neg)
+        ++i;
+    const size_t first = i;
+    uint64_t v = 0;
+    bool over = false;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+        const uint64_t d = uint64_t(text[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            over = true;
+        else
+            v = v * 10 + d;
+    }
+    if (i == first)
+        return IdToken::NotInteger;
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        const size_t fracFirst = i;
+        while (i < text.size() && text[i] == '0')
+            ++i;
+        if (i == fracFirst)
+            return IdToken::NotInteger;
+    }
+    if (i != text.size())
+        return IdToken::NotInteger; // a non-zero fraction, an exponent, anything else
+    if (over)
+        return IdToken::OutOfRange;
+    if (neg) {
+        if (v > uint64_t(INT64_MAX) + 1)
+            return IdToken::OutOfRange;
+        id = v == uint64_t(INT64_MAX) + 1 ? INT64_MIN : -int64_t(v);
+        return IdToken::Integer;
+    }
+    if (v > uint64_t(INT64_MAX) && !asUnsigned)
+        return IdToken::OutOfRange;
+    id = int64_t(v); // past INT64_MAX (asUnsigned): the same 64 bits, well defined since C++20
+    return IdToken::Integer;
+}
+
+const char *ChromeTraceParser::idProblem(IdToken t)
+{
+    switch (t) {
+    case IdToken::NotInteger:
+        return "is not an integer";
+    case IdToken::OutOfRange:
+        return "is past the 64-bit integers";
+    case IdToken::Integer:
+    case IdToken::Text:
+        break;
+    }
+    return "";
 }
 
 std::string ChromeTraceParser::closeTruncated(std::string_view text, bool cutAtMismatch)
@@ -159,7 +221,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
         if (!g.ok) {
             ParsedFile out;
             out.path = path;
-            out.problems.push_back({Severity::Error, path, 0, g.error});
+            out.problems.push_back({Kind::UnreadableTrace, Severity::Error, path, 0, g.error});
             return out;
         }
         length = g.length;
@@ -168,7 +230,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
     } else if (!readWhole(path, text, &length, &error)) {
         ParsedFile out;
         out.path = path;
-        out.problems.push_back({Severity::Error, path, 0, error});
+        out.problems.push_back({Kind::ReadError, Severity::Error, path, 0, error});
         return out;
     }
     od::parser parser;
@@ -193,7 +255,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
     for (int attempt = 0; attempt < attempts; ++attempt) {
         ChromeTraceState state(path);
         if (damaged)
-            state.problems.add("truncated gzip", 0,
+            state.problems.add(Kind::TruncatedGzip, 0,
                                "gzip stream not read to its end: " + gzipStopped +
                                    "; loaded what those bytes hold",
                                Severity::Warning);
@@ -202,7 +264,7 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
                 current.data(), current.size(), current.size() + simdjson::SIMDJSON_PADDING));
             state.parse(doc);
             if (attempt > 0)
-                state.problems.add("truncated JSON", 0,
+                state.problems.add(Kind::TruncatedJson, 0,
                                    "JSON not closed (" + firstError +
                                        "); read up to the last complete event",
                                    Severity::Info);
@@ -228,10 +290,10 @@ ParsedFile ChromeTraceParser::parseFile(const std::string &path, const std::atom
             }
             ParsedFile out;
             out.path = path;
-            out.problems.push_back({Severity::Error, path, 0,
+            out.problems.push_back({Kind::UnreadableTrace, Severity::Error, path, 0,
                                     "not a readable Chrome trace: " + std::string(e.what())});
             if (damaged)
-                out.problems.push_back({Severity::Error, path, 0,
+                out.problems.push_back({Kind::TruncatedGzip, Severity::Error, path, 0,
                                         "gzip stream not read to its end: " + gzipStopped});
             return out;
         }

@@ -1,7 +1,6 @@
 // ChromeTraceState — see chrometracestate.h.
 #include "timeline/load/parse/chrome/chrometracestate.h"
 
-#include "timeline/load/parse/chrome/asynclanes.h"
 #include "timeline/load/parse/chrome/chrometraceparser.h"
 #include "timeline/load/parse/chrome/kinetoview.h"
 
@@ -16,6 +15,7 @@
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
+using Kind = LoadProblem::Kind;
 namespace od = simdjson::ondemand;
 
 ChromeTraceState::ChromeTraceState(const std::string &path) : problems(path)
@@ -55,16 +55,21 @@ uint32_t ChromeTraceState::trackFor(std::string_view pidTok, std::string_view ti
     }
     auto [it, inserted] = m_trackIndex.emplace(std::move(key), uint32_t(m_tracks.size()));
     if (inserted) {
-        auto idOf = [this](std::string_view tok) {
+        auto idOf = [this](std::string_view tok, const char *what) {
             int64_t v = 0;
-            if (!tok.empty() && tok[0] != '"' && ChromeTraceParser::microsToNs(tok, v) &&
-                v % 1000 == 0)
-                return v / 1000;
+            const auto parsed = ChromeTraceParser::parseId(tok, v);
+            if (parsed == ChromeTraceParser::IdToken::Integer)
+                return v;
+            if (parsed != ChromeTraceParser::IdToken::Text)
+                problems.add(Kind::BadId, 0,
+                             std::string(what) + " " + std::string(tok).substr(0, 64) + " " +
+                                 ChromeTraceParser::idProblem(parsed) +
+                                 "; its events are kept on a track of their own, named by it");
             return --m_synthetic; // string ids get synthetic negative ids
         };
         EventTrack t;
-        t.pid = idOf(pidTok);
-        t.tid = idOf(tidTok);
+        t.pid = idOf(pidTok, "pid");
+        t.tid = idOf(tidTok, "tid");
         m_out.worker.tracks.push_back(std::move(t));
         m_tracks.push_back({std::string(pidTok), std::string(tidTok), {}});
     }
@@ -131,7 +136,7 @@ void ChromeTraceState::handleEvent(od::value el)
     }
     int64_t ts = 0;
     if (!ChromeTraceParser::microsToNs(ev.tsTok, ts)) {
-        problems.add("events without a valid ts", 0,
+        problems.add(Kind::EventWithoutTs, 0,
                      "event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
                          ") has no numeric ts; skipped");
         return;
@@ -150,7 +155,7 @@ void ChromeTraceState::handleEvent(od::value el)
     }
     const uint32_t ti = trackFor(ev.pidTok, ev.tidTok);
     if (ti == kNoTrack) {
-        problems.add("too many threads", 0,
+        problems.add(Kind::TooManyThreads, 0,
                      "event \"" + std::string(ev.name) + "\" of tid " + std::string(ev.tidTok) +
                          " dropped: the trace has " + std::to_string(ParsedFile::kMaxTracks) +
                          " threads already (the most one file may have)");
@@ -174,8 +179,18 @@ void ChromeTraceState::addFlow(uint32_t track, int64_t ts, const Event &ev)
     fp.track = track;
     fp.localNs = ts;
     int64_t id = 0;
-    fp.id = ChromeTraceParser::microsToNs(ev.idTok, id) ? uint64_t(id / 1000)
-                                                        : std::hash<std::string_view>()(ev.idTok);
+    const auto parsed = ChromeTraceParser::parseId(ev.idTok, id, true);
+    if (parsed == ChromeTraceParser::IdToken::Integer) {
+        fp.id = uint64_t(id);
+    } else {
+        // A string id (or a malformed number): flow points pair by the same text.
+        fp.id = std::hash<std::string_view>()(ev.idTok);
+        if (parsed != ChromeTraceParser::IdToken::Text)
+            problems.add(Kind::BadId, 0,
+                         "flow id " + std::string(ev.idTok).substr(0, 64) + " of \"" +
+                             std::string(ev.name) + "\" " + ChromeTraceParser::idProblem(parsed) +
+                             "; paired with flow points of the same text");
+    }
     fp.phase = ev.ph[0];
     fp.bindEnclosing = ev.bp == "e";
     fp.nameId = m_out.names.intern(ev.name);
@@ -191,11 +206,11 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
     if (ev.ph[0] == 'X') {
         int64_t dur = 0;
         if (!ev.durTok.empty() && !ChromeTraceParser::microsToNs(ev.durTok, dur))
-            problems.add("bad durations", 0,
+            problems.add(Kind::BadDuration, 0,
                          "event \"" + std::string(ev.name) +
                              "\" has a non-numeric dur; taken as 0");
         if (!logEndInRange(ts, std::max<int64_t>(dur, 0), &end)) {
-            problems.add("times out of range", 0,
+            problems.add(Kind::TimeOutOfRange, 0,
                          "event \"" + std::string(ev.name) +
                              "\" ends past the readable range (ts + dur > 2^62 ns); skipped");
             return;
@@ -213,9 +228,8 @@ void ChromeTraceState::addSlice(uint32_t track, int64_t ts, const Event &ev)
 int64_t ChromeTraceState::pidOf(std::string_view pidTok)
 {
     int64_t v = 0;
-    if (!pidTok.empty() && pidTok[0] != '"' && ChromeTraceParser::microsToNs(pidTok, v) &&
-        v % 1000 == 0)
-        return v / 1000;
+    if (ChromeTraceParser::parseId(pidTok, v) == ChromeTraceParser::IdToken::Integer)
+        return v;
     return -1; // a string pid: no number (the track keeps its label)
 }
 
@@ -233,7 +247,7 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
     if (args.is_object())
         for (auto it = args.begin(); it != args.end(); ++it) {
             if (!it->is_number() || !std::isfinite(it->get<double>())) {
-                problems.add("bad counter values", 0,
+                problems.add(Kind::BadCounterValue, 0,
                              "counter \"" + name + "\" series \"" + it.key() +
                                  "\" has a value that is not a finite number (" +
                                  it->dump().substr(0, 40) + "); sample skipped");
@@ -243,7 +257,7 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
             key.append(ev.pidTok).append(1, '\x1f').append(name).append(1, '\x1f').append(it.key());
             if (m_out.worker.counters.size() >= ParsedFile::kMaxTracks &&
                 !m_counterIndex.count(key)) {
-                problems.add("too many counters", 0,
+                problems.add(Kind::TooManyCounters, 0,
                              "counter \"" + name + "\" series \"" + it.key() +
                                  "\" dropped: the trace has " +
                                  std::to_string(ParsedFile::kMaxTracks) +
@@ -264,156 +278,10 @@ void ChromeTraceState::addCounter(int64_t ts, const Event &ev)
             ++added;
         }
     if (added == 0 && (!args.is_object() || args.empty()))
-        problems.add("bad counter values", 0,
+        problems.add(Kind::BadCounterValue, 0,
                      "counter \"" + name +
                          "\" without numeric args (a C event's values are its "
                          "args members); skipped");
-}
-
-// b/e/n: kept per (pid, cat, id, scope) and matched in time order by finishAsync().
-void ChromeTraceState::addAsync(int64_t ts, const Event &ev)
-{
-    if (ev.idTok.empty()) {
-        problems.add("async events without an id", 0,
-                     "async event \"" + std::string(ev.name) + "\" (ph " + std::string(ev.ph) +
-                         ") has no id (async events are matched by cat + id); skipped");
-        return;
-    }
-    std::string key;
-    key.append(ev.pidTok).append(1, '\x1f').append(ev.cat).append(1, '\x1f');
-    key.append(ev.idTok).append(1, '\x1f').append(ev.scope);
-    auto [pos, inserted] = m_asyncIndex.emplace(std::move(key), uint32_t(m_async.size()));
-    if (inserted)
-        m_async.push_back({std::string(ev.pidTok), std::string(ev.cat), {}});
-    m_async[pos->second].points.push_back(
-        {ts, m_seq++, ev.ph[0], m_out.names.intern(ev.name), std::string(ev.argsRaw)});
-}
-
-// Per key, in time order: `b` opens, `e` closes the innermost open span of its name (the
-// innermost one when it has no name), `n` is an instant; what starts while a span of its key is
-// open belongs to that span's tree. Then per (pid, cat) the trees' roots are laid out in lanes
-// (AsyncLanes), each tree in its root's lane, and each lane becomes an async EventTrack (the
-// builder nests it: a tree's spans nest by time, and trees of one lane are disjoint).
-void ChromeTraceState::finishAsync()
-{
-    struct Span
-    {
-        int64_t start, end;
-        uint32_t nameId;
-        uint16_t flags;
-        const std::string *args;
-        size_t root; // the outermost span of its tree (its own index for a root)
-    };
-    std::map<std::pair<std::string, std::string>, std::vector<Span>> groups; // (pid, cat)
-    int64_t unmatched = 0, open = 0;
-    for (AsyncKey &k : m_async) {
-        std::stable_sort(k.points.begin(), k.points.end(),
-                         [](const AsyncPoint &a, const AsyncPoint &b) { return a.ts < b.ts; });
-        std::vector<Span> &spans = groups[{k.pidToken, k.cat}];
-        // The open spans (indices into spans), innermost last, and per name its open ones: an
-        // `e` finds the innermost open span of its name at the top of that name's stack, not by
-        // a scan of every open span. A span closed out of order stays in both stacks until it
-        // reaches the top (EventOpen cleared: skipped there), so each `b` and `e` costs O(1)
-        // amortised, whatever the order of the ends.
-        std::vector<size_t> stack;
-        std::unordered_map<uint32_t, std::vector<size_t>> openByName;
-        auto dropClosed = [&spans](std::vector<size_t> &s) {
-            while (!s.empty() && !(spans[s.back()].flags & EventOpen))
-                s.pop_back();
-        };
-        for (const AsyncPoint &pt : k.points) {
-            dropClosed(stack);
-            const size_t root = stack.empty() ? spans.size() : spans[stack.back()].root;
-            if (pt.ph == 'n') {
-                spans.push_back({pt.ts, pt.ts, pt.nameId, EventInstant, &pt.args, root});
-            } else if (pt.ph == 'b') {
-                stack.push_back(spans.size());
-                openByName[pt.nameId].push_back(spans.size());
-                spans.push_back(
-                    {pt.ts, m_out.worker.info.lastLocalNs, pt.nameId, EventOpen, &pt.args, root});
-            } else {
-                // The innermost open span of its name; with no name, or none of that name open,
-                // the innermost open span.
-                size_t closes = SIZE_MAX;
-                if (pt.nameId != 0)
-                    if (const auto it = openByName.find(pt.nameId); it != openByName.end()) {
-                        dropClosed(it->second);
-                        if (!it->second.empty())
-                            closes = it->second.back();
-                    }
-                if (closes == SIZE_MAX && !stack.empty())
-                    closes = stack.back();
-                if (closes == SIZE_MAX) {
-                    ++unmatched;
-                    continue;
-                }
-                Span &sp = spans[closes];
-                sp.end = std::max(pt.ts, sp.start);
-                sp.flags = 0;
-            }
-        }
-        for (const size_t i : stack)
-            open += spans[i].flags & EventOpen ? 1 : 0;
-    }
-    if (unmatched > 0)
-        problems.add("async ends without a begin", 0,
-                     std::to_string(unmatched) +
-                         " async end(s) (ph e) with no open begin of the same cat and id; dropped");
-    if (open > 0)
-        problems.add("open events", 0,
-                     std::to_string(open) + " async begin(s) (ph b) without an end kept as open",
-                     Severity::Info);
-    int64_t noLane = 0; // spans of trees that found no lane under the track cap
-    for (auto &[key, spans] : groups) {
-        // Lanes for the trees' roots; a span's descendants (same cat + id) follow it.
-        std::vector<AsyncSpan> roots;
-        std::vector<uint32_t> laneOf(spans.size(), 0);
-        for (size_t i = 0; i < spans.size(); ++i)
-            if (spans[i].root == i)
-                roots.push_back({spans[i].start, spans[i].end, uint32_t(i)});
-        // Lanes are tracks: they get what the file's track cap leaves (ParsedFile::kMaxTracks).
-        uint32_t lanes = 0;
-        const auto room = uint32_t(ParsedFile::kMaxTracks -
-                                   std::min(m_out.worker.tracks.size(), ParsedFile::kMaxTracks));
-        const std::vector<uint32_t> lane = AsyncLanes::assign(roots, &lanes, room);
-        for (size_t r = 0; r < roots.size(); ++r)
-            laneOf[roots[r].point] = lane[r];
-        const auto first = uint32_t(m_out.worker.tracks.size());
-        const std::string process = processLabel(key.first);
-        for (uint32_t l = 0; l < lanes; ++l) {
-            EventTrack t;
-            t.pid = pidOf(key.first);
-            t.async = true;
-            t.order = processOrder(key.first);
-            t.category = key.second;
-            t.threadName = process + " / async" + (key.second.empty() ? "" : " " + key.second) +
-                           (lanes > 1 ? " #" + std::to_string(l + 1) : "");
-            m_out.worker.tracks.push_back(std::move(t));
-        }
-        for (const Span &sp : spans) {
-            if (laneOf[sp.root] == AsyncLanes::kNoLane) {
-                ++noLane;
-                continue;
-            }
-            EventTrack &t = m_out.worker.tracks[first + laneOf[sp.root]];
-            const uint32_t e = m_out.addEvent(t, sp.start, sp.end, sp.nameId, sp.flags);
-            m_out.addArgs(t, e, *sp.args);
-        }
-    }
-    if (noLane > 0)
-        problems.add("too many threads", 0,
-                     std::to_string(noLane) +
-                         " async span(s) (ph b/n) dropped: the trace has " +
-                         std::to_string(ParsedFile::kMaxTracks) +
-                         " tracks (threads and async lanes) already, the most one file may have; "
-                         "they overlap spans of every lane");
-    // Synthetic tids in creation order (tracks sort by tid: lane 1 before lane 2).
-    const auto firstAsync = uint32_t(m_tracks.size());
-    const auto n = int64_t(m_out.worker.tracks.size() - firstAsync);
-    for (int64_t k = 0; k < n; ++k)
-        m_out.worker.tracks[size_t(firstAsync + k)].tid = m_synthetic - n + k;
-    m_synthetic -= n;
-    m_async.clear();
 }
 
 // distributedInfo.rank: an integer in int's range; a string of digits is taken (with a
@@ -426,17 +294,17 @@ void ChromeTraceState::readRank(simdjson::ondemand::value v)
     } else if (v.get_string().get(text) == simdjson::SUCCESS && !text.empty() && text.size() <= 9 &&
                std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         r = std::stoll(std::string(text));
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "distributedInfo.rank is a string (\"" + std::string(text) +
                          "\"); taken as rank " + std::to_string(r));
     } else {
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "distributedInfo.rank is not an integer; ignored (rank from the file name "
                      "or the next free one)");
         return;
     }
     if (r < 0 || r > std::numeric_limits<int>::max()) {
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "distributedInfo.rank " + std::to_string(r) + " is out of range; ignored");
         return;
     }
@@ -451,14 +319,14 @@ void ChromeTraceState::readBaseTime(od::value v)
     uint64_t big = 0;
     if (v.get_int64().get(base) != simdjson::SUCCESS) {
         const bool tooBig = v.get_uint64().get(big) == simdjson::SUCCESS;
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      std::string("baseTimeNanoseconds is ") +
                          (tooBig ? "past the readable range" : "not an integer of ns") +
                          "; ignored (times stay relative to the profiler's base)");
         return;
     }
     if (base < 0 || base > kMaxTimeNs) {
-        problems.add("bad metadata", 0,
+        problems.add(Kind::BadMetadata, 0,
                      "baseTimeNanoseconds " + std::to_string(base) +
                          " is out of range; ignored (times stay relative to the profiler's base)");
         return;
@@ -474,7 +342,7 @@ void ChromeTraceState::applyBaseTime()
         return;
     WorkerInfo &info = m_out.worker.info;
     if (info.lastLocalNs > kMaxTimeNs - baseTimeNs || info.firstLocalNs < -kMaxTimeNs - baseTimeNs) {
-        problems.add("times out of range", 0,
+        problems.add(Kind::TimeOutOfRange, 0,
                      "baseTimeNanoseconds " + std::to_string(baseTimeNs) +
                          " moves the trace's times past the readable range; not applied");
         return;
@@ -517,7 +385,7 @@ void ChromeTraceState::parse(od::document &doc)
             std::string_view unit;
             if (field.value().get_string().get(unit) != simdjson::SUCCESS ||
                 (unit != "ms" && unit != "ns"))
-                problems.add("bad metadata", 0,
+                problems.add(Kind::BadMetadata, 0,
                              "displayTimeUnit is not \"ms\" or \"ns\"; ignored (ts and dur "
                              "are µs whatever it says)",
                              Severity::Info);
@@ -549,7 +417,7 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
             continue;
         }
         if (stack.empty()) {
-            problems.add("ends without a begin", 0,
+            problems.add(Kind::EndWithoutBegin, 0,
                          "end without a begin on pid " + m_tracks[ti].pidToken + " tid " +
                              m_tracks[ti].tidToken + " at ts " + std::to_string(r.ts) +
                              " ns; dropped");
@@ -558,7 +426,7 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
         const uint32_t e = stack.back();
         stack.pop_back();
         if (r.nameId != 0 && r.nameId != t.nameId[e])
-            problems.add("misnested ends", 0,
+            problems.add(Kind::MisnestedEnd, 0,
                          "E \"" + std::string(m_out.names.name(r.nameId)) + "\" closes \"" +
                              std::string(m_out.names.name(t.nameId[e])) + "\" on tid " +
                              m_tracks[ti].tidToken);
@@ -566,7 +434,7 @@ void ChromeTraceState::matchBeginEnds(uint32_t ti)
         t.flags[e] &= uint16_t(~EventOpen);
     }
     if (!stack.empty())
-        problems.add("open events", 0,
+        problems.add(Kind::OpenEvents, 0,
                      std::to_string(stack.size()) + " B event(s) without E kept as open",
                      Severity::Info);
     be.clear();
@@ -590,7 +458,7 @@ ParsedFile ChromeTraceState::finish()
             m_out.worker.info.pid = pid;
         }
     for (const auto &[ph, n] : m_unsupported)
-        problems.add("unsupported phases", 0,
+        problems.add(Kind::UnsupportedPhase, 0,
                      std::to_string(n) + " event(s) of phase '" + ph +
                          "' ignored (not shown on the timeline)",
                      Severity::Info);

@@ -88,7 +88,7 @@ void ChromeTraceState::handleMetadata(const Event &ev)
         if (v.is_number_integer())
             m_processOrder[pid] = v.get<int64_t>();
         else
-            problems.add("bad metadata", 0,
+            problems.add(LoadProblem::Kind::BadMetadata, 0,
                          "process_sort_index whose args.sort_index is not an integer (" +
                              v.dump().substr(0, 40) + "); ignored");
         return;
@@ -97,7 +97,7 @@ void ChromeTraceState::handleMetadata(const Event &ev)
     if (v.is_string())
         label = trimmedCopy(v.get<std::string>());
     else // e.g. "args":{"name":5}: the label is dropped, the trace is not
-        problems.add("bad metadata", 0,
+        problems.add(LoadProblem::Kind::BadMetadata, 0,
                      std::string(ev.name) + " whose args." + key + " is not a string (" +
                          v.dump().substr(0, 40) + "); label ignored");
     if (labels)

@@ -15,6 +15,7 @@
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
+using Kind = LoadProblem::Kind;
 
 namespace {
 
@@ -39,7 +40,7 @@ int64_t intField(const nlohmann::json &obj, const char *key, int64_t def, int64_
     }
     if (ok)
         return v;
-    problems.add("header", lineNo,
+    problems.add(Kind::BadHeader, lineNo,
                  std::string("header: \"") + key + "\" is " + it->dump().substr(0, 40) +
                      ", expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
                      "; " + (instead ? std::string(instead) : std::to_string(def) + " used"));
@@ -90,13 +91,13 @@ bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, Pr
     try {
         const auto h = nlohmann::json::parse(line);
         if (h.value("format", std::string()) != "syncline")
-            problems.add("header", lineNo, "header: \"format\" is not \"syncline\"");
+            problems.add(Kind::BadHeader, lineNo, "header: \"format\" is not \"syncline\"");
         if (!h.contains("version"))
             throw std::runtime_error("no \"version\" (this reader knows version 1)");
         const auto &v = h["version"];
         if (!v.is_number_integer() || v.get<int64_t>() != 1) {
             *unsupported = true;
-            problems.add("header", lineNo,
+            problems.add(Kind::BadHeader, lineNo,
                          "unsupported log format version " + v.dump().substr(0, 40) +
                              " (this reader knows version 1); none of the file's records loaded",
                          Severity::Error);
@@ -106,7 +107,7 @@ bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, Pr
         // an older 1.x skip: a newer minor loads, with a note that some records may be unshown.
         if (const auto m = h.find("minor");
             m != h.end() && (!m->is_number_integer() || m->get<int64_t>() > kMinor))
-            problems.add("header", lineNo,
+            problems.add(Kind::BadHeader, lineNo,
                          "log format 1." + m->dump().substr(0, 20) +
                              " is newer than this reader's 1." + std::to_string(kMinor) +
                              ": records of types it does not know are skipped",
@@ -120,7 +121,7 @@ bool LogHeader::read(std::string_view line, int64_t lineNo, WorkerInfo &info, Pr
         }
         return true;
     } catch (const std::exception &e) {
-        problems.add("header", lineNo, std::string("bad header: ") + e.what(), Severity::Error);
+        problems.add(Kind::BadHeader, lineNo, std::string("bad header: ") + e.what(), Severity::Error);
         return false;
     }
 }

@@ -1,21 +1,17 @@
 #include "timeline/load/parse/log/logparser.h"
 
 #include "recorder/utf8.h"
-#include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/log/jsoncursor.h"
 #include "timeline/load/parse/log/logheader.h"
 #include "timeline/load/parse/textequal.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace syncline::load {
 
 using Severity = LoadProblem::Severity;
+using Kind = LoadProblem::Kind;
 
 LogParser::LogParser(std::string path) : m_problems(path)
 {
@@ -75,7 +71,7 @@ void LogParser::handleLine(std::string_view line, bool last)
     if (!m_scanner.scan(line, m_record)) {
         if (last)
             return; // torn last line (possibly still being written): skipped silently
-        m_problems.add("malformed lines", m_line,
+        m_problems.add(Kind::MalformedLine, m_line,
                        "malformed line: " + m_scanner.error() + " at column " +
                            std::to_string(m_scanner.errorColumn()));
         return;
@@ -113,7 +109,7 @@ uint32_t LogParser::trackFor(int64_t tid)
     if (m_out.worker.tracks.size() >= ParsedFile::kMaxTracks) {
         const auto known = m_trackIndex.find(tid);
         if (known == m_trackIndex.end()) {
-            m_problems.add("too many threads", m_line,
+            m_problems.add(Kind::TooManyThreads, m_line,
                            "record of tid " + std::to_string(tid) + " dropped: the file has " +
                                std::to_string(ParsedFile::kMaxTracks) +
                                " threads already (the most one file may have)");
@@ -150,7 +146,7 @@ uint32_t LogParser::trackFor(int64_t tid)
 void LogParser::checkOrder(uint32_t track, int64_t ts)
 {
     if (ts < m_lastTs[track]) {
-        m_problems.add("records out of order", m_line,
+        m_problems.add(Kind::RecordOutOfOrder, m_line,
                        "record out of order: ts " + std::to_string(ts) +
                            " is before the previous record of tid " +
                            std::to_string(m_out.worker.tracks[track].tid) + " (" +
@@ -165,7 +161,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     m_sawRecord = true;
     if (r.type == RecordType::Header) {
         if (!first) {
-            m_problems.add("misplaced headers", m_line,
+            m_problems.add(Kind::MisplacedHeader, m_line,
                            "header record after the first line ignored");
             return;
         }
@@ -175,7 +171,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
     if (first)
         rankFromFileName("first line is not a header");
     if (r.hasTs && !logTimeInRange(r.ts)) {
-        m_problems.add("times out of range", m_line,
+        m_problems.add(Kind::TimeOutOfRange, m_line,
                        "ts " + std::to_string(r.ts) +
                            " is outside the readable range (|ts| <= 2^62 ns); record dropped");
         return;
@@ -218,7 +214,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         m_out.worker.info.droppedEvents = r.dropped;
         return;
     case RecordType::Note:
-        m_problems.add("recorder notes", m_line,
+        m_problems.add(Kind::RecorderNote, m_line,
                        "recorder " + std::string(r.level) + ": " + std::string(r.msg),
                        Severity::Info);
         return;
@@ -244,14 +240,14 @@ void LogParser::handleEvent(const LogRecord &r)
     if (r.type == RecordType::Complete) {
         flags = EventInterval;
         if (!logEndInRange(r.ts, std::max<int64_t>(r.dur, 0), &end)) {
-            m_problems.add("times out of range", m_line,
+            m_problems.add(Kind::TimeOutOfRange, m_line,
                            "X record whose end (ts + dur = " + std::to_string(r.ts) + " + " +
                                std::to_string(r.dur) +
                                ") is past the readable range (2^62 ns); record dropped");
             return;
         }
         if (r.dur < 0)
-            m_problems.add("negative durations", m_line,
+            m_problems.add(Kind::NegativeDuration, m_line,
                            "X record with negative dur; clamped to 0");
     } else if (r.type == RecordType::Instant) {
         flags = EventInstant;
@@ -285,18 +281,18 @@ void LogParser::handleSync(const LogRecord &r)
         return;
     if (!logTimeInRange(r.t1) || !logTimeInRange(r.t2) || !logTimeInRange(r.t3) ||
         !logTimeInRange(r.t4)) {
-        m_problems.add("times out of range", m_line,
+        m_problems.add(Kind::TimeOutOfRange, m_line,
                        "sync sample with a time outside the readable range (|t| <= 2^62 ns) "
                        "ignored");
         return;
     }
     if (r.t4 < r.t1 || r.t3 < r.t2) {
-        m_problems.add("inconsistent sync samples", m_line,
+        m_problems.add(Kind::InconsistentSyncSample, m_line,
                        "sync sample with t4 < t1 or t3 < t2 ignored");
         return;
     }
     if (!m_sync.add(r.ref, {r.t1, r.t2, r.t3, r.t4, int32_t(r.burst), int32_t(r.seq)})) {
-        m_problems.add("too many sync references", m_line,
+        m_problems.add(Kind::TooManySyncReferences, m_line,
                        "sync sample against \"" + std::string(r.ref) + "\" ignored: the file has " +
                            std::to_string(SyncSampleSet::kMaxRefs) +
                            " references already (the most one file may have)");
@@ -318,7 +314,7 @@ void LogParser::handleCounter(const LogRecord &r)
     const std::string_view name = validText(r.name, 0, "name");
     auto it = m_counterIndex.find(std::string(name));
     if (it == m_counterIndex.end() && m_out.worker.counters.size() >= ParsedFile::kMaxTracks) {
-        m_problems.add("too many counters", m_line,
+        m_problems.add(Kind::TooManyCounters, m_line,
                        "counter \"" + std::string(name) + "\" dropped: the file has " +
                            std::to_string(ParsedFile::kMaxTracks) +
                            " counter names already (the limit per file)");
@@ -359,7 +355,7 @@ std::string_view LogParser::validText(std::string_view text, int slot, const cha
         return text;
     size_t replaced = 0;
     m_fixed[slot] = utf8::replaceInvalid(text, &replaced);
-    m_problems.add("invalid UTF-8", m_line,
+    m_problems.add(Kind::InvalidUtf8, m_line,
                    std::string("invalid UTF-8 in ") + what + ": " + std::to_string(replaced) +
                        " byte(s) replaced by U+FFFD");
     return m_fixed[slot];
@@ -375,7 +371,7 @@ std::string_view LogParser::validArgs(std::string_view text, bool ascii)
     if (replaced == 0)
         return t;
     m_fixed[1] = std::move(fixed); // t may point into the old m_fixed[1]: replaced only now
-    m_problems.add("invalid UTF-8", m_line,
+    m_problems.add(Kind::InvalidUtf8, m_line,
                    "lone surrogate escape in args: " + std::to_string(replaced) +
                        " \\uD800-\\uDFFF without its pair replaced by \\ufffd");
     return m_fixed[1];
@@ -383,7 +379,7 @@ std::string_view LogParser::validArgs(std::string_view text, bool ascii)
 
 void LogParser::missingKey(const char *what)
 {
-    m_problems.add("malformed lines", m_line,
+    m_problems.add(Kind::MalformedLine, m_line,
                    std::string("malformed line: record without \"") + what + "\"");
 }
 
@@ -396,7 +392,7 @@ void LogParser::handleEnd(const LogRecord &r)
     auto &stack = m_open[ti];
     seeTime(r.ts);
     if (stack.empty()) {
-        m_problems.addAt("ends without a begin", m_line, r.tid, r.ts,
+        m_problems.addAt(Kind::EndWithoutBegin, m_line, r.tid, r.ts,
                          "end without a begin: E \"" + std::string(r.name) + "\" on tid " +
                              std::to_string(r.tid) + " has no open event; dropped");
         return;
@@ -426,7 +422,7 @@ void LogParser::handleEnd(const LogRecord &r)
         const uint32_t id = m_out.names.find(name); // names are interned: same text, same id
         const auto open = id == UINT32_MAX ? counts->end() : counts->find(id);
         if (open == counts->end() || open->second == 0) {
-            m_problems.addAt("misnested ends", m_line, r.tid, r.ts,
+            m_problems.addAt(Kind::MisnestedEnd, m_line, r.tid, r.ts,
                              "misnesting: E \"" + std::string(name) + "\" on tid " +
                                  std::to_string(r.tid) + " but the innermost open event is \"" +
                                  std::string(openName) +
@@ -449,7 +445,7 @@ void LogParser::handleEnd(const LogRecord &r)
             closed += (closed.empty() ? "\"" : ", \"") +
                       std::string(m_out.names.name(t.nameId[inner])) + "\"";
         }
-        m_problems.addAt("lost ends", m_line, r.tid, r.ts,
+        m_problems.addAt(Kind::LostEnd, m_line, r.tid, r.ts,
                          "misnesting: E \"" + std::string(name) + "\" on tid " +
                              std::to_string(r.tid) + " while " + closed +
                              " still open inside it (its E lost?); closed at this end");
@@ -513,14 +509,14 @@ void LogParser::rankFromFileName(std::string_view why)
         // Still a worker: WorkerAdmission gives it the next free rank (with an Info problem),
         // as it does for a Chrome trace without one.
         m_out.rankKnown = false;
-        m_problems.add("header", 1,
+        m_problems.add(Kind::BadHeader, 1,
                        std::string(why) +
                            " and the file name has no rank; the worker gets the next free rank",
                        Severity::Warning);
         return;
     }
     m_out.worker.info.rank = *rank;
-    m_problems.add("header", 1,
+    m_problems.add(Kind::BadHeader, 1,
                    std::string(why) + "; rank " + std::to_string(*rank) +
                        " taken from the file name",
                    Severity::Warning);
@@ -537,7 +533,7 @@ void LogParser::finishSamples()
     const std::vector<sync::ClockSample> samples = m_sync.samplesOf(best);
     w.samples.insert(w.samples.end(), samples.begin(), samples.end());
     if (m_sync.refs().size() > 1)
-        m_problems.add("sync references", 0,
+        m_problems.add(Kind::SyncReferences, 0,
                        "sync samples against " + std::to_string(m_sync.refs().size()) +
                            " references; using \"" + w.refId + "\" (" + std::to_string(count) +
                            " samples), others ignored");
@@ -553,13 +549,13 @@ ParsedFile LogParser::finish(std::string_view tail)
         // Not a syncline log (a launcher's stdout, torchrun's --log_dir files): what its lines
         // were called is noise; one Info names the file.
         (void)m_problems.take();
-        m_problems.add("not a log", 0,
+        m_problems.add(Kind::NotALog, 0,
                        m_line == 0 ? std::string("empty file (no syncline records); skipped")
                                    : "no syncline records in its " + std::to_string(m_line) +
                                          " lines (launcher or torchrun output?); skipped",
                        Severity::Info);
     } else if (!m_sawRecord) {
-        m_problems.add("empty", 0, "no records in file", Severity::Error);
+        m_problems.add(Kind::EmptyLog, 0, "no records in file", Severity::Error);
     }
     finishSamples();
     int64_t open = 0;
@@ -571,7 +567,7 @@ ParsedFile LogParser::finish(std::string_view tail)
             }
     }
     if (open > 0)
-        m_problems.add("open events", 0,
+        m_problems.add(Kind::OpenEvents, 0,
                        std::to_string(open) + " event(s) without an end, kept as open" +
                            (m_out.worker.info.closedCleanly
                                 ? ""
@@ -583,94 +579,6 @@ ParsedFile LogParser::finish(std::string_view tail)
     m_out.usable = m_sawRecord && !m_refused; // no rank: numbered by WorkerAdmission
     m_out.problems = m_problems.take();
     return std::move(m_out);
-}
-
-ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel)
-{
-    return parseFile(path, cancel, {}, 0);
-}
-
-ParsedFile LogParser::parseFile(const std::string &path, const std::atomic<bool> *cancel,
-                                const std::function<void(const LogParser &)> &checkpoint,
-                                size_t interval)
-{
-    LogParser parser(path);
-    std::string error;
-    const int fd = FileReader::openRegular(path, &error);
-    if (fd < 0) {
-        ParsedFile out;
-        out.path = path;
-        out.problems.push_back({Severity::Error, path, 0, error});
-        return out;
-    }
-    struct stat st
-    {
-    };
-    ::fstat(fd, &st);
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    // An event takes about 80-110 bytes of log (a B/E pair, or an X line with its overhead).
-    // Reserving that for the first thread saves the copies of repeated growth.
-    parser.m_reserveHint = size_t(std::max<off_t>(st.st_size, 0)) / 80 + 16;
-    // Read in slices into one buffer (not a mapping of the whole file: its pages would count as
-    // resident until the file is done), so a file costs a few MiB while it is parsed, and a cancel
-    // request is seen within a few milliseconds. A line longer than the buffer grows it.
-    // 1 MiB: a few hundred reads of a 24 MB log cost nothing, and each parser thread's buffer
-    // counts in the load's peak (4 MiB slices were 1.3 B/event of the peak at 64 workers).
-    constexpr size_t kSlice = 1 << 20;
-    std::string buf(kSlice, '\0');
-    size_t have = 0;
-    int64_t nextCheckpoint = 0;
-    if (checkpoint) {
-        checkpoint(parser);
-        nextCheckpoint = int64_t(interval);
-    }
-    while (!(cancel && cancel->load(std::memory_order_relaxed))) {
-        if (have == buf.size())
-            buf.resize(buf.size() * 2);
-        const ssize_t n = ::read(fd, buf.data() + have, buf.size() - have);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            parser.m_problems.add("read errors", parser.m_line,
-                                  "read error: " + std::string(std::strerror(errno)) +
-                                      "; the rest of the file is not loaded",
-                                  Severity::Error);
-            break;
-        }
-        if (n == 0)
-            break;
-        have += size_t(n);
-        size_t used = 0;
-        if (!checkpoint) {
-            used = parser.feed(std::string_view(buf.data(), have));
-        } else {
-            // Fed up to each checkpoint's offset (then on to the line's end), so a checkpoint
-            // falls on the first line boundary at or after every `interval` bytes.
-            while (used < have) {
-                const int64_t at = parser.m_out.bytes;
-                const size_t want = size_t(std::max<int64_t>(nextCheckpoint - at, 1));
-                const size_t piece = std::min(want, have - used);
-                size_t got = parser.feed(std::string_view(buf.data() + used, piece));
-                if (got == 0) {
-                    const void *nl =
-                        std::memchr(buf.data() + used + piece, '\n', have - used - piece);
-                    if (!nl)
-                        break; // the line continues in the next read
-                    const size_t lineEnd = size_t(static_cast<const char *>(nl) - buf.data()) + 1;
-                    got = parser.feed(std::string_view(buf.data() + used, lineEnd - used));
-                }
-                used += got;
-                if (parser.m_out.bytes >= nextCheckpoint) {
-                    checkpoint(parser);
-                    nextCheckpoint = parser.m_out.bytes + int64_t(interval);
-                }
-            }
-        }
-        std::memmove(buf.data(), buf.data() + used, have - used);
-        have -= used;
-    }
-    ::close(fd);
-    return parser.finish(std::string_view(buf.data(), have));
 }
 
 } // namespace syncline::load
