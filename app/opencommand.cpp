@@ -81,6 +81,7 @@ int runOpen(int argc, char **argv)
     window.show();
     if (args.raw)
         window.setStartInRaw(true);
+    window.setRanks(args.ranks);
     if (!compare.empty()) {
         window.compareController()->setAnchor(anchor);
         window.compareController()->setLayout(interleave ? syncline::CompareLayout::Interleaved
