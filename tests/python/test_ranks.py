@@ -69,7 +69,7 @@ def test_cli_ranks_on_every_job_verb(poisoned, bin_dir):
     ("1,,2", "empty item"),
     ("", "no ranks given"),
     ("-1", "'-1': not a rank"),
-    ("99999999999", "not a rank"),
+    ("99999999999", "'99999999999': not a rank"),
 ])
 def test_bad_specs(job, bin_dir, spec, why):
     r = subprocess.run([str(bin_dir / "syncline"), "stats", str(job), "--ranks", spec],
