@@ -39,8 +39,8 @@ def cli_stats(bin_dir, job, *extra):
     return r.stdout
 
 
-def split_in_process(paths, ranks=None, group=None):
-    plan, logs, _ = _core._split_clock_plan([paths], "", True, ranks)
+def split_in_process(paths, ranks=None, group=None, align_on=""):
+    plan, logs, _ = _core._split_clock_plan([paths], align_on, True, ranks)
     parts = [_core._split_stats_part(log, plan, rank, "corrected") for log, rank in logs]
     if group:
         parts = [_core._split_stats_merge(parts[i:i + group]) for i in range(0, len(parts), group)]
@@ -57,6 +57,21 @@ def test_split_in_process_equals_cli(job, bin_dir):
     doc = json.loads(flat)
     assert len(doc["workers"]) == 32 and len(doc["events"]) > 32
     assert any(w["clock"]["method"] == "sync" for w in doc["workers"])
+
+
+def test_split_aligned_on_collectives_equals_cli(job, bin_dir, tmp_path):
+    # Without sync samples the clocks come from the allreduce instances: the clock-only load
+    # must keep exactly the events the correction reads.
+    unsynced = tmp_path / "unsynced"
+    unsynced.mkdir()
+    for log in os.listdir(job):
+        with open(os.path.join(job, log), "rb") as f:
+            lines = [ln for ln in f if not ln.startswith(b'{"t":"sync"')]
+        (unsynced / log).write_bytes(b"".join(lines))
+    expected = cli_stats(bin_dir, str(unsynced))
+    assert {w["clock"]["method"] for w in json.loads(expected)["workers"]} == {"collectives"}
+    text, _ = split_in_process(str(unsynced))
+    assert text == expected
 
 
 def test_split_subset_equals_cli_subset(job, bin_dir):
