@@ -278,21 +278,20 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 std::optional<LogFileStamp> storeStamp;
                 std::optional<LogExtension> extension;
                 bool fromStore = false;
-                files[i] = t.chrome ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                           : o.writeIndex && !o.clockOnly
-                               ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
+                files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                           : o.writeIndex ? parseAndIndex(t.path, o.cancel, o.indexIntervalBytes,
                                                           &storeStamp, &extension, &fromStore)
                                           : LogParser::parseFile(t.path, o.cancel);
                 // One lookup per file: its cache is keyed by the file's own name ids.
                 EventKindLookup kinds(config);
                 TimelineBuilder::prepareFile(files[i], kinds);
-                if (o.clockOnly) // what the correction reads, freed of the rest right away
-                    ClockCorrector::keepClockInputs(files[i], kinds, o.alignOn);
                 // The prepared file, as a windowed open decodes it (args still the file's own).
                 if (extension)
                     extension->finish(files[i]); // the store and the index extended
                 else if (storeStamp)
                     EventStore::write(t.path, files[i], *storeStamp);
+                if (o.clockOnly) // what the correction reads; the rest is freed right away
+                    ClockCorrector::keepClockInputs(files[i], kinds, o.alignOn);
                 {
                     // Each file's args texts join the one store as the file finishes: per file, the
                     // store would hold every step's text again (~8 B/event on the realistic shape).

@@ -69,8 +69,10 @@ struct LoadOptions
     //   clockOnly  keeps of each file, once parsed, only the events whose name can be a
     //              collective (ClockCorrector::keepClockInputs) — what the correction reads
     //              besides the sync samples and messages — so the whole job's correction runs
-    //              in the memory of those; clockPlan() then gives its result as bytes. Nothing
-    //              is written (no index, store or cache: its range is not the job's).
+    //              in the memory of those; clockPlan() then gives its result as bytes. Each
+    //              log's index and event store are used and written as by a full load (with
+    //              every event, before the cut); the job's correction cache and link store are
+    //              not (its range is not the job's).
     //   clockPlan  the bytes of such a load (or any): the workers' clocks are taken from them
     //              instead of corrected (each log loaded alone gets the whole job's clocks);
     //              a log the plan does not name fails the load.
