@@ -8,7 +8,8 @@ JobLoader and StatsParts); this module only places the tasks:
 
 1. the clock plan: one task loads the job keeping only what the clock correction reads (sync
    samples, message records, the events that can be collectives: LoadOptions::clockOnly), runs
-   the correction once and returns every worker's clocks as bytes (~100 bytes a worker);
+   the correction once and returns every worker's clocks as bytes (its clock segments: about
+   19 KB per worker of a 42 s job, docs/scale.md);
 2. one task per log: the log loaded alone with the plan's clocks (LoadOptions::clockPlan), its
    worker's entry and every counted duration per (name, rank), sorted (StatsParts: exact
    percentiles need every duration; varint deltas, about 1–3 bytes a duration on the wire);
