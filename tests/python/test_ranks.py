@@ -49,7 +49,7 @@ def test_only_the_chosen_logs_are_read(poisoned):
     assert all(w.clock["method"] == "sync" for w in tl.workers)
 
 
-def test_cli_ranks_on_every_job_verb(poisoned, bin_dir):
+def test_cli_ranks(poisoned, bin_dir):
     exe = str(bin_dir / "syncline")
     r = subprocess.run([exe, "stats", str(poisoned), "--json", "-q", "--ranks", "1,3"],
                        capture_output=True, text=True, timeout=60)
@@ -61,6 +61,16 @@ def test_cli_ranks_on_every_job_verb(poisoned, bin_dir):
                        text=True, timeout=60)
     assert "subset: ranks 0-3" in r.stdout + r.stderr
     assert "timer_events.6.log" not in r.stdout + r.stderr
+    # The viewer takes the same option (checked before any window opens) ...
+    r = subprocess.run([exe, "open", str(poisoned), "--ranks", "3-1"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert "syncline open: --ranks: '3-1': the range ends before it starts" in r.stderr
+    # ... and attach, which follows every worker that appears, refuses it.
+    r = subprocess.run([exe, "attach", str(poisoned), "--ranks", "1"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert "syncline attach: --ranks is for a finished job" in r.stderr
 
 
 @pytest.mark.parametrize("spec,why", [
