@@ -106,6 +106,11 @@ int parse(int argc, char **argv, AttachArgs &a)
         a.job.parse("attach", argc, argv, [&](int &i) { return attachOption(argc, argv, i, a); });
     if (status >= 0)
         return status;
+    if (!a.job.ranks.all()) { // a live job follows every worker that appears
+        std::fprintf(stderr, "syncline attach: --ranks is for a finished job (stats, export, "
+                             "open ...); attach follows every worker\n");
+        return 2;
+    }
     const TimelineOutputs &out = a.job.outputs;
     if (a.untilIdleS < 0 && !(out.png.empty() && out.svg.empty() && out.csv.empty())) {
         std::fprintf(stderr, "syncline attach: --png/--svg/--csv need --until-idle S (headless)\n");

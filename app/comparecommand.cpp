@@ -311,6 +311,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                      the verdicts are printed (--json: its \"gate\" key)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN (glob;\n"
     "                      without wildcards a substring) when there are no sync samples\n"
+    "  --ranks RANKS       only these workers' logs (0-63,512; docs/cli.md)\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
     "  --no-align          no alignment on collectives (sync samples and messages only)\n"

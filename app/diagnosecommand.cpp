@@ -90,6 +90,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --step NAME         the step event (default: detected; ProfilerStep matches\n"
     "                      ProfilerStep#N)\n"
     "  --align-on PATTERN  align clocks on the k-th instance of events matching PATTERN\n"
+    "  --ranks RANKS       only these workers' logs (0-63,512; docs/cli.md)\n"
     "  --raw               on the raw (uncorrected) clocks: no clock bounds, nothing undecided\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
     "  --no-align          no alignment on collectives (sync samples and messages only)\n"

@@ -111,6 +111,15 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
                              verb, v);
                 return 2;
             }
+        } else if (arg == "--ranks") {
+            const char *v = optionValue(verb, argc, argv, i, "RANKS (e.g. 0-63,512)");
+            if (!v)
+                return 2;
+            std::string why;
+            if (!RankSet::parse(v, ranks, &why)) {
+                std::fprintf(stderr, "syncline %s: --ranks: %s\n", verb, why.c_str());
+                return 2;
+            }
         } else if (arg == "--raw") {
             raw = true;
         } else if (arg == "--no-correct") {
@@ -169,6 +178,7 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
     o.alignCollectives = align;
     o.window = window;
     o.window.mode = mode();
+    o.ranks = ranks;
     // Progress on a terminal only, redrawn in place, erased at the end.
     const bool show = !quiet && ::isatty(STDERR_FILENO) == 1;
     // Redrawn at most ~10 times a second within a stage; a new stage is always drawn.

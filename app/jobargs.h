@@ -2,7 +2,7 @@
 // open):
 // input paths, --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct,
 // --no-align (sync samples and messages only, no alignment on collectives; not with --align-on),
-// --quiet (no progress on stderr), --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
+// --quiet (no progress on stderr), --ranks RANKS (only those workers' logs: "0-63,512"), --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
 // and --width/--height PX; plus each verb's own options, and the one way the job verbs load a
 // job and report load problems on stderr.
 // Usage errors name the option and what it expects ("syncline export: --width: expected
@@ -42,6 +42,7 @@ struct JobArgs
     bool quiet = false; // --quiet / -q: no load progress on stderr
     TimelineOutputs outputs;
     LoadWindow window; // from --range (mode set from --raw)
+    RankSet ranks;     // from --ranks (all() without it)
 
     // Parses argv[1..]; `extra(i)` handles a verb-specific option at argv[i] (advancing i past
     // its value) and returns 1, 0 when it does not know it, or -1 after printing why its value

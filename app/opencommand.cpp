@@ -81,6 +81,7 @@ int runOpen(int argc, char **argv)
     window.show();
     if (args.raw)
         window.setStartInRaw(true);
+    window.setRanks(args.ranks);
     if (!compare.empty()) {
         window.compareController()->setAnchor(anchor);
         window.compareController()->setLayout(interleave ? syncline::CompareLayout::Interleaved
@@ -118,6 +119,7 @@ SYNCLINE_REGISTER_COMMAND((syncline::app::Command{
     "  --anchor NAME[:K]   align B on A at each run's K-th NAME (per rank, the earliest rank)\n"
     "  --anchor start      or at the start (default)\n"
     "  --interleave        A rank 0, B rank 0, A rank 1, ... instead of all A, then all B\n"
+    "  --ranks RANKS       only these workers' logs (0-63,512; docs/cli.md)\n"
     "  --raw               start on the raw (uncorrected) clocks\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
     "  --no-align          no alignment on collectives (sync samples and messages only;\n"

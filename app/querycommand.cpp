@@ -61,7 +61,8 @@ int run(int argc, char **argv)
     // now (the stamp is taken before any load); else the job is loaded and the database
     // written there (or, when no cache place can be used, to a temporary file).
     const std::string variant = std::string(SqliteExporter::kFormat) + " syncline " +
-                                SYNCLINE_VERSION + " mode=" + (args.raw ? "raw" : "corrected");
+                                SYNCLINE_VERSION + " mode=" + (args.raw ? "raw" : "corrected") +
+                                (args.ranks.all() ? "" : " ranks=" + args.ranks.toString());
     const JobStamp stamp =
         JobStamp::of(args.paths, args.alignOn, args.correct, variant, "query-", ".db");
     std::string db, tmpDir;

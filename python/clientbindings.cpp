@@ -230,12 +230,13 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
             "unknown (no sync).")
         .def(
             "get_timeline",
-            [](pyb::object o, std::string alignOn) {
-                return PyTimeline(self(o).timeline(alignOn));
+            [](pyb::object o, std::string alignOn, pyb::object ranks) {
+                const RankSet selected = PyTimeline::ranksArg(ranks);
+                return PyTimeline(self(o).timeline(alignOn, selected));
             },
-            "align_on"_a = "",
+            "align_on"_a = "", "ranks"_a = pyb::none(),
             "Flushes this client, then returns the corrected global Timeline of every worker "
-            "whose log is in this log's directory.")
+            "whose log is in this log's directory (ranks: only those, as load_timeline).")
         .def(
             "flush", [](pyb::object o) { self(o).flush(); },
             "Blocks until everything recorded so far is written.")

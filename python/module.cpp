@@ -3,6 +3,7 @@
 // load_timeline). It holds no logic of its own.
 #include "clientbindings.h"
 #include "pyerrors.h"
+#include "pysplit.h"
 #include "pytimeline.h"
 
 #include <pybind11/pybind11.h>
@@ -15,4 +16,5 @@ PYBIND11_MODULE(_core, m)
     syncline::py::PyErrors::registerTypes(m);
     syncline::py::PyTimeline::bind(m);
     syncline::py::ClientBindings::bind(m);
+    syncline::py::PySplit::bind(m);
 }

@@ -135,7 +135,7 @@ void PyClient::close()
     m_client->close();
 }
 
-std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn)
+std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn, const RankSet &ranks)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -146,6 +146,7 @@ std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn)
     if (config.loadedFromFile && !config.sourcePath.empty())
         options.paths.push_back(config.sourcePath); // its event kinds (expected durations)
     options.alignOn = alignOn;
+    options.ranks = ranks;
     raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "recorder/filetimerclient.h"
+#include "timeline/model/rankset.h"
 
 #include <pybind11/pybind11.h>
 
@@ -52,7 +53,7 @@ public:
     void close();
     // Flushes this client, then loads every log in its log's directory (plus its config) into
     // a corrected Timeline (JobLoader). Throws LoadError when nothing can be loaded.
-    std::shared_ptr<Timeline> timeline(const std::string &alignOn);
+    std::shared_ptr<Timeline> timeline(const std::string &alignOn, const RankSet &ranks = {});
 
     rec::FileTimerClient &recorder() { return *m_client; }
 

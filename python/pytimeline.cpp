@@ -179,8 +179,38 @@ size_t PyTimeline::size() const
     return m_timeline->eventCount();
 }
 
+RankSet PyTimeline::ranksArg(const pyb::object &ranks)
+{
+    if (ranks.is_none())
+        return {};
+    RankSet out;
+    if (pyb::isinstance<pyb::str>(ranks)) {
+        std::string why;
+        if (!RankSet::parse(ranks.cast<std::string>(), out, &why))
+            throw pyb::value_error("ranks: " + why);
+        return out;
+    }
+    if (!pyb::hasattr(ranks, "__iter__"))
+        throw pyb::type_error("ranks: expected None, a str like \"0-63,512\" or an iterable of "
+                              "ints");
+    std::vector<int> list;
+    for (pyb::handle h : ranks) {
+        if (!pyb::isinstance<pyb::int_>(h) || pyb::isinstance<pyb::bool_>(h))
+            throw pyb::type_error("ranks: expected ints, got " +
+                                  std::string(pyb::str(pyb::repr(h))));
+        const long long v = h.cast<long long>();
+        if (v < 0 || v > INT32_MAX)
+            throw pyb::value_error("ranks: " + std::to_string(v) + " is not a rank (0.." +
+                                   std::to_string(INT32_MAX) + ")");
+        list.push_back(int(v));
+    }
+    if (list.empty())
+        throw pyb::value_error("ranks: empty (None loads every rank)");
+    return RankSet::of(list);
+}
+
 PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::string &alignOn,
-                            const std::string &clock, bool align)
+                            const std::string &clock, bool align, const RankSet &ranks)
 {
     if (paths.empty())
         throw pyb::type_error("load_timeline() needs at least one path");
@@ -193,6 +223,7 @@ PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::st
         throw pyb::value_error("load_timeline(): align_on and align=False contradict each other");
     options.alignOn = alignOn;
     options.alignCollectives = align;
+    options.ranks = ranks;
     raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {
@@ -335,16 +366,19 @@ void PyTimeline::bind(pyb::module_ &m)
         });
     m.def(
         "load_timeline",
-        [](pyb::args args, std::string alignOn, std::string clock, bool align) {
+        [](pyb::args args, std::string alignOn, std::string clock, bool align,
+           pyb::object ranks) {
             std::vector<std::string> paths;
             for (pyb::handle a : args)
                 paths.push_back(pyb::str(pyb::module_::import("os").attr("fspath")(a)));
-            return load(paths, alignOn, clock, align);
+            return load(paths, alignOn, clock, align, ranksArg(ranks));
         },
         pyb::kw_only(), "align_on"_a = "", "clock"_a = "corrected", "align"_a = true,
-        "load_timeline(*paths, align_on='', clock='corrected', align=True): loads job "
-        "directories, logs, timer_config.json and Chrome traces into a Timeline (LoadError if "
-        "nothing loads); align=False: no alignment on collectives (as --no-align).");
+        "ranks"_a = pyb::none(),
+        "load_timeline(*paths, align_on='', clock='corrected', align=True, ranks=None): loads "
+        "job directories, logs, timer_config.json and Chrome traces into a Timeline (LoadError "
+        "if nothing loads); align=False: no alignment on collectives (as --no-align); ranks: "
+        "only those workers' logs (\"0-63,512\" as --ranks, or a list of ints).");
 }
 
 } // namespace syncline::py

@@ -24,6 +24,7 @@
 #pragma once
 
 #include "timeline/model/clockmode.h"
+#include "timeline/model/rankset.h"
 
 #include <pybind11/pybind11.h>
 
@@ -64,8 +65,13 @@ public:
 
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.
     // align false: LoadOptions::alignCollectives false (--no-align).
+    // ranks: LoadOptions::ranks (ranksArg's RankSet; all() for every worker).
     static PyTimeline load(const std::vector<std::string> &paths, const std::string &alignOn,
-                           const std::string &clock, bool align = true);
+                           const std::string &clock, bool align = true, const RankSet &ranks = {});
+    // The `ranks=` argument of load_timeline / get_timeline / syncline.dask: None (every rank),
+    // a str as --ranks takes it ("0-63,512") or an iterable of ints; ValueError (TypeError for
+    // another type) saying what is wrong.
+    static RankSet ranksArg(const pybind11::object &ranks);
     static void bind(pybind11::module_ &m);
 
 private:

@@ -11,6 +11,10 @@
 # (scripts/fuzz.sh). chromium (headless) opens `syncline report`'s page in tst_reportcommand, which
 # skips, saying so, without it. protobuf-compiler (protoc) decodes `export --perfetto`'s trace
 # against Perfetto's perfetto_trace.proto in test_perfetto, which skips, saying so, without it.
+# python3-distributed and python3-dask (2022.12) are the cluster engine syncline.dask runs on
+# (docs/scale.md "Beyond one machine"): its tests start a LocalCluster of worker processes and a
+# dask-scheduler with dask-workers, and skip, saying so, without them; `import syncline` never
+# needs them.
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -22,6 +26,7 @@ PKGS=(
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
   python3-torch
   clang libclang-rt-14-dev
+  python3-distributed python3-dask
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -28,6 +28,7 @@ uint64_t LoadController::start(const QStringList &paths, const QString &alignOn,
     options.correctClocks = correct;
     options.alignCollectives = align;
     options.window = window;
+    options.ranks = m_ranks;
     options.progress = [this, id](double fraction, const std::string &what) {
         const QString text = QString::fromStdString(what);
         QMetaObject::invokeMethod(
@@ -76,6 +77,7 @@ uint64_t LoadController::startCompare(const QStringList &pathsA, const QStringLi
         o.alignOn = alignOn.toStdString();
         o.correctClocks = correct;
         o.alignCollectives = align;
+        o.ranks = m_ranks;
         o.progress = [this, id, from, span, run](double fraction, const std::string &what) {
             const QString text = run + QString::fromStdString(what);
             const double f = from + span * fraction;

@@ -35,6 +35,10 @@ public:
                           std::shared_ptr<const syncline::Timeline> loadedA = nullptr,
                           bool align = true);
     void cancel();
+    // `open --ranks`: the loads that start from now on read only these workers' logs
+    // (LoadOptions::ranks); RankSet() again for every worker.
+    void setRanks(const syncline::RankSet &ranks) { m_ranks = ranks; }
+    const syncline::RankSet &ranks() const { return m_ranks; }
     bool isRunning() const { return m_running; }
     uint64_t currentJob() const { return m_job; }
 
@@ -49,6 +53,7 @@ signals:
                        const QString &fatalError);
 
 private:
+    syncline::RankSet m_ranks;
     uint64_t m_job = 0;
     bool m_running = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;

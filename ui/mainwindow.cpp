@@ -401,4 +401,9 @@ void MainWindow::dropEvent(QDropEvent *event)
     }
 }
 
+void MainWindow::setRanks(const RankSet &ranks)
+{
+    m_loader->setRanks(ranks);
+}
+
 } // namespace syncline::ui

@@ -79,6 +79,9 @@ public:
     bool alignsCollectives() const { return m_align; }
     QStringList sources() const { return m_sources; }
     void setStartInRaw(bool raw) { m_startRaw = raw; } // `open --raw`: the next job opens raw
+    // `open --ranks`: every load from now on (open, reload, compare) reads only these workers'
+    // logs (LoadOptions::ranks; the loader picks the files, the window never parses them).
+    void setRanks(const RankSet &ranks);
     // Compare two runs (docs/viewer.md#comparing-two-runs): A and B loaded through the
     // LoadController, shown side by side as "A · rank N" / "B · rank N" groups (CompareController),
     // the Compare dock with the delta table. compareWith(B) compares the run on screen (A) with B.

@@ -54,6 +54,10 @@ def test_get_timeline_includes_every_worker_beside_this_one(workdir):
     with c.event("layer"):
         pass
     tl = c.get_timeline()
+    # ranks=: only the other worker's log
+    assert [w.rank for w in c.get_timeline(ranks="1").workers] == [1]
+    with pytest.raises(ValueError, match="ranks: 'a': not a rank"):
+        c.get_timeline(ranks="a")
     c.close()
     assert [w.rank for w in tl.workers] == [0, 1]
     assert tl.workers[1].closed_cleanly and not tl.workers[0].closed_cleanly  # 0 still running

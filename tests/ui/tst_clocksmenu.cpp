@@ -225,6 +225,36 @@ private slots:
         QVERIFY(!align->isChecked());
         QCOMPARE(allReduceMiss(w.view()->scene()->timeline()), kAhead);
     }
+
+    // `syncline open --ranks 1`: the window passes the selection to the loader (it never reads
+    // a file itself); every load of that window, a reload included, has rank 1 only.
+    void openedWithRanks()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        writeLog(dir, 0);
+        writeLog(dir, 1);
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        RankSet ranks;
+        QVERIFY(RankSet::parse("1", ranks, nullptr));
+        w.setRanks(ranks);
+        QSignalSpy spy(&w, &MainWindow::loadFinished);
+        w.openPaths({dir.path()});
+        QVERIFY(spy.wait(30000));
+        const Timeline &tl = w.view()->scene()->timeline();
+        QCOMPARE(tl.workers.size(), size_t(1));
+        QCOMPARE(tl.workers[0].info.rank, 1);
+        QVERIFY(std::any_of(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
+            return p.message.find("subset: ranks 1 ") != std::string::npos;
+        }));
+        spy.clear();
+        w.reloadWithAlignment(false);
+        QVERIFY(spy.wait(30000));
+        QCOMPARE(w.view()->scene()->timeline().workers.size(), size_t(1));
+        QCOMPARE(w.view()->scene()->timeline().workers[0].info.rank, 1);
+    }
 };
 
 QTEST_MAIN(TstClocksMenu)

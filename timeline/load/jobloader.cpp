@@ -8,6 +8,7 @@
 #include "timeline/load/build/eventkindlookup.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/store/linkstore.h"
+#include "timeline/load/parse/log/logheader.h"
 #include "timeline/load/store/logindex.h"
 #include "timeline/load/parse/log/logparser.h"
 #include "timeline/load/store/storedlog.h"
@@ -208,6 +209,8 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 // The prepared file, as a windowed open decodes it (args still the file's own).
                 stored.finish(files[i]);
                 const bool fromStore = stored.fromStore();
+                if (o.clockOnly) // what the correction reads; the rest is freed right away
+                    ClockCorrector::keepClockInputs(files[i], kinds, o.alignOn);
                 {
                     // Each file's args texts join the one store as the file finishes: per file, the
                     // store would hold every step's text again (~8 B/event on the realistic shape).
@@ -375,7 +378,55 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     return result;
 }
 
+// --ranks: the parsed files whose worker is outside the selection (a log whose name gave no
+// rank, or another than its header; a Chrome trace) are dropped, each with an Info problem.
+void dropOutsideRanks(std::vector<ParsedFile> &files, const RankSet &ranks,
+                      std::vector<LoadProblem> &problems)
+{
+    if (ranks.all())
+        return;
+    std::erase_if(files, [&](const ParsedFile &f) {
+        if (!f.usable)
+            return false; // its problems say why; nothing of it would load anyway
+        const std::optional<int> rank =
+            f.rankKnown ? std::optional<int>(f.worker.info.rank)
+                        : LogHeader::rankFromFileName(f.path);
+        if (rank && ranks.contains(*rank))
+            return false;
+        problems.push_back({LoadProblem::Kind::OutsideRanks, LoadProblem::Severity::Info,
+                            f.path, 0,
+                            (rank ? "rank " + std::to_string(*rank) : std::string("no rank")) +
+                                ": not in --ranks " + ranks.toString() + "; not loaded"});
+        return true;
+    });
+}
+
+// What a rank subset leaves out of the clock correction, said once (an Info problem).
+void noteSubset(Timeline &tl, const RankSet &ranks, size_t droppedByName, size_t records,
+                size_t pairs)
+{
+    if (ranks.all())
+        return;
+    int world = 0;
+    for (const Worker &w : tl.workers)
+        world = std::max(world, w.info.worldSize);
+    const size_t unpaired = records > 2 * pairs ? records - 2 * pairs : 0;
+    tl.problems.push_back(
+        {LoadProblem::Kind::RankSubset, LoadProblem::Severity::Info, "", 0,
+         "subset: ranks " + ranks.toString() + " (" + std::to_string(tl.workers.size()) +
+             " workers loaded, world size " + std::to_string(world) + ", " +
+             std::to_string(droppedByName) + " logs of other ranks not opened); " +
+             std::to_string(unpaired) +
+             " messages with ranks outside it ignored and collectives aligned over its ranks "
+             "only; bounds may be looser than the whole job's"});
+}
+
 } // namespace
+
+std::string JobLoader::clockPlan(const Timeline &tl)
+{
+    return CorrectionCache::of(tl).encode("clock plan");
+}
 
 IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn, bool correct,
@@ -431,6 +482,11 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
         result.fatalError = inputs.fatalError;
         return result;
     }
+    const size_t droppedByName = inputs.selectRanks(o.ranks);
+    if (inputs.logs.empty() && inputs.chromeTraces.empty() && !o.ranks.all()) {
+        result.fatalError = "no log of ranks " + o.ranks.toString() + " among the inputs";
+        return result;
+    }
     std::vector<Task> tasks;
     std::error_code ec;
     for (const auto &p : inputs.logs)
@@ -446,7 +502,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
         for (LoadProblem &p : CacheFile::refusedPlaces(inputs.logs))
             inputs.problems.push_back(std::move(p));
     Progress progress(o);
-    if (o.window.use)
+    if (o.window.use && !o.clockOnly && o.clockPlan.empty())
         if (std::optional<LoadResult> r = loadWindowed(
                 [&] {
                     std::vector<std::string> logs;
@@ -462,6 +518,11 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
     result.logsFromStores = fromStores;
     if (cancelled(o)) {
         result.cancelled = true;
+        return result;
+    }
+    dropOutsideRanks(files, o.ranks, inputs.problems);
+    if (files.empty()) {
+        result.fatalError = "no log of ranks " + o.ranks.toString() + " among the inputs";
         return result;
     }
     releaseFreeMemory();
@@ -488,7 +549,28 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
     // The message records are only needed for their pairs: matched, then freed before the
     // engine runs (they are the biggest transient of a load).
     // The same matching gives the viewer's arrows (Timeline::links).
+    if (!o.clockPlan.empty()) {
+        // The whole job's clocks, from a plan (a split load): nothing to correct here.
+        std::string why;
+        const std::optional<CorrectionCache> plan =
+            CorrectionCache::decode(o.clockPlan, "clock plan", &why);
+        if (!plan || !plan->applyTo(tl)) {
+            result.fatalError = "the clock plan " +
+                                (plan ? std::string("names none of these logs") : "is unusable: " + why);
+            return result;
+        }
+        tl.links = ClockCorrector::links(tl, built.messages);
+        std::vector<MessageLog>().swap(built.messages);
+        ClockCorrector::markCollectives(tl, kinds, o.alignOn);
+        tl.updateRange();
+        progress.done();
+        result.timeline = std::move(built.timeline);
+        return result;
+    }
     std::vector<sync::MessagePair> pairs;
+    size_t messageRecords = 0;
+    for (const MessageLog &m : built.messages)
+        messageRecords += m.size();
     progress.report(kCorrect, 0.0,
                     "pairing messages of " + std::to_string(tl.workers.size()) + " workers");
     if (o.correctClocks)
@@ -504,6 +586,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
     progress.report(kCorrect, kPairingShare,
                     std::to_string(tl.workers.size()) + " workers, " +
                         std::to_string(pairs.size()) + " message pairs");
+    noteSubset(tl, o.ranks, droppedByName, messageRecords, pairs.size());
     ClockCorrector::apply(tl, std::move(pairs), kinds, clockOptions(o), std::nullopt, nullptr);
     releaseFreeMemory();
     if (cancelled(o)) {
@@ -513,7 +596,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
     progress.report(kIndex, 0.0, "names and categories");
     // Categories, colours and collectives per name, for the viewer.
     ClockCorrector::markCollectives(tl, kinds, o.alignOn);
-    if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
+    if (o.writeIndex && !o.clockOnly && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
         progress.report(kIndex, 0.3, "the correction cache");
         if (CorrectionCache::of(tl).store(inputs.logs, clockOptions(o))) {
             progress.report(kIndex, 0.5, "the link store");

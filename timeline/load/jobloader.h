@@ -14,6 +14,7 @@
 // stages — when it becomes true, load() returns cancelled = true and no timeline.
 #pragma once
 
+#include "timeline/model/rankset.h"
 #include "timeline/model/timeline.h"
 
 #include <atomic>
@@ -56,6 +57,27 @@ struct LoadOptions
     // nothing is written, and a windowed load parses only the index's blocks of such a log.
     bool writeIndex = true;
     size_t indexIntervalBytes = 256 << 10; // between an index's checkpoints (tests use less)
+    // --ranks: only these workers (RankSet::all(): every one). A log is chosen by the rank its
+    // file name gives (LogHeader::rankFromFileName: timer_events.<rank>.log, as the recorder
+    // names them), so the others are never opened; a log whose name gives none, and every
+    // Chrome trace, is read and kept when its worker's rank is in the set. Clocks come from the
+    // chosen workers' own samples, messages among them and collectives over them; an Info
+    // problem says how many message records found no partner in the subset (a whole load may
+    // bound the clocks tighter).
+    RankSet ranks;
+    // A split load (syncline.dask; docs/scale.md "Beyond one machine"):
+    //   clockOnly  keeps of each file, once parsed, only the events whose name can be a
+    //              collective (ClockCorrector::keepClockInputs) — what the correction reads
+    //              besides the sync samples and messages — so the whole job's correction runs
+    //              in the memory of those; clockPlan() then gives its result as bytes. Each
+    //              log's index and event store are used and written as by a full load (with
+    //              every event, before the cut); the job's correction cache and link store are
+    //              not (its range is not the job's).
+    //   clockPlan  the bytes of such a load (or any): the workers' clocks are taken from them
+    //              instead of corrected (each log loaded alone gets the whole job's clocks);
+    //              a log the plan does not name fails the load.
+    bool clockOnly = false;
+    std::string clockPlan;
 };
 
 // What the index knows about a job without loading it (the viewer's Open window… dialog):
@@ -84,6 +106,8 @@ class JobLoader
 {
 public:
     static LoadResult load(const LoadOptions &options);
+    // The clocks of a loaded timeline as bytes, for LoadOptions::clockPlan.
+    static std::string clockPlan(const Timeline &timeline);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn = {}, bool correct = true,
                                    bool alignCollectives = true);

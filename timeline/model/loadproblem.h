@@ -66,7 +66,9 @@ namespace syncline {
     X(TraceNotAttached, "trace_not_attached", "traces not attached")                         \
     X(FileReplaced, "file_replaced", "replaced files")                                       \
     X(TracesNotFollowed, "traces_not_followed", "traces not followed live")                  \
-    X(NoCloseRecord, "no_close_record", "missing close records")
+    X(NoCloseRecord, "no_close_record", "missing close records")                             \
+    X(OutsideRanks, "outside_ranks", "workers outside --ranks")                              \
+    X(RankSubset, "rank_subset", "rank subsets")
 
 struct LoadProblem
 {

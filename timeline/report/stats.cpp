@@ -85,6 +85,34 @@ void collectTrack(const sync::ClockMap &map, const EventTrack &t, const StatsQue
 
 } // namespace
 
+size_t Stats::percentileIndex(size_t n, double p)
+{
+    return rankIndex(n, p);
+}
+
+std::vector<NameDurations> Stats::durations(const Timeline &tl, const StatsQuery &q)
+{
+    const ClockMode mode = q.mode;
+    std::map<std::pair<uint32_t, int>, std::vector<int64_t>> by;
+    std::vector<int64_t> scratch;
+    for (size_t w = 0; w < tl.workers.size(); ++w) {
+        const Worker &wk = tl.workers[w];
+        for (size_t t = 0; t < wk.tracks.size(); ++t)
+            if (q.includes(w, t))
+                collectTrack(wk.map(mode), wk.tracks[t], q, scratch,
+                             [&](uint32_t name, int64_t d) {
+                                 by[{name, wk.info.rank}].push_back(d);
+                             });
+    }
+    std::vector<NameDurations> out;
+    out.reserve(by.size());
+    for (auto &[key, v] : by) {
+        std::sort(v.begin(), v.end());
+        out.push_back({key.first, key.second, std::move(v)});
+    }
+    return out;
+}
+
 int64_t Stats::percentile(std::vector<int64_t> &v, double p)
 {
     if (v.empty())

@@ -94,6 +94,16 @@ struct DurationHistogram
     int64_t binHigh(int b) const { return edge(firstBin + b + 1); } // exclusive
 };
 
+// The durations of one name on one rank (its incarnations together), as Stats::compute counts
+// them, ascending: what a split computation (StatsParts) ships so that the rows it merges are
+// exactly compute()'s.
+struct NameDurations
+{
+    uint32_t nameId = 0;
+    int rank = 0;
+    std::vector<int64_t> ns; // ascending
+};
+
 class Stats
 {
 public:
@@ -102,6 +112,12 @@ public:
     // The duration histogram of one name under the same query (per rank, log-scale bins).
     static DurationHistogram histogram(const Timeline &timeline, uint32_t nameId,
                                        const StatsQuery &query = {});
+    // Every counted duration under the query, per (name, rank), each list ascending; ordered
+    // by (nameId, rank). The runs of a comparison are not told apart (one job only).
+    static std::vector<NameDurations> durations(const Timeline &timeline,
+                                                const StatsQuery &query = {});
+    // The 0-based index of the nearest-rank percentile p among n sorted values (n >= 1).
+    static size_t percentileIndex(size_t n, double p);
     // Nearest-rank percentile of `v` (reorders v); 0 for an empty vector.
     static int64_t percentile(std::vector<int64_t> &v, double p);
 };

@@ -21,32 +21,64 @@ void StatsExporter::writeCsv(const Timeline &tl, const std::vector<StatsRow> &ro
     }
 }
 
+StatsWorker StatsWorker::of(const Worker &wk)
+{
+    StatsWorker s;
+    s.rank = wk.info.rank;
+    s.restart = wk.info.restart;
+    s.worldSize = wk.info.worldSize;
+    s.pid = wk.info.pid;
+    s.closed = wk.info.closedCleanly;
+    s.host = wk.info.host;
+    s.sourceFile = wk.info.sourceFile;
+    s.events = int64_t(wk.eventCount());
+    s.offsetNs = wk.clock.offsetNs;
+    s.driftPpm = wk.clock.driftPpm;
+    s.boundNs = wk.clock.boundNs;
+    s.method = sync::methodName(wk.clock.method);
+    s.medianBoundNs = EventBounds::medianNs(wk);
+    return s;
+}
+
 void StatsExporter::writeJson(const Timeline &tl, const std::vector<StatsRow> &rows,
                               std::ostream &out)
 {
+    std::vector<StatsWorker> workers;
+    workers.reserve(tl.workers.size());
+    for (const Worker &wk : tl.workers)
+        workers.push_back(StatsWorker::of(wk));
+    std::vector<std::string> names(tl.names.size());
+    for (uint32_t id = 0; id < names.size(); ++id)
+        names[id] = std::string(tl.names.name(id));
+    writeJson(workers, names, rows, out);
+}
+
+void StatsExporter::writeJson(const std::vector<StatsWorker> &workers,
+                              const std::vector<std::string> &names,
+                              const std::vector<StatsRow> &rows, std::ostream &out)
+{
     TextWriter w(out);
     w << "{\"workers\": [";
-    for (size_t i = 0; i < tl.workers.size(); ++i) {
-        const Worker &wk = tl.workers[i];
+    for (size_t i = 0; i < workers.size(); ++i) {
+        const StatsWorker &wk = workers[i];
         w << (i ? ",\n  " : "\n  ") << "{\"rank\": ";
-        w.num(int64_t(wk.info.rank)) << ", \"restart\": ";
-        w.num(int64_t(wk.info.restart)) << ", \"world_size\": ";
-        w.num(int64_t(wk.info.worldSize)) << ", \"pid\": ";
-        w.num(wk.info.pid) << ", \"closed\": " << (wk.info.closedCleanly ? "true" : "false")
-                           << ", \"host\": ";
-        w.jsonString(wk.info.host) << ", \"events\": ";
-        w.num(int64_t(wk.eventCount())) << ", \"clock\": {\"offset_ns\": ";
-        w.num(wk.clock.offsetNs) << ", \"drift_ppm\": ";
-        w.num(wk.clock.driftPpm) << ", \"bound_ns\": ";
-        w.num(wk.clock.boundNs) << ", \"method\": ";
-        w.jsonString(sync::methodName(wk.clock.method)) << ", \"median_bound_ns\": ";
-        w.num(EventBounds::medianNs(wk)) << "}}";
+        w.num(int64_t(wk.rank)) << ", \"restart\": ";
+        w.num(int64_t(wk.restart)) << ", \"world_size\": ";
+        w.num(int64_t(wk.worldSize)) << ", \"pid\": ";
+        w.num(wk.pid) << ", \"closed\": " << (wk.closed ? "true" : "false") << ", \"host\": ";
+        w.jsonString(wk.host) << ", \"events\": ";
+        w.num(wk.events) << ", \"clock\": {\"offset_ns\": ";
+        w.num(wk.offsetNs) << ", \"drift_ppm\": ";
+        w.num(wk.driftPpm) << ", \"bound_ns\": ";
+        w.num(wk.boundNs) << ", \"method\": ";
+        w.jsonString(wk.method) << ", \"median_bound_ns\": ";
+        w.num(wk.medianBoundNs) << "}}";
     }
     w << "],\n \"events\": [";
     for (size_t i = 0; i < rows.size(); ++i) {
         const StatsRow &r = rows[i];
         w << (i ? ",\n  " : "\n  ") << "{\"name\": ";
-        w.jsonString(tl.names.name(r.nameId)) << ", \"rank\": ";
+        w.jsonString(names[r.nameId]) << ", \"rank\": ";
         if (r.rank)
             w.num(int64_t(*r.rank));
         else

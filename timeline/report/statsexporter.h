@@ -23,12 +23,32 @@
 
 namespace syncline {
 
+// One entry of the JSON's "workers": what the document says of a worker (StatsWorker::of), so
+// that a split computation (StatsParts) writes the same document without the events.
+struct StatsWorker
+{
+    int rank = 0, restart = 0, worldSize = 1;
+    int64_t pid = 0;
+    bool closed = false;
+    std::string host, sourceFile;
+    int64_t events = 0;
+    int64_t offsetNs = 0, boundNs = 0, medianBoundNs = 0;
+    double driftPpm = 0;
+    std::string method;
+    static StatsWorker of(const Worker &worker);
+};
+
 class StatsExporter
 {
 public:
     static void writeCsv(const Timeline &timeline, const std::vector<StatsRow> &rows,
                          std::ostream &out);
     static void writeJson(const Timeline &timeline, const std::vector<StatsRow> &rows,
+                          std::ostream &out);
+    // The same document from the workers' entries (in the timeline's worker order) and the
+    // rows' names (`names[nameId]`).
+    static void writeJson(const std::vector<StatsWorker> &workers,
+                          const std::vector<std::string> &names, const std::vector<StatsRow> &rows,
                           std::ostream &out);
     // Opens `path` and writes; false with *error on failure.
     static bool writeCsvFile(const Timeline &timeline, const std::vector<StatsRow> &rows,

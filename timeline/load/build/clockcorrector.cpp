@@ -208,6 +208,52 @@ void ClockCorrector::markCollectives(Timeline &tl, EventKindLookup &kinds,
         tl.kinds[id].collective = isCollective(tl, kinds, alignOn, recognised, id);
 }
 
+void ClockCorrector::keepClockInputs(ParsedFile &f, EventKindLookup &kinds,
+                                     const std::string &alignOn)
+{
+    std::vector<int8_t> candidate(f.names.size(), -1);
+    auto keep = [&](uint32_t id) {
+        if (id >= candidate.size())
+            return false;
+        if (candidate[id] < 0)
+            candidate[id] = int8_t(kinds.isCollective(f.names, id) ||
+                                   (!alignOn.empty() &&
+                                    matchesAlignPattern(alignOn, f.names.name(id))) ||
+                                   CollectiveNames::classify(f.names.name(id)) !=
+                                       CollectiveNames::Kind::None);
+        return candidate[id] == 1;
+    };
+    for (EventTrack &t : f.worker.tracks) {
+        EventTrack kept;
+        kept.tid = t.tid;
+        kept.pid = t.pid;
+        kept.threadName = std::move(t.threadName);
+        kept.async = t.async;
+        kept.category = std::move(t.category);
+        kept.order = t.order;
+        std::vector<int32_t> newIndex(t.count(), -1);
+        for (size_t i = 0; i < t.count(); ++i) {
+            if (!keep(t.nameId[i]))
+                continue;
+            int32_t p = t.parent[i];
+            while (p >= 0 && newIndex[size_t(p)] < 0)
+                p = t.parent[size_t(p)];
+            const int32_t parent = p >= 0 ? newIndex[size_t(p)] : -1;
+            newIndex[i] = int32_t(kept.count());
+            kept.localStart.push_back(t.localStart[i]);
+            kept.localEnd.push_back(t.localEnd[i]);
+            kept.nameId.push_back(t.nameId[i]);
+            kept.parent.push_back(parent);
+            kept.depth.push_back(parent < 0 ? 0 : uint16_t(kept.depth[size_t(parent)] + 1));
+            kept.flags.push_back(t.flags[i]);
+            kept.maxDepth = std::max<int>(kept.maxDepth, kept.depth.back());
+            if (const int64_t args = t.argsId(uint32_t(i)); args >= 0)
+                kept.argRefs.emplace_back(uint32_t(newIndex[i]), uint32_t(args));
+        }
+        t = std::move(kept);
+    }
+}
+
 bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)
 {
     if (rec::GlobPattern::hasWildcards(pattern))

@@ -3,6 +3,7 @@
 #include "timeline/load/parse/chrome/gzipinput.h"
 #include "timeline/load/parse/chrome/tracesniff.h"
 #include "timeline/load/parse/filereader.h"
+#include "timeline/load/parse/log/logheader.h"
 #include "recorder/filekind.h"
 #include "recorder/globpattern.h"
 #include "recorder/logpath.h"
@@ -197,6 +198,18 @@ void JobInputs::addDirectory(const std::string &dir)
         else if (TraceSniff::hasTraceName(p) && fs::path(p).filename() != "timer_config.json")
             addFile(p, false);
     }
+}
+
+size_t JobInputs::selectRanks(const RankSet &ranks)
+{
+    if (ranks.all())
+        return 0;
+    const size_t before = logs.size();
+    std::erase_if(logs, [&](const std::string &log) {
+        const std::optional<int> rank = LogHeader::rankFromFileName(log);
+        return rank && !ranks.contains(*rank);
+    });
+    return before - logs.size();
 }
 
 JobInputs JobInputs::resolve(const std::vector<std::string> &paths)

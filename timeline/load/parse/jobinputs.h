@@ -15,6 +15,7 @@
 #pragma once
 
 #include "timeline/model/loadproblem.h"
+#include "timeline/model/rankset.h"
 
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ public:
     static std::vector<std::string> expandLogTemplate(const std::string &tmpl,
                                                       const std::string &baseDir);
     static bool looksLikeChromeTrace(const std::string &path);
+    // --ranks: drops from `logs` every log whose file name gives a rank outside `ranks`
+    // (LogHeader::rankFromFileName), without opening it; a log whose name gives no rank stays
+    // (its header decides once parsed). Returns how many were dropped.
+    size_t selectRanks(const RankSet &ranks);
 
 private:
     void addDirectory(const std::string &dir);

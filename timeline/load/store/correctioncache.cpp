@@ -130,14 +130,8 @@ CorrectionCache CorrectionCache::of(const Timeline &tl)
     return c;
 }
 
-bool CorrectionCache::store(const std::vector<std::string> &logs,
-                            const ClockCorrector::Options &options) const
+std::string CorrectionCache::encode(const std::string &key) const
 {
-    if (logs.empty())
-        return false;
-    const std::string key = keyOf(logs, options);
-    if (key.empty())
-        return false;
     CacheFile::Writer w(kMagic, kVersion);
     w.str(key);
     w.u32(uint32_t(workers.size()));
@@ -168,15 +162,94 @@ bool CorrectionCache::store(const std::vector<std::string> &logs,
     writeRange(w, range[0]);
     writeRange(w, range[1]);
     w.i64(events);
+    return w.finished();
+}
+
+bool CorrectionCache::store(const std::vector<std::string> &logs,
+                            const ClockCorrector::Options &options) const
+{
+    if (logs.empty())
+        return false;
+    const std::string key = keyOf(logs, options);
+    if (key.empty())
+        return false;
+    const std::string bytes = encode(key);
     const std::vector<std::string> sorted = absoluteSorted(logs);
     for (bool beside : {true, false}) {
         const std::string path = fileFor(sorted, key, beside);
-        if (w.writeTo(path)) {
+        if (CacheFile::writeParts(path, {bytes})) {
             CacheFile::removeStale(path, "correction-", ".scc");
             return true;
         }
     }
     return false;
+}
+
+namespace {
+
+// The record after its key: what decode() and load() read, with the same checks.
+std::optional<CorrectionCache> readBody(CacheFile::Reader &r, std::string *why)
+{
+    CorrectionCache c;
+    c.workers.resize(r.count(16));
+    for (CorrectionCache::WorkerClock &wc : c.workers) {
+        wc.log = r.str();
+        wc.corrected = readSegments(r);
+        wc.raw = readSegments(r);
+        sync::WorkerClockResult &cr = wc.clock;
+        cr.workerId = int(r.u32());
+        cr.method = sync::ClockMethod(r.u32());
+        cr.offsetNs = r.i64();
+        cr.driftPpm = r.f64();
+        cr.boundNs = r.i64();
+        cr.bandNs = r.i64();
+        cr.flags = r.u32();
+        cr.sampleCount = int(r.u32());
+        cr.domain = int(r.u32());
+    }
+    c.causality.constraints = r.i64();
+    c.causality.violationsBefore = r.i64();
+    c.causality.violationsAfter = r.i64();
+    c.causality.eventsMoved = r.i64();
+    c.causality.maxShiftNs = r.i64();
+    c.clockNotes.resize(r.count(4));
+    for (std::string &n : c.clockNotes)
+        n = r.str();
+    c.referenceShiftNs = r.i64();
+    c.range[0] = readRange(r);
+    c.range[1] = readRange(r);
+    c.events = r.i64();
+    if (!r.finish()) {
+        *why = r.error();
+        return std::nullopt;
+    }
+    // The job's ranges are what a windowed open adds its window to: a load gives times
+    // within ±2^62 ns (rec::logTimeInRange), where every sum it makes fits in int64.
+    const bool inRange = std::all_of(std::begin(c.range), std::end(c.range), [](const auto &t) {
+        return rec::logTimeInRange(t.origin) && rec::logTimeInRange(t.begin) &&
+               rec::logTimeInRange(t.end) && t.begin <= t.end;
+    });
+    if (!inRange) {
+        *why = "a range outside the readable times";
+        return std::nullopt;
+    }
+    return c;
+}
+
+} // namespace
+
+std::optional<CorrectionCache> CorrectionCache::decode(std::string_view bytes,
+                                                       const std::string &key, std::string *why)
+{
+    std::string ignored;
+    if (!why)
+        why = &ignored;
+    CacheFile::Reader r(bytes, kMagic, kVersion);
+    if (r.ok() && r.str() != key) {
+        *why = "stale (a log changed since the correction was cached)";
+        return std::nullopt;
+    }
+    return readBody(r, why);
 }
 
 std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::string> &logs,
@@ -207,55 +280,14 @@ std::optional<CorrectionCache> CorrectionCache::load(const std::vector<std::stri
             reason = p + ": " + err;
             continue;
         }
-        CacheFile::Reader &r = file->reader();
         if (!file->keyIs(key)) {
             reason = p + ": stale (a log changed since the correction was cached)";
             continue;
         }
-        CorrectionCache c;
-        c.workers.resize(r.count(16));
-        for (WorkerClock &wc : c.workers) {
-            wc.log = r.str();
-            wc.corrected = readSegments(r);
-            wc.raw = readSegments(r);
-            sync::WorkerClockResult &cr = wc.clock;
-            cr.workerId = int(r.u32());
-            cr.method = sync::ClockMethod(r.u32());
-            cr.offsetNs = r.i64();
-            cr.driftPpm = r.f64();
-            cr.boundNs = r.i64();
-            cr.bandNs = r.i64();
-            cr.flags = r.u32();
-            cr.sampleCount = int(r.u32());
-            cr.domain = int(r.u32());
-        }
-        c.causality.constraints = r.i64();
-        c.causality.violationsBefore = r.i64();
-        c.causality.violationsAfter = r.i64();
-        c.causality.eventsMoved = r.i64();
-        c.causality.maxShiftNs = r.i64();
-        c.clockNotes.resize(r.count(4));
-        for (std::string &n : c.clockNotes)
-            n = r.str();
-        c.referenceShiftNs = r.i64();
-        c.range[0] = readRange(r);
-        c.range[1] = readRange(r);
-        c.events = r.i64();
-        if (!r.finish()) {
-            reason = p + ": " + r.error();
-            continue;
-        }
-        // The job's ranges are what a windowed open adds its window to: a load gives times
-        // within ±2^62 ns (rec::logTimeInRange), where every sum it makes fits in int64.
-        const bool inRange = std::all_of(std::begin(c.range), std::end(c.range), [](const auto &t) {
-            return rec::logTimeInRange(t.origin) && rec::logTimeInRange(t.begin) &&
-                   rec::logTimeInRange(t.end) && t.begin <= t.end;
-        });
-        if (!inRange) {
-            reason = p + ": a range outside the readable times";
-            continue;
-        }
-        return c;
+        std::string bad;
+        if (std::optional<CorrectionCache> c = readBody(file->reader(), &bad))
+            return c;
+        reason = p + ": " + bad;
     }
     return fail(reason);
 }

@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncline::load {
@@ -51,6 +52,12 @@ struct CorrectionCache
     static std::optional<CorrectionCache> load(const std::vector<std::string> &logs,
                                                const ClockCorrector::Options &options,
                                                std::string *why = nullptr);
+    // The cache file's bytes for `key` (what store() writes), and back: nullopt with *why when
+    // the bytes are not a cache of this version, or of another key. A split load
+    // (LoadOptions::clockPlan) ships them to the processes that load single logs.
+    std::string encode(const std::string &key) const;
+    static std::optional<CorrectionCache> decode(std::string_view bytes, const std::string &key,
+                                                 std::string *why = nullptr);
     // From a full load's timeline (workers' sourceFile are the logs).
     static CorrectionCache of(const Timeline &tl);
     bool store(const std::vector<std::string> &logs, const ClockCorrector::Options &options) const;

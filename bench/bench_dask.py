@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""syncline.dask against single-process `syncline stats --json`, in the same run, on one job
+(docs/scale.md "Beyond one machine").
+
+Run: PYTHONPATH=<build>/python /usr/bin/python3 bench/bench_dask.py JOB --syncline <build>/bin/syncline
+       [--workers 2] [--memory-limit 2GiB] [--runs 1]
+Prints: the single process's wall time and peak RSS; the cluster's wall time (a LocalCluster of
+N worker processes of one thread each, started before the clock runs), each worker's peak RSS
+against its limit (the process's own ru_maxrss, asked after the run); what moved over the
+network: the clock plan (bytes, per worker), the per-log parts (bytes in all, per log, per
+counted duration), the merges' outputs; and whether the two documents are equal byte for byte
+(exit 1 when not). Each figure is one run's (with --runs R, every run is printed).
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import distributed
+
+import syncline.dask as sd
+from syncline import _core
+
+
+def single_process(exe, job):
+    t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    r = subprocess.run([exe, "stats", job, "--json", "-q"], capture_output=True, text=True,
+                       check=True)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child so far
+    return r.stdout, wall, peak * 1024 if peak > before else None
+
+
+def peak_rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def cluster_run(client, job, fanin):
+    """stats_json's steps, with the bytes of each measured where they are (len on the worker)."""
+    t0 = time.perf_counter()
+    plan, logs, _ = client.submit(sd._clock_plan, [job], "", True, None, pure=False).result()
+    t_plan = time.perf_counter() - t0
+    [plan_f] = client.scatter([plan], broadcast=True)
+    parts = [client.submit(sd._stats_part, log, plan_f, rank, "corrected", pure=False)
+             for log, rank in logs]
+    part_bytes = client.gather([client.submit(len, p, pure=False) for p in parts])
+    merge_bytes = 0
+    while len(parts) > 1:
+        parts = [client.submit(sd._stats_merge, *parts[i:i + fanin], pure=False)
+                 for i in range(0, len(parts), fanin)]
+        merge_bytes += sum(client.gather([client.submit(len, p, pure=False) for p in parts]))
+    text = client.submit(sd._stats_document, parts[0], pure=False).result()
+    return text, time.perf_counter() - t0, t_plan, len(plan), len(logs), part_bytes, merge_bytes
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("job")
+    ap.add_argument("--syncline", required=True, help="the syncline executable")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--memory-limit", default="2GiB")
+    ap.add_argument("--fanin", type=int, default=16)
+    ap.add_argument("--runs", type=int, default=1)
+    a = ap.parse_args()
+    job = os.path.abspath(a.job)
+    print(f"machine: {os.cpu_count()} cores; job {job}")
+    with distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
+                                  memory_limit=a.memory_limit, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        limit = {w: info["memory_limit"] for w, info in client.scheduler_info()["workers"].items()}
+        equal = True
+        for run in range(a.runs):
+            expected, wall1, peak1 = single_process(a.syncline, job)
+            text, wall, t_plan, plan_b, nlogs, part_b, merge_b = cluster_run(client, job, a.fanin)
+            equal = equal and text == expected
+            counted = sum(e["count"] for e in json.loads(text)["events"] if e["rank"] is None)
+            peaks = client.run(peak_rss)
+            print(f"run {run + 1}: single process: {wall1:.2f} s, peak RSS "
+                  f"{(peak1 or 0) / 2**20:.0f} MiB")
+            print(f"run {run + 1}: {a.workers} dask workers: {wall:.2f} s "
+                  f"({wall / wall1:.2f} x the single process; clock plan {t_plan:.2f} s)")
+            for w, p in sorted(peaks.items()):
+                print(f"  worker {w}: peak RSS {p / 2**20:.0f} MiB of a {limit[w] / 2**20:.0f} "
+                      f"MiB limit")
+            print(f"  clock plan: {plan_b} bytes ({plan_b / nlogs:.0f} per log), sent to each "
+                  f"worker")
+            print(f"  parts: {sum(part_b)} bytes from {nlogs} logs ({sum(part_b) / nlogs:.0f} "
+                  f"per log, max {max(part_b)}); {counted} counted durations: "
+                  f"{sum(part_b) / max(counted, 1):.2f} bytes per duration")
+            print(f"  merges: {merge_b} bytes; document {len(text)} bytes")
+            print(f"  equal to `syncline stats --json`: {text == expected}")
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

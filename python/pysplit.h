@@ -1,0 +1,18 @@
+// PySplit — the entry points of a split load (syncline.dask, docs/python.md): the private
+// functions `_split_clock_plan`, `_split_stats_part`, `_split_stats_merge` and `_split_stats_json`
+// of syncline._core. They only call JobLoader (LoadOptions::clockOnly / clockPlan) and StatsParts
+// and move bytes; the rules live there.
+// Threading: needs the GIL; loads release it.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace syncline::py {
+
+class PySplit
+{
+public:
+    static void bind(pybind11::module_ &m);
+};
+
+} // namespace syncline::py

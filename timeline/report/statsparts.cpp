@@ -1,0 +1,293 @@
+#include "timeline/report/statsparts.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+namespace syncline {
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'Y', 'N', 'S', 'T', 'P', 'T', '1'};
+
+class Out
+{
+public:
+    void varint(uint64_t v)
+    {
+        while (v >= 0x80) {
+            bytes.push_back(char(uint8_t(v) | 0x80));
+            v >>= 7;
+        }
+        bytes.push_back(char(uint8_t(v)));
+    }
+    void svarint(int64_t v) { varint((uint64_t(v) << 1) ^ uint64_t(v >> 63)); } // zigzag
+    void str(std::string_view s)
+    {
+        varint(s.size());
+        bytes.append(s);
+    }
+    void f64(double d)
+    {
+        char b[8];
+        std::memcpy(b, &d, 8);
+        bytes.append(b, 8);
+    }
+    std::string bytes;
+};
+
+class In
+{
+public:
+    explicit In(std::string_view b) : m_b(b) {}
+    bool ok = true;
+    uint64_t varint()
+    {
+        uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (m_pos >= m_b.size())
+                return fail();
+            const uint8_t c = uint8_t(m_b[m_pos++]);
+            v |= uint64_t(c & 0x7f) << shift;
+            if (!(c & 0x80))
+                return v;
+        }
+        return fail();
+    }
+    int64_t svarint()
+    {
+        const uint64_t u = varint();
+        return int64_t(u >> 1) ^ -int64_t(u & 1);
+    }
+    std::string str()
+    {
+        const uint64_t n = varint();
+        if (!ok || n > m_b.size() - m_pos)
+            return fail(), std::string();
+        std::string s(m_b.substr(m_pos, n));
+        m_pos += n;
+        return s;
+    }
+    double f64()
+    {
+        double d = 0;
+        if (m_b.size() - m_pos < 8)
+            return fail(), 0.0;
+        std::memcpy(&d, m_b.data() + m_pos, 8);
+        m_pos += 8;
+        return d;
+    }
+    // A count of items of at least one byte each: more than remain is a damaged part.
+    size_t count()
+    {
+        const uint64_t n = varint();
+        if (n > m_b.size() - m_pos)
+            return fail(), 0;
+        return size_t(n);
+    }
+    bool atEnd() const { return m_pos == m_b.size(); }
+
+private:
+    uint64_t fail()
+    {
+        ok = false;
+        m_pos = m_b.size();
+        return 0;
+    }
+    std::string_view m_b;
+    size_t m_pos = 0;
+};
+
+StatsRow rowOf(uint32_t name, std::optional<int> rank, const std::vector<int64_t> &v)
+{
+    StatsRow r;
+    r.nameId = name;
+    r.rank = rank;
+    r.count = int64_t(v.size());
+    for (int64_t d : v)
+        r.totalNs += d;
+    r.meanNs = r.totalNs / r.count;
+    r.p50Ns = v[Stats::percentileIndex(v.size(), 50)];
+    r.p95Ns = v[Stats::percentileIndex(v.size(), 95)];
+    r.p99Ns = v[Stats::percentileIndex(v.size(), 99)];
+    r.maxNs = v.back();
+    return r;
+}
+
+} // namespace
+
+StatsParts StatsParts::of(const Timeline &tl, const StatsQuery &query)
+{
+    StatsParts p;
+    for (const Worker &w : tl.workers)
+        p.workers.push_back(StatsWorker::of(w));
+    std::vector<NameDurations> d = Stats::durations(tl, query);
+    // Only the names that have durations, renumbered in the order of their texts.
+    std::vector<uint32_t> used;
+    for (const NameDurations &x : d)
+        if (used.empty() || used.back() != x.nameId)
+            used.push_back(x.nameId);
+    std::sort(used.begin(), used.end(),
+              [&](uint32_t a, uint32_t b) { return tl.names.name(a) < tl.names.name(b); });
+    std::map<uint32_t, uint32_t> newId;
+    for (uint32_t id : used) {
+        newId[id] = uint32_t(p.names.size());
+        p.names.emplace_back(tl.names.name(id));
+    }
+    for (NameDurations &x : d)
+        x.nameId = newId[x.nameId];
+    std::sort(d.begin(), d.end(), [](const NameDurations &a, const NameDurations &b) {
+        return std::tie(a.nameId, a.rank) < std::tie(b.nameId, b.rank);
+    });
+    p.durations = std::move(d);
+    return p;
+}
+
+std::string StatsParts::encode() const
+{
+    Out o;
+    o.bytes.assign(kMagic, 8);
+    o.varint(workers.size());
+    for (const StatsWorker &w : workers) {
+        o.svarint(w.rank);
+        o.svarint(w.restart);
+        o.svarint(w.worldSize);
+        o.svarint(w.pid);
+        o.varint(w.closed ? 1 : 0);
+        o.str(w.host);
+        o.str(w.sourceFile);
+        o.svarint(w.events);
+        o.svarint(w.offsetNs);
+        o.svarint(w.boundNs);
+        o.svarint(w.medianBoundNs);
+        o.f64(w.driftPpm);
+        o.str(w.method);
+    }
+    o.varint(names.size());
+    for (const std::string &n : names)
+        o.str(n);
+    o.varint(durations.size());
+    for (const NameDurations &x : durations) {
+        o.varint(x.nameId);
+        o.svarint(x.rank);
+        o.varint(x.ns.size());
+        int64_t last = 0;
+        for (int64_t v : x.ns) { // ascending: the deltas are small and never negative
+            o.svarint(v - last);
+            last = v;
+        }
+    }
+    return o.bytes;
+}
+
+std::optional<StatsParts> StatsParts::decode(std::string_view bytes, std::string *why)
+{
+    auto fail = [&](const char *m) {
+        if (why)
+            *why = m;
+        return std::nullopt;
+    };
+    if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
+        return fail("not a stats part (bad magic)");
+    In in(bytes.substr(8));
+    StatsParts p;
+    p.workers.resize(in.count());
+    for (StatsWorker &w : p.workers) {
+        w.rank = int(in.svarint());
+        w.restart = int(in.svarint());
+        w.worldSize = int(in.svarint());
+        w.pid = in.svarint();
+        w.closed = in.varint() != 0;
+        w.host = in.str();
+        w.sourceFile = in.str();
+        w.events = in.svarint();
+        w.offsetNs = in.svarint();
+        w.boundNs = in.svarint();
+        w.medianBoundNs = in.svarint();
+        w.driftPpm = in.f64();
+        w.method = in.str();
+    }
+    p.names.resize(in.count());
+    for (std::string &n : p.names)
+        n = in.str();
+    p.durations.resize(in.count());
+    for (NameDurations &x : p.durations) {
+        x.nameId = uint32_t(in.varint());
+        x.rank = int(in.svarint());
+        if (x.nameId >= p.names.size())
+            return fail("a duration list names no name");
+        x.ns.resize(in.count());
+        int64_t last = 0;
+        for (int64_t &v : x.ns)
+            last = v = last + in.svarint();
+        if (!in.ok)
+            break;
+    }
+    if (!in.ok || !in.atEnd())
+        return fail("truncated or damaged stats part");
+    return p;
+}
+
+StatsParts StatsParts::merge(std::vector<StatsParts> parts)
+{
+    StatsParts out;
+    std::map<std::string, uint32_t> nameIds; // text → id, assigned after collecting
+    for (const StatsParts &p : parts)
+        for (const std::string &n : p.names)
+            nameIds.emplace(n, 0);
+    for (auto &[text, id] : nameIds) { // ids in the order of the texts
+        id = uint32_t(out.names.size());
+        out.names.push_back(text);
+    }
+    std::map<std::pair<uint32_t, int>, std::vector<int64_t>> lists;
+    for (StatsParts &p : parts) {
+        for (StatsWorker &w : p.workers)
+            out.workers.push_back(std::move(w));
+        for (NameDurations &x : p.durations) {
+            std::vector<int64_t> &to = lists[{nameIds[p.names[x.nameId]], x.rank}];
+            const size_t mid = to.size();
+            to.insert(to.end(), x.ns.begin(), x.ns.end());
+            std::inplace_merge(to.begin(), to.begin() + ptrdiff_t(mid), to.end());
+            std::vector<int64_t>().swap(x.ns);
+        }
+    }
+    // The timeline's worker order (WorkerAdmission: rank, restart, source file).
+    std::stable_sort(out.workers.begin(), out.workers.end(),
+                     [](const StatsWorker &a, const StatsWorker &b) {
+                         return std::tie(a.rank, a.restart, a.sourceFile) <
+                                std::tie(b.rank, b.restart, b.sourceFile);
+                     });
+    for (auto &[key, v] : lists)
+        out.durations.push_back({key.first, key.second, std::move(v)});
+    return out;
+}
+
+std::vector<StatsRow> StatsParts::rows() const
+{
+    std::vector<StatsRow> out;
+    for (size_t i = 0; i < durations.size();) {
+        const uint32_t name = durations[i].nameId;
+        size_t j = i;
+        std::vector<int64_t> all;
+        for (; j < durations.size() && durations[j].nameId == name; ++j) {
+            const size_t mid = all.size();
+            all.insert(all.end(), durations[j].ns.begin(), durations[j].ns.end());
+            std::inplace_merge(all.begin(), all.begin() + ptrdiff_t(mid), all.end());
+        }
+        if (!all.empty())
+            out.push_back(rowOf(name, std::nullopt, all));
+        for (size_t k = i; k < j; ++k)
+            if (!durations[k].ns.empty())
+                out.push_back(rowOf(name, durations[k].rank, durations[k].ns));
+        i = j;
+    }
+    return out;
+}
+
+void StatsParts::writeJson(std::ostream &out) const
+{
+    StatsExporter::writeJson(workers, names, rows(), out);
+}
+
+} // namespace syncline
