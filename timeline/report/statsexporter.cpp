@@ -40,7 +40,12 @@ void StatsExporter::writeJson(const Timeline &tl, const std::vector<StatsRow> &r
         w.num(wk.clock.driftPpm) << ", \"bound_ns\": ";
         w.num(wk.clock.boundNs) << ", \"method\": ";
         w.jsonString(sync::methodName(wk.clock.method)) << ", \"median_bound_ns\": ";
-        w.num(EventBounds::medianNs(wk)) << "}}";
+        w.num(EventBounds::medianNs(wk)) << ", \"wall_used\": ";
+        w << (wk.wall.used ? "true" : "false") << ", \"wall_verdict\": ";
+        w.jsonString(sync::wallVerdictName(wk.wall.verdict)) << ", \"wall_offset_ns\": ";
+        w.num(wk.wall.offsetNs) << ", \"wall_band_ns\": ";
+        w.num(wk.wall.bandNs) << ", \"wall_reason\": ";
+        w.jsonString(wk.wall.reason) << "}}";
     }
     w << "],\n \"events\": [";
     for (size_t i = 0; i < rows.size(); ++i) {
