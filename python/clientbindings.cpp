@@ -7,6 +7,8 @@
 #include "pyeventargs.h"
 #include "pyinstance.h"
 #include "pytimeline.h"
+
+#include <pybind11/stl.h>
 #include "timedfunction.h"
 
 #include <string_view>
@@ -230,12 +232,20 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
             "unknown (no sync).")
         .def(
             "get_timeline",
-            [](pyb::object o, std::string alignOn) {
-                return PyTimeline(self(o).timeline(alignOn));
+            [](pyb::object o, std::string alignOn, std::optional<std::string> clock) {
+                const std::optional<ClockChoice> choice =
+                    clock ? clockChoiceFromName(*clock) : std::optional<ClockChoice>();
+                if (clock && !choice)
+                    throw pyb::value_error("get_timeline(): clock must be \"corrected\", "
+                                           "\"wall\" or \"raw\", got \"" + *clock + "\"");
+                auto tl = self(o).timeline(alignOn, choice);
+                const ClockMode mode = modeOf(tl->clockChoice);
+                return PyTimeline(std::move(tl), mode);
             },
-            "align_on"_a = "",
+            "align_on"_a = "", pyb::kw_only(), "clock"_a = pyb::none(),
             "Flushes this client, then returns the corrected global Timeline of every worker "
-            "whose log is in this log's directory.")
+            "whose log is in this log's directory. clock: as load_timeline's ('corrected', "
+            "'wall', 'raw'; None: the config's view_clock).")
         .def(
             "flush", [](pyb::object o) { self(o).flush(); },
             "Blocks until everything recorded so far is written.")

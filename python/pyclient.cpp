@@ -135,7 +135,8 @@ void PyClient::close()
     m_client->close();
 }
 
-std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn)
+std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn,
+                                             std::optional<ClockChoice> clock)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -146,6 +147,7 @@ std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn)
     if (config.loadedFromFile && !config.sourcePath.empty())
         options.paths.push_back(config.sourcePath); // its event kinds (expected durations)
     options.alignOn = alignOn;
+    options.clock = clock;
     raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {

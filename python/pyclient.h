@@ -16,10 +16,12 @@
 #pragma once
 
 #include "recorder/filetimerclient.h"
+#include "timeline/model/clockmode.h"
 
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,7 +54,9 @@ public:
     void close();
     // Flushes this client, then loads every log in its log's directory (plus its config) into
     // a corrected Timeline (JobLoader). Throws LoadError when nothing can be loaded.
-    std::shared_ptr<Timeline> timeline(const std::string &alignOn);
+    // `clock`: LoadOptions::clock (unset: the config's view_clock).
+    std::shared_ptr<Timeline> timeline(const std::string &alignOn,
+                                       std::optional<ClockChoice> clock = std::nullopt);
 
     rec::FileTimerClient &recorder() { return *m_client; }
 

@@ -26,6 +26,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,7 @@ public:
     // load_timeline(*paths): JobLoader over the paths, GIL released; LoadError on failure.
     // align false: LoadOptions::alignCollectives false (--no-align).
     static PyTimeline load(const std::vector<std::string> &paths, const std::string &alignOn,
-                           const std::string &clock, bool align = true);
+                           const std::optional<std::string> &clock, bool align = true);
     static void bind(pybind11::module_ &m);
 
 private:

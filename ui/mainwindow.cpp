@@ -237,7 +237,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_stats->setDiagnosis(nullptr);
     m_stepsRaised = false;
     requestDiagnosis();
-    if (m_startRaw) {
+    if (m_startRaw || (m_timeline && m_timeline->clockChoice == ClockChoice::Raw)) {
         m_startRaw = false;
         setClockMode(ClockMode::Raw);
     }
@@ -399,6 +399,11 @@ void MainWindow::dropEvent(QDropEvent *event)
         event->acceptProposedAction();
         openPaths(paths);
     }
+}
+
+void MainWindow::setClockChoice(std::optional<ClockChoice> clock)
+{
+    m_loader->setClock(clock);
 }
 
 } // namespace syncline::ui

@@ -79,6 +79,9 @@ public:
     bool alignsCollectives() const { return m_align; }
     QStringList sources() const { return m_sources; }
     void setStartInRaw(bool raw) { m_startRaw = raw; } // `open --raw`: the next job opens raw
+    // `open --clock C`: the clock every load asks for (unset: the config's view_clock; a job
+    // loaded on raw — by either — opens raw).
+    void setClockChoice(std::optional<syncline::ClockChoice> clock);
     // Compare two runs (docs/viewer.md#comparing-two-runs): A and B loaded through the
     // LoadController, shown side by side as "A · rank N" / "B · rank N" groups (CompareController),
     // the Compare dock with the delta table. compareWith(B) compares the run on screen (A) with B.
