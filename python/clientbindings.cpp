@@ -7,6 +7,7 @@
 #include "pyeventargs.h"
 #include "pyinstance.h"
 #include "pytimeline.h"
+#include "timeline/model/timeline.h"
 
 #include <pybind11/stl.h>
 #include "timedfunction.h"

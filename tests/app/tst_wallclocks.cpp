@@ -7,7 +7,9 @@
 //
 //  exact wall clocks: every host consistent, the job's wall clocks agree (stats suggests
 //    --clock wall); with --clock wall every host is placed by its wall clock and every mark lies
-//    within 5 µs of rank 0's true difference;
+//    within the two workers' bounds and wall bands of rank 0's true difference (the placement's
+//    error is the corrected clock's error at the event minus its error at the anchor; the
+//    measured errors are printed: a few µs here);
 //  host 2 off by 3 ms: host 2 outside its band; --clock wall refused for it with a note (stderr,
 //    clock notes), it stays on its corrected clock (within its bounds of the truth, never 3 ms
 //    off), the others placed by their wall clocks;
@@ -209,10 +211,16 @@ void TstWallClocks::exactWallClocksAreAccepted()
         const std::vector<int64_t> ew = markErrors(*wall, m_exactHosts, w);
         const std::vector<int64_t> ec = markErrors(*corrected, m_exactHosts, w);
         QCOMPARE(ew.size(), size_t(kRounds));
+        // With exact wall clocks the placement's error is the corrected clock's error at the
+        // event minus its error at the anchor (± the anchor's spread), for both workers: within
+        // their bounds at the marks plus their wall bands. What it is here is printed below.
+        const int64_t allowed = wall->workers[w].clock.boundNs + wall->workers[w].wall.bandNs +
+                                wall->workers[0].clock.boundNs + wall->workers[0].wall.bandNs;
         for (int64_t e : ew) {
-            QVERIFY2(e <= 5'000, qPrintable(QString("rank %1: --clock wall off by %2 ns")
-                                                .arg(w)
-                                                .arg(e)));
+            QVERIFY2(e <= allowed, qPrintable(QString("rank %1: --clock wall off by %2 ns > %3")
+                                                  .arg(w)
+                                                  .arg(e)
+                                                  .arg(allowed)));
             worstWall = std::max(worstWall, e);
         }
         for (int64_t e : ec)
@@ -251,15 +259,26 @@ void TstWallClocks::hostOffByThreeMillisecondsIsRefused()
     QVERIFY2(noted, "no refusal note for host 2");
     // Rank 1 on its (exact) wall clock; rank 2 on its corrected clock: within the bounds of
     // rank 2 and rank 0 and rank 0's wall band of the truth — never near its 3 ms wall error.
-    for (int64_t e : markErrors(*wall, m_offHosts, 1))
-        QVERIFY2(e <= 5'000, qPrintable(QString("rank 1 off by %1 ns").arg(e)));
+    const int64_t allowed1 = wall->workers[1].clock.boundNs + wall->workers[1].wall.bandNs +
+                             wall->workers[0].clock.boundNs + wall->workers[0].wall.bandNs;
+    int64_t worst1 = 0;
+    for (int64_t e : markErrors(*wall, m_offHosts, 1)) {
+        QVERIFY2(e <= allowed1, qPrintable(QString("rank 1 off by %1 ns").arg(e)));
+        worst1 = std::max(worst1, e);
+    }
     const std::vector<int64_t> e2 = markErrors(*wall, m_offHosts, 2);
     QCOMPARE(e2.size(), size_t(kRounds));
     const int64_t allowed = wall->workers[2].clock.boundNs + wall->workers[0].clock.boundNs +
                             wall->workers[0].wall.bandNs + 2;
-    for (int64_t e : e2)
+    int64_t worst2 = 0;
+    for (int64_t e : e2) {
         QVERIFY2(e <= allowed && e < 1'000'000,
                  qPrintable(QString("rank 2 off by %1 ns (allowed %2)").arg(e).arg(allowed)));
+        worst2 = std::max(worst2, e);
+    }
+    qInfo("host 2 wall +3 ms: %s; --clock wall: rank 1 (wall) within %lld ns, rank 2 (refused, "
+          "corrected) within %lld ns of the truth", off.reason.c_str(), (long long)worst1,
+          (long long)worst2);
 }
 
 void TstWallClocks::correctionCacheKeepsTheClockApart()
