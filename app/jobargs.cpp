@@ -226,7 +226,7 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
     // --clock wall (or the config's view_clock): the hosts it was refused for, on stderr.
     if (loadedClock == ClockChoice::Wall)
         for (const std::string &n : r.timeline->clockNotes)
-            if (n.rfind("--clock wall", 0) == 0)
+            if (n.rfind("--clock wall refused", 0) == 0)
                 std::fprintf(stderr, "syncline %s: %s\n", verb, n.c_str());
     return r.timeline;
 }

@@ -96,6 +96,20 @@ WallClockSummary WallClockSummary::of(const Timeline &tl)
                                  "by them, without the sync path's asymmetry");
         return out;
     }
+    // No consensus (then every host with a band has that verdict): one sentence, not N.
+    if (!refused.empty() && refused.front()->status.verdict == sync::WallVerdict::NoConsensus) {
+        int64_t lo = 0, hi = 0;
+        for (const WallClockHost *h : refused) {
+            lo = std::min(lo, h->status.offsetNs);
+            hi = std::max(hi, h->status.offsetNs);
+        }
+        out.headline = "wall clocks: the " + std::to_string(withBand) +
+                       " hosts' wall clocks disagree beyond their sync bands (from " +
+                       signedDuration(lo) + " to " + signedDuration(hi) +
+                       " of their median) and no majority agrees; --clock wall " +
+                       (onWall ? "was" : "would be") + " refused for every host";
+        return out;
+    }
     if (refused.empty()) {
         out.headline = "wall clocks: the " + std::to_string(withBand) +
                        " hosts with a sync band agree within it (largest offset " +
