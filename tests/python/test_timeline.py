@@ -81,8 +81,8 @@ def test_load_timeline_paths_errors_and_modes(workdir):
     assert raw.mode == "raw" and len(raw) == len(tl)
     with pytest.raises(syncline.LoadError, match="no/such/dir"):
         syncline.load_timeline("no/such/dir")
-    with pytest.raises(ValueError, match='clock must be "corrected" or "raw"'):
-        syncline.load_timeline(workdir, clock="wall")
+    with pytest.raises(ValueError, match='clock must be "corrected", "wall" or "raw"'):
+        syncline.load_timeline(workdir, clock="ptp")
     with pytest.raises(TypeError, match="at least one path"):
         syncline.load_timeline()
 
