@@ -120,6 +120,7 @@ int parse(int argc, char **argv, AttachArgs &a)
     a.live.alignOn = a.job.alignOn;
     a.live.correctClocks = a.job.correct;
     a.live.alignCollectives = a.job.align;
+    a.live.wallClocks = a.job.clock == ClockChoice::Wall;
     return -1;
 }
 

@@ -76,7 +76,7 @@ int run(int argc, char **argv)
 } // namespace
 
 SYNCLINE_REGISTER_COMMAND((Command{
-    "check", "check PATH... [--align-on PATTERN] [--no-correct] [--no-align]",
+    "check", "check PATH... [--align-on PATTERN] [--clock C] [--no-correct] [--no-align]",
     "Validates a job: prints every problem found while loading (malformed lines with file:line,\n"
     "ends without a begin, misnesting, records out of order, duplicate ranks, dropped events,\n"
     "logs without a close record (cut or still written), workers synced to different time\n"

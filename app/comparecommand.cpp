@@ -294,7 +294,7 @@ int run(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((Command{
     "compare",
     "compare A B [--json] [--csv FILE] [--anchor NAME[:K] | --anchor start] [--fail-if "
-    "'NAME:STAT>THRESHOLD']... [--align-on PATTERN] [--raw] [--no-correct] [--no-align] "
+    "'NAME:STAT>THRESHOLD']... [--align-on PATTERN] [--clock C] [--raw] [--no-correct] [--no-align] "
     "[--quiet]",
     "Loads two runs A and B (each a job directory, timer_config.json, a log or a trace) and\n"
     "prints, per event name and per rank, count, total, mean, p50 and p99 of each run, B - A\n"

@@ -78,7 +78,7 @@ int run(int argc, char **argv)
 
 SYNCLINE_REGISTER_COMMAND((Command{
     "diagnose",
-    "diagnose PATH... [--json] [--range START:END] [--step NAME] [--align-on PATTERN] [--raw] "
+    "diagnose PATH... [--json] [--range START:END] [--step NAME] [--align-on PATTERN] [--clock C] [--raw] "
     "[--no-correct] [--no-align] [--quiet]",
     "Loads the job and says which rank holds it back (docs/straggler.md): the steps (first\n"
     "rank's start to last rank's end), each collective's last arriver and everyone's wait,\n"

@@ -131,7 +131,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "export",
     "export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE "
     "| --counters-csv FILE | --sqlite FILE | --perfetto FILE | --png FILE | --svg FILE "
-    "[--width W] [--height H] [--range START:END] [--align-on PATTERN] [--raw]",
+    "[--width W] [--height H] [--range START:END] [--align-on PATTERN] [--clock C] [--raw]",
     "Loads the job and writes the chosen exports (several may be given at once):\n"
     "  --csv FILE         events CSV "
     "(rank,restart,host,pid,tid,name,depth,start_ns,end_ns,duration_ns,\n"
@@ -152,7 +152,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                     optional unit ns (default), us, ms, s: e.g. --range 0:2.5s (CSV, stats, "
     "images);\n"
     "                     reads only that window when the job has an index (docs/scale.md)\n"
-    "  --align-on PATTERN, --raw, --no-correct, --no-align, --quiet: as for `syncline stats`",
+    "  --align-on PATTERN, --clock C, --raw, --no-correct, --no-align, --quiet: as for\n"
+    "                      `syncline stats`",
     run}));
 
 } // namespace syncline::app

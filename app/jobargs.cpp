@@ -120,8 +120,32 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
                 std::fprintf(stderr, "syncline %s: --ranks: %s\n", verb, why.c_str());
                 return 2;
             }
+        } else if (arg == "--clock") {
+            const char *v = optionValue(verb, argc, argv, i, "corrected, wall or raw");
+            if (!v)
+                return 2;
+            const std::optional<ClockChoice> c = clockChoiceFromName(v);
+            if (!c) {
+                std::fprintf(stderr,
+                             "syncline %s: --clock: expected corrected, wall or raw, got '%s'\n",
+                             verb, v);
+                return 2;
+            }
+            if (clock && *clock != *c) {
+                std::fprintf(stderr, "syncline %s: --clock %s contradicts --%s%s\n", verb, v,
+                             raw ? "raw" : "clock ", raw ? "" : clockChoiceName(*clock));
+                return 2;
+            }
+            clock = c;
+            raw = *c == ClockChoice::Raw;
         } else if (arg == "--raw") {
+            if (clock && *clock != ClockChoice::Raw) {
+                std::fprintf(stderr, "syncline %s: --raw contradicts --clock %s\n", verb,
+                             clockChoiceName(*clock));
+                return 2;
+            }
             raw = true;
+            clock = ClockChoice::Raw;
         } else if (arg == "--no-correct") {
             correct = false;
         } else if (arg == "--no-align") {
@@ -176,6 +200,7 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
     o.alignOn = alignOn;
     o.correctClocks = correct;
     o.alignCollectives = align;
+    o.clock = clock;
     o.window = window;
     o.window.mode = mode();
     o.ranks = ranks;
@@ -207,6 +232,12 @@ std::shared_ptr<Timeline> JobArgs::load(const char *verb) const
         std::fprintf(stderr, "syncline %s: %s\n", verb, r.fatalError.c_str());
         return nullptr;
     }
+    loadedClock = r.timeline->clockChoice;
+    // --clock wall (or the config's view_clock): the hosts it was refused for, on stderr.
+    if (loadedClock == ClockChoice::Wall)
+        for (const std::string &n : r.timeline->clockNotes)
+            if (n.rfind("--clock wall refused", 0) == 0)
+                std::fprintf(stderr, "syncline %s: %s\n", verb, n.c_str());
     return r.timeline;
 }
 

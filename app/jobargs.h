@@ -1,6 +1,6 @@
 // JobArgs — the arguments shared by the verbs that read a job (stats, export, check, attach,
 // open):
-// input paths, --align-on PATTERN, --raw (raw clocks instead of corrected), --no-correct,
+// input paths, --align-on PATTERN, --clock corrected|wall|raw (--raw = --clock raw), --no-correct,
 // --no-align (sync samples and messages only, no alignment on collectives; not with --align-on),
 // --quiet (no progress on stderr), --ranks RANKS (only those workers' logs: "0-63,512"), --help; for the verbs that write the timeline (export, attach) also --csv, --png, --svg FILE
 // and --width/--height PX; plus each verb's own options, and the one way the job verbs load a
@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,11 @@ struct JobArgs
 
     std::vector<std::string> paths;
     std::string alignOn;
-    bool raw = false;
+    bool raw = false; // --raw, or --clock raw
+    // --clock corrected|wall|raw (--raw = --clock raw); unset: the config's view_clock.
+    std::optional<ClockChoice> clock;
+    // The clock the last load() used (the option's, else the config's).
+    mutable ClockChoice loadedClock = ClockChoice::Corrected;
     bool correct = true;
     bool align = true;  // --no-align: LoadOptions::alignCollectives false
     bool quiet = false; // --quiet / -q: no load progress on stderr
@@ -53,8 +58,12 @@ struct JobArgs
     // loads, the loader's progress line (stage, %, ETA) is redrawn on stderr when stderr is a
     // terminal and not --quiet; the line is erased when the load ends. Nothing when piped.
     std::shared_ptr<Timeline> load(const char *verb) const;
-    // The clock mode the outputs use: Raw with --raw, else Corrected.
-    ClockMode mode() const { return raw ? ClockMode::Raw : ClockMode::Corrected; }
+    // The clock mode the outputs use: Raw with --raw / --clock raw (or, after load(), the
+    // config's view_clock raw), else Corrected (--clock wall is a corrected mode).
+    ClockMode mode() const
+    {
+        return raw || loadedClock == ClockChoice::Raw ? ClockMode::Raw : ClockMode::Corrected;
+    }
 };
 
 // "250ms" → 250000000; units ns (default), us, ms, s. False when malformed.

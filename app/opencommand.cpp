@@ -82,6 +82,7 @@ int runOpen(int argc, char **argv)
     if (args.raw)
         window.setStartInRaw(true);
     window.setRanks(args.ranks);
+    window.setClockChoice(args.clock);
     if (!compare.empty()) {
         window.compareController()->setAnchor(anchor);
         window.compareController()->setLayout(interleave ? syncline::CompareLayout::Interleaved
@@ -103,7 +104,7 @@ int runOpen(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((syncline::app::Command{
     "open",
     "open [PATH...] [--range START:END] [--compare B [--anchor NAME[:K] | --anchor start] "
-    "[--interleave]] [--align-on PATTERN] [--raw] [--no-correct] [--no-align]",
+    "[--interleave]] [--align-on PATTERN] [--clock C] [--raw] [--no-correct] [--no-align]",
     "Opens the viewer on a job directory, a timer_config.json, syncline logs or Chrome traces\n"
     "(several may be given; directories are searched for logs). Loading runs in the background\n"
     "with a progress bar and Cancel; problems found are listed in the Problems panel.\n"

@@ -61,7 +61,8 @@ int run(int argc, char **argv)
     // now (the stamp is taken before any load); else the job is loaded and the database
     // written there (or, when no cache place can be used, to a temporary file).
     const std::string variant = std::string(SqliteExporter::kFormat) + " syncline " +
-                                SYNCLINE_VERSION + " mode=" + (args.raw ? "raw" : "corrected") +
+                                SYNCLINE_VERSION + " mode=" +
+                                clockChoiceName(args.clock.value_or(ClockChoice::Corrected)) +
                                 (args.ranks.all() ? "" : " ranks=" + args.ranks.toString());
     const JobStamp stamp =
         JobStamp::of(args.paths, args.alignOn, args.correct, variant, "query-", ".db");
@@ -243,7 +244,7 @@ int run(int argc, char **argv)
 
 SYNCLINE_REGISTER_COMMAND((Command{
     "query",
-    "query PATH... \"SQL\" [--csv | --json] [--align-on PATTERN] [--raw] [--no-correct] [--quiet]",
+    "query PATH... \"SQL\" [--csv | --json] [--align-on PATTERN] [--clock C] [--raw] [--no-correct] [--quiet]",
     "Loads the job and runs one SQL statement (SQLite) over it, the tables of export --sqlite\n"
     "(events, workers, threads, counters, links, steps, collectives, meta; docs/cli.md\n"
     "\"SQLite schema\"):\n"

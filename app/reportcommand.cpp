@@ -184,7 +184,7 @@ int run(int argc, char **argv)
 
 SYNCLINE_REGISTER_COMMAND((Command{
     "report",
-    "report PATH... --html FILE [--width W] [--height H] [--align-on PATTERN] [--raw] "
+    "report PATH... --html FILE [--width W] [--height H] [--align-on PATTERN] [--clock C] [--raw] "
     "[--no-correct] [--quiet]",
     "Loads the job and writes one self-contained HTML page to share (no script, no network:\n"
     "styles inline, the picture embedded): the job (workers, hosts, restarts, each worker's\n"
@@ -195,7 +195,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --html FILE         the page to write\n"
     "  --width W, --height H  the pictures' size in px (default 1800 wide, as tall as the\n"
     "                      rows need up to 900, taller when rows would otherwise be cut)\n"
-    "  --align-on PATTERN, --raw, --no-correct, --quiet: as for `syncline stats`",
+    "  --align-on PATTERN, --clock C, --raw, --no-correct, --quiet: as for `syncline stats`",
     run}));
 
 } // namespace syncline::app

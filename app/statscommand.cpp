@@ -12,6 +12,7 @@
 #include "timeline/report/rankoutliers.h"
 #include "timeline/report/stats.h"
 #include "timeline/report/statsexporter.h"
+#include "timeline/report/wallclocksummary.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,6 +43,9 @@ void printText(const Timeline &tl, const std::vector<StatsRow> &rows, ClockMode 
                     utf8::terminalSafe(w.info.host).c_str(), (long long)w.info.pid, w.eventCount(),
                     sync::methodName(w.clock.method), (long long)w.clock.offsetNs, w.clock.driftPpm,
                     (long long)w.clock.boundNs, (long long)EventBounds::medianNs(w));
+    // The wall clocks as a second opinion (per host: stats --json has each worker's verdict).
+    if (const WallClockSummary wall = WallClockSummary::of(tl); !wall.headline.empty())
+        std::printf("%s\n", utf8::terminalSafe(wall.headline).c_str());
     std::vector<const StatsRow *> all;
     for (const StatsRow &r : rows)
         if (!r.rank)
@@ -150,7 +154,8 @@ int run(int argc, char **argv)
 
 SYNCLINE_REGISTER_COMMAND((Command{
     "stats",
-    "stats PATH... [--json] [--range START:END] [--align-on PATTERN] [--raw] [--no-correct] "
+    "stats PATH... [--json] [--range START:END] [--align-on PATTERN] [--clock C] [--raw] "
+    "[--no-correct] "
     "[--no-align] [--quiet]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
@@ -166,6 +171,10 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "                      without wildcards a substring) when there are no sync samples\n"
     "  --ranks RANKS       only these workers' logs (0-63,512; docs/cli.md)\n"
     "  --raw               durations on the raw (uncorrected) clocks\n"
+    "  --clock C           corrected (default), wall (each host whose wall clock agrees with\n"
+    "                      its corrected clock within its sync band placed by its wall clock;\n"
+    "                      for PTP-disciplined clusters; the others stay corrected, with a\n"
+    "                      note) or raw (= --raw); default: the config's view_clock\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
     "  --no-align          no alignment on collectives (workers without sync samples keep\n"
     "                      their raw clocks; sync samples and messages still correct)\n"

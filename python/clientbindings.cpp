@@ -7,6 +7,9 @@
 #include "pyeventargs.h"
 #include "pyinstance.h"
 #include "pytimeline.h"
+#include "timeline/model/timeline.h"
+
+#include <pybind11/stl.h>
 #include "timedfunction.h"
 
 #include <string_view>
@@ -230,13 +233,22 @@ inserted before the extension. Callbacks get the event name. Raises ConfigError 
             "unknown (no sync).")
         .def(
             "get_timeline",
-            [](pyb::object o, std::string alignOn, pyb::object ranks) {
+            [](pyb::object o, std::string alignOn, pyb::object ranks,
+               std::optional<std::string> clock) {
                 const RankSet selected = PyTimeline::ranksArg(ranks);
-                return PyTimeline(self(o).timeline(alignOn, selected));
+                const std::optional<ClockChoice> choice =
+                    clock ? clockChoiceFromName(*clock) : std::optional<ClockChoice>();
+                if (clock && !choice)
+                    throw pyb::value_error("get_timeline(): clock must be \"corrected\", "
+                                           "\"wall\" or \"raw\", got \"" + *clock + "\"");
+                auto tl = self(o).timeline(alignOn, selected, choice);
+                const ClockMode mode = modeOf(tl->clockChoice);
+                return PyTimeline(std::move(tl), mode);
             },
-            "align_on"_a = "", "ranks"_a = pyb::none(),
+            "align_on"_a = "", "ranks"_a = pyb::none(), pyb::kw_only(), "clock"_a = pyb::none(),
             "Flushes this client, then returns the corrected global Timeline of every worker "
-            "whose log is in this log's directory (ranks: only those, as load_timeline).")
+            "whose log is in this log's directory (ranks: only those, as load_timeline). clock: "
+            "as load_timeline's ('corrected', 'wall', 'raw'; None: the config's view_clock).")
         .def(
             "flush", [](pyb::object o) { self(o).flush(); },
             "Blocks until everything recorded so far is written.")

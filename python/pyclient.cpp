@@ -135,7 +135,8 @@ void PyClient::close()
     m_client->close();
 }
 
-std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn, const RankSet &ranks)
+std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn, const RankSet &ranks,
+                                             std::optional<ClockChoice> clock)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -147,6 +148,7 @@ std::shared_ptr<Timeline> PyClient::timeline(const std::string &alignOn, const R
         options.paths.push_back(config.sourcePath); // its event kinds (expected durations)
     options.alignOn = alignOn;
     options.ranks = ranks;
+    options.clock = clock;
     raiseOpenFileLimit(); // a job of more logs than the usual soft limit of descriptors
     LoadResult result;
     {

@@ -16,11 +16,13 @@
 #pragma once
 
 #include "recorder/filetimerclient.h"
+#include "timeline/model/clockmode.h"
 #include "timeline/model/rankset.h"
 
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,7 +55,9 @@ public:
     void close();
     // Flushes this client, then loads every log in its log's directory (plus its config) into
     // a corrected Timeline (JobLoader). Throws LoadError when nothing can be loaded.
-    std::shared_ptr<Timeline> timeline(const std::string &alignOn, const RankSet &ranks = {});
+    // `ranks`: LoadOptions::ranks; `clock`: LoadOptions::clock (unset: the config's view_clock).
+    std::shared_ptr<Timeline> timeline(const std::string &alignOn, const RankSet &ranks = {},
+                                       std::optional<ClockChoice> clock = std::nullopt);
 
     rec::FileTimerClient &recorder() { return *m_client; }
 

@@ -18,6 +18,7 @@
 #include "timeline/report/perfettoexporter.h"
 #include "timeline/report/sqliteexporter.h"
 #include "timeline/report/stats.h"
+#include "timeline/report/wallclocksummary.h"
 
 #include <pybind11/stl.h>
 
@@ -210,14 +211,18 @@ RankSet PyTimeline::ranksArg(const pyb::object &ranks)
 }
 
 PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::string &alignOn,
-                            const std::string &clock, bool align, const RankSet &ranks)
+                            const std::optional<std::string> &clock, bool align,
+                            const RankSet &ranks)
 {
     if (paths.empty())
         throw pyb::type_error("load_timeline() needs at least one path");
-    if (clock != "corrected" && clock != "raw")
-        throw pyb::value_error("load_timeline(): clock must be \"corrected\" or \"raw\", got \"" +
-                               clock + "\"");
+    const std::optional<ClockChoice> choice =
+        clock ? clockChoiceFromName(*clock) : std::optional<ClockChoice>();
+    if (clock && !choice)
+        throw pyb::value_error("load_timeline(): clock must be \"corrected\", \"wall\" or "
+                               "\"raw\", got \"" + *clock + "\"");
     LoadOptions options;
+    options.clock = choice;
     options.paths = paths;
     if (!align && !alignOn.empty())
         throw pyb::value_error("load_timeline(): align_on and align=False contradict each other");
@@ -234,7 +239,7 @@ PyTimeline PyTimeline::load(const std::vector<std::string> &paths, const std::st
         throw LoadError("load_timeline: " + (result.fatalError.empty()
                                                  ? std::string("nothing loaded")
                                                  : result.fatalError));
-    PyTimeline out(result.timeline, clock == "raw" ? ClockMode::Raw : ClockMode::Corrected);
+    PyTimeline out(result.timeline, modeOf(result.timeline->clockChoice));
     out.m_paths = paths;
     return out;
 }
@@ -257,6 +262,15 @@ void PyTimeline::bind(pyb::module_ &m)
         .def_property_readonly(
             "mode",
             [](const PyTimeline &t) { return t.mode() == ClockMode::Raw ? "raw" : "corrected"; })
+        .def_property_readonly(
+            "clock", [](const PyTimeline &t) { return clockChoiceName(t.timeline().clockChoice); },
+            "The clock the job was loaded on: \"corrected\", \"wall\" or \"raw\".")
+        .def_property_readonly(
+            "wall_clocks",
+            [](const PyTimeline &t) { return WallClockSummary::of(t.timeline()).headline; },
+            "One line on the hosts' wall clocks against their sync bands (\"\" when fewer than "
+            "two hosts have a band): that they agree (--clock wall is worth trying) or which "
+            "hosts --clock wall is refused for. Each worker's verdict: Worker.clock['wall_*'].")
         .def_property_readonly("origin_ns",
                                [](const PyTimeline &t) { return t.timeline().originNs(t.mode()); })
         .def_property_readonly(
@@ -366,19 +380,22 @@ void PyTimeline::bind(pyb::module_ &m)
         });
     m.def(
         "load_timeline",
-        [](pyb::args args, std::string alignOn, std::string clock, bool align,
+        [](pyb::args args, std::string alignOn, std::optional<std::string> clock, bool align,
            pyb::object ranks) {
             std::vector<std::string> paths;
             for (pyb::handle a : args)
                 paths.push_back(pyb::str(pyb::module_::import("os").attr("fspath")(a)));
             return load(paths, alignOn, clock, align, ranksArg(ranks));
         },
-        pyb::kw_only(), "align_on"_a = "", "clock"_a = "corrected", "align"_a = true,
+        pyb::kw_only(), "align_on"_a = "", "clock"_a = pyb::none(), "align"_a = true,
         "ranks"_a = pyb::none(),
-        "load_timeline(*paths, align_on='', clock='corrected', align=True, ranks=None): loads "
-        "job directories, logs, timer_config.json and Chrome traces into a Timeline (LoadError "
-        "if nothing loads); align=False: no alignment on collectives (as --no-align); ranks: "
-        "only those workers' logs (\"0-63,512\" as --ranks, or a list of ints).");
+        "load_timeline(*paths, align_on='', clock=None, align=True, ranks=None): loads job "
+        "directories, logs, timer_config.json and Chrome traces into a Timeline (LoadError if "
+        "nothing loads); align=False: no alignment on collectives (as --no-align); clock: "
+        "'corrected', 'wall' (hosts whose wall clock agrees with their corrected clock within "
+        "the sync band placed by it, as --clock wall) or 'raw'; None: the config's view_clock, "
+        "else 'corrected'; ranks: only those workers' logs (\"0-63,512\" as --ranks, or a list "
+        "of ints).");
 }
 
 } // namespace syncline::py

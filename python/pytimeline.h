@@ -29,6 +29,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,8 @@ public:
     // align false: LoadOptions::alignCollectives false (--no-align).
     // ranks: LoadOptions::ranks (ranksArg's RankSet; all() for every worker).
     static PyTimeline load(const std::vector<std::string> &paths, const std::string &alignOn,
-                           const std::string &clock, bool align = true, const RankSet &ranks = {});
+                           const std::optional<std::string> &clock, bool align = true,
+                           const RankSet &ranks = {});
     // The `ranks=` argument of load_timeline / get_timeline / syncline.dask: None (every rank),
     // a str as --ranks takes it ("0-63,512") or an iterable of ints; ValueError (TypeError for
     // another type) saying what is wrong.

@@ -28,11 +28,19 @@ const Worker &PyWorker::worker() const
 pyb::dict PyWorker::clock() const
 {
     const sync::WorkerClockResult &c = worker().clock;
-    return pyb::dict("method"_a = sync::methodName(c.method), "offset_ns"_a = c.offsetNs,
-                     "drift_ppm"_a = c.driftPpm, "bound_ns"_a = c.boundNs, "band_ns"_a = c.bandNs,
-                     "assumed_bound_ns"_a = c.assumedBoundNs, "samples"_a = c.sampleCount,
-                     "domain"_a = c.domain, "flags"_a = c.flags,
-                     "source"_a = worker().info.clockSource);
+    const WallClockStatus &wall = worker().wall;
+    pyb::dict d("method"_a = sync::methodName(c.method), "offset_ns"_a = c.offsetNs,
+                "drift_ppm"_a = c.driftPpm, "bound_ns"_a = c.boundNs, "band_ns"_a = c.bandNs,
+                "assumed_bound_ns"_a = c.assumedBoundNs, "samples"_a = c.sampleCount,
+                "domain"_a = c.domain, "flags"_a = c.flags,
+                "source"_a = worker().info.clockSource);
+    // The wall-clock check, as `stats --json` names it (docs/cli.md).
+    d["wall_used"] = wall.used;
+    d["wall_verdict"] = sync::wallVerdictName(wall.verdict);
+    d["wall_offset_ns"] = wall.offsetNs;
+    d["wall_band_ns"] = wall.bandNs;
+    d["wall_reason"] = wall.reason;
+    return d;
 }
 
 pyb::object PyWorker::skew() const

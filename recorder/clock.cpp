@@ -72,9 +72,11 @@ const TscCalibration &tscCalibration()
 
 } // namespace
 
-Clock::Clock(ClockSource source, int64_t offsetNs, double driftPpm)
+Clock::Clock(ClockSource source, int64_t offsetNs, double driftPpm,
+             std::optional<int64_t> wallOffsetNs)
     : m_source(source), m_transform(offsetNs != 0 || driftPpm != 0.0), m_offsetNs(offsetNs),
-      m_driftPpm(driftPpm), m_driftScale(driftPpm * 1e-6)
+      m_wallOffsetNs(wallOffsetNs.value_or(offsetNs)), m_driftPpm(driftPpm),
+      m_driftScale(driftPpm * 1e-6)
 {
     if (m_source == ClockSource::Tsc) {
         const TscCalibration &c = tscCalibration();
@@ -94,9 +96,10 @@ Clock::Anchor Clock::anchor(int samples) const
     pairs.reserve(std::max(samples, 1));
     for (int i = 0; i < std::max(samples, 1); ++i) {
         const int64_t m1 = now();
-        // The synthetic transform emulates another host: its wall clock is off by the same
-        // offset (hosts' wall clocks disagree too), so raw (wall-anchored) views show the skew.
-        const int64_t w = wallNs() + m_offsetNs;
+        // The synthetic transform emulates another host: its wall clock is off by the wall
+        // offset (by default the monotonic offset: hosts' wall clocks disagree too, so raw
+        // views show the skew; 0 emulates a host whose wall clock is exact, as under PTP).
+        const int64_t w = wallNs() + m_wallOffsetNs;
         const int64_t m2 = now();
         pairs.push_back({m1 + (m2 - m1) / 2, w, m2 - m1});
     }

@@ -15,9 +15,12 @@
 //   stamp = raw · (1 + driftPpm·1e-6) + offsetNs
 // computed as raw + llround(raw · driftPpm·1e-6) + offsetNs, so the int64 part stays exact and
 // only the drift term (≤ 1e11 ns for any realistic uptime) goes through a double (error < 1 ns).
-// The result is strictly monotonic whenever raw is (|driftPpm| < 1e6). anchor() adds offsetNs to
-// the wall-clock read as well: the emulated host's wall clock is off by the same amount, so a
-// viewer that trusts wall clocks (the raw mode) sees the hosts disagree, as real hosts do.
+// The result is strictly monotonic whenever raw is (|driftPpm| < 1e6). anchor() adds the wall
+// offset to the wall-clock read: by default offsetNs (the emulated host's wall clock is off by
+// the same amount, so a viewer that trusts wall clocks — the raw mode — sees the hosts disagree,
+// as unsynchronised hosts do); `wallOffsetNs` sets it apart (config test_clock.wall_offset_ns,
+// env SYNCLINE_TEST_WALL_OFFSET_NS): 0 emulates a host whose wall clock is exact (PTP), a few ms
+// one whose wall clock is off although its sync path is fine.
 //
 // Invariants: now() never decreases within a process. Threading: a Clock is immutable after
 // construction; now() is safe from any thread and never blocks.
@@ -54,11 +57,13 @@ public:
     };
 
     Clock() = default; // MonotonicRaw, no transform
-    explicit Clock(ClockSource source, int64_t offsetNs = 0, double driftPpm = 0.0);
+    explicit Clock(ClockSource source, int64_t offsetNs = 0, double driftPpm = 0.0,
+                   std::optional<int64_t> wallOffsetNs = std::nullopt);
 
     ClockSource source() const { return m_source; }
     bool hasTransform() const { return m_transform; }
     int64_t offsetNs() const { return m_offsetNs; }
+    int64_t wallOffsetNs() const { return m_wallOffsetNs; }
     double driftPpm() const { return m_driftPpm; }
 
     // The stamp used for every record: rawNow() through the synthetic transform if any.
@@ -109,6 +114,7 @@ private:
     ClockSource m_source = ClockSource::MonotonicRaw;
     bool m_transform = false;
     int64_t m_offsetNs = 0;
+    int64_t m_wallOffsetNs = 0;
     double m_driftPpm = 0.0;
     double m_driftScale = 0.0; // driftPpm · 1e-6
     uint64_t m_tscBaseTicks = 0;

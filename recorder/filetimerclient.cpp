@@ -68,7 +68,8 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
     m_config.applyEnvironment([](const char *k) -> const char * { return std::getenv(k); });
     m_identity = WorkerIdentity::fromEnvironment();
     m_logPath = LogPath::expand(logPath.empty() ? m_config.logPath : logPath, m_identity);
-    m_clock = Clock(m_config.clock, m_config.testClock.offsetNs, m_config.testClock.driftPpm);
+    m_clock = Clock(m_config.clock, m_config.testClock.offsetNs, m_config.testClock.driftPpm,
+                    m_config.testClock.wallOffsetNs);
     m_creatorTid = currentTid();
 
     const Clock::Anchor anchor = m_clock.anchor();

@@ -196,12 +196,15 @@ void parseTestClock(const Checker &c, const json &v, TestClockSettings &t)
 {
     if (!v.is_object())
         c.fail("test_clock", "an object", v);
-    c.onlyKeys(v, "test_clock", {"offset_ns", "drift_ppm"});
+    c.onlyKeys(v, "test_clock", {"offset_ns", "drift_ppm", "wall_offset_ns"});
     if (v.contains("offset_ns"))
         t.offsetNs = c.integer(v["offset_ns"], "test_clock.offset_ns", -(int64_t(1) << 62),
                                int64_t(1) << 62);
     if (v.contains("drift_ppm"))
         t.driftPpm = c.number(v["drift_ppm"], "test_clock.drift_ppm", -1000.0, 1000.0);
+    if (v.contains("wall_offset_ns"))
+        t.wallOffsetNs = c.integer(v["wall_offset_ns"], "test_clock.wall_offset_ns",
+                                   -(int64_t(1) << 62), int64_t(1) << 62);
 }
 
 std::string parseErrorWhere(std::string_view text, size_t byte)
@@ -268,7 +271,8 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
         c.fail("(top level)", "an object", doc);
     c.onlyKeys(doc, "",
                {"event_kinds", "clock", "flush_interval_ms", "heartbeat_interval_ms", "log_path",
-                "buffer_events", "overflow", "test_clock", "sync", "silent_after_s"});
+                "buffer_events", "overflow", "test_clock", "sync", "silent_after_s",
+                "view_clock"});
     TimerConfig cfg;
     cfg.loadedFromFile = true;
     cfg.sourcePath = source;
@@ -298,6 +302,11 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
         parseSync(c, doc["sync"], cfg.sync);
     if (doc.contains("silent_after_s"))
         cfg.silentAfterS = c.number(doc["silent_after_s"], "silent_after_s", 0.0, 86400.0, true);
+    if (doc.contains("view_clock")) {
+        cfg.viewClock = c.string(doc["view_clock"], "view_clock");
+        if (cfg.viewClock != "corrected" && cfg.viewClock != "wall" && cfg.viewClock != "raw")
+            c.fail("view_clock", "one of \"corrected\", \"wall\", \"raw\"", doc["view_clock"]);
+    }
     if (doc.contains("event_kinds")) {
         const json &kinds = doc["event_kinds"];
         if (!kinds.is_array())
@@ -332,6 +341,14 @@ void TimerConfig::applyEnvironment(const GetEnv &getEnv)
         if (*end != '\0' || !std::isfinite(x) || x < -1000.0 || x > 1000.0)
             envFail("SYNCLINE_TEST_CLOCK_DRIFT_PPM", v, "a number in [-1000, 1000]");
         testClock.driftPpm = x;
+    }
+    if (const char *v = getEnv("SYNCLINE_TEST_WALL_OFFSET_NS"); v && *v) {
+        char *end = nullptr;
+        errno = 0;
+        const long long x = std::strtoll(v, &end, 10);
+        if (*end != '\0' || errno == ERANGE)
+            envFail("SYNCLINE_TEST_WALL_OFFSET_NS", v, "an integer (ns)");
+        testClock.wallOffsetNs = x;
     }
     applyTorchrunServer(getEnv);
 }

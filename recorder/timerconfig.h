@@ -62,7 +62,10 @@ struct TestClockSettings
 {
     int64_t offsetNs = 0;
     double driftPpm = 0.0;
-    bool active() const { return offsetNs != 0 || driftPpm != 0.0; }
+    // The emulated host's wall-clock error (test_clock.wall_offset_ns,
+    // SYNCLINE_TEST_WALL_OFFSET_NS); unset = offsetNs (rec::Clock).
+    std::optional<int64_t> wallOffsetNs;
+    bool active() const { return offsetNs != 0 || driftPpm != 0.0 || wallOffsetNs.value_or(0) != 0; }
 };
 
 class TimerConfig
@@ -79,8 +82,8 @@ public:
     static TimerConfig parse(std::string_view json, const std::string &source);
     static TimerConfig defaults();
 
-    // Applies the env overrides SYNCLINE_TIME_SERVER, SYNCLINE_TEST_CLOCK_OFFSET_NS and
-    // SYNCLINE_TEST_CLOCK_DRIFT_PPM; a malformed value throws ConfigError naming the variable.
+    // Applies the env overrides SYNCLINE_TIME_SERVER, SYNCLINE_TEST_CLOCK_OFFSET_NS,
+    // SYNCLINE_TEST_CLOCK_DRIFT_PPM and SYNCLINE_TEST_WALL_OFFSET_NS; a malformed value throws ConfigError naming the variable.
     // Then, when sync is enabled and still no server is named, and the process was started by
     // torchrun (TORCHELASTIC_RUN_ID, MASTER_ADDR and a MASTER_PORT in 1..65535 are set): the job's
     // own time server — sync.server = MASTER_ADDR:MASTER_PORT (UDP; the TCP port of that number
@@ -104,6 +107,9 @@ public:
     TestClockSettings testClock;
     SyncSettings sync;
     double silentAfterS = 10.0;
+    // For the viewer and the CLI: the clock a job is shown on when none is asked for
+    // ("corrected", "wall" or "raw"; "" = corrected). Validated here, used by the loader.
+    std::string viewClock;
     std::vector<EventKind> eventKinds;
 
     static const char *overflowName(OverflowPolicy policy);

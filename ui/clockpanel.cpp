@@ -2,6 +2,8 @@
 
 #include "timeformat.h"
 
+#include "timeline/report/wallclocksummary.h"
+
 #include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,7 +17,7 @@ ClockPanel::ClockPanel(QWidget *parent)
     : QWidget(parent), m_model(new ClockTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)),
       m_corrected(new QCheckBox(tr("Corrected clocks (uncheck to see raw local clocks)"), this)),
-      m_notes(new QLabel(this))
+      m_notes(new QLabel(this)), m_wall(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(ClockTableModel::SortRole);
@@ -29,10 +31,16 @@ ClockPanel::ClockPanel(QWidget *parent)
     m_table->setAlternatingRowColors(true);
     m_corrected->setChecked(true);
     m_notes->setWordWrap(true);
+    m_wall->setObjectName(QStringLiteral("wallClockHeadline"));
+    m_wall->setWordWrap(true);
+    m_wall->setTextFormat(Qt::PlainText);
+    m_wall->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_wall->hide();
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_corrected);
+    layout->addWidget(m_wall);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_notes);
     connect(m_corrected, &QCheckBox::toggled, this,
@@ -56,6 +64,9 @@ void ClockPanel::setTimeline(std::shared_ptr<const Timeline> timeline)
             lines << QString::fromStdString(n).toHtmlEscaped();
     }
     m_notes->setText(lines.join(QStringLiteral("<br>")));
+    const std::string wall = timeline ? WallClockSummary::of(*timeline).headline : std::string();
+    m_wall->setText(QString::fromStdString(wall));
+    m_wall->setVisible(!wall.empty());
     m_model->setTimeline(std::move(timeline));
 }
 

@@ -1,5 +1,7 @@
-// ClockPanel — the clock-correction table (ClockTableModel behind a sort proxy), the engine's notes
-// and causality report, and the raw/corrected toggle that redraws the timeline in place.
+// ClockPanel — the clock-correction table (ClockTableModel behind a sort proxy), the wall-clock
+// headline (report/WallClockSummary: every host's wall clock within its band — try --clock wall —
+// or which hosts it would be refused for), the engine's notes and causality report, and the
+// raw/corrected toggle that redraws the timeline in place.
 // Threading: GUI thread only.
 #pragma once
 
@@ -23,6 +25,8 @@ public:
     void setCorrected(bool corrected); // no signal
     ClockTableModel *model() const { return m_model; }
     QCheckBox *correctedToggle() const { return m_corrected; }
+    // The wall-clock headline (WallClockSummary): empty and hidden when there is nothing to say.
+    QLabel *wallLabel() const { return m_wall; }
 
 signals:
     void clockModeChanged(syncline::ClockMode mode);
@@ -33,6 +37,7 @@ private:
     QTableView *m_table;
     QCheckBox *m_corrected;
     QLabel *m_notes;
+    QLabel *m_wall;
 };
 
 } // namespace syncline::ui

@@ -63,6 +63,24 @@ QString ClockTableModel::signedDuration(int64_t ns)
     return (ns < 0 ? QStringLiteral("−") : QStringLiteral("+")) + formatDuration(std::abs(ns));
 }
 
+QString ClockTableModel::wallText(const WallClockStatus &s)
+{
+    switch (s.verdict) {
+    case sync::WallVerdict::Consistent:
+        return tr("%1 in ±%2%3")
+            .arg(signedDuration(s.offsetNs), formatDuration(s.bandNs),
+                 s.used ? tr(" · used") : QString());
+    case sync::WallVerdict::Outside:
+        return tr("%1 outside ±%2").arg(signedDuration(s.offsetNs), formatDuration(s.bandNs));
+    case sync::WallVerdict::NoConsensus:
+        return tr("%1, no consensus").arg(signedDuration(s.offsetNs));
+    case sync::WallVerdict::NoBand:
+    case sync::WallVerdict::NoAnchor:
+        break;
+    }
+    return QStringLiteral("—");
+}
+
 QString ClockTableModel::flagsText(uint32_t f)
 {
     QStringList out;
@@ -112,6 +130,10 @@ QVariant ClockTableModel::data(const QModelIndex &index, int role) const
             return c.boundNs > 0 ? QStringLiteral("±") + formatDuration(c.boundNs) : tr("none");
         case Band:
             return c.bandNs > 0 ? QStringLiteral("±") + formatDuration(c.bandNs) : tr("—");
+        case Wall:
+            if (role == Qt::ToolTipRole)
+                return QString::fromStdString(w.wall.reason);
+            return wallText(w.wall);
         case Samples:
             return c.sampleCount;
         case Domain:
@@ -136,6 +158,8 @@ QVariant ClockTableModel::data(const QModelIndex &index, int role) const
             return qlonglong(c.boundNs);
         case Band:
             return qlonglong(c.bandNs);
+        case Wall:
+            return qlonglong(w.wall.offsetNs);
         case Samples:
             return c.sampleCount;
         case Domain:
@@ -148,6 +172,10 @@ QVariant ClockTableModel::data(const QModelIndex &index, int role) const
     }
     if (role == Qt::ForegroundRole && index.column() == Method &&
         c.method == sync::ClockMethod::None)
+        return QColor(0xd93025);
+    if (role == Qt::ForegroundRole && index.column() == Wall &&
+        (w.wall.verdict == sync::WallVerdict::Outside ||
+         w.wall.verdict == sync::WallVerdict::NoConsensus))
         return QColor(0xd93025);
     if (role == Qt::TextAlignmentRole && index.column() >= Offset && index.column() <= Domain)
         return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -171,6 +199,8 @@ QVariant ClockTableModel::headerData(int section, Qt::Orientation orientation, i
         return tr("Bound");
     case Band:
         return tr("Band (95 %)");
+    case Wall:
+        return tr("Wall");
     case Samples:
         return tr("Samples");
     case Domain:

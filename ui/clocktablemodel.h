@@ -8,6 +8,10 @@
 // faster (+) this worker's clock runs than the reference's, in ppm (the negated difference of
 // the corrected maps' mean drifts, which undo the rates): "+40.0 ppm" for a clock 40 ppm fast. (Not global − local, which on
 // monotonic clocks is an epoch minus an uptime and says nothing.)
+// Wall: the loader's wall-clock check (Worker::wall) as is — where the host's wall clock falls
+// against its corrected clock and its sync band: "+2.1 µs in ±40.0 µs" (consistent; "· used"
+// when the job is placed by it, --clock wall), "+3.00 ms outside ±40.0 µs" (red), "—" when it
+// cannot be checked; the tooltip gives the reason.
 // Invariants: rows follow Timeline::workers order; numbers are raw values under SortRole.
 // Threading: GUI thread only.
 #pragma once
@@ -33,6 +37,7 @@ public:
         Drift,
         Bound,
         Band,
+        Wall,
         Samples,
         Domain,
         Flags,
@@ -48,6 +53,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     static QString flagsText(uint32_t segmentFlags);
+    static QString wallText(const syncline::WallClockStatus &wall);
     static QString signedDuration(int64_t ns); // "+3.20 ms", "−12.0 µs", "0"
     // Reference clock minus this worker's, at the job start (ns; sign as documented above is
     // the negation: positive = this worker's clock reads behind).

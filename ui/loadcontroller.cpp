@@ -27,6 +27,7 @@ uint64_t LoadController::start(const QStringList &paths, const QString &alignOn,
     options.alignOn = alignOn.toStdString();
     options.correctClocks = correct;
     options.alignCollectives = align;
+    options.clock = m_clock;
     options.window = window;
     options.ranks = m_ranks;
     options.progress = [this, id](double fraction, const std::string &what) {
@@ -78,6 +79,7 @@ uint64_t LoadController::startCompare(const QStringList &pathsA, const QStringLi
         o.correctClocks = correct;
         o.alignCollectives = align;
         o.ranks = m_ranks;
+        o.clock = m_clock;
         o.progress = [this, id, from, span, run](double fraction, const std::string &what) {
             const QString text = run + QString::fromStdString(what);
             const double f = from + span * fraction;

@@ -34,6 +34,9 @@ public:
                           const QString &alignOn = {}, bool correct = true,
                           std::shared_ptr<const syncline::Timeline> loadedA = nullptr,
                           bool align = true);
+    // `open --clock`: the clock every later load asks for (LoadOptions::clock; unset = the
+    // config's view_clock).
+    void setClock(std::optional<syncline::ClockChoice> clock) { m_clock = clock; }
     void cancel();
     // `open --ranks`: the loads that start from now on read only these workers' logs
     // (LoadOptions::ranks); RankSet() again for every worker.
@@ -56,6 +59,7 @@ private:
     syncline::RankSet m_ranks;
     uint64_t m_job = 0;
     bool m_running = false;
+    std::optional<syncline::ClockChoice> m_clock;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     std::vector<std::thread> m_threads; // joined in the destructor (after cancelling)
 };

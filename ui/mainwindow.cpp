@@ -237,7 +237,7 @@ void MainWindow::showTimeline(std::shared_ptr<Timeline> timeline, const QStringL
     m_stats->setDiagnosis(nullptr);
     m_stepsRaised = false;
     requestDiagnosis();
-    if (m_startRaw) {
+    if (m_startRaw || (m_timeline && m_timeline->clockChoice == ClockChoice::Raw)) {
         m_startRaw = false;
         setClockMode(ClockMode::Raw);
     }
@@ -404,6 +404,11 @@ void MainWindow::dropEvent(QDropEvent *event)
 void MainWindow::setRanks(const RankSet &ranks)
 {
     m_loader->setRanks(ranks);
+}
+
+void MainWindow::setClockChoice(std::optional<ClockChoice> clock)
+{
+    m_loader->setClock(clock);
 }
 
 } // namespace syncline::ui

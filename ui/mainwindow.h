@@ -82,6 +82,9 @@ public:
     // `open --ranks`: every load from now on (open, reload, compare) reads only these workers'
     // logs (LoadOptions::ranks; the loader picks the files, the window never parses them).
     void setRanks(const RankSet &ranks);
+    // `open --clock C`: the clock every load asks for (unset: the config's view_clock; a job
+    // loaded on raw — by either — opens raw).
+    void setClockChoice(std::optional<syncline::ClockChoice> clock);
     // Compare two runs (docs/viewer.md#comparing-two-runs): A and B loaded through the
     // LoadController, shown side by side as "A · rank N" / "B · rank N" groups (CompareController),
     // the Compare dock with the delta table. compareWith(B) compares the run on screen (A) with B.

@@ -54,7 +54,7 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SYNCLINE_TIME_SERVER", "SYNCLINE_HOST",
                 "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS",
-                "SYNCLINE_TEST_CLOCK_DRIFT_PPM"):
+                "SYNCLINE_TEST_CLOCK_DRIFT_PPM", "SYNCLINE_TEST_WALL_OFFSET_NS"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path
 
@@ -72,7 +72,7 @@ def python_env(**extra):
     env = dict(os.environ)
     for var in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SYNCLINE_TIME_SERVER", "SYNCLINE_HOST",
                 "SYNCLINE_BOOT_ID", "SYNCLINE_TEST_CLOCK_OFFSET_NS",
-                "SYNCLINE_TEST_CLOCK_DRIFT_PPM"):
+                "SYNCLINE_TEST_CLOCK_DRIFT_PPM", "SYNCLINE_TEST_WALL_OFFSET_NS"):
         env.pop(var, None)
     env.update({k: str(v) for k, v in extra.items()})
     return env

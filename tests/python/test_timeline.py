@@ -85,8 +85,8 @@ def test_load_timeline_paths_errors_and_modes(workdir):
     assert raw.mode == "raw" and len(raw) == len(tl)
     with pytest.raises(syncline.LoadError, match="no/such/dir"):
         syncline.load_timeline("no/such/dir")
-    with pytest.raises(ValueError, match='clock must be "corrected" or "raw"'):
-        syncline.load_timeline(workdir, clock="wall")
+    with pytest.raises(ValueError, match='clock must be "corrected", "wall" or "raw"'):
+        syncline.load_timeline(workdir, clock="ptp")
     with pytest.raises(TypeError, match="at least one path"):
         syncline.load_timeline()
 
@@ -179,6 +179,72 @@ def test_time_server_correction_across_skewed_hosts(workdir, timeserver):
             assert abs(local_gap - true_gap) > 3_000_000  # the raw stamps disagree by > 3 ms
             worst = max(worst, abs((b.start_ns - a.start_ns) - true_gap))
     assert worst <= allowed, f"corrected error {worst} ns > bounds {allowed} ns"
+
+
+def test_wall_clocks_as_a_second_opinion(workdir, timeserver):
+    """Three workers on emulated hosts (own boot ids; host-b's and host-c's monotonic clocks
+    offset and drifting through the recorder's test facility). host-a and host-b have exact wall
+    clocks (SYNCLINE_TEST_WALL_OFFSET_NS=0: this machine's, as PTP would give), host-c's is 3 ms
+    ahead. The check accepts a and b, refuses c; clock="wall" places a and b by their wall
+    clocks within 10 µs of the truth and keeps c on its corrected clock, with a note."""
+    (workdir / "timer_config.json").write_text(json.dumps({
+        "sync": {"server": timeserver.address, "interval_s": 0.2, "burst_size": 8}}))
+    skews = {1: (3_200_000, 40.0), 2: (-5_000_000, -25.0)}
+    for rank, host, wall in ((0, "host-a", 0), (1, "host-b", 0), (2, "host-c", 3_000_000)):
+        off, drift = skews.get(rank, (0, 0.0))
+        r = run_python([WORKER, "10", "0.05"], workdir, RANK=rank, WORLD_SIZE=3,
+                       SYNCLINE_HOST=host, SYNCLINE_BOOT_ID="boot-" + host,
+                       SYNCLINE_TEST_CLOCK_OFFSET_NS=off, SYNCLINE_TEST_CLOCK_DRIFT_PPM=drift,
+                       SYNCLINE_TEST_WALL_OFFSET_NS=wall)
+        assert r.returncode == 0, r.stderr
+    tl = syncline.load_timeline(workdir)
+    assert tl.clock == "corrected" and tl.mode == "corrected"
+    verdicts = [w.clock["wall_verdict"] for w in tl.workers]
+    assert verdicts == ["consistent", "consistent", "outside"], [w.clock for w in tl.workers]
+    c = tl.workers[2].clock
+    assert 2_900_000 < c["wall_offset_ns"] < 3_100_000 and 0 < c["wall_band_ns"] < 1_000_000
+    assert "outside its sync band" in c["wall_reason"] and not c["wall_used"]
+    assert "--clock wall would be refused for host-c (rank 2)" in tl.wall_clocks
+
+    wall = syncline.load_timeline(workdir, clock="wall")
+    assert wall.clock == "wall" and wall.mode == "corrected"
+    assert [w.clock["wall_used"] for w in wall.workers] == [True, True, False]
+    assert any(n.startswith("--clock wall refused for host host-c (rank 2)") for n in wall.notes)
+
+    def true_raw(e):
+        off, drift = skews.get(e.rank, (0, 0.0))
+        return (e.local_start_ns - off) / (1 + drift * 1e-6)
+
+    steps = {r: [e for e in wall if e.rank == r and e.name == "step"] for r in range(3)}
+    worst = 0
+    for a in steps[0]:
+        for b in steps[1]:
+            worst = max(worst, abs((b.start_ns - a.start_ns) - (true_raw(b) - true_raw(a))))
+    assert worst <= 10_000, f"--clock wall: host-b off by {worst} ns"
+    # host-c stays on its corrected clock: within its bounds of the truth, never 3 ms off.
+    allowed = (wall.workers[2].clock["bound_ns"] + wall.workers[0].clock["bound_ns"]
+               + wall.workers[0].clock["wall_band_ns"] + 1000)
+    for a in steps[0]:
+        for b in steps[2]:
+            err = abs((b.start_ns - a.start_ns) - (true_raw(b) - true_raw(a)))
+            assert err <= allowed and err < 1_000_000, (err, allowed)
+    with pytest.raises(ValueError, match=r'clock must be "corrected", "wall" or "raw", got "ptp"'):
+        syncline.load_timeline(workdir, clock="ptp")
+    assert syncline.load_timeline(workdir, clock="raw").mode == "raw"
+
+
+def test_get_timeline_clock_keyword(workdir):
+    with syncline.FileTimerClient() as c:
+        c.instant("x")
+        tl = c.get_timeline(clock="wall")
+        assert tl.clock == "wall" and [e.name for e in tl] == ["x"]
+        # One worker without sync samples: nothing to check its wall clock against.
+        assert tl.workers[0].clock["wall_verdict"] == "no_band"
+        assert "no sync samples" in tl.workers[0].clock["wall_reason"]
+        assert c.get_timeline(clock="raw").mode == "raw"
+        assert c.get_timeline().clock == "corrected"
+        with pytest.raises(ValueError, match="get_timeline"):
+            c.get_timeline(clock="bogus")
 
 
 def test_global_time_with_time_server(workdir, timeserver):

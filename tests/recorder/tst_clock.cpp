@@ -101,6 +101,20 @@ void TstClock::anchor()
     QVERIFY2(std::llabs(diff) < 5000000, qPrintable(QString::number(diff)));
     const int64_t wallShift = b.wallNs - Clock::wallNs();
     QVERIFY2(wallShift > 4000000000 && wallShift <= 5000000000, qPrintable(QString::number(wallShift)));
+    QCOMPARE(shifted.wallOffsetNs(), int64_t(5000000000));
+    // The wall clock's error set apart: 0 = an exact wall clock (PTP) although the monotonic
+    // clock is 5 s off; 3 ms = a wall clock 3 ms ahead. The anchor's wall time lies between two
+    // plain wall reads taken around it, moved by exactly that error.
+    for (const int64_t err : {int64_t(0), int64_t(3000000)}) {
+        const Clock c2(ClockSource::MonotonicRaw, 5000000000, 0.0, err);
+        QCOMPARE(c2.wallOffsetNs(), err);
+        const int64_t before = Clock::wallNs();
+        const Clock::Anchor x = c2.anchor();
+        const int64_t after = Clock::wallNs();
+        QVERIFY2(x.wallNs - err >= before && x.wallNs - err <= after,
+                 qPrintable(QString("%1 not in [%2, %3]").arg(x.wallNs - err).arg(before).arg(after)));
+        QVERIFY(x.monoNs > c.now()); // the monotonic stamps still carry the 5 s
+    }
 }
 
 QTEST_APPLESS_MAIN(TstClock)

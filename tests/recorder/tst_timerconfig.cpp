@@ -116,7 +116,7 @@ void TstTimerConfig::errors_data()
     row("unknown key", R"({"flush_ms": 5})",
         "cfg.json: flush_ms: unknown key (expected one of: event_kinds, clock, flush_interval_ms, "
         "heartbeat_interval_ms, log_path, buffer_events, overflow, test_clock, sync, "
-        "silent_after_s)");
+        "silent_after_s, view_clock)");
     row("unknown sync key", R"({"sync": {"port": 1}})",
         "cfg.json: sync.port: unknown key (expected one of: enabled, server, host_server, "
         "burst_size, interval_s, timeout_ms, token)");
@@ -188,7 +188,15 @@ void TstTimerConfig::errors_data()
         "cfg.json: test_clock.offset_ns: expected an integer in -4611686018427387904.."
         "4611686018427387904, got 1.5");
     row("test clock unknown", R"({"test_clock": {"skew": 1}})",
-        "cfg.json: test_clock.skew: unknown key (expected one of: offset_ns, drift_ppm)");
+        "cfg.json: test_clock.skew: unknown key (expected one of: offset_ns, drift_ppm, "
+        "wall_offset_ns)");
+    row("test clock wall offset type", R"({"test_clock": {"wall_offset_ns": "3ms"}})",
+        "cfg.json: test_clock.wall_offset_ns: expected an integer in -4611686018427387904.."
+        "4611686018427387904, got \"3ms\"");
+    row("view clock enum", R"({"view_clock": "ptp"})",
+        "cfg.json: view_clock: expected one of \"corrected\", \"wall\", \"raw\", got \"ptp\"");
+    row("view clock type", R"({"view_clock": 1})",
+        "cfg.json: view_clock: expected a string, got 1");
     row("silent negative", R"({"silent_after_s": -1})",
         "cfg.json: silent_after_s: expected a number in (0, 86400], got -1");
 }
@@ -267,7 +275,8 @@ void TstTimerConfig::environment()
 {
     std::map<std::string, std::string> env = {{"SYNCLINE_TIME_SERVER", "10.0.0.1:29400"},
                                               {"SYNCLINE_TEST_CLOCK_OFFSET_NS", "-123456789"},
-                                              {"SYNCLINE_TEST_CLOCK_DRIFT_PPM", "-25.5"}};
+                                              {"SYNCLINE_TEST_CLOCK_DRIFT_PPM", "-25.5"},
+                                              {"SYNCLINE_TEST_WALL_OFFSET_NS", "3000000"}};
     TimerConfig c = TimerConfig::parse(R"({"sync": {"server": "a:1"}})", "c");
     c.applyEnvironment([&](const char *k) -> const char * {
         auto it = env.find(k);
@@ -276,7 +285,15 @@ void TstTimerConfig::environment()
     QCOMPARE(*c.sync.server, std::string("10.0.0.1:29400"));
     QCOMPARE(c.testClock.offsetNs, int64_t(-123456789));
     QCOMPARE(c.testClock.driftPpm, -25.5);
+    QCOMPARE(c.testClock.wallOffsetNs.value_or(-1), int64_t(3'000'000));
     QVERIFY(c.testClock.active());
+    // Unset, the wall offset is the monotonic one (rec::Clock); the config can set it, 0 too.
+    QVERIFY(!TimerConfig::parse(R"({"test_clock": {"offset_ns": 5}})", "c").testClock.wallOffsetNs);
+    const TimerConfig w = TimerConfig::parse(
+        R"({"test_clock": {"offset_ns": 5, "wall_offset_ns": 0}, "view_clock": "wall"})", "c");
+    QCOMPARE(w.testClock.wallOffsetNs.value_or(-1), int64_t(0));
+    QCOMPARE(w.viewClock, std::string("wall"));
+    QCOMPARE(TimerConfig::parse("{}", "c").viewClock, std::string());
 }
 
 void TstTimerConfig::torchrunServer_data()
@@ -347,6 +364,10 @@ void TstTimerConfig::environmentErrors_data()
                            << "5000"
                            << "environment SYNCLINE_TEST_CLOCK_DRIFT_PPM: expected a number in "
                               "[-1000, 1000], got \"5000\"";
+    QTest::newRow("wall") << "SYNCLINE_TEST_WALL_OFFSET_NS"
+                          << "3ms"
+                          << "environment SYNCLINE_TEST_WALL_OFFSET_NS: expected an integer "
+                             "(ns), got \"3ms\"";
 }
 
 void TstTimerConfig::environmentErrors()

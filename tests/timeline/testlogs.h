@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace testlogs {
 
@@ -48,6 +49,43 @@ inline void write(const std::string &path, const std::string &text)
 {
     std::ofstream out(path, std::ios::binary);
     out << text;
+}
+
+// A job of one worker per emulated host (rank h on host "host-h", boot "boot-h"), written by hand:
+// host h's monotonic clock reads the reference clock − off_h (off_h = 1 s − h·250 ms); its
+// header anchor (at local 1000 ns) pairs that with the wall clock EPOCH + reference +
+// wallErrorsNs[h] (0: an exact wall clock, as under PTP). Sync bursts of 4 exchanges every
+// 100 ms for 3 s, 20 µs out and 20 µs + asymmetryNs[h] back (the corrected clock is then off by
+// asymmetry/2, inside its bound); one "mark" event per host at the true reference instant 2 s.
+constexpr int64_t kWallEpochNs = 1'700'000'000'000'000'000LL;
+inline int64_t hostOffsetNs(size_t h)
+{
+    return 1'000'000'000 - int64_t(h) * 250'000'000;
+}
+inline void writeHostsJob(const std::string &dir, const std::vector<int64_t> &wallErrorsNs,
+                          const std::vector<int64_t> &asymmetryNs = {})
+{
+    for (size_t h = 0; h < wallErrorsNs.size(); ++h) {
+        const int64_t off = hostOffsetNs(h);
+        const int64_t asym = h < asymmetryNs.size() ? asymmetryNs[h] : 0;
+        const std::string host = "host-" + std::to_string(h), boot = "boot-" + std::to_string(h);
+        std::string text = header(int(h), 0, host, 1000, kWallEpochNs + 1000 + off +
+                                  wallErrorsNs[h], boot);
+        for (int burst = 0; burst < 30; ++burst)
+            for (int seq = 0; seq < 4; ++seq) {
+                const int64_t t1 = 10'000'000 + burst * 100'000'000LL + seq * 100'000;
+                const int64_t t2 = t1 + off + 20'000, t3 = t2 + 1'000,
+                              t4 = t3 - off + 20'000 + asym;
+                text += "{\"t\":\"sync\",\"burst\":" + std::to_string(burst) +
+                        ",\"seq\":" + std::to_string(seq) + ",\"ref\":\"srv\",\"t1\":" +
+                        std::to_string(t1) + ",\"t2\":" + std::to_string(t2) +
+                        ",\"t3\":" + std::to_string(t3) + ",\"t4\":" + std::to_string(t4) +
+                        "}\n";
+            }
+        const int64_t mark = 2'000'000'000 - off;
+        text += begin(mark, 1, "mark") + end(mark + 1000, 1, "mark");
+        write(dir + "/w." + std::to_string(h) + ".log", text);
+    }
 }
 
 } // namespace testlogs

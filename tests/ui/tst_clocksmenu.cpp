@@ -10,12 +10,14 @@
 #include "tests/timeline/testlogs.h"
 
 #include "ui/clockpanel.h"
+#include "ui/clocktablemodel.h"
 #include "ui/findbar.h"
 #include "ui/mainwindow.h"
 #include "ui/timelineview.h"
 #include "ui/zoomcontrol.h"
 
 #include <QAction>
+#include <QColor>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -254,6 +256,67 @@ private slots:
         QVERIFY(spy.wait(30000));
         QCOMPARE(w.view()->scene()->timeline().workers.size(), size_t(1));
         QCOMPARE(w.view()->scene()->timeline().workers[0].info.rank, 1);
+    }
+
+    // The Clocks panel's Wall column and headline show the loader's wall-clock check: exact wall
+    // clocks agree (the headline suggests --clock wall); opened on the wall clocks
+    // (`open --clock wall`) with host 2's wall clock 3 ms off, hosts 0-1 are used, host 2 is
+    // outside its band (red), refused, and the headline and notes say so.
+    void wallColumnShowsTheCheck()
+    {
+        QTemporaryDir exact, off;
+        QVERIFY(exact.isValid() && off.isValid());
+        testlogs::writeHostsJob(exact.path().toStdString(), {0, 0, 0}, {0, 30'000, 0});
+        testlogs::writeHostsJob(off.path().toStdString(), {0, 0, 3'000'000}, {0, 30'000, 0});
+        {
+            MainWindow w;
+            w.show();
+            QSignalSpy spy(&w, &MainWindow::loadFinished);
+            w.openPaths({exact.path()});
+            QVERIFY(spy.wait(30000));
+            const ClockTableModel *m = w.clockPanel()->model();
+            QCOMPARE(m->rowCount(), 3);
+            QCOMPARE(m->headerData(ClockTableModel::Wall, Qt::Horizontal, Qt::DisplayRole)
+                         .toString(),
+                     QStringLiteral("Wall"));
+            for (int r = 0; r < 3; ++r) {
+                const QString text = m->index(r, ClockTableModel::Wall).data().toString();
+                QVERIFY2(text.contains(QStringLiteral(" in ±")) && !text.contains("used"),
+                         qPrintable(text));
+                QVERIFY(m->index(r, ClockTableModel::Wall)
+                            .data(Qt::ToolTipRole)
+                            .toString()
+                            .contains(QStringLiteral("within its sync band")));
+            }
+            const QLabel *headline = w.clockPanel()->wallLabel();
+            QVERIFY(headline->isVisible());
+            QVERIFY2(headline->text().contains(QStringLiteral("every host's wall clock agrees")) &&
+                         headline->text().contains(QStringLiteral("--clock wall")),
+                     qPrintable(headline->text()));
+        }
+        MainWindow w;
+        w.show();
+        w.setClockChoice(ClockChoice::Wall);
+        QSignalSpy spy(&w, &MainWindow::loadFinished);
+        w.openPaths({off.path()});
+        QVERIFY(spy.wait(30000));
+        const ClockTableModel *m = w.clockPanel()->model();
+        QCOMPARE(m->rowCount(), 3);
+        for (int r = 0; r < 2; ++r)
+            QVERIFY2(m->index(r, ClockTableModel::Wall).data().toString().endsWith("· used"),
+                     qPrintable(m->index(r, ClockTableModel::Wall).data().toString()));
+        const QModelIndex off2 = m->index(2, ClockTableModel::Wall);
+        QVERIFY2(off2.data().toString().startsWith(QStringLiteral("+3.0")) &&
+                     off2.data().toString().contains(QStringLiteral("outside ±")),
+                 qPrintable(off2.data().toString()));
+        QCOMPARE(off2.data(Qt::ForegroundRole).value<QColor>(), QColor(0xd93025));
+        QVERIFY(m->index(0, ClockTableModel::Wall).data(Qt::ForegroundRole).isNull());
+        const QString headline = w.clockPanel()->wallLabel()->text();
+        QVERIFY2(headline.contains(QStringLiteral("2 placed by their wall clocks")) &&
+                     headline.contains(QStringLiteral("--clock wall was refused for host-2")),
+                 qPrintable(headline));
+        QVERIFY(clockNotes(w).contains(
+            QStringLiteral("--clock wall refused for host host-2 (rank 2)")));
     }
 };
 

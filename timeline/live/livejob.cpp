@@ -346,6 +346,9 @@ bool LiveJob::refreshClocks(bool force)
     o.alignOn = m_options.alignOn;
     o.correct = m_options.correctClocks;
     o.alignCollectives = m_options.alignCollectives;
+    o.wallClocks = m_options.wallClocks;
+    if (o.wallClocks)
+        tl.clockChoice = ClockChoice::Wall;
     int64_t used = 0;
     tl.clockNotes.clear();
     tl.causality = sync::CausalityReport();

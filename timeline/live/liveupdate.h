@@ -43,6 +43,7 @@ struct LiveOptions
     std::string alignOn;
     bool correctClocks = true;
     bool alignCollectives = true; // false: --no-align (ClockCorrector::Options)
+    bool wallClocks = false;      // --clock wall (ClockCorrector::Options::wallClocks)
     double silentAfterS = -1.0; // < 0: the config's silent_after_s
     double endedAfterS = 0.0;   // workers on other machines: silent this long → ended; 0 = never
     int clockRefreshMs = 1000;  // at most one clock refresh per interval

@@ -37,7 +37,8 @@ namespace {
 // The correction options of a load: what ClockCorrector runs with and what keys its caches.
 ClockCorrector::Options clockOptions(const LoadOptions &o)
 {
-    return {o.alignOn, o.correctClocks, o.alignCollectives};
+    return {o.alignOn, o.correctClocks, o.alignCollectives,
+            o.clock.value_or(ClockChoice::Corrected) == ClockChoice::Wall};
 }
 
 struct Task
@@ -474,10 +475,10 @@ LoadResult JobLoader::load(const LoadOptions &o)
     }
 }
 
-LoadResult JobLoader::loadJob(const LoadOptions &o)
+LoadResult JobLoader::loadJob(const LoadOptions &given)
 {
     LoadResult result;
-    JobInputs inputs = JobInputs::resolve(o.paths);
+    JobInputs inputs = JobInputs::resolve(given.paths);
     if (!inputs.fatalError.empty()) {
         result.fatalError = inputs.fatalError;
         return result;
@@ -498,6 +499,15 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
                      [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
 
     const auto config = loadConfig(inputs.configPath);
+    // The clock: the caller's, else the config's view_clock, else corrected.
+    LoadOptions o = given;
+    if (!o.clock) {
+        o.clock = config ? clockChoiceFromName(config->viewClock) : std::nullopt;
+        if (o.clock == ClockChoice::Raw)
+            o.window.mode = ClockMode::Raw;
+    }
+    if (!o.clock)
+        o.clock = ClockChoice::Corrected;
     if (o.writeIndex)
         for (LoadProblem &p : CacheFile::refusedPlaces(inputs.logs))
             inputs.problems.push_back(std::move(p));
@@ -510,8 +520,11 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
                         logs.push_back(t.path);
                     return logs;
                 }(),
-                inputs, o, config, progress))
+                inputs, o, config, progress)) {
+            if (r->timeline)
+                r->timeline->clockChoice = *o.clock;
             return std::move(*r);
+        }
     ArgStore args;
     size_t fromStores = 0;
     std::vector<ParsedFile> files = parseAll(tasks, o, config, progress, args, fromStores);
@@ -615,6 +628,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &o)
         tl.updateRange();
     }
     progress.done();
+    tl.clockChoice = *o.clock;
     result.timeline = std::move(built.timeline);
     return result;
 }

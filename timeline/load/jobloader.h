@@ -20,6 +20,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ struct LoadOptions
     // false (--no-align): clocks are corrected from sync samples and messages only, never
     // aligned on collectives (ClockCorrector::Options::alignCollectives).
     bool alignCollectives = true;
+    // --clock: Wall places every host whose wall clock agrees with its corrected clock within
+    // its sync band by its wall clock (ClockCorrector::Options::wallClocks); Raw and Corrected
+    // correct as usual (Raw is a display mode: the caller shows ClockMode::Raw). Unset: the
+    // config's `view_clock`, else Corrected; a config's raw then also sets window.mode to Raw.
+    // The choice made is Timeline::clockChoice.
+    std::optional<ClockChoice> clock;
     int threads = 0; // 0 = hardware concurrency
     std::function<void(double fraction, const std::string &what)> progress;
     const std::atomic<bool> *cancel = nullptr;

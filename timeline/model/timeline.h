@@ -92,6 +92,12 @@ public:
     // lowest-rank domain's clock when aligned on collectives) + referenceShiftNs — the constant E
     // of ClockCorrector that puts that scale on the wall-clock epoch. 0 when nothing was corrected.
     int64_t referenceShiftNs = 0;
+    // The clock the job was loaded on (LoadOptions::clock, else the config's view_clock);
+    // Wall: accepted hosts are placed by their wall clocks (Worker::wall.used).
+    ClockChoice clockChoice = ClockChoice::Corrected;
+    // Every host's wall clock agrees with its corrected clock within its sync band (at least two
+    // hosts checked; WallClocks): `--clock wall` is worth suggesting.
+    bool wallClocksAgree = false;
     TimelineWindow window; // inactive unless loaded with a window
     // Per name id (may be shorter than names: missing entries have no kind).
     std::vector<NameKind> kinds;

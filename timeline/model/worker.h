@@ -15,6 +15,7 @@
 #include "sync/clockmap.h"
 #include "sync/clocksample.h"
 #include "sync/syncengine.h"
+#include "sync/wallclockcheck.h"
 
 #include <cstdint>
 #include <string>
@@ -66,6 +67,19 @@ struct WorkerInfo
     std::string run;
 };
 
+// The worker's wall clock as a second opinion on its corrected clock (WallClocks,
+// sync/wallclockcheck.h): its host's verdict, offset (ns its wall clock reads ahead of where the
+// hosts' consensus puts it), band (its sync band at the anchor, ± ns), a reason for people, and
+// whether the load placed it by its wall clock (`--clock wall`, accepted host).
+struct WallClockStatus
+{
+    sync::WallVerdict verdict = sync::WallVerdict::NoAnchor;
+    int64_t offsetNs = 0;
+    int64_t bandNs = 0;
+    std::string reason = "not checked";
+    bool used = false;
+};
+
 class Worker
 {
 public:
@@ -81,6 +95,7 @@ public:
     // Summary from the engine (offset, drift, bound, method, flags). Its `map` stays empty: the
     // corrected map is `corrected` (one copy).
     sync::WorkerClockResult clock;
+    WallClockStatus wall;
 
     // The one rule for which map a mode uses.
     const sync::ClockMap &map(ClockMode mode) const

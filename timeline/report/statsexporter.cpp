@@ -37,6 +37,11 @@ StatsWorker StatsWorker::of(const Worker &wk)
     s.boundNs = wk.clock.boundNs;
     s.method = sync::methodName(wk.clock.method);
     s.medianBoundNs = EventBounds::medianNs(wk);
+    s.wallUsed = wk.wall.used;
+    s.wallVerdict = sync::wallVerdictName(wk.wall.verdict);
+    s.wallReason = wk.wall.reason;
+    s.wallOffsetNs = wk.wall.offsetNs;
+    s.wallBandNs = wk.wall.bandNs;
     return s;
 }
 
@@ -72,7 +77,12 @@ void StatsExporter::writeJson(const std::vector<StatsWorker> &workers,
         w.num(wk.driftPpm) << ", \"bound_ns\": ";
         w.num(wk.boundNs) << ", \"method\": ";
         w.jsonString(wk.method) << ", \"median_bound_ns\": ";
-        w.num(wk.medianBoundNs) << "}}";
+        w.num(wk.medianBoundNs) << ", \"wall_used\": ";
+        w << (wk.wallUsed ? "true" : "false") << ", \"wall_verdict\": ";
+        w.jsonString(wk.wallVerdict) << ", \"wall_offset_ns\": ";
+        w.num(wk.wallOffsetNs) << ", \"wall_band_ns\": ";
+        w.num(wk.wallBandNs) << ", \"wall_reason\": ";
+        w.jsonString(wk.wallReason) << "}}";
     }
     w << "],\n \"events\": [";
     for (size_t i = 0; i < rows.size(); ++i) {

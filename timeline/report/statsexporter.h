@@ -35,6 +35,10 @@ struct StatsWorker
     int64_t offsetNs = 0, boundNs = 0, medianBoundNs = 0;
     double driftPpm = 0;
     std::string method;
+    // The wall-clock check (Worker::wall): the JSON's wall_* keys.
+    bool wallUsed = false;
+    std::string wallVerdict, wallReason;
+    int64_t wallOffsetNs = 0, wallBandNs = 0;
     static StatsWorker of(const Worker &worker);
 };
 

@@ -163,6 +163,11 @@ std::string StatsParts::encode() const
         o.svarint(w.medianBoundNs);
         o.f64(w.driftPpm);
         o.str(w.method);
+        o.varint(w.wallUsed ? 1 : 0);
+        o.str(w.wallVerdict);
+        o.str(w.wallReason);
+        o.svarint(w.wallOffsetNs);
+        o.svarint(w.wallBandNs);
     }
     o.varint(names.size());
     for (const std::string &n : names)
@@ -207,6 +212,11 @@ std::optional<StatsParts> StatsParts::decode(std::string_view bytes, std::string
         w.medianBoundNs = in.svarint();
         w.driftPpm = in.f64();
         w.method = in.str();
+        w.wallUsed = in.varint() != 0;
+        w.wallVerdict = in.str();
+        w.wallReason = in.str();
+        w.wallOffsetNs = in.svarint();
+        w.wallBandNs = in.svarint();
     }
     p.names.resize(in.count());
     for (std::string &n : p.names)

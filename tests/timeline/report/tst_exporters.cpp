@@ -123,7 +123,14 @@ void TstExporters::statsCsvAndJson()
     QCOMPARE(w["restart"].get<int>(), 0);
     QCOMPARE(w["host"].get<std::string>(), std::string("h1"));
     QCOMPARE(w["events"].get<int>(), 1);
-    QCOMPARE(w["clock"].size(), size_t(5));
+    QCOMPARE(w["clock"].size(), size_t(10));
+    // The wall-clock check: this worker's clock was not corrected, so nothing to check against.
+    QCOMPARE(w["clock"]["wall_verdict"].get<std::string>(), std::string("no_band"));
+    QCOMPARE(w["clock"]["wall_used"].get<bool>(), false);
+    QCOMPARE(w["clock"]["wall_offset_ns"].get<int64_t>(), int64_t(0));
+    QCOMPARE(w["clock"]["wall_band_ns"].get<int64_t>(), int64_t(0));
+    QVERIFY(w["clock"]["wall_reason"].get<std::string>().find("no sync band") !=
+            std::string::npos);
     QCOMPARE(w["clock"]["median_bound_ns"].get<int64_t>(), int64_t(0)); // no correction
     QCOMPARE(w["clock"]["method"].get<std::string>(),
              std::string("none")); // no samples, no collectives

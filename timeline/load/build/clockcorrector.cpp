@@ -1,6 +1,7 @@
 #include "timeline/load/build/clockcorrector.h"
 
 #include "timeline/load/build/messagepairing.h"
+#include "timeline/load/build/wallclocks.h"
 #include "timeline/load/build/workeradmission.h"
 #include "timeline/model/collectiveinstances.h"
 #include "timeline/model/collectivenames.h"
@@ -317,6 +318,11 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
     if (!options.correct) {
         tl.clockNotes.push_back(
             "clock correction disabled: corrected = raw (wall-clock anchor) for every worker");
+        WallClocks::check(tl, false);
+        if (options.wallClocks)
+            tl.clockNotes.push_back("--clock wall: nothing to check the wall clocks against "
+                                    "(clock correction disabled): the raw wall-clock maps are "
+                                    "shown");
         tl.updateRange();
         return;
     }
@@ -340,6 +346,9 @@ void ClockCorrector::apply(Timeline &tl, std::vector<sync::MessagePair> messageP
     tl.referenceShiftNs = shift.value_or(0);
     storeResults(tl, res, shift, options.alignCollectives, in.collectives);
     noteCollectiveAlignment(tl, in.collectives.size());
+    const WallClocks::Check wall = WallClocks::check(tl, true);
+    if (options.wallClocks)
+        WallClocks::useWall(tl, wall);
     tl.updateRange();
 }
 

@@ -17,6 +17,8 @@
 //      synced to another time server's clock than the reference (the lowest synced rank's; see
 //      sync/syncengine.h) are aligned on collectives or keep their raw map, with
 //      sync::SegOtherReference in their results and a note naming which ranks used which.
+// wall: every worker's header anchor is then checked against its corrected clock (WallClocks),
+//      and with Options::wallClocks the hosts that pass are placed by their wall clocks.
 // Threading: runs on the loader thread; the Timeline is not yet shared.
 #pragma once
 
@@ -43,6 +45,11 @@ public:
         // config's "collective" category nor the recognised names; sync samples and message
         // pairs still correct the clocks. Timeline::kinds still marks the collectives.
         bool alignCollectives = true;
+        // --clock wall: after the correction, every host whose wall clock agrees with its
+        // corrected clock within its sync band is placed by its wall clock (WallClocks::useWall);
+        // the others stay on the corrected clock, with a note. The wall clocks are checked
+        // (Worker::wall, Timeline::wallClocksAgree) either way.
+        bool wallClocks = false;
     };
 
     static void apply(Timeline &timeline, const std::vector<MessageLog> &messages,

@@ -96,7 +96,8 @@ std::string CorrectionCache::keyOf(const std::vector<std::string> &logs,
     // names) stays what it was.
     std::string key = "align-on=" + options.alignOn + "\ncorrect=" +
                       (options.correct ? "1" : "0") + "\n" +
-                      (options.alignCollectives ? "" : "align=0\n");
+                      (options.alignCollectives ? "" : "align=0\n") +
+                      (options.wallClocks ? "clock=wall\n" : "");
     for (const std::string &p : absoluteSorted(logs)) {
         const auto s = LogFileStamp::of(p);
         if (!s) {
@@ -119,11 +120,13 @@ CorrectionCache CorrectionCache::of(const Timeline &tl)
         wc.raw = w.raw.segments();
         wc.clock = w.clock;
         wc.clock.map = sync::ClockMap();
+        wc.wall = w.wall;
         c.workers.push_back(std::move(wc));
     }
     c.causality = tl.causality;
     c.clockNotes = tl.clockNotes;
     c.referenceShiftNs = tl.referenceShiftNs;
+    c.wallClocksAgree = tl.wallClocksAgree;
     c.range[0] = tl.range(ClockMode::Corrected);
     c.range[1] = tl.range(ClockMode::Raw);
     c.events = int64_t(tl.eventCount());
@@ -149,6 +152,11 @@ std::string CorrectionCache::encode(const std::string &key) const
         w.u32(r.flags);
         w.u32(uint32_t(r.sampleCount));
         w.u32(uint32_t(r.domain));
+        w.u32(uint32_t(wc.wall.verdict));
+        w.i64(wc.wall.offsetNs);
+        w.i64(wc.wall.bandNs);
+        w.str(wc.wall.reason);
+        w.u32(wc.wall.used ? 1 : 0);
     }
     w.i64(causality.constraints);
     w.i64(causality.violationsBefore);
@@ -159,6 +167,7 @@ std::string CorrectionCache::encode(const std::string &key) const
     for (const std::string &n : clockNotes)
         w.str(n);
     w.i64(referenceShiftNs);
+    w.u32(wallClocksAgree ? 1 : 0);
     writeRange(w, range[0]);
     writeRange(w, range[1]);
     w.i64(events);
@@ -191,6 +200,7 @@ namespace {
 std::optional<CorrectionCache> readBody(CacheFile::Reader &r, std::string *why)
 {
     CorrectionCache c;
+    bool badVerdict = false;
     c.workers.resize(r.count(16));
     for (CorrectionCache::WorkerClock &wc : c.workers) {
         wc.log = r.str();
@@ -206,6 +216,13 @@ std::optional<CorrectionCache> readBody(CacheFile::Reader &r, std::string *why)
         cr.flags = r.u32();
         cr.sampleCount = int(r.u32());
         cr.domain = int(r.u32());
+        const uint32_t verdict = r.u32();
+        badVerdict |= verdict > uint32_t(sync::WallVerdict::NoConsensus);
+        wc.wall.verdict = sync::WallVerdict(badVerdict ? 0 : verdict);
+        wc.wall.offsetNs = r.i64();
+        wc.wall.bandNs = r.i64();
+        wc.wall.reason = r.str();
+        wc.wall.used = r.u32() != 0;
     }
     c.causality.constraints = r.i64();
     c.causality.violationsBefore = r.i64();
@@ -216,11 +233,16 @@ std::optional<CorrectionCache> readBody(CacheFile::Reader &r, std::string *why)
     for (std::string &n : c.clockNotes)
         n = r.str();
     c.referenceShiftNs = r.i64();
+    c.wallClocksAgree = r.u32() != 0;
     c.range[0] = readRange(r);
     c.range[1] = readRange(r);
     c.events = r.i64();
     if (!r.finish()) {
         *why = r.error();
+        return std::nullopt;
+    }
+    if (badVerdict) {
+        *why = "a wall-clock verdict out of range";
         return std::nullopt;
     }
     // The job's ranges are what a windowed open adds its window to: a load gives times
@@ -307,8 +329,10 @@ bool CorrectionCache::applyTo(Timeline &tl) const
                                                     : sync::ClockMap(it->second->corrected);
         w.clock = it->second->clock;
         w.clock.workerId = int(i);
+        w.wall = it->second->wall;
     }
     tl.causality = causality;
+    tl.wallClocksAgree = wallClocksAgree;
     tl.clockNotes = clockNotes;
     tl.referenceShiftNs = referenceShiftNs;
     return true;

@@ -2,10 +2,11 @@
 // (LoadOptions::window) can use the result that every sync sample, message pair and collective
 // of the full load produced without reading them again. Written by every full load of a job made
 // only of syncline logs; keyed by the logs (absolute path, size, mtime, inode, head hash — see
-// LogFileStamp) and the correction options (--align-on, --no-correct, --no-align), so any change to any log, or other options, makes
+// LogFileStamp) and the correction options (--align-on, --no-correct, --no-align, --clock wall), so any change to any log, or other options, makes
 // it stale: it is then ignored and the next load is a full one that writes it again.
 //
-// Holds per worker (by its log's path) the corrected map and the engine's summary; for the job
+// Holds per worker (by its log's path) the corrected map, the engine's summary and its wall-clock
+// check (Worker::wall); for the job
 // the causality report, clock notes, the reference shift and both modes' ranges (the window's
 // times stay relative to the whole job's origin).
 // File: CacheFile::placeFor(<dir of the first log>) + "/correction-<hash of the key>.scc".
@@ -26,7 +27,7 @@ struct CorrectionCache
 {
     // Raised whenever the engine gives other results (maps, flags, notes) for the same logs:
     // a cache never hands a windowed open another engine's correction.
-    static constexpr uint32_t kVersion = 2;
+    static constexpr uint32_t kVersion = 3; // 3: the wall-clock check per worker
 
     struct WorkerClock
     {
@@ -34,11 +35,13 @@ struct CorrectionCache
         std::vector<sync::ClockSegment> corrected;
         std::vector<sync::ClockSegment> raw;
         sync::WorkerClockResult clock; // its map left empty
+        WallClockStatus wall;
     };
     std::vector<WorkerClock> workers;
     sync::CausalityReport causality;
     std::vector<std::string> clockNotes;
     int64_t referenceShiftNs = 0;
+    bool wallClocksAgree = false;
     TimeRange range[2]; // [0] corrected, [1] raw
     int64_t events = 0;
 
