@@ -79,18 +79,42 @@ def unavailable(delayline):
          "iptables -t mangle -A PREROUTING -p udp -j NFQUEUE --queue-num 1 && "
          "ip link add name tbp0 type veth peer name tbp1 && "
          f"mount --bind /dev/null {BOOT_ID_FILE}"],
-        capture_output=True, text=True, timeout=30)
+        capture_output=True, text=True, timeout=30, env=_plain_env())
     if probe.returncode != 0:
         return ("the kernel lacks a needed feature (network/time/mount namespaces, veth, "
                 "NFQUEUE, bind mount over procfs): " + probe.stderr.strip()[-300:])
     return ""
 
 
+def _plain_env():
+    """The environment without a sanitizer runtime preloaded (the suite under ASan preloads it
+    into every child; the testbed's own tools are not what is tested)."""
+    return {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
+def build_delayline(out_dir):
+    """Compiles delayline.c into out_dir; returns (path, "") or (None, why not)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return None, "no C compiler"
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libnetfilter_queue"],
+                           capture_output=True, text=True)
+    if flags.returncode != 0:
+        return None, ("libnetfilter-queue-dev is not installed (scripts/setup.sh installs it): "
+                      + flags.stderr.strip())
+    out = pathlib.Path(out_dir) / "delayline"
+    r = subprocess.run([cc, "-O2", "-Wall", "-o", str(out), str(HERE / "delayline.c")]
+                       + flags.stdout.split(), capture_output=True, text=True, env=_plain_env())
+    if r.returncode != 0:
+        return None, "delayline.c did not compile: " + r.stderr.strip()[-500:]
+    return out, ""
+
+
 def netem_available():
     """Whether this kernel has sch_netem (the testbed never needs it: see delayline.c)."""
     r = subprocess.run(["unshare", "--net", "sh", "-c", "ip link set lo up && "
                         "tc qdisc add dev lo root netem delay 1ms"],
-                       capture_output=True, text=True, timeout=30)
+                       capture_output=True, text=True, timeout=30, env=_plain_env())
     return r.returncode == 0
 
 
@@ -186,6 +210,7 @@ class Testbed:
         self.realtime = realtime
         self._own_workdir = workdir is None
         self.workdir = pathlib.Path(workdir or tempfile.mkdtemp(prefix="syncline-testbed-"))
+        self.workdir.mkdir(parents=True, exist_ok=True)
         self._anchors = []   # Popen of each anchor (router first)
         self._holders = {}   # name -> holder pid ("router" and each host)
         self._inodes = set()
@@ -252,7 +277,7 @@ class Testbed:
         # The delay line first: a packet queued to an NFQUEUE nobody listens on is dropped.
         self._delay_proc = self.popen_ns(
             router, [self.delayline, "--seed", str(self.seed)] + (["--rt"] if self.realtime else [])
-            + queues, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            + queues, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_plain_env())
         if self._delay_proc.stdout.readline().strip() != "ready":
             raise RuntimeError("testbed: delayline did not start: " + self._delay_proc.stderr.read())
         self._sh(router, "\n".join(script))
@@ -305,14 +330,16 @@ class Testbed:
     def popen_ns(self, holder, argv, **kw):
         """A process in the namespaces of holder pid (its own session: killed by close())."""
         kw.setdefault("start_new_session", True)
+        # Entering a mount namespace resets the working directory: nsenter --wd sets it after.
+        wd = pathlib.Path(kw.pop("cwd", None) or os.getcwd()).resolve()
         p = subprocess.Popen(["nsenter", "-t", str(holder), "--net", "--uts", "--mount",
-                              "--time", "--"] + [str(a) for a in argv], **kw)
+                              "--time", f"--wd={wd}", "--"] + [str(a) for a in argv], **kw)
         self._procs.append(p)
         return p
 
     def _sh(self, holder, script):
         p = self.popen_ns(holder, ["sh", "-c", script], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+                          stderr=subprocess.STDOUT, text=True, env=_plain_env())
         out, _ = p.communicate(timeout=60)
         if p.returncode != 0:
             raise RuntimeError(f"testbed: setup failed: {out.strip()}\n--- script:\n{script}")

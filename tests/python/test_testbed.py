@@ -1,0 +1,207 @@
+"""Real multi-host torchrun jobs on the testbed (scripts/testbed/): three emulated hosts, each in
+its own network, UTS, mount and time namespaces with its own hostname, boot id and monotonic
+offset, linked through a router by asymmetric, jittery delays (the NFQUEUE delay line). Plain
+`torchrun` (Debian's, with the --redirects 2 --tee 2 it needs), 2 DDP workers (gloo, CPU) per
+host, and no time server named anywhere: the workers find rank 0's server by themselves.
+
+Truth is what the testbed set: host k's clock reads physical time + offset_k, so an event
+stamped `local` on host k happened at reference-clock time local - offset_k + offset_0 (the
+reference is rank 0's server, on host 0). The physical floor of a host is half the asymmetry of
+its path to the server, measured from the one-way delays its sync exchanges achieved (exact,
+since the offsets are known) and checked against the delays configured.
+
+Checks: every log has sync samples against the job's own server; each host's corrected offset
+is within its floor + 15 µs of the truth; every event is within its worker's guaranteed bound.
+Needs root and the kernel features (time namespaces, veth, NFQUEUE); skips, saying which, when
+they are missing. CI cost: one job of ~20 s wall on 2 cores. SYNCLINE_TESTBED_LONG=1 adds a
+crash-and-restart scenario (--max_restarts 1).
+"""
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SOURCE_DIR, without_leak_check
+
+sys.path.insert(0, str(SOURCE_DIR / "scripts" / "testbed"))
+import testbed  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+WORKER = HERE / "testbed_worker.py"
+# Offsets with ns parts; delays (up = host -> router, down = router -> host) and jitters in ns.
+# Path host k -> host 0 waits up_k + down_0, back up_0 + down_k: h1's path is 230 µs slower
+# toward the server (floor +115 µs), h2's 200 µs faster (floor -100 µs).
+HOSTS = [
+    dict(name="tb-h0", offset_ns=7_123_456_789, up_ns=100_000, down_ns=150_000,
+         up_jitter_ns=20_000, down_jitter_ns=20_000),
+    dict(name="tb-h1", offset_ns=2_000_987_654, up_ns=300_000, down_ns=120_000,
+         up_jitter_ns=50_000, down_jitter_ns=30_000),
+    dict(name="tb-h2", offset_ns=11_500_000_001, up_ns=150_000, down_ns=400_000,
+         up_jitter_ns=30_000, down_jitter_ns=10_000),
+]
+MARGIN_NS = 15_000  # what the engine may add to the physical floor
+TORCHRUN = ["torchrun", "--redirects", "2", "--tee", "2", "--monitor_interval", "0.5"]
+
+
+@pytest.fixture(scope="module")
+def delayline(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.skip("the testbed needs root (namespaces, veths, iptables)")
+    path, why = testbed.build_delayline(tmp_path_factory.mktemp("delayline"))
+    if not path:
+        pytest.skip("testbed: " + why)
+    why = testbed.unavailable(path)
+    if why:
+        pytest.skip("testbed: " + why)
+    return path
+
+
+def job_env():
+    env = dict(os.environ)
+    for var in list(env):
+        if var.startswith(("SYNCLINE_", "TORCHELASTIC_")) or var in (
+                "RANK", "WORLD_SIZE", "LOCAL_RANK", "GROUP_RANK", "ROLE_NAME", "MASTER_ADDR",
+                "MASTER_PORT"):
+            env.pop(var)
+    return without_leak_check(env)
+
+
+def run_job(tb, job, nnodes, extra_args, worker_args, timeout=150):
+    """One torchrun agent per testbed host, rendezvous on tb-h0; returns their outputs."""
+    agents = []
+    for h in tb.hosts:
+        agents.append(tb.popen(h.name, TORCHRUN + [
+            "--nnodes", nnodes, "--nproc_per_node", "2", "--rdzv_backend", "c10d",
+            "--rdzv_endpoint", "tb-h0:29400", "--rdzv_id", "testbed-job", *extra_args, WORKER,
+            "--log", job / "timer_events.{rank}.log", *worker_args],
+            cwd=job, env=job_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    outs = []
+    for a in agents:
+        try:
+            outs.append(a.communicate(timeout=timeout)[0])
+        except subprocess.TimeoutExpired:
+            pytest.fail("the testbed job did not finish; outputs so far: " + "\n".join(outs))
+    for a, out in zip(agents, outs):
+        assert a.returncode == 0, out[-3000:]
+    return outs
+
+
+def read_records(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def analyse(job, hosts):
+    """Per host: the floor from its sync exchanges' one-way delays, the corrected offset's error
+    (median over its events) and each worker's largest event error against its bound."""
+    import syncline
+    tl = syncline.load_timeline(str(job))
+    off = {h.name: h.offset_ns for h in hosts}
+    ref = hosts[0].name
+    # global - physical time of every event end point, per worker
+    gap = {}
+    for i, w in enumerate(tl.workers):
+        gap[i] = [e.start_ns - (e.local_start_ns - off[w.host]) for e in w.events] + \
+                 [e.end_ns - (e.local_end_ns - off[w.host]) for e in w.events if e.status == "complete"]
+    # The timeline's epoch: global = reference clock + K. Rank 0 is the server's own process
+    # (its map is the identity up to its loopback exchanges): K from its events.
+    rank0 = [i for i, w in enumerate(tl.workers) if w.rank == 0]
+    k = statistics.median(gap[rank0[0]])
+    out = {}
+    for h in hosts:
+        fwd, back, errs, workers = [], [], [], []
+        theta = off[ref] - off[h.name]
+        for i, w in enumerate(tl.workers):
+            if w.host != h.name:
+                continue
+            for r in read_records(w.source_file):
+                if r["t"] == "sync":
+                    fwd.append(r["t2"] - r["t1"] - theta)
+                    back.append(r["t4"] - r["t3"] + theta)
+            e = [g - k for g in gap[i]]
+            errs += e
+            workers.append({"rank": w.rank, "restart": w.restart, "method": w.clock["method"],
+                            "bound_ns": w.clock["bound_ns"],
+                            "worst_ns": max(abs(x) for x in e) if e else 0})
+        out[h.name] = {"floor_ns": (min(fwd) - min(back)) / 2 if fwd else None,
+                       "fwd_min_ns": min(fwd) if fwd else None,
+                       "back_min_ns": min(back) if back else None,
+                       "error_ns": statistics.median(errs) if errs else None,
+                       "workers": workers}
+    return tl, out
+
+
+def check_job(job, hosts, expect_logs):
+    logs = sorted(job.glob("timer_events*.log"))
+    assert len(logs) == expect_logs, logs
+    servers = set()
+    for p in logs:
+        records = read_records(p)
+        notes = [r["msg"] for r in records if r["t"] == "note"]
+        assert any(m.startswith("no time server named: using the job's own, tb-h0:")
+                   for m in notes), (p.name, notes)
+        samples = [r for r in records if r["t"] == "sync"]
+        assert samples, f"{p.name}: no sync samples; notes: {notes}"
+        servers |= {r["ref"] for r in samples}
+    assert len({s.rsplit("@", 1)[1] for s in servers}) == 1, servers  # one reference clock
+    tl, result = analyse(job, hosts)
+    report = json.dumps(result, indent=1)
+    for h in hosts:
+        r = result[h.name]
+        floor = r["floor_ns"]
+        # The floor the delays set (± the delay line's and the kernel path's own asymmetry).
+        configured = ((h.up_ns + hosts[0].down_ns) - (hosts[0].up_ns + h.down_ns)) / 2
+        if h is not hosts[0]:
+            assert abs(floor - configured) <= 30_000, (h.name, floor, configured, report)
+        assert abs(r["error_ns"]) <= abs(floor) + MARGIN_NS, (h.name, report)
+        for w in r["workers"]:
+            assert w["method"] == "sync", (h.name, report)
+            assert w["worst_ns"] <= w["bound_ns"], (h.name, w, report)
+    return tl, result
+
+
+@pytest.fixture
+def bed(delayline, tmp_path):
+    hosts = [testbed.Host(**h) for h in HOSTS]
+    with testbed.Testbed(hosts, delayline, workdir=tmp_path / "testbed") as tb:
+        yield tb
+    stats = tb.delayline_stats
+    assert stats and all(q["overflows"] == 0 for q in stats["queues"]), stats
+
+
+def test_three_hosts_ddp_without_a_named_server(bed, workdir):
+    """3 hosts × 2 DDP workers, plain torchrun, no server named: samples on every worker, each
+    host within its floor + 15 µs, every event within its bound. The testbed is really there:
+    each worker's header names its host's hostname and boot id."""
+    job = workdir / "job"
+    job.mkdir()
+    # Bursts every 0.25 s (the default is 1 s): a short CI job still gets 20+ bursts.
+    (job / "timer_config.json").write_text('{"sync": {"interval_s": 0.25}}\n')
+    run_job(bed, job, "3", [], ["--steps", "30"])
+    boot = {h.name: h.boot_id for h in bed.hosts}
+    for p in job.glob("timer_events*.log"):
+        h = read_records(p)[0]
+        assert h["boot_id"] == boot[h["host"]], h
+    tl, result = check_job(job, bed.hosts, expect_logs=6)
+    assert sorted((w.host, w.rank) for w in tl.workers) == [
+        ("tb-h0", 0), ("tb-h0", 1), ("tb-h1", 2), ("tb-h1", 3), ("tb-h2", 4), ("tb-h2", 5)]
+    print(json.dumps(result))
+
+
+@pytest.mark.skipif(not os.environ.get("SYNCLINE_TESTBED_LONG"),
+                    reason="a longer testbed scenario; set SYNCLINE_TESTBED_LONG=1")
+def test_crash_and_restart_keeps_hosts_within_floor(bed, workdir):
+    """Rank 3 (on tb-h1) dies at step 10 of its first incarnation; --max_restarts 1 restarts the
+    group. Every incarnation has samples of the same reference clock (rank 0 stays on tb-h0),
+    and each host is still within its floor + 15 µs, every event within its bound."""
+    job = workdir / "job"
+    job.mkdir()
+    (job / "timer_config.json").write_text('{"sync": {"interval_s": 0.25}}\n')
+    outs = run_job(bed, job, "3", ["--max_restarts", "1"],
+                   ["--steps", "30", "--crash-rank", "3", "--crash-step", "10"], timeout=240)
+    assert any("worker rank=3 crashing at step 10" in o for o in outs)
+    check_job(job, bed.hosts, expect_logs=12)
