@@ -11,6 +11,8 @@
 # (scripts/fuzz.sh). chromium (headless) opens `syncline report`'s page in tst_reportcommand, which
 # skips, saying so, without it. protobuf-compiler (protoc) decodes `export --perfetto`'s trace
 # against Perfetto's perfetto_trace.proto in test_perfetto, which skips, saying so, without it.
+# libnetfilter-queue-dev, iptables and iproute2 are for the multi-host testbed (scripts/testbed/:
+# its NFQUEUE delay line, the router's rules, the veths; test_testbed and `make demo` as root).
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -22,6 +24,7 @@ PKGS=(
   dpkg-dev file python3-setuptools python3-wheel python3-build python3-venv desktop-file-utils
   python3-torch
   clang libclang-rt-14-dev
+  libnetfilter-queue-dev iptables iproute2
 )
 missing=()
 for p in "${PKGS[@]}"; do

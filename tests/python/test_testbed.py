@@ -110,7 +110,7 @@ def analyse(job, hosts):
     # The timeline's epoch: global = reference clock + K. Rank 0 is the server's own process
     # (its map is the identity up to its loopback exchanges): K from its events.
     rank0 = [i for i, w in enumerate(tl.workers) if w.rank == 0]
-    k = statistics.median(gap[rank0[0]])
+    k = statistics.median_low(gap[rank0[0]])
     out = {}
     for h in hosts:
         fwd, back, errs, workers = [], [], [], []
@@ -130,7 +130,7 @@ def analyse(job, hosts):
         out[h.name] = {"floor_ns": (min(fwd) - min(back)) / 2 if fwd else None,
                        "fwd_min_ns": min(fwd) if fwd else None,
                        "back_min_ns": min(back) if back else None,
-                       "error_ns": statistics.median(errs) if errs else None,
+                       "error_ns": statistics.median_low(errs) if errs else None,
                        "workers": workers}
     return tl, out
 
@@ -205,3 +205,83 @@ def test_crash_and_restart_keeps_hosts_within_floor(bed, workdir):
                    ["--steps", "30", "--crash-rank", "3", "--crash-step", "10"], timeout=240)
     assert any("worker rank=3 crashing at step 10" in o for o in outs)
     check_job(job, bed.hosts, expect_logs=12)
+
+
+def root_net_state():
+    """The root namespace's links and iptables rules (the testbed must never change them)."""
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    rules = subprocess.run(["iptables-save"], capture_output=True, text=True).stdout
+    return (sorted(line.split(":")[1].strip() for line in links.splitlines()),
+            [r for r in rules.splitlines() if not r.startswith("#")])
+
+
+def testbed_processes(inodes):
+    return testbed._pids_in_netns(inodes)
+
+
+def test_testbed_is_what_it_claims_and_leaves_nothing_behind(delayline, tmp_path):
+    """Each host has its hostname, boot id (the file the recorder reads), clock offset and
+    address; the delay line holds packets at least as long as configured (measured one-way
+    delays, exact through the known offsets). An exception inside the `with` block removes every
+    process, namespace, veth and rule; the root namespace's links and rules are unchanged."""
+    before = root_net_state()
+    hosts = [testbed.Host(**h) for h in HOSTS]
+    with pytest.raises(RuntimeError, match="on purpose"):
+        with testbed.Testbed(hosts, delayline, workdir=tmp_path / "tb") as tb:
+            inodes = set(tb._inodes)
+            clocks = {}
+            for h in hosts:
+                r = tb.run(h.name, [sys.executable, "-c",
+                                    "import socket, time; print(socket.gethostname(), "
+                                    "open('/proc/sys/kernel/random/boot_id').read().strip(), "
+                                    "time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW))"])
+                assert r.returncode == 0, r.stderr
+                name, boot, mono = r.stdout.split()
+                assert (name, boot) == (h.name, h.boot_id)
+                clocks[h.name] = int(mono) - h.offset_ns  # physical time, if the offset holds
+            # Taken one after the other, a few ms apart: equal physical clocks within 2 s show
+            # the offsets (seconds apart) are applied, and exactly as set.
+            assert max(clocks.values()) - min(clocks.values()) < 2_000_000_000, clocks
+            for c in ("tb-h1", "tb-h2"):
+                m = tb.probe(c, "tb-h0", count=100, interval_s=0.001)
+                assert m["count"] >= 90, m
+                assert m["forward_min_ns"] >= tb.configured_one_way_ns(c, "tb-h0"), m
+                assert m["back_min_ns"] >= tb.configured_one_way_ns("tb-h0", c), m
+            # in a session of its own: only the sweep of the namespaces finds it
+            tb.run("tb-h1", ["setsid", "-f", "sleep", "600"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            assert testbed_processes(inodes)
+            raise RuntimeError("on purpose")
+    assert not testbed_processes(inodes)
+    assert root_net_state() == before
+    assert tb.delayline_stats and all(q["hold_min_ns"] >= q["delay_ns"]
+                                      for q in tb.delayline_stats["queues"] if q["packets"])
+
+
+def test_sigint_to_the_driver_cleans_up(delayline, tmp_path):
+    """SIGINT to a driver in the middle of its `with` block: it stops everything it started."""
+    before = root_net_state()
+    script = (
+        "import os, sys, time\n"
+        f"sys.path.insert(0, {str(SOURCE_DIR / 'scripts' / 'testbed')!r})\n"
+        "import testbed\n"
+        f"hosts = [testbed.Host(**h) for h in {HOSTS!r}]\n"
+        f"with testbed.Testbed(hosts, {str(delayline)!r}) as tb:\n"
+        "    tb.run('tb-h2', ['setsid', '-f', 'sleep', '600'], stdout=-3, stderr=-3)\n"
+        "    print(' '.join(map(str, tb._inodes)), flush=True)\n"
+        "    time.sleep(600)\n")
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        inodes = {int(x) for x in line.split()}
+        assert len(inodes) == 4 and testbed_processes(inodes), (line, p.stderr.read() if not line else "")
+        p.send_signal(2)
+        p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode != 0
+    assert not testbed_processes(inodes)
+    assert root_net_state() == before
