@@ -22,6 +22,7 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -135,12 +136,16 @@ def analyse(job, hosts):
     return tl, out
 
 
-def check_job(job, hosts, expect_logs):
+def check_job(job, hosts, expect_logs, transient_worlds=()):
+    """The scenario checks; logs of a world size in transient_worlds (an incarnation the agents
+    stopped again at once while the group re-formed) need no samples of their own."""
     logs = sorted(job.glob("timer_events*.log"))
     assert len(logs) == expect_logs, logs
     servers = set()
     for p in logs:
         records = read_records(p)
+        if records[0]["world_size"] in transient_worlds:
+            continue
         notes = [r["msg"] for r in records if r["t"] == "note"]
         assert any(m.startswith("no time server named: using the job's own, tb-h0:")
                    for m in notes), (p.name, notes)
@@ -285,3 +290,71 @@ def test_sigint_to_the_driver_cleans_up(delayline, tmp_path):
     assert p.returncode != 0
     assert not testbed_processes(inodes)
     assert root_net_state() == before
+
+
+@pytest.mark.skipif(not os.environ.get("SYNCLINE_TESTBED_LONG"),
+                    reason="a longer testbed scenario; set SYNCLINE_TESTBED_LONG=1")
+def test_hosts_joining_keep_one_reference(bed, workdir):
+    """--nnodes 1:3: tb-h0 starts alone (world 2, its workers step without collectives); tb-h1
+    and tb-h2 join, torchelastic re-forms the group (world 6) and the job runs. Every
+    incarnation has samples of one reference clock (rank 0 stays on tb-h0), each host within its
+    floor + 15 µs, every event within its bound."""
+    job = workdir / "job"
+    job.mkdir()
+    (job / "timer_config.json").write_text('{"sync": {"interval_s": 0.25}}\n')
+    args = lambda h: TORCHRUN + [  # noqa: E731
+        "--nnodes", "1:3", "--nproc_per_node", "2", "--rdzv_backend", "c10d",
+        "--rdzv_endpoint", "tb-h0:29400", "--rdzv_id", "testbed-grow",
+        "--rdzv_conf", "last_call_timeout=2", WORKER, "--log", job / "timer_events.{rank}.log",
+        "--wait-world", "6", "--steps", "30"]
+    first = bed.popen("tb-h0", args("tb-h0"), cwd=job, env=job_env(), stdout=subprocess.PIPE,
+                      stderr=subprocess.STDOUT, text=True)
+    log0 = job / "timer_events.0.log"
+    deadline = time.monotonic() + 90
+    while not (log0.exists() and '"name":"step"' in log0.read_text()):
+        assert time.monotonic() < deadline and first.poll() is None, "tb-h0 alone never stepped"
+        time.sleep(0.2)
+    time.sleep(1.5)  # a few sync bursts of the world-2 incarnation
+    others = [bed.popen(h, args(h), cwd=job, env=job_env(), stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True) for h in ("tb-h1", "tb-h2")]
+    outs = [p.communicate(timeout=240)[0] for p in [first] + others]
+    for p, out in zip([first] + others, outs):
+        assert p.returncode == 0, out[-3000:]
+    worlds = sorted({read_records(p)[0]["world_size"] for p in job.glob("timer_events*.log")})
+    assert worlds[0] == 2 and worlds[-1] == 6, worlds
+    check_job(job, bed.hosts, expect_logs=len(list(job.glob("timer_events*.log"))),
+              transient_worlds=worlds[1:-1])
+
+
+@pytest.mark.skipif(not os.environ.get("SYNCLINE_TESTBED_LONG"),
+                    reason="a longer testbed scenario; set SYNCLINE_TESTBED_LONG=1")
+def test_remote_worker_killed_is_shown_ended(bed, workdir, bin_dir):
+    """Rank 3 on tb-h1 is killed with SIGKILL mid-run; torchelastic restarts the group. Seen
+    from outside every testbed host (`syncline attach` in the root namespace: another hostname
+    and boot id, so no pid check), rank 3's first incarnation is *ended* as superseded, without
+    any option; the job's clocks still hold."""
+    job = workdir / "job"
+    job.mkdir()
+    (job / "timer_config.json").write_text('{"sync": {"interval_s": 0.25}}\n')
+    agents = [bed.popen(h.name, TORCHRUN + [
+        "--nnodes", "3", "--nproc_per_node", "2", "--max_restarts", "1", "--rdzv_backend",
+        "c10d", "--rdzv_endpoint", "tb-h0:29400", "--rdzv_id", "testbed-kill", WORKER,
+        "--log", job / "timer_events.{rank}.log", "--steps", "40"], cwd=job, env=job_env(),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for h in bed.hosts]
+    log3 = job / "timer_events.3.log"
+    deadline = time.monotonic() + 120
+    while not (log3.exists() and log3.read_text().count('"name":"step"') >= 10):
+        assert time.monotonic() < deadline, "rank 3 never reached step 5"
+        time.sleep(0.1)
+    victim = read_records(log3)[0]
+    assert victim["host"] == "tb-h1"
+    os.kill(victim["pid"], 9)
+    outs = [a.communicate(timeout=240)[0] for a in agents]
+    for a, out in zip(agents, outs):
+        assert a.returncode == 0, out[-3000:]
+    r = subprocess.run([str(bin_dir / "syncline"), "attach", str(job), "--until-idle", "2"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("rank 3 restart 0:"))
+    assert "ended without a closing record (probably crashed" in line, r.stdout
+    check_job(job, bed.hosts, expect_logs=12)

@@ -8,11 +8,14 @@ torchrun's environment: nothing about sync is configured).
   --step-ms M           extra compute per step, ms (default 20)
   --crash-rank R --crash-step S   rank R dies hard (os._exit(13), no close record) at step S of
                         its first incarnation
-  --hang-after-step S   after step S, stop recording and stay alive (until killed)
+  --wait-world N        while the world is smaller than N, step without collectives until
+                        torchelastic stops this worker to re-form the group (SIGTERM: the log
+                        is closed first)
 Prints "worker rank=R restart=K world=W pid=P host=H log=PATH" when the client is up.
 """
 import argparse
 import os
+import signal
 import socket
 import sys
 import time
@@ -32,12 +35,23 @@ def main():
     p.add_argument("--step-ms", type=float, default=20)
     p.add_argument("--crash-rank", type=int, default=-1)
     p.add_argument("--crash-step", type=int, default=-1)
+    p.add_argument("--wait-world", type=int, default=0)
     o = p.parse_args()
     client = syncline.FileTimerClient(log_path=o.log)
     restart = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
     world = int(os.environ["WORLD_SIZE"])
     say(f"worker rank={client.rank} restart={restart} world={world} pid={os.getpid()} "
         f"host={socket.gethostname()} log={client.log_path}")
+
+    def on_sigterm(signum, frame):
+        client.instant("stopped_by_agent")
+        client.close()
+        os._exit(143)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    while world < o.wait_world:  # until the agent re-forms the group with the new hosts
+        with client.event("step", world=world):
+            time.sleep(o.step_ms / 1000)
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
