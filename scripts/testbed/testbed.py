@@ -263,7 +263,8 @@ class Testbed:
                 "--kind", "host", "--hostname", h.name, "--offset-ns", str(h.offset_ns),
                 "--boot-id-file", str(boot), "--hosts-file", str(hosts_file))
         router = self._holders["router"]
-        script = ["set -e", "ip link set lo up", "sysctl -qw net.ipv4.ip_forward=1"]
+        # /proc/sys/net is the opener's network namespace's: this turns on forwarding in the router only.
+        script = ["set -e", "ip link set lo up", "echo 1 > /proc/sys/net/ipv4/ip_forward"]
         queues = []
         for h in self.hosts:
             k = h.index
@@ -382,11 +383,13 @@ class Testbed:
         "back_p50_ns", "rtt_min_ns", "count"}."""
         probe = HERE / "owd_probe.py"
         srv = self.popen(server, [sys.executable, probe, "serve", port, count],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=_plain_env())
         if srv.stdout.readline().strip() != "ready":
             raise RuntimeError("owd_probe serve: " + srv.stderr.read())
         cli = self.run(client, [sys.executable, probe, "ping", self.host(server).ip, port, count,
-                                interval_s], timeout=60 + count * interval_s * 4)
+                                interval_s], timeout=60 + count * interval_s * 4,
+                       env=_plain_env())
         srv.wait(timeout=30)
         if cli.returncode != 0:
             raise RuntimeError("owd_probe ping: " + cli.stderr)

@@ -136,6 +136,28 @@ def analyse(job, hosts):
     return tl, out
 
 
+def print_figures(job, result):
+    """One line per host (pytest -s shows them; docs/sync.md's "Real hosts" table is made of
+    them): floor, error, their difference, the median and largest bound, the worst event."""
+    r = subprocess.run([str(pathlib.Path(os.environ["SYNCLINE_BIN"]) / "syncline"), "stats",
+                        str(job), "--json"], capture_output=True, text=True, timeout=120)
+    median = {}
+    if r.returncode == 0:
+        for w in json.loads(r.stdout)["workers"]:
+            median.setdefault(w["host"], []).append(w["clock"].get("median_bound_ns", 0))
+    load = pathlib.Path("/proc/loadavg").read_text().split()[:3]
+    print(f"\n{job.parent.name}: load average {' '.join(load)}")
+    print("host    floor_us  error_us  error-floor_us  median_bound_us  max_bound_us  worst_event_us")
+    for name, x in result.items():
+        if x["floor_ns"] is None:
+            continue
+        print(f"{name:7} {x['floor_ns'] / 1e3:8.1f}  {x['error_ns'] / 1e3:8.1f}  "
+              f"{(x['error_ns'] - x['floor_ns']) / 1e3:14.1f}  "
+              f"{statistics.median(median.get(name, [0])) / 1e3:15.1f}  "
+              f"{max(w['bound_ns'] for w in x['workers']) / 1e3:12.1f}  "
+              f"{max(w['worst_ns'] for w in x['workers']) / 1e3:14.1f}")
+
+
 def check_job(job, hosts, expect_logs, transient_worlds=()):
     """The scenario checks; logs of a world size in transient_worlds (an incarnation the agents
     stopped again at once while the group re-formed) need no samples of their own."""
@@ -155,6 +177,7 @@ def check_job(job, hosts, expect_logs, transient_worlds=()):
     assert len({s.rsplit("@", 1)[1] for s in servers}) == 1, servers  # one reference clock
     tl, result = analyse(job, hosts)
     report = json.dumps(result, indent=1)
+    print_figures(job, result)
     for h in hosts:
         r = result[h.name]
         floor = r["floor_ns"]
@@ -176,6 +199,14 @@ def bed(delayline, tmp_path):
         yield tb
     stats = tb.delayline_stats
     assert stats and all(q["overflows"] == 0 for q in stats["queues"]), stats
+    print("delay line (queue 2k: host k's uplink, 2k+1: its downlink), µs:")
+    for q in stats["queues"]:
+        if q["packets"]:
+            print(f"  queue {q['queue']}: delay {q['delay_ns'] / 1e3:.0f} + jitter "
+                  f"{q['jitter_ns'] / 1e3:.0f}: {q['packets']} packets, held min "
+                  f"{q['hold_min_ns'] / 1e3:.1f} median {q['hold_median_ns'] / 1e3:.1f}, "
+                  f"release late by {q['late_mean_ns'] / 1e3:.1f} on average "
+                  f"(max {q['late_max_ns'] / 1e3:.0f})")
 
 
 def test_three_hosts_ddp_without_a_named_server(bed, workdir):
@@ -194,7 +225,6 @@ def test_three_hosts_ddp_without_a_named_server(bed, workdir):
     tl, result = check_job(job, bed.hosts, expect_logs=6)
     assert sorted((w.host, w.rank) for w in tl.workers) == [
         ("tb-h0", 0), ("tb-h0", 1), ("tb-h1", 2), ("tb-h1", 3), ("tb-h2", 4), ("tb-h2", 5)]
-    print(json.dumps(result))
 
 
 @pytest.mark.skipif(not os.environ.get("SYNCLINE_TESTBED_LONG"),
@@ -216,8 +246,9 @@ def root_net_state():
     """The root namespace's links and iptables rules (the testbed must never change them)."""
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     rules = subprocess.run(["iptables-save"], capture_output=True, text=True).stdout
+    forward = pathlib.Path("/proc/sys/net/ipv4/ip_forward").read_text()
     return (sorted(line.split(":")[1].strip() for line in links.splitlines()),
-            [r for r in rules.splitlines() if not r.startswith("#")])
+            [r for r in rules.splitlines() if not r.startswith("#")], forward)
 
 
 def testbed_processes(inodes):
