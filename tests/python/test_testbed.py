@@ -7,8 +7,8 @@ host, and no time server named anywhere: the workers find rank 0's server by the
 Truth is what the testbed set: host k's clock reads physical time + offset_k, so an event
 stamped `local` on host k happened at reference-clock time local - offset_k + offset_0 (the
 reference is rank 0's server, on host 0). The physical floor of a host is half the asymmetry of
-its path to the server, measured from the one-way delays its sync exchanges achieved (exact,
-since the offsets are known) and checked against the delays configured.
+its path to the server, set by the configured delays and verified from the one-way delays its
+sync exchanges achieved (exact, since the offsets are known).
 
 Checks: every log has sync samples against the job's own server; each host's corrected offset
 is within its floor + 15 µs of the truth; every event is within its worker's guaranteed bound.
@@ -45,6 +45,7 @@ HOSTS = [
          up_jitter_ns=30_000, down_jitter_ns=10_000),
 ]
 MARGIN_NS = 15_000  # what the engine may add to the physical floor
+FLOOR_CHECK_NS = 25_000  # how far the achieved floor may be from the configured one
 TORCHRUN = ["torchrun", "--redirects", "2", "--tee", "2", "--monitor_interval", "0.5"]
 
 
@@ -138,7 +139,8 @@ def analyse(job, hosts):
 
 def print_figures(job, result):
     """One line per host (pytest -s shows them; docs/sync.md's "Real hosts" table is made of
-    them): floor, error, their difference, the median and largest bound, the worst event."""
+    them): the smallest one-way delays its sync exchanges achieved, the floor, the error, their
+    difference, the median and largest bound, the worst event."""
     r = subprocess.run([str(pathlib.Path(os.environ["SYNCLINE_BIN"]) / "syncline"), "stats",
                         str(job), "--json"], capture_output=True, text=True, timeout=120)
     median = {}
@@ -147,11 +149,13 @@ def print_figures(job, result):
             median.setdefault(w["host"], []).append(w["clock"].get("median_bound_ns", 0))
     load = pathlib.Path("/proc/loadavg").read_text().split()[:3]
     print(f"\n{job.parent.name}: load average {' '.join(load)}")
-    print("host    floor_us  error_us  error-floor_us  median_bound_us  max_bound_us  worst_event_us")
+    print("host    to_server_us  from_server_us  floor_us  error_us  error-floor_us  "
+          "median_bound_us  max_bound_us  worst_event_us")
     for name, x in result.items():
         if x["floor_ns"] is None:
             continue
-        print(f"{name:7} {x['floor_ns'] / 1e3:8.1f}  {x['error_ns'] / 1e3:8.1f}  "
+        print(f"{name:7} {x['fwd_min_ns'] / 1e3:12.1f}  {x['back_min_ns'] / 1e3:14.1f}  "
+              f"{x['floor_ns'] / 1e3:8.1f}  {x['error_ns'] / 1e3:8.1f}  "
               f"{(x['error_ns'] - x['floor_ns']) / 1e3:14.1f}  "
               f"{statistics.median(median.get(name, [0])) / 1e3:15.1f}  "
               f"{max(w['bound_ns'] for w in x['workers']) / 1e3:12.1f}  "
@@ -180,11 +184,13 @@ def check_job(job, hosts, expect_logs, transient_worlds=()):
     print_figures(job, result)
     for h in hosts:
         r = result[h.name]
-        floor = r["floor_ns"]
-        # The floor the delays set (± the delay line's and the kernel path's own asymmetry).
-        configured = ((h.up_ns + hosts[0].down_ns) - (hosts[0].up_ns + h.down_ns)) / 2
-        if h is not hosts[0]:
-            assert abs(floor - configured) <= 30_000, (h.name, floor, configured, report)
+        # The floor is the one the delays set: half the asymmetry of the path to the server.
+        # The one-way delays the sync exchanges achieved (exact through the known offsets) must
+        # show it, up to the kernel path's and the delay line's own asymmetry (measured within
+        # ±11 µs under a load average of 17).
+        floor = ((h.up_ns + hosts[0].down_ns) - (hosts[0].up_ns + h.down_ns)) / 2 \
+            if h is not hosts[0] else 0
+        assert abs(r["floor_ns"] - floor) <= FLOOR_CHECK_NS, (h.name, floor, report)
         assert abs(r["error_ns"]) <= abs(floor) + MARGIN_NS, (h.name, report)
         for w in r["workers"]:
             assert w["method"] == "sync", (h.name, report)
@@ -251,7 +257,7 @@ def root_net_state():
             [r for r in rules.splitlines() if not r.startswith("#")], forward)
 
 
-def testbed_processes(inodes):
+def processes_in(inodes):
     return testbed._pids_in_netns(inodes)
 
 
@@ -286,9 +292,9 @@ def test_testbed_is_what_it_claims_and_leaves_nothing_behind(delayline, tmp_path
             # in a session of its own: only the sweep of the namespaces finds it
             tb.run("tb-h1", ["setsid", "-f", "sleep", "600"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            assert testbed_processes(inodes)
+            assert processes_in(inodes)
             raise RuntimeError("on purpose")
-    assert not testbed_processes(inodes)
+    assert not processes_in(inodes)
     assert root_net_state() == before
     assert tb.delayline_stats and all(q["hold_min_ns"] >= q["delay_ns"]
                                       for q in tb.delayline_stats["queues"] if q["packets"])
@@ -311,7 +317,7 @@ def test_sigint_to_the_driver_cleans_up(delayline, tmp_path):
     try:
         line = p.stdout.readline()
         inodes = {int(x) for x in line.split()}
-        assert len(inodes) == 4 and testbed_processes(inodes), (line, p.stderr.read() if not line else "")
+        assert len(inodes) == 4 and processes_in(inodes), (line, p.stderr.read() if not line else "")
         p.send_signal(2)
         p.communicate(timeout=60)
     finally:
@@ -319,7 +325,7 @@ def test_sigint_to_the_driver_cleans_up(delayline, tmp_path):
             p.kill()
             p.wait()
     assert p.returncode != 0
-    assert not testbed_processes(inodes)
+    assert not processes_in(inodes)
     assert root_net_state() == before
 
 
