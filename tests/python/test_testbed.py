@@ -205,7 +205,8 @@ def bed(delayline, tmp_path):
         yield tb
     stats = tb.delayline_stats
     assert stats and all(q["overflows"] == 0 for q in stats["queues"]), stats
-    print("delay line (queue 2k: host k's uplink, 2k+1: its downlink), µs:")
+    print("delay line (queue 2k: host k's uplink, 2k+1: its downlink; sch_netem "
+          f"{'present' if testbed.netem_available() else 'absent'} in this kernel, unused), µs:")
     for q in stats["queues"]:
         if q["packets"]:
             print(f"  queue {q['queue']}: delay {q['delay_ns'] / 1e3:.0f} + jitter "
