@@ -38,6 +38,7 @@ import uuid
 
 HERE = pathlib.Path(__file__).resolve().parent
 ANCHOR_TAG = "syncline-testbed-anchor"
+MARK_VAR = "SYNCLINE_TESTBED_PROCESS"
 CLONE_NEWTIME, CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWNET = 0x80, 0x20000, 0x04000000, 0x40000000
 MS_REC, MS_PRIVATE, MS_BIND = 0x4000, 0x40000, 0x1000
 BOOT_ID_FILE = "/proc/sys/kernel/random/boot_id"
@@ -333,6 +334,8 @@ class Testbed:
         kw.setdefault("start_new_session", True)
         # Entering a mount namespace resets the working directory: nsenter --wd sets it after.
         wd = pathlib.Path(kw.pop("cwd", None) or os.getcwd()).resolve()
+        # A mark `cleanup` finds in /proc/PID/environ should the driver die without cleaning up.
+        kw["env"] = dict(kw.get("env") or os.environ, **{MARK_VAR: "1"})
         p = subprocess.Popen(["nsenter", "-t", str(holder), "--net", "--uts", "--mount",
                               "--time", f"--wd={wd}", "--"] + [str(a) for a in argv], **kw)
         self._procs.append(p)
@@ -410,20 +413,21 @@ class Testbed:
 
 
 def cleanup():
-    """Kills every process in the namespaces of testbeds whose driver is gone."""
+    """Kills what testbeds whose driver died (SIGKILL) left behind: their anchors and every
+    process started in their namespaces (marked in its environment), outside this namespace."""
+    own = _ns_inode("self")
     inodes = set()
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or _ns_inode(entry) in (own, None):
             continue
         try:
             cmd = pathlib.Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            env = pathlib.Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if ANCHOR_TAG.encode() in cmd:
-            holder_inode = _ns_inode(entry)
-            if holder_inode is not None:
-                inodes.add(holder_inode)
-    inodes.discard(_ns_inode("self"))
+        if ANCHOR_TAG.encode() in cmd or f"{MARK_VAR}=1".encode() in env:
+            inodes.add(_ns_inode(entry))
+    inodes.discard(None)
     _kill_all(inodes)
     print(f"testbed cleanup: {len(inodes)} namespace(s) emptied")
 
