@@ -10,11 +10,16 @@ reference is rank 0's server, on host 0). The physical floor of a host is half t
 its path to the server, set by the configured delays and verified from the one-way delays its
 sync exchanges achieved (exact, since the offsets are known).
 
-Checks: every log has sync samples against the job's own server; each host's corrected offset
-is within its floor + 15 µs of the truth; every event is within its worker's guaranteed bound.
-Needs root and the kernel features (time namespaces, veth, NFQUEUE); skips, saying which, when
-they are missing. CI cost: one job of ~20 s wall on 2 cores. SYNCLINE_TESTBED_LONG=1 adds a
-crash-and-restart scenario (--max_restarts 1).
+Checks: every log has sync samples against the job's own server, all of one boot hash; each
+host's corrected offset is within its floor + 15 µs of the truth; every event is within its
+worker's guaranteed bound (its error taken against rank 0's events, the server's own process).
+Two more tests check that the testbed is what it claims (hostnames, boot ids, offsets, delays)
+and leaves nothing behind after an exception or SIGINT. Needs root and the kernel features (time
+namespaces, veth, NFQUEUE, a bind mount over procfs); skips, saying which, when they are
+missing. CI cost: about 20–35 s wall on 2 cores (one job of ~20 s, two testbeds of ~2 s).
+SYNCLINE_TESTBED_LONG=1 adds three scenarios of ~40 s each: a crash and restart
+(--max_restarts 1), hosts joining (--nnodes 1:3), a remote worker SIGKILLed.
+`pytest -s` prints each scenario's figures (docs/sync.md, "Real hosts").
 """
 import json
 import os
