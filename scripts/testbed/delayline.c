@@ -6,10 +6,11 @@
 // and then accepts it. Packets of one queue leave in arrival order (a packet is never released
 // before the one queued ahead of it), as on a real link.
 //
-// Usage: delayline [--seed S] [--rt] QUEUE:DELAY_NS:JITTER_NS [QUEUE:DELAY_NS:JITTER_NS ...]
+// Usage: delayline [--seed S] [--rt] [--spin-ns N] [--check] QUEUE:DELAY_NS:JITTER_NS [QUEUE:DELAY_NS:JITTER_NS ...]
 //   prints "ready" on stdout once every queue is bound; on SIGTERM/SIGINT it accepts whatever it
 //   still holds, prints one JSON line of per-queue statistics (packets, achieved hold time
 //   min/median/max and lateness of the release against its schedule, in ns) and exits 0.
+//   --check: bind the queues, print "ready" and exit 0 (can this kernel queue to us?).
 //   --rt: SCHED_FIFO priority 1, so the release wakes up on time on a loaded machine (root).
 //   --spin-ns N: wake up N ns (default 100000) before a release is due and spin on the clock
 //   for the rest: timer wake-ups in a VM are tens of µs late; the spin costs at most N ns of
@@ -142,12 +143,12 @@ static void printStats(void) {
 }
 
 static int usage(const char *msg) {
-    fprintf(stderr, "delayline: %s\nusage: delayline [--seed S] [--rt] QUEUE:DELAY_NS:JITTER_NS ...\n", msg);
+    fprintf(stderr, "delayline: %s\nusage: delayline [--seed S] [--rt] [--spin-ns N] [--check] QUEUE:DELAY_NS:JITTER_NS ...\n", msg);
     return 2;
 }
 
 int main(int argc, char **argv) {
-    int rt = 0;
+    int rt = 0, check = 0;
     int64_t spin = 100000;
     queues = calloc(MAX_QUEUES, sizeof(Queue));
     if (!queues) return 1;
@@ -157,6 +158,8 @@ int main(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--spin-ns") && i + 1 < argc) {
             spin = strtoll(argv[++i], NULL, 0);
             if (spin < 0 || spin > 10000000) return usage("--spin-ns wants 0..10000000");
+        } else if (!strcmp(argv[i], "--check")) {
+            check = 1;
         } else if (!strcmp(argv[i], "--rt")) {
             rt = 1;
         } else {
@@ -204,6 +207,12 @@ int main(int argc, char **argv) {
     int fd = nfq_fd(h);
     printf("ready\n");
     fflush(stdout);
+    if (check) {
+        for (int i = 0; i < nQueues; i++) nfq_destroy_queue(queues[i].qh);
+        nfq_close(h);
+        free(queues);
+        return 0;
+    }
 
     char buf[65536];
     while (!stopping) {
@@ -253,5 +262,6 @@ int main(int argc, char **argv) {
     printStats();
     for (int i = 0; i < nQueues; i++) nfq_destroy_queue(queues[i].qh);
     nfq_close(h);
+    free(queues);
     return 0;
 }

@@ -79,11 +79,11 @@ def unavailable(delayline):
         ["unshare", "--net", "--uts", "--mount", "--time", "--fork", "sh", "-c",
          "iptables -t mangle -A PREROUTING -p udp -j NFQUEUE --queue-num 1 && "
          "ip link add name tbp0 type veth peer name tbp1 && "
-         f"mount --bind /dev/null {BOOT_ID_FILE}"],
+         f"mount --bind /dev/null {BOOT_ID_FILE} && {delayline} --check 1:0:0"],
         capture_output=True, text=True, timeout=30, env=_plain_env())
     if probe.returncode != 0:
         return ("the kernel lacks a needed feature (network/time/mount namespaces, veth, "
-                "NFQUEUE, bind mount over procfs): " + probe.stderr.strip()[-300:])
+                "NFQUEUE and its netlink queue, bind mount over procfs): " + probe.stderr.strip()[-300:])
     return ""
 
 
