@@ -15,6 +15,8 @@
 # (docs/scale.md "Beyond one machine"): its tests start a LocalCluster of worker processes and a
 # dask-scheduler with dask-workers, and skip, saying so, without them; `import syncline` never
 # needs them.
+# libnetfilter-queue-dev, iptables and iproute2 are for the multi-host testbed (scripts/testbed/:
+# its NFQUEUE delay line, the router's rules, the veths; test_testbed, as root).
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache
@@ -27,6 +29,7 @@ PKGS=(
   python3-torch
   clang libclang-rt-14-dev
   python3-distributed python3-dask
+  libnetfilter-queue-dev iptables iproute2
 )
 missing=()
 for p in "${PKGS[@]}"; do
