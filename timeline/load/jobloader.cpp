@@ -6,9 +6,9 @@
 #include "timeline/load/build/clockcorrector.h"
 #include "timeline/load/store/correctioncache.h"
 #include "timeline/load/build/eventkindlookup.h"
+#include "timeline/load/build/ranksubset.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/store/linkstore.h"
-#include "timeline/load/parse/log/logheader.h"
 #include "timeline/load/store/logindex.h"
 #include "timeline/load/parse/log/logparser.h"
 #include "timeline/load/store/storedlog.h"
@@ -379,49 +379,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
     return result;
 }
 
-// --ranks: the parsed files whose worker is outside the selection (a log whose name gave no
-// rank, or another than its header; a Chrome trace) are dropped, each with an Info problem.
-void dropOutsideRanks(std::vector<ParsedFile> &files, const RankSet &ranks,
-                      std::vector<LoadProblem> &problems)
-{
-    if (ranks.all())
-        return;
-    std::erase_if(files, [&](const ParsedFile &f) {
-        if (!f.usable)
-            return false; // its problems say why; nothing of it would load anyway
-        const std::optional<int> rank =
-            f.rankKnown ? std::optional<int>(f.worker.info.rank)
-                        : LogHeader::rankFromFileName(f.path);
-        if (rank && ranks.contains(*rank))
-            return false;
-        problems.push_back({LoadProblem::Kind::OutsideRanks, LoadProblem::Severity::Info,
-                            f.path, 0,
-                            (rank ? "rank " + std::to_string(*rank) : std::string("no rank")) +
-                                ": not in --ranks " + ranks.toString() + "; not loaded"});
-        return true;
-    });
-}
-
-// What a rank subset leaves out of the clock correction, said once (an Info problem).
-void noteSubset(Timeline &tl, const RankSet &ranks, size_t droppedByName, size_t records,
-                size_t pairs)
-{
-    if (ranks.all())
-        return;
-    int world = 0;
-    for (const Worker &w : tl.workers)
-        world = std::max(world, w.info.worldSize);
-    const size_t unpaired = records > 2 * pairs ? records - 2 * pairs : 0;
-    tl.problems.push_back(
-        {LoadProblem::Kind::RankSubset, LoadProblem::Severity::Info, "", 0,
-         "subset: ranks " + ranks.toString() + " (" + std::to_string(tl.workers.size()) +
-             " workers loaded, world size " + std::to_string(world) + ", " +
-             std::to_string(droppedByName) + " logs of other ranks not opened); " +
-             std::to_string(unpaired) +
-             " messages with ranks outside it ignored and collectives aligned over its ranks "
-             "only; bounds may be looser than the whole job's"});
-}
-
 } // namespace
 
 std::string JobLoader::clockPlan(const Timeline &tl)
@@ -483,9 +440,9 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         result.fatalError = inputs.fatalError;
         return result;
     }
-    const size_t droppedByName = inputs.selectRanks(o.ranks);
-    if (inputs.logs.empty() && inputs.chromeTraces.empty() && !o.ranks.all()) {
-        result.fatalError = "no log of ranks " + o.ranks.toString() + " among the inputs";
+    const size_t droppedByName = inputs.selectRanks(given.ranks);
+    if (inputs.logs.empty() && inputs.chromeTraces.empty() && !given.ranks.all()) {
+        result.fatalError = "no log of ranks " + given.ranks.toString() + " among the inputs";
         return result;
     }
     std::vector<Task> tasks;
@@ -533,7 +490,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         result.cancelled = true;
         return result;
     }
-    dropOutsideRanks(files, o.ranks, inputs.problems);
+    RankSubset::dropOutside(files, o.ranks, inputs.problems);
     if (files.empty()) {
         result.fatalError = "no log of ranks " + o.ranks.toString() + " among the inputs";
         return result;
@@ -599,7 +556,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
     progress.report(kCorrect, kPairingShare,
                     std::to_string(tl.workers.size()) + " workers, " +
                         std::to_string(pairs.size()) + " message pairs");
-    noteSubset(tl, o.ranks, droppedByName, messageRecords, pairs.size());
+    RankSubset::note(tl, o.ranks, droppedByName, messageRecords, pairs.size());
     ClockCorrector::apply(tl, std::move(pairs), kinds, clockOptions(o), std::nullopt, nullptr);
     releaseFreeMemory();
     if (cancelled(o)) {
