@@ -1,5 +1,7 @@
 #include "timeline/report/wallclocksummary.h"
 
+#include "timeline/model/ranklist.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -26,16 +28,7 @@ std::string duration(int64_t ns)
 
 std::string ranksText(const std::vector<int> &ranks)
 {
-    std::string list;
-    for (size_t i = 0; i < ranks.size(); ++i) {
-        size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        list += (list.empty() ? "" : ", ") + std::to_string(ranks[i]) +
-                (j > i ? "-" + std::to_string(ranks[j]) : "");
-        i = j;
-    }
-    return (ranks.size() > 1 ? "ranks " : "rank ") + list;
+    return (ranks.size() > 1 ? "ranks " : "rank ") + rankList(ranks);
 }
 
 bool banded(const WallClockStatus &s)

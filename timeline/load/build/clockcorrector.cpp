@@ -1,4 +1,5 @@
 #include "timeline/load/build/clockcorrector.h"
+#include "timeline/model/ranklist.h"
 
 #include "timeline/load/build/messagepairing.h"
 #include "timeline/load/build/wallclocks.h"
@@ -73,17 +74,7 @@ void noteCollectiveAlignment(Timeline &tl, size_t instances)
         }
     if (ranks.empty())
         return;
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    std::string list;
-    for (size_t i = 0; i < ranks.size(); ++i) {
-        size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        list += (list.empty() ? "" : ", ") + std::to_string(ranks[i]) +
-                (j > i ? "-" + std::to_string(ranks[j]) : "");
-        i = j;
-    }
+    const std::string list = rankList(ranks);
     char b[32];
     std::snprintf(b, sizeof b, "%.1f", double(bound) / 1000.0);
     tl.clockNotes.push_back("rank(s) " + list +

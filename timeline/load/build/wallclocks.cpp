@@ -1,6 +1,7 @@
 #include "timeline/load/build/wallclocks.h"
 
 #include "timeline/load/build/workeradmission.h"
+#include "timeline/model/ranklist.h"
 
 #include <algorithm>
 #include <map>
@@ -17,22 +18,6 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
     for (auto &s : segs)
         s.globalStart += shift;
     return sync::ClockMap(std::move(segs));
-}
-
-std::string rankList(std::vector<int> ranks)
-{
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    std::string list;
-    for (size_t i = 0; i < ranks.size(); ++i) {
-        size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-            ++j;
-        list += (list.empty() ? "" : ", ") + std::to_string(ranks[i]) +
-                (j > i ? "-" + std::to_string(ranks[j]) : "");
-        i = j;
-    }
-    return list;
 }
 
 } // namespace
