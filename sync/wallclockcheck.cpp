@@ -1,7 +1,8 @@
 #include "wallclockcheck.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
@@ -9,21 +10,26 @@ namespace syncline::sync {
 
 namespace {
 
+// A number with `digits` decimals (std::to_chars: no locale, no stdio in the engine).
+std::string fixed(double v, int digits)
+{
+    char b[64];
+    const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, digits);
+    return std::string(b, r.ptr);
+}
+
 // "+3.000 ms", "−12.3 µs", "850 ns" (sign only when asked).
 std::string duration(int64_t ns, bool sign)
 {
-    const double a = double(ns < 0 ? -ns : ns);
-    char b[48];
-    const char *s = !sign ? "" : ns < 0 ? "-" : "+";
+    const double a = std::fabs(double(ns));
+    const std::string s = !sign ? "" : ns < 0 ? "-" : "+";
     if (a >= 1e9)
-        std::snprintf(b, sizeof b, "%s%.3f s", s, a / 1e9);
-    else if (a >= 1e6)
-        std::snprintf(b, sizeof b, "%s%.3f ms", s, a / 1e6);
-    else if (a >= 1e3)
-        std::snprintf(b, sizeof b, "%s%.1f µs", s, a / 1e3);
-    else
-        std::snprintf(b, sizeof b, "%s%.0f ns", s, a);
-    return b;
+        return s + fixed(a / 1e9, 3) + " s";
+    if (a >= 1e6)
+        return s + fixed(a / 1e6, 3) + " ms";
+    if (a >= 1e3)
+        return s + fixed(a / 1e3, 1) + " µs";
+    return s + fixed(a, 0) + " ns";
 }
 
 struct Interval
