@@ -19,16 +19,6 @@ namespace syncline::load {
 
 namespace {
 
-sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
-{
-    if (map.segments().empty())
-        return sync::ClockMap::offset(shift);
-    std::vector<sync::ClockSegment> segs = map.segments();
-    for (auto &s : segs)
-        s.globalStart += shift;
-    return sync::ClockMap(std::move(segs));
-}
-
 // Recognised names (no --align-on, no configured category) go to the engine only when some
 // worker of a job of two or more has no sync samples: they are what aligns such a job, while a job whose every worker
 // is synced keeps exactly the constraints it was given.
@@ -173,7 +163,7 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
                                          : ""));
             continue;
         }
-        w.corrected = shifted(r.map, *shift);
+        w.corrected = WallClocks::shifted(r.map, *shift);
         w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
     }
 }

@@ -8,9 +8,7 @@
 
 namespace syncline::load {
 
-namespace {
-
-sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
+sync::ClockMap WallClocks::shifted(const sync::ClockMap &map, int64_t shift)
 {
     if (map.segments().empty())
         return sync::ClockMap::offset(shift);
@@ -19,8 +17,6 @@ sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift)
         s.globalStart += shift;
     return sync::ClockMap(std::move(segs));
 }
-
-} // namespace
 
 std::string WallClocks::hostLabel(const Timeline &tl, const std::vector<size_t> &workers)
 {
@@ -103,7 +99,7 @@ void WallClocks::useWall(Timeline &tl, const Check &check)
         const int64_t shift = accept ? v.wallNs : r.consensusNs;
         for (size_t i : check.hostWorkers[h]) {
             Worker &w = tl.workers[i];
-            w.corrected = shifted(w.corrected, shift);
+            w.corrected = WallClocks::shifted(w.corrected, shift);
             w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
             w.wall.used = accept;
         }
