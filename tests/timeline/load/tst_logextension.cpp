@@ -95,7 +95,8 @@ void compareLoads(const Timeline &got, const Timeline &fresh)
     }
 }
 
-// The job's logs as they are in `from`, loaded fresh in a directory of their own.
+// The job's logs as they are in `from`, loaded fresh in a directory of their own beside it
+// (so `from` must be a folder inside the test's temporary directory, never the directory itself).
 LoadResult freshLoad(const std::string &from)
 {
     static int n = 0;
@@ -293,7 +294,8 @@ private slots:
     void continuationStopsAtTheLastCompleteLine()
     {
         QTemporaryDir dir;
-        const std::string d = dir.path().toStdString();
+        const std::string d = dir.path().toStdString() + "/job"; // freshLoad copies beside it
+        fs::create_directories(d);
         const std::vector<std::string> texts = jobTexts();
         const std::string &t = texts[0];
         const size_t cut = t.rfind('\n', t.size() / 2) + 1;
