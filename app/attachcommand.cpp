@@ -1,8 +1,9 @@
 // `syncline attach DIR` — follows a running job's log directory (docs/live.md).
 //   With a display: opens the viewer attached (follow mode, Workers dock).
 //   Headless: `--until-idle S [--png FILE] [--svg FILE] [--csv FILE]` reads as the workers write
-//   until no file changed for S seconds, then writes the outputs and prints each worker's state,
-//   and every problem found (file and reason) on stderr; exit status 1 when a log could not be
+//   until no file changed for S seconds, printing each change of a worker's state on stderr as
+//   it is seen, then writes the outputs and prints each worker's state, and every problem found
+//   (file and reason) on stderr; exit status 1 when a log could not be
 //   read (an error), 2 when the directory cannot be followed.
 // Own options: --poll[=MS] (polling instead of inotify, e.g. on NFS; default interval 250 ms),
 // --silent-after S (default: the config's silent_after_s), --ended-after S (workers on other
@@ -22,11 +23,14 @@
 #include "ui/liveattachment.h"
 #include "ui/mainwindow.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <tuple>
 
 namespace syncline::app {
 
@@ -168,7 +172,33 @@ int runHeadless(const AttachArgs &a)
     std::fprintf(stderr, "syncline attach: following %s (%s), until idle for %g s\n",
                  a.live.path.c_str(), DirWatcher::modeName(follower.watcher().mode()),
                  a.untilIdleS);
-    const bool idle = follower.runUntilIdle(a.untilIdleS, {}, [] { return g_interrupted != 0; });
+    // Every change of a worker's state as it happens, on stderr, timed from the start of the
+    // follow (a crash shows when it is seen, not only in the final list). A worker's index shifts
+    // when another joins before it: it is known by (file, rank, restart).
+    std::map<std::tuple<std::string, int, int>, WorkerState> printed;
+    const auto started = std::chrono::steady_clock::now();
+    const auto onUpdate = [&](const LiveUpdate &u) {
+        if (!u.statesChanged && !u.structureChanged)
+            return;
+        const Timeline &tl = *job.timeline();
+        for (size_t i = 0; i < job.workerCount(); ++i) {
+            const WorkerInfo &w = tl.workers[i].info;
+            const auto [it, added] =
+                printed.try_emplace({job.sourceFile(i), w.rank, w.restart}, job.state(i));
+            if (added || it->second == job.state(i))
+                continue;
+            const std::string &why = job.endReason(i);
+            std::fprintf(stderr, "syncline attach: +%.3f s: rank %d restart %d: %s -> %s%s%s%s\n",
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                             .count(),
+                         w.rank, w.restart, workerStateName(it->second),
+                         workerStateName(job.state(i)), why.empty() ? "" : " (",
+                         utf8::terminalSafe(why).c_str(), why.empty() ? "" : ")");
+            it->second = job.state(i);
+        }
+    };
+    const bool idle =
+        follower.runUntilIdle(a.untilIdleS, onUpdate, [] { return g_interrupted != 0; });
     job.commit(true); // the final clock refresh
     Timeline &tl = *job.timeline();
     std::printf("%s: %zu workers, %zu events, %lld bytes read%s\n", a.live.path.c_str(),

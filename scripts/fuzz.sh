@@ -10,6 +10,8 @@
 #   FUZZ_TARGETS="fuzz_logparser" bash scripts/fuzz.sh
 #   FUZZ_PARALLEL=2 bash scripts/fuzz.sh              # two harnesses at a time (CI: one per core)
 #   FUZZ_NICE=19 ...                                  # the niceness of the runs (default 10)
+#   FUZZ_TIMEOUT=30 ...                               # seconds one input may take (default 10;
+#                                                     # more on a machine busy with other work)
 #   $FUZZ_BUILD/fuzz/fuzz_logparser CRASH_FILE         # replay one input
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,6 +21,7 @@ SECS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
 PARALLEL=${FUZZ_PARALLEL:-1}
 NICE=${FUZZ_NICE:-10}
+TIMEOUT=${FUZZ_TIMEOUT:-10}
 TARGETS=${FUZZ_TARGETS:-fuzz_linescanner fuzz_logparser fuzz_chrometrace fuzz_timerconfig fuzz_syncpacket fuzz_jobload}
 # fuzz_cachefiles (the structure-aware cache fuzzer) runs when named in FUZZ_TARGETS; it is kept
 # out of the default (CI) list until an hour-long run of it is clean.
@@ -61,9 +64,9 @@ run_one() {
   local h=$1 corpus="$BUILD/fuzz/corpus/$1" art="$BUILD/fuzz/artifacts" seeds
   mkdir -p "$corpus" "$art"
   seeds=$(seed "$h")
-  # -max_len: whole small logs and trace prefixes; -timeout: one input may not take 10 s.
+  # -max_len: whole small logs and trace prefixes; -timeout: one input may not take 10 s (FUZZ_TIMEOUT).
   # shellcheck disable=SC2086
-  if nice -n "$NICE" "$BUILD/fuzz/$h" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+  if nice -n "$NICE" "$BUILD/fuzz/$h" -max_total_time="$SECS" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/$h-" \
       "$corpus" $seeds >"$BUILD/fuzz/$h.log" 2>&1; then
     echo "fuzz: $h clean: $(grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$BUILD/fuzz/$h.log" |

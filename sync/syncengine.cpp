@@ -85,7 +85,17 @@ void summarise(WorkerClockResult &r, const WorkerClockInput &w)
     }
 }
 
-// One domain's fit from its members' samples (those against the best-covered reference).
+// The clock behind a reference id: the time server's boot hash, after the last '@'
+// (`<server as configured>@<boot hash>`). The same server restarted on its host keeps it (same
+// clock, whatever name the workers used for it); another host or another boot is another clock.
+// An id without '@' (another writer) stands for its own clock.
+std::string referenceClock(const std::string &ref)
+{
+    const size_t at = ref.rfind('@');
+    return at == std::string::npos ? ref : ref.substr(at + 1);
+}
+
+// One domain's fit from its members' samples (those against the best-covered reference clock).
 struct DomainFit
 {
     bool fitted = false;
@@ -98,20 +108,32 @@ struct DomainFit
 DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &members)
 {
     DomainFit out;
-    // Samples against different references are not combined: use the best-covered ref.
-    std::map<std::string, size_t> perRef;
-    for (size_t i : members)
+    // Samples against different reference clocks are not combined: use the best-covered clock.
+    // Servers of one clock (a job's server restarted on its host, on another port: an elastic
+    // restart's new MASTER_PORT) are one reference; `ref` names its best-covered server.
+    std::map<std::string, size_t> perClock, perRef;
+    for (size_t i : members) {
+        perClock[referenceClock(in.workers[i].refId)] += in.workers[i].samples.size();
         perRef[in.workers[i].refId] += in.workers[i].samples.size();
+    }
+    std::string clock;
     size_t most = 0;
-    for (const auto &[id, n] : perRef) {
+    for (const auto &[id, n] : perClock) {
         if (n > most) {
+            most = n;
+            clock = id;
+        }
+    }
+    out.refs = perClock.size();
+    if (most == 0)
+        return out;
+    most = 0;
+    for (const auto &[id, n] : perRef) {
+        if (referenceClock(id) == clock && n > most) {
             most = n;
             out.ref = id;
         }
     }
-    out.refs = perRef.size();
-    if (most == 0)
-        return out;
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (size_t i : members) {
         const WorkerClockInput &w = in.workers[i];
@@ -125,7 +147,7 @@ DomainFit fitDomain(const SyncEngineInput &in, const std::vector<size_t> &member
     std::vector<BurstBound> domain;
     for (size_t i : members) {
         const WorkerClockInput &w = in.workers[i];
-        if (w.refId != out.ref || w.samples.empty())
+        if (referenceClock(w.refId) != clock || w.samples.empty())
             continue;
         BurstReducer reducer;
         each.push_back(reducer.reduce(w.samples, w.workerId));
@@ -177,16 +199,6 @@ std::vector<std::string> fitDomains(const SyncEngineInput &in, const DomainGroup
         }
     }
     return refs;
-}
-
-// The clock behind a reference id: the time server's boot hash, after the last '@'
-// (`<server as configured>@<boot hash>`). The same server restarted on its host keeps it (same
-// clock, whatever name the workers used for it); another host or another boot is another clock.
-// An id without '@' (another writer) stands for its own clock.
-std::string referenceClock(const std::string &ref)
-{
-    const size_t at = ref.rfind('@');
-    return at == std::string::npos ? ref : ref.substr(at + 1);
 }
 
 // The ranks as "0-3, 6, 8-9" (any order, repeats counted once).

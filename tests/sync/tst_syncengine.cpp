@@ -108,6 +108,7 @@ private slots:
     void causalityRepairExtremeTimes();
     void twoReferenceClocks_data();
     void twoReferenceClocks();
+    void restartedServerIsOneReference();
     void methodNames();
 };
 
@@ -538,6 +539,47 @@ void TstSyncEngine::twoReferenceClocks()
                  qPrintable(QString("%1 > %2").arg(error).arg(res.assumedBoundNs)));
         QVERIFY2(res.boundNs >= 1'000'000, qPrintable(QString::number(res.boundNs)));
     }
+}
+
+// An elastic restart: the job's server (rank 0's) comes back on the same host on another port
+// (torchrun picks a new MASTER_PORT), so the two incarnations of one host's workers name two
+// servers of one clock (one boot hash). Both incarnations' samples fit the host's clock: the
+// second is not extrapolated from the first's.
+void TstSyncEngine::restartedServerIsOneReference()
+{
+    const int64_t second = 10'000'000'000, last = 20'000'000'000;
+    const double theta = 4e6; // reference − local
+    SyncEngineInput in;
+    in.workers.push_back(worker(0, "a", makeSamples(theta, 0.0, 10, 1'000'000'000, 21), second));
+    in.workers.back().refId = "h0:41000@aa";
+    std::vector<ClockSample> later = makeSamples(theta, 0.0, 10, 1'000'000'000, 22);
+    for (ClockSample &x : later) {
+        x.t1 += second, x.t2 += second, x.t3 += second, x.t4 += second;
+    }
+    in.workers.push_back(worker(1, "a", std::move(later), last));
+    in.workers.back().refId = "h0:52000@aa";
+    in.workers.back().firstLocalNs = second;
+    in.workers.back().rank = 0;
+    const SyncEngineResult r = runSyncEngine(in);
+    QString all;
+    for (const std::string &n : r.notes)
+        all += QString::fromStdString(n) + " | ";
+    QVERIFY2(!hasNote(r, "several references"), qPrintable(all));
+    for (const WorkerClockResult &w : r.workers) {
+        QCOMPARE(w.method, ClockMethod::SyncSamples);
+        QCOMPARE(w.sampleCount, 160); // both incarnations' samples
+        for (int64_t t = 1'000'000'000; t < last - 1'000'000'000; t += 500'000'000) {
+            if (t > second - 1'000'000'000 && t < second + 1'000'000'000)
+                continue; // between the incarnations: no burst for a second either side
+            QVERIFY2(!(w.map.segmentAt(t).flags & SegExtrapolated), qPrintable(QString::number(t)));
+            QVERIFY(std::llabs(w.map.toGlobal(t) - t - int64_t(theta)) < 2'000);
+        }
+    }
+    // Another boot behind the second server is another clock: not combined, and said.
+    in.workers.back().refId = "h0:52000@bb";
+    const SyncEngineResult other = runSyncEngine(in);
+    QVERIFY(hasNote(other, "rank 0: samples against several references; used h0:"));
+    QCOMPARE(other.workers[0].sampleCount, 80);
 }
 
 void TstSyncEngine::methodNames()
