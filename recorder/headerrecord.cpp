@@ -13,7 +13,7 @@ std::string HeaderRecord::format(const WorkerIdentity &identity, const Clock &cl
     h["t"] = "header";
     h["format"] = "syncline";
     h["version"] = 1;
-    h["minor"] = 1; // format 1.1: the `C` counter record (docs/log-format.md)
+    h["minor"] = 2; // format 1.2: `C` counter records (1.1), wall-clock pairs on `hb`/`close` (1.2)
     h["rank"] = identity.rank;
     h["local_rank"] = identity.localRank;
     h["world_size"] = identity.worldSize;

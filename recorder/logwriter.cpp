@@ -237,8 +237,11 @@ void LogWriter::run()
             checkStillLinked();
             const RecorderStats s = stats();
             std::string hb;
-            RecordFormatter::appendHeartbeat(hb, m_clock.now(), s.written, s.dropped, s.bufferFull,
-                                             s.bytes);
+            // Each heartbeat pairs the clock with the wall clock again (the header's anchor is
+            // one pair): readers place a host by its wall clock all along (--clock wall).
+            const Clock::Anchor a = m_clock.anchor(3);
+            RecordFormatter::appendHeartbeat(hb, a.monoNs, s.written, s.dropped, s.bufferFull,
+                                             s.bytes, a.wallNs, a.spreadNs);
             appendText(hb);
             nextHeartbeat = now + m_heartbeatNs;
         }
@@ -389,7 +392,9 @@ void LogWriter::finish()
     checkStillLinked();
     const RecorderStats s = stats();
     std::string line;
-    RecordFormatter::appendClose(line, m_clock.now(), s.written, s.dropped, openEvents());
+    const Clock::Anchor a = m_clock.anchor(3);
+    RecordFormatter::appendClose(line, a.monoNs, s.written, s.dropped, openEvents(), a.wallNs,
+                                 a.spreadNs);
     appendText(line);
     writeOut();
     if (m_fd >= 0)

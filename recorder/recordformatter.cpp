@@ -181,8 +181,23 @@ void RecordFormatter::append(std::string &out, const Record &r, int64_t tid)
     out += "}\n";
 }
 
+namespace {
+
+void appendWall(std::string &out, int64_t wallNs, int64_t wallSpreadNs)
+{
+    if (wallSpreadNs < 0)
+        return;
+    out += ",\"wall_ns\":";
+    RecordFormatter::appendInt(out, wallNs);
+    out += ",\"wall_spread_ns\":";
+    RecordFormatter::appendInt(out, wallSpreadNs);
+}
+
+} // namespace
+
 void RecordFormatter::appendHeartbeat(std::string &out, int64_t ts, uint64_t events,
-                                      uint64_t dropped, uint64_t bufferFull, uint64_t bytes)
+                                      uint64_t dropped, uint64_t bufferFull, uint64_t bytes,
+                                      int64_t wallNs, int64_t wallSpreadNs)
 {
     out += "{\"t\":\"hb\",\"ts\":";
     appendInt(out, ts);
@@ -194,11 +209,12 @@ void RecordFormatter::appendHeartbeat(std::string &out, int64_t ts, uint64_t eve
     appendInt(out, int64_t(bufferFull));
     out += ",\"bytes\":";
     appendInt(out, int64_t(bytes));
+    appendWall(out, wallNs, wallSpreadNs);
     out += "}\n";
 }
 
 void RecordFormatter::appendClose(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
-                                  int64_t open)
+                                  int64_t open, int64_t wallNs, int64_t wallSpreadNs)
 {
     out += "{\"t\":\"close\",\"ts\":";
     appendInt(out, ts);
@@ -208,6 +224,7 @@ void RecordFormatter::appendClose(std::string &out, int64_t ts, uint64_t events,
     appendInt(out, int64_t(dropped));
     out += ",\"open\":";
     appendInt(out, open);
+    appendWall(out, wallNs, wallSpreadNs);
     out += "}\n";
 }
 

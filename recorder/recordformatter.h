@@ -29,10 +29,13 @@ public:
     // `{"k":v,...}`
     static std::string formatArgs(const EventArgs &args);
 
+    // `wallNs`/`wallSpreadNs`: the wall-clock read paired with `ts` (format 1.2; a negative
+    // spread writes neither key).
     static void appendHeartbeat(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
-                                uint64_t bufferFull, uint64_t bytes);
+                                uint64_t bufferFull, uint64_t bytes, int64_t wallNs = 0,
+                                int64_t wallSpreadNs = -1);
     static void appendClose(std::string &out, int64_t ts, uint64_t events, uint64_t dropped,
-                            int64_t open);
+                            int64_t open, int64_t wallNs = 0, int64_t wallSpreadNs = -1);
     static void appendNote(std::string &out, int64_t ts, std::string_view level,
                            std::string_view msg);
     static void appendSync(std::string &out, int64_t burst, int64_t seq, std::string_view ref,

@@ -263,16 +263,20 @@ private:
         const bool straight = sub == 1;
         if (straight && tb - ta > 2 * kBoundPieceNs)
             sub = int(std::clamp(std::ceil((tb - ta) / kBoundPieceNs), 1.0, 16.0));
+        // The j-th of `sub` points from ka to kb (exact: knots may lie up to 2^63 ns apart).
+        auto point = [&](int j) {
+            return int64_t(ka.k.t + (__int128(kb.k.t) - ka.k.t) * j / sub);
+        };
         auto at = [&](int j) {
-            const double tj = m_f.t(ka.k.t + (kb.k.t - ka.k.t) * j / sub);
+            const double tj = m_f.t(point(j));
             return j == 0     ? ka.k.theta
                    : j == sub ? kb.k.theta
                    : straight ? ka.k.theta + (kb.k.theta - ka.k.theta) * (tj - ta) / (tb - ta)
                               : hermite(ta, tb, ka.k.theta, kb.k.theta, ka.k.slope, kb.k.slope, tj);
         };
         for (int j = 0; j < sub; ++j) {
-            const int64_t sa = ka.k.t + (kb.k.t - ka.k.t) * j / sub;
-            const int64_t sb = ka.k.t + (kb.k.t - ka.k.t) * (j + 1) / sub;
+            const int64_t sa = point(j);
+            const int64_t sb = point(j + 1);
             bound =
                 coneBound(m_bursts, from, to, m_f, m_f.t(sa), m_f.t(sb), at(j), at(j + 1), a, rho);
             if (sub > 1)

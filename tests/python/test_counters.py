@@ -23,7 +23,7 @@ def _run(workdir, steps, with_torch):
 
 def test_counter_records_and_timeline(workdir):
     records = _run(workdir, 5, with_torch=False)
-    assert records[0]["t"] == "header" and records[0]["version"] == 1 and records[0]["minor"] == 1
+    assert records[0]["t"] == "header" and records[0]["version"] == 1 and records[0]["minor"] == 2
     counters = [r for r in records if r["t"] == "C"]
     assert [(r["name"], r["value"]) for r in counters if r["name"] == "loss"] == [
         ("loss", 8.0), ("loss", 4.0), ("loss", None), ("loss", 1.0), ("loss", 0.5)]

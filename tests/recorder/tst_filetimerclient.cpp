@@ -319,7 +319,7 @@ void TstFileTimerClient::counters()
     const testlog::Log log = testlog::read(logPath);
     QVERIFY2(log.problems.empty(), log.problems.empty() ? "" : log.problems[0].c_str());
     QCOMPARE(log.records[0]["version"].get<int>(), 1);
-    QCOMPARE(log.records[0]["minor"].get<int>(), 1);
+    QCOMPARE(log.records[0]["minor"].get<int>(), 2);
     const auto cs = log.ofType("C");
     QCOMPARE(cs.size(), size_t(10));
     for (size_t i = 0; i < std::size(values); ++i) {

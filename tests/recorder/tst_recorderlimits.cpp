@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
+
 #include <climits>
 
 #include <fstream>
@@ -174,9 +176,25 @@ void TstRecorderLimits::heartbeatAndDefaults()
         QCOMPARE(hb["dropped"].get<int>(), 0);
         QCOMPARE(hb["buffer_full"].get<int>(), 0);
         QVERIFY(hb.contains("events") && hb.contains("bytes"));
+        // The wall clock read with ts (format 1.2): this machine's, a few µs apart at most.
+        const int64_t wall = hb["wall_ns"].get<int64_t>(), spread = hb["wall_spread_ns"].get<int64_t>();
+        const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+        QVERIFY(spread >= 0 && spread < 1'000'000'000);
+        QVERIFY2(wall <= now && wall > now - 60'000'000'000, std::to_string(now - wall).c_str());
     }
+    // Pairs of one process: their wall and monotonic differences agree (no drift in 200 ms to
+    // speak of; 1 ms leaves room for a preempted read).
+    const int64_t dMono = hbs.back()["ts"].get<int64_t>() - hbs.front()["ts"].get<int64_t>();
+    const int64_t dWall =
+        hbs.back()["wall_ns"].get<int64_t>() - hbs.front()["wall_ns"].get<int64_t>();
+    QVERIFY2(std::llabs(dWall - dMono) < 1'000'000, std::to_string(dWall - dMono).c_str());
     QCOMPARE(hbs.back()["events"].get<int>(), 2); // thread + I
     QCOMPARE(live.ofType("I").size(), size_t(1)); // flush() made it visible
+    client.close();
+    const json close = testlog::read(logPath).ofType("close").at(0);
+    QVERIFY(close.contains("wall_ns") && close["wall_spread_ns"].get<int64_t>() >= 0);
 }
 
 // More distinct names than the process-wide name table holds: the 16,777,217th

@@ -62,17 +62,24 @@ inline int64_t hostOffsetNs(size_t h)
 {
     return 1'000'000'000 - int64_t(h) * 250'000'000;
 }
+// earlyAsymmetryNs: per host, more asymmetry in its first 10 bursts (a path that settles);
+// wallPairEveryNs > 0: heartbeats with wall-clock pairs (log format 1.2) that often, as exact
+// (or as far off) as the host's anchor.
 inline void writeHostsJob(const std::string &dir, const std::vector<int64_t> &wallErrorsNs,
-                          const std::vector<int64_t> &asymmetryNs = {})
+                          const std::vector<int64_t> &asymmetryNs = {},
+                          const std::vector<int64_t> &earlyAsymmetryNs = {},
+                          int64_t wallPairEveryNs = 0)
 {
     for (size_t h = 0; h < wallErrorsNs.size(); ++h) {
         const int64_t off = hostOffsetNs(h);
-        const int64_t asym = h < asymmetryNs.size() ? asymmetryNs[h] : 0;
+        const int64_t steady = h < asymmetryNs.size() ? asymmetryNs[h] : 0;
+        const int64_t early = h < earlyAsymmetryNs.size() ? earlyAsymmetryNs[h] : 0;
         const std::string host = "host-" + std::to_string(h), boot = "boot-" + std::to_string(h);
         std::string text = header(int(h), 0, host, 1000, kWallEpochNs + 1000 + off +
                                   wallErrorsNs[h], boot);
         for (int burst = 0; burst < 30; ++burst)
             for (int seq = 0; seq < 4; ++seq) {
+                const int64_t asym = steady + (burst < 10 ? early : 0);
                 const int64_t t1 = 10'000'000 + burst * 100'000'000LL + seq * 100'000;
                 const int64_t t2 = t1 + off + 20'000, t3 = t2 + 1'000,
                               t4 = t3 - off + 20'000 + asym;
@@ -82,6 +89,12 @@ inline void writeHostsJob(const std::string &dir, const std::vector<int64_t> &wa
                         ",\"t3\":" + std::to_string(t3) + ",\"t4\":" + std::to_string(t4) +
                         "}\n";
             }
+        for (int64_t t = wallPairEveryNs; wallPairEveryNs > 0 && t < 3'000'000'000;
+             t += wallPairEveryNs)
+            text += "{\"t\":\"hb\",\"ts\":" + std::to_string(t) +
+                    ",\"events\":0,\"dropped\":0,\"buffer_full\":0,\"bytes\":0,\"wall_ns\":" +
+                    std::to_string(kWallEpochNs + t + off + wallErrorsNs[h]) +
+                    ",\"wall_spread_ns\":50}\n";
         const int64_t mark = 2'000'000'000 - off;
         text += begin(mark, 1, "mark") + end(mark + 1000, 1, "mark");
         write(dir + "/w." + std::to_string(h) + ".log", text);

@@ -340,6 +340,7 @@ bool LiveJob::refreshClocks(bool force)
     for (size_t i = 0; i < m_files.size(); ++i) {
         Worker &w = tl.workers[i];
         w.samples = m_files[i]->currentSamples(&w.refId);
+        w.wallPairs = m_files[i]->parser().partial().worker.wallPairs;
     }
     const std::vector<MessageLog> messages = currentMessages();
     ClockCorrector::Options o;

@@ -67,6 +67,17 @@ struct WorkerInfo
     std::string run;
 };
 
+// A wall-clock read paired with the worker's clock after its header's anchor (log format 1.2:
+// `wall_ns`, `wall_spread_ns` on `hb` and `close` records): wall time `wallNs` at local time
+// `monoNs`, read within `spreadNs`.
+struct WallPair
+{
+    int64_t monoNs = 0;
+    int64_t wallNs = 0;
+    int64_t spreadNs = 0;
+    bool operator==(const WallPair &) const = default;
+};
+
 // The worker's wall clock as a second opinion on its corrected clock (WallClocks,
 // sync/wallclockcheck.h): its host's verdict, offset (ns its wall clock reads ahead of where the
 // hosts' consensus puts it), band (its sync band at the anchor, ± ns), a reason for people, and
@@ -90,6 +101,7 @@ public:
     std::vector<CounterTrack> counters;
     std::vector<sync::ClockSample> samples;
     std::string refId; // reference clock id of the samples
+    std::vector<WallPair> wallPairs; // in log order (increasing monoNs)
     sync::ClockMap corrected;
     sync::ClockMap raw;
     // Summary from the engine (offset, drift, bound, method, flags). Its `map` stays empty: the

@@ -51,6 +51,7 @@ private slots:
     void hugeNameIsCutInProblems();
     void snapshotRestoreContinuesAsOnePass_data();
     void snapshotRestoreContinuesAsOnePass();
+    void wallPairsReadAndChecked();
 };
 
 void TstLogParser::extremeTidsAreOrdinaryThreads_data()
@@ -263,6 +264,41 @@ void TstLogParser::hugeNameIsCutInProblems()
     QVERIFY(!(f.worker.tracks[0].flags[0] & EventOpen)); // the matching E still closed it
 }
 
+// Wall-clock pairs on hb and close (format 1.2): kept in order; a pair without its spread, with
+// a wall time out of range or a negative spread is reported at its line and left out (the
+// record's other keys still count); one not later than the one before is left out silently; a
+// heartbeat without a pair (format 1.1, other writers) is no problem.
+void TstLogParser::wallPairsReadAndChecked()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/timer_events.0.log";
+    auto hb = [](int64_t ts, const std::string &wall) {
+        return "{\"t\":\"hb\",\"ts\":" + std::to_string(ts) +
+               ",\"events\":0,\"dropped\":1,\"buffer_full\":0,\"bytes\":0" + wall + "}\n";
+    };
+    testlogs::write(path, testlogs::header(0) + hb(2000, "") +                         // 2
+                              hb(3000, ",\"wall_ns\":1700000000000003000,\"wall_spread_ns\":9") +
+                              hb(4000, ",\"wall_ns\":1700000000000004000") +          // 4
+                              hb(5000, ",\"wall_ns\":9223372036854775807,\"wall_spread_ns\":1") +
+                              hb(6000, ",\"wall_ns\":1700000000000006000,\"wall_spread_ns\":-1") +
+                              hb(2500, ",\"wall_ns\":1700000000000002500,\"wall_spread_ns\":9") +
+                              "{\"t\":\"close\",\"ts\":7000,\"events\":0,\"dropped\":3,\"open\":0,"
+                              "\"wall_ns\":1700000000000007000,\"wall_spread_ns\":8}\n");
+    const ParsedFile f = LogParser::parseFile(path);
+    QVERIFY(f.usable);
+    QCOMPARE(f.worker.wallPairs.size(), size_t(2));
+    QVERIFY((f.worker.wallPairs[0] == WallPair{3000, 1'700'000'000'000'003'000, 9}));
+    QVERIFY((f.worker.wallPairs[1] == WallPair{7000, 1'700'000'000'000'007'000, 8}));
+    QCOMPARE(f.worker.info.droppedEvents, int64_t(3));
+    QCOMPARE(f.worker.info.lastHeartbeatLocalNs, int64_t(2500));
+    std::vector<int64_t> lines;
+    for (const LoadProblem &p : f.problems)
+        if (p.kind != Kind::OpenEvents)
+            lines.push_back(p.line);
+    QCOMPARE(lines, (std::vector<int64_t>{4, 5, 6}));
+    QCOMPARE(countProblems(f.problems, "wall_spread_ns"), 3); // missing, then out of range twice
+}
+
 QTEST_APPLESS_MAIN(TstLogParser)
 #include "tst_logparser.moc"
 
@@ -288,7 +324,8 @@ void TstLogParser::snapshotRestoreContinuesAsOnePass()
         "\"t3\":960,\"t4\":1010}\n",
         testlogs::begin(1100, 2, "io"),
         testlogs::begin(1200, 1, "fwd"),
-        "{\"t\":\"hb\",\"ts\":1250,\"events\":3,\"dropped\":2,\"buffer_full\":0,\"bytes\":9}\n",
+        "{\"t\":\"hb\",\"ts\":1250,\"events\":3,\"dropped\":2,\"buffer_full\":0,\"bytes\":9,"
+        "\"wall_ns\":1700000000000001250,\"wall_spread_ns\":40}\n",
         testlogs::end(1300, 1, "fwd"),
         "{\"t\":\"sync\",\"burst\":0,\"seq\":1,\"ref\":\"b\",\"t1\":1310,\"t2\":1320,"
         "\"t3\":1330,\"t4\":1340}\n",
@@ -298,7 +335,8 @@ void TstLogParser::snapshotRestoreContinuesAsOnePass()
         testlogs::end(1650, 1, "bwd"),
         "{\"t\":\"E\",\"ts\":1700,\"tid\":1,\"name\":\"step\",\"args\":{\"done\":1}}\n",
         testlogs::end(1800, 2, "io"),
-        "{\"t\":\"close\",\"ts\":1900,\"events\":6,\"dropped\":2,\"open\":0}\n",
+        "{\"t\":\"close\",\"ts\":1900,\"events\":6,\"dropped\":2,\"open\":0,"
+        "\"wall_ns\":1700000000000001901,\"wall_spread_ns\":30}\n",
     };
     QVERIFY(splitLine < int(lines.size()));
     std::string all, prefix, rest;
@@ -337,6 +375,8 @@ void TstLogParser::snapshotRestoreContinuesAsOnePass()
     QCOMPARE(r.worker.info.firstLocalNs, w.worker.info.firstLocalNs);
     QCOMPARE(r.worker.info.lastLocalNs, w.worker.info.lastLocalNs);
     QCOMPARE(r.worker.info.lastHeartbeatLocalNs, w.worker.info.lastHeartbeatLocalNs);
+    QCOMPARE(w.worker.wallPairs.size(), size_t(2));
+    QVERIFY(r.worker.wallPairs == w.worker.wallPairs);
     QCOMPARE(r.worker.info.droppedEvents, w.worker.info.droppedEvents);
     QCOMPARE(r.worker.info.closedCleanly, w.worker.info.closedCleanly);
     QCOMPARE(r.worker.refId, w.worker.refId);

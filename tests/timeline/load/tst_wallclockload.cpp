@@ -7,6 +7,8 @@
 #include "timeline/load/jobloader.h"
 
 #include <QDir>
+
+#include <fstream>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -57,6 +59,8 @@ private slots:
     void twoHostsDisagree();
     void correctionOff();
     void cacheKeyedOnTheClock();
+    void wallPairsFollowTheWallClock();
+    void wallClockSteppedDuringTheJob();
 };
 
 void TstWallClockLoad::exactWallClocksBeatAnAsymmetricPath()
@@ -227,6 +231,68 @@ void TstWallClockLoad::cacheKeyedOnTheClock()
     win = load(dir.path(), ClockChoice::Corrected, true, true);
     QVERIFY(win && !win->window.readOnlyWindow);
     same(*win, *fullCorrected);
+}
+
+// A path that settles: host 1's first 10 bursts have 300 µs more asymmetry, so its corrected
+// map is up to 150 µs off at the start and right later. With only the header's anchor (format
+// 1.1) --clock wall shifts the whole map by what it reads at the anchor, and the mark lands µs
+// off; with the heartbeats' wall-clock pairs (format 1.2) every host follows its exact wall
+// clock, and the mark is exact — on a parsed load and on one from the index alike.
+void TstWallClockLoad::wallPairsFollowTheWallClock()
+{
+    for (const bool pairs : {false, true}) {
+        QTemporaryDir dir;
+        testlogs::writeHostsJob(dir.path().toStdString(), {0, 0, 0}, {}, {0, 300'000, 0},
+                                pairs ? 100'000'000 : 0);
+        std::vector<int64_t> errors;
+        for (int pass = 0; pass < 2; ++pass) { // parsed, then from the index and store
+            const auto c = load(dir.path(), ClockChoice::Wall);
+            QVERIFY(c);
+            for (const Worker &w : c->workers)
+                QVERIFY2(w.wall.used, w.wall.reason.c_str());
+            QCOMPARE(c->workers[1].wallPairs.size(), size_t(pairs ? 29 : 0));
+            errors.push_back(markError(*c, 1));
+        }
+        QCOMPARE(errors[0], errors[1]);
+        const std::string e = std::to_string(errors[0]);
+        if (pairs)
+            QVERIFY2(std::llabs(errors[0]) <= 100, e.c_str());
+        else // 3.7 µs measured: what the corrected map's error at the anchor leaves
+            QVERIFY2(std::llabs(errors[0]) >= 1'000, e.c_str());
+    }
+}
+
+// Host 2's wall clock steps 3 ms ahead at 1.5 s (its heartbeats say so, its anchor does not):
+// its pairs disagree among themselves beyond its band, so it is `outside` and stays on its
+// corrected clock under --clock wall; the other hosts follow their wall clocks.
+void TstWallClockLoad::wallClockSteppedDuringTheJob()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    testlogs::writeHostsJob(d, {0, 0, 0}, {}, {}, 100'000'000);
+    const std::string path = d + "/w.2.log";
+    std::ifstream in(path);
+    std::string text, line;
+    const std::string hb = "\"t\":\"hb\",\"ts\":", wallKey = "\"wall_ns\":";
+    while (std::getline(in, line)) {
+        const size_t ts = line.find(hb);
+        const size_t w = line.find(wallKey);
+        if (ts != std::string::npos && w != std::string::npos &&
+            std::stoll(line.substr(ts + hb.size())) >= 1'500'000'000) {
+            const size_t from = w + wallKey.size(), end = line.find(',', from);
+            const int64_t wall = std::stoll(line.substr(from, end - from)) + 3'000'000;
+            line = line.substr(0, from) + std::to_string(wall) + line.substr(end);
+        }
+        text += line + "\n";
+    }
+    in.close();
+    testlogs::write(path, text);
+    const auto c = load(dir.path(), ClockChoice::Wall);
+    QVERIFY(c);
+    QCOMPARE(c->workers[2].wall.verdict, sync::WallVerdict::Outside);
+    QVERIFY(!c->workers[2].wall.used);
+    QVERIFY(c->workers[0].wall.used && c->workers[1].wall.used);
+    QVERIFY(hasNote(*c, "--clock wall refused for host host-2"));
 }
 
 QTEST_GUILESS_MAIN(TstWallClockLoad)

@@ -5,8 +5,79 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace syncline::load {
+
+namespace {
+
+// Pairs closer than this after the one kept before are left out of the placement: over a few ms
+// the reads' own spread would set the rate between them.
+constexpr int64_t kMinPairGapNs = 100'000'000;
+
+// The worker's wall-clock pairs: its header's anchor, then the `hb`/`close` pairs after it
+// (format 1.2), increasing in local time.
+std::vector<WallPair> pairsOf(const Worker &w)
+{
+    std::vector<WallPair> out;
+    if (WorkerAdmission::hasClockAnchor(w.info))
+        out.push_back({w.info.anchorMonoNs, w.info.anchorWallNs, w.info.anchorSpreadNs});
+    for (const WallPair &p : w.wallPairs)
+        if (out.empty() || p.monoNs > out.back().monoNs)
+            out.push_back(p);
+    return out;
+}
+
+// The corrected map with each stretch between two wall-clock pairs replaced by the wall clock
+// itself (straight between the pairs); before the first pair and after the last, the corrected
+// map continued from the pair (its rates, shifted to meet the wall clock there). Bounds, bands
+// and flags are the corrected map's at each pair. nullopt when fewer than two pairs are far
+// enough apart, or the wall clock's rate between two pairs is not within 2× of real time (it was
+// stepped): the caller then shifts the corrected map as a whole.
+std::optional<sync::ClockMap> followWall(const sync::ClockMap &corrected,
+                                         const std::vector<WallPair> &all)
+{
+    std::vector<WallPair> p;
+    for (const WallPair &x : all)
+        if (p.empty() || x.monoNs - p.back().monoNs >= kMinPairGapNs || &x == &all.back())
+            p.push_back(x);
+    if (p.size() >= 2 && p.back().monoNs - p[p.size() - 2].monoNs < kMinPairGapNs)
+        p.erase(p.end() - 2); // the last pair kept, at the gap from the one before
+    if (p.size() < 2 || corrected.segments().empty())
+        return std::nullopt;
+    std::vector<sync::ClockSegment> segs;
+    // Before the first pair: the corrected map, shifted to the wall clock there.
+    const int64_t first = p.front().monoNs, last = p.back().monoNs;
+    const sync::ClockMap before =
+        WallClocks::shifted(corrected, p.front().wallNs - corrected.toGlobal(first));
+    for (const sync::ClockSegment &s : before.segments())
+        if (s.localStart < first)
+            segs.push_back(s);
+    for (size_t i = 0; i + 1 < p.size(); ++i) {
+        const double slope = double(p[i + 1].wallNs - p[i].wallNs) /
+                             double(p[i + 1].monoNs - p[i].monoNs);
+        if (!(slope > 0.5 && slope < 2.0))
+            return std::nullopt;
+        sync::ClockSegment s = corrected.segmentAt(p[i].monoNs);
+        s.localStart = p[i].monoNs;
+        s.globalStart = p[i].wallNs;
+        s.slope = slope;
+        segs.push_back(s);
+    }
+    // After the last pair: the corrected map, shifted to the wall clock there.
+    const sync::ClockMap after =
+        WallClocks::shifted(corrected, p.back().wallNs - corrected.toGlobal(last));
+    sync::ClockSegment tail = after.segmentAt(last);
+    tail.localStart = last;
+    tail.globalStart = p.back().wallNs;
+    segs.push_back(tail);
+    for (const sync::ClockSegment &s : after.segments())
+        if (s.localStart > last)
+            segs.push_back(s);
+    return sync::ClockMap(std::move(segs));
+}
+
+} // namespace
 
 sync::ClockMap WallClocks::shifted(const sync::ClockMap &map, int64_t shift)
 {
@@ -49,14 +120,16 @@ WallClocks::Check WallClocks::check(Timeline &tl, bool correct)
         out.hostWorkers[it->second].push_back(i);
         if (!anchored)
             continue;
-        const int64_t a = w.info.anchorMonoNs;
-        sync::WallReading r;
-        r.offsetNs = w.info.anchorWallNs - w.corrected.toGlobal(a);
         const bool banded = correct && w.clock.method != sync::ClockMethod::None &&
                             !w.corrected.segments().empty();
-        r.boundNs = banded ? w.corrected.segmentAt(a).boundNs : 0;
-        r.spreadNs = w.info.anchorSpreadNs;
-        h.readings.push_back(r);
+        // Every pair is a reading: the header's anchor and the heartbeats' (format 1.2).
+        for (const WallPair &p : pairsOf(w)) {
+            sync::WallReading r;
+            r.offsetNs = p.wallNs - w.corrected.toGlobal(p.monoNs);
+            r.boundNs = banded ? w.corrected.segmentAt(p.monoNs).boundNs : 0;
+            r.spreadNs = p.spreadNs;
+            h.readings.push_back(r);
+        }
         if (!banded && h.noBandWhy.empty())
             h.noBandWhy = !correct            ? "clock correction disabled"
                           : w.samples.empty() ? "not corrected: no sync samples"
@@ -99,7 +172,12 @@ void WallClocks::useWall(Timeline &tl, const Check &check)
         const int64_t shift = accept ? v.wallNs : r.consensusNs;
         for (size_t i : check.hostWorkers[h]) {
             Worker &w = tl.workers[i];
-            w.corrected = WallClocks::shifted(w.corrected, shift);
+            // An accepted host's workers follow their wall clocks from pair to pair; a worker
+            // with one pair (a log of format < 1.2) keeps its corrected rates, shifted.
+            std::optional<sync::ClockMap> wall;
+            if (accept)
+                wall = followWall(w.corrected, pairsOf(w));
+            w.corrected = wall ? std::move(*wall) : WallClocks::shifted(w.corrected, shift);
             w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
             w.wall.used = accept;
         }

@@ -2,15 +2,19 @@
 // workers by clock domain (the engine's, WorkerClockResult::domain) and asks the pure check
 // (sync/wallclockcheck.h) for a verdict per host; then, for `--clock wall`, places the hosts.
 //
-// check():  per worker with a clock anchor (WorkerAdmission::hasClockAnchor, the one rule),
-//           the reading d = anchor wall − corrected(anchor mono), the corrected map's guaranteed
-//           bound at the anchor and the anchor's spread; its host's verdict goes into
+// check():  per worker with a clock anchor (WorkerAdmission::hasClockAnchor, the one rule), a
+//           reading per wall-clock pair (the header's anchor, then the pairs on its `hb` and
+//           `close` records, log format 1.2): d = wall − corrected(mono), the corrected map's
+//           guaranteed bound there and the pair's spread; its host's verdict goes into
 //           Worker::wall (offset, band, reason) and Timeline::wallClocksAgree. Workers the engine
 //           did not correct have no band (their corrected map is their raw wall-clock map).
-// useWall(): --clock wall. Every worker of a Consistent host: corrected map + its host's d (its
-//           wall clock, keeping the engine's rates, so only the sync path's constant asymmetry
-//           goes); every other corrected worker: + the consensus K, so it stays on the
-//           corrected clock relative to the accepted hosts; each refused host gets a clock note
+// useWall(): --clock wall. Every worker of a Consistent host follows its wall clock: straight
+//           from pair to pair (pairs at least 100 ms apart), the corrected map's rates before
+//           the first and after the last; a worker with one pair (the anchor of a log of format
+//           < 1.2): corrected map + its host's d (keeping the engine's rates, so only the sync
+//           path's constant asymmetry goes). Every other corrected worker: + the consensus K,
+//           so it stays on the corrected clock relative to the accepted hosts; each refused
+//           host gets a clock note
 //           ("--clock wall refused for host …"). Without a consensus nothing moves. Workers
 //           without a band keep their (raw) maps. Timeline::referenceShiftNs grows by K.
 // Must run after the corrected maps are final (ClockCorrector::apply calls both).

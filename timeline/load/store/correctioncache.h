@@ -27,7 +27,9 @@ struct CorrectionCache
 {
     // Raised whenever the engine gives other results (maps, flags, notes) for the same logs:
     // a cache never hands a windowed open another engine's correction.
-    static constexpr uint32_t kVersion = 3; // 3: the wall-clock check per worker
+    // 3: the wall-clock check per worker; 4: samples of one reference clock combined across its
+    // servers, --clock wall following the wall-clock pairs.
+    static constexpr uint32_t kVersion = 4;
 
     struct WorkerClock
     {

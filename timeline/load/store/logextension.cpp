@@ -191,6 +191,7 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
     state.refs = {x.refId};
     for (const sync::ClockSample &s : x.samples)
         state.samples.emplace_back(0, s);
+    state.wallPairs = x.wallPairs;
     // The file's first thread first (a record without tid belongs to it); a thread is restored
     // when something of it is still open, its order check has a time, or it is the first.
     std::vector<size_t> order(tracks.size());
@@ -311,6 +312,7 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
         p.worker.counters = std::move(t.worker.counters);
     p.worker.info = t.worker.info;
     p.worker.samples = std::move(t.worker.samples);
+    p.worker.wallPairs = std::move(t.worker.wallPairs);
     p.worker.refId = t.worker.refId;
     p.problems = std::move(t.problems);
     p.usable = t.usable;

@@ -175,6 +175,7 @@ void LogIndex::setWholeFile(const ParsedFile &f)
     }
     refId = w.refId;
     samples = w.samples;
+    wallPairs = w.wallPairs;
     firstLocalNs = w.info.firstLocalNs;
     lastLocalNs = w.info.lastLocalNs;
     lastHeartbeatLocalNs = w.info.lastHeartbeatLocalNs;
@@ -278,6 +279,12 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
         s.burst = int32_t(r.u32());
         s.seq = int32_t(r.u32());
     }
+    x.wallPairs.resize(r.count(24));
+    for (WallPair &w : x.wallPairs) {
+        w.monoNs = r.i64();
+        w.wallNs = r.i64();
+        w.spreadNs = r.i64();
+    }
     if (!r.finish()) {
         if (why)
             *why = r.error();
@@ -296,6 +303,11 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
     }
     for (uint32_t s : x.openSpans)
         consistent = consistent && s < x.spans.size();
+    for (size_t i = 0; consistent && i < x.wallPairs.size(); ++i) {
+        const WallPair &w = x.wallPairs[i];
+        consistent = logTimeInRange(w.monoNs) && logTimeInRange(w.wallNs) && w.spreadNs >= 0 &&
+                     w.spreadNs <= kMaxTimeNs && (i == 0 || w.monoNs > x.wallPairs[i - 1].monoNs);
+    }
     if (!consistent) {
         if (why)
             *why = "inconsistent checkpoints";
@@ -398,6 +410,12 @@ std::string LogIndex::store(const std::string &logPath) const
         wr.i64(s.t4);
         wr.u32(uint32_t(s.burst));
         wr.u32(uint32_t(s.seq));
+    }
+    wr.u32(uint32_t(wallPairs.size()));
+    for (const WallPair &w : wallPairs) {
+        wr.i64(w.monoNs);
+        wr.i64(w.wallNs);
+        wr.i64(w.spreadNs);
     }
     for (bool beside : {true, false})
         if (wr.writeTo(pathFor(logPath, beside)))

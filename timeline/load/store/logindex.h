@@ -5,9 +5,9 @@
 // checkpoint, their ends after it). Those open events ("spans") are stored whole — tid, local
 // start and end as the full parse found them, flags, name and args — so a windowed read can
 // start at any checkpoint with the right ancestors and give events that end after its last
-// block their true end. The log's sync samples, thread names and the worker fields a full parse
-// ends with (first/last local time, heartbeat, drops, close) are stored too: clock correction
-// and the clock panel always see every sample.
+// block their true end. The log's sync samples, wall-clock pairs, thread names and the worker
+// fields a full parse ends with (first/last local time, heartbeat, drops, close) are stored too:
+// clock correction and the clock panel always see every sample.
 //
 // File: `<log dir>/.syncline-index/<log name>.sidx`, or, when that directory cannot be written,
 // `$XDG_CACHE_HOME/syncline/index/<hash of the log dir>/<log name>.sidx` (~/.cache without
@@ -59,8 +59,8 @@ struct LogFileStamp
 struct LogIndex
 {
     // 2: the continuation (a grown log is extended, LogExtension); 3: the stamp's ctime and
-    // tail hash. Files of other versions are rebuilt.
-    static constexpr uint32_t kVersion = 3;
+    // tail hash; 4: the wall-clock pairs (log format 1.2). Files of other versions are rebuilt.
+    static constexpr uint32_t kVersion = 4;
     static constexpr size_t kInterval = 256 << 10; // bytes between checkpoints (default)
 
     struct Checkpoint
@@ -108,6 +108,7 @@ struct LogIndex
     std::vector<std::pair<int64_t, std::string>> threadNames;
     std::string refId;
     std::vector<sync::ClockSample> samples;
+    std::vector<WallPair> wallPairs;
     int64_t firstLocalNs = 0, lastLocalNs = 0, lastHeartbeatLocalNs = 0, droppedEvents = 0;
     bool closedCleanly = false;
     int64_t events = 0;

@@ -205,6 +205,7 @@ void WindowReader::applyIndex(ParsedFile &f, const LogIndex &x)
                 tr.threadName = name;
     f.worker.refId = x.refId;
     f.worker.samples = x.samples;
+    f.worker.wallPairs = x.wallPairs;
 }
 
 ParsedFile WindowReader::header(const std::string &path, const LogIndex &x)

@@ -261,6 +261,10 @@ LineScanner::IntField LineScanner::intField(std::string_view key, LogRecord &out
             return {&out.events, nullptr, "events"};
         if (key == "dropped")
             return {&out.dropped, nullptr, "dropped"};
+        if (key == "wall_ns")
+            return {&out.wallNs, &out.hasWall, "wall_ns"};
+        if (key == "wall_spread_ns")
+            return {&out.wallSpreadNs, &out.hasWallSpread, "wall_spread_ns"};
         break;
     }
     return {};

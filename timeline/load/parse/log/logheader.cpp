@@ -80,8 +80,9 @@ void readFields(const nlohmann::json &h, WorkerInfo &info, int64_t lineNo, Probl
     }
 }
 
-// The newest minor version of format 1 this reader knows (1.1 added the `C` counter record).
-constexpr int64_t kMinor = 1;
+// The newest minor version of format 1 this reader knows (1.1 added the `C` counter record, 1.2
+// the wall-clock pairs on `hb` and `close`).
+constexpr int64_t kMinor = 2;
 
 } // namespace
 

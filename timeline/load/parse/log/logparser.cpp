@@ -92,6 +92,26 @@ void LogParser::seeTime(int64_t ts)
     info.lastLocalNs = std::max(info.lastLocalNs, ts);
 }
 
+void LogParser::addWallPair(const LogRecord &r)
+{
+    if (!r.hasWall && !r.hasWallSpread)
+        return; // a 1.0/1.1 writer, or another writer's heartbeat
+    if (!need(r.hasWall, "wall_ns") || !need(r.hasWallSpread, "wall_spread_ns"))
+        return;
+    if (!logTimeInRange(r.wallNs) || r.wallSpreadNs < 0 || r.wallSpreadNs > kMaxTimeNs) {
+        m_problems.add(Kind::TimeOutOfRange, m_line,
+                       "wall-clock pair with wall_ns outside the readable range (|t| <= 2^62 ns) "
+                       "or a negative wall_spread_ns ignored");
+        return;
+    }
+    std::vector<WallPair> &pairs = m_out.worker.wallPairs;
+    // Pairs are read in the order written, each later than the one before; one that is not (a
+    // file from another writer) is left out, so the pairs stay a function of local time.
+    if (!pairs.empty() && r.ts <= pairs.back().monoNs)
+        return;
+    pairs.push_back({r.ts, r.wallNs, r.wallSpreadNs});
+}
+
 uint32_t LogParser::trackFor(int64_t tid)
 {
     if (m_hasLastTrack && tid == m_lastTid)
@@ -210,6 +230,7 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
         if (r.hasTs) {
             seeTime(r.ts);
             m_out.worker.info.lastHeartbeatLocalNs = r.ts;
+            addWallPair(r);
         }
         m_out.worker.info.droppedEvents = r.dropped;
         return;
@@ -219,8 +240,10 @@ void LogParser::handleRecord(const LogRecord &r, std::string_view line)
                        Severity::Info);
         return;
     case RecordType::Close:
-        if (r.hasTs)
+        if (r.hasTs) {
             seeTime(r.ts);
+            addWallPair(r);
+        }
         m_out.worker.info.closedCleanly = true;
         m_out.worker.info.droppedEvents = r.dropped;
         return;

@@ -68,6 +68,7 @@ public:
         std::vector<Thread> threads; // the tracks, in creation order (records without tid: first)
         std::vector<std::string> refs;
         std::vector<std::pair<uint32_t, sync::ClockSample>> samples; // (index into refs), in order
+        std::vector<WallPair> wallPairs; // in order, each later than the one before
         std::optional<std::pair<int64_t, int64_t>> localRange; // first and last local time seen
         int64_t lastHeartbeatLocalNs = 0, droppedEvents = 0;
         bool closedCleanly = false;
@@ -150,6 +151,8 @@ private:
     static constexpr uint32_t kNoTrack = UINT32_MAX;
     uint32_t trackFor(int64_t tid);
     void seeTime(int64_t ts);
+    // The wall-clock pair of an `hb`/`close` record (format 1.2), when it has one.
+    void addWallPair(const LogRecord &r);
     void checkOrder(uint32_t track, int64_t ts);
     void finishSamples();
     // No rank from a header (`why`: none, or unreadable): the file name's, or the next free one.

@@ -36,6 +36,7 @@ LogParser::Resume LogParser::snapshot() const
     }
     s.refs = m_sync.refs();
     s.samples = m_sync.all();
+    s.wallPairs = m_out.worker.wallPairs;
     const WorkerInfo &info = m_out.worker.info;
     if (m_anyTime)
         s.localRange = std::make_pair(info.firstLocalNs, info.lastLocalNs);
@@ -65,6 +66,13 @@ bool LogParser::restore(const Resume &s)
         seeTime(x.t1);
         seeTime(x.t4);
     }
+    for (size_t i = 0; i < s.wallPairs.size(); ++i) {
+        const WallPair &w = s.wallPairs[i];
+        if (!logTimeInRange(w.monoNs) || !logTimeInRange(w.wallNs) || w.spreadNs < 0 ||
+            w.spreadNs > kMaxTimeNs || (i > 0 && w.monoNs <= s.wallPairs[i - 1].monoNs))
+            return false;
+    }
+    m_out.worker.wallPairs = s.wallPairs;
     for (const Resume::Thread &th : s.threads) {
         if (th.open.empty() && trackFor(th.tid) == kNoTrack)
             return false;

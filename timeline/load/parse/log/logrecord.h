@@ -37,6 +37,8 @@ struct LogRecord
     int64_t ts = 0, tid = 0, dur = 0;
     int64_t t1 = 0, t2 = 0, t3 = 0, t4 = 0, burst = 0, seq = 0;
     int64_t peer = 0, events = 0, dropped = 0, open = 0;
+    bool hasWall = false, hasWallSpread = false; // `hb`/`close` wall-clock pair, format 1.2
+    int64_t wallNs = 0, wallSpreadNs = 0;
     std::string_view name, args, ref, dir, id, level, msg;
     // Set by LineScanner::scanAt when `name` and `args` are plain ASCII (so valid UTF-8 and
     // need no check); false: check them.
