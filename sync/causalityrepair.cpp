@@ -6,6 +6,7 @@
 #include "parallel.h"
 #include "piecewiselinear.h"
 #include "radixsort.h"
+#include "saturating.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,15 +30,6 @@ int64_t held(double x)
 {
     constexpr double kLimit = 4611686018427387904.0; // 2^62
     return int64_t(std::isnan(x) ? 0.0 : std::clamp(x, -kLimit, kLimit));
-}
-
-// a + b, held at the int64 range.
-int64_t saturatingAdd(int64_t a, int64_t b)
-{
-    int64_t r = 0;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-    return r;
 }
 
 bool receivesTooEarly(int64_t d, int64_t s, int64_t latency)

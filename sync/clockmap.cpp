@@ -1,6 +1,7 @@
 // ClockMap — see clockmap.h. Evaluation uses the slope's deviation from 1 so that identity-like
 // segments are exact: global = globalStart + d + round((slope - 1) · d), d = local - localStart.
 #include "clockmap.h"
+#include "saturating.h"
 
 #include <algorithm>
 #include <cmath>
@@ -92,6 +93,16 @@ ClockMap::ClockMap(std::vector<ClockSegment> segments) : m_segments(std::move(se
             s.slope = 1.0; // a non-positive slope would break monotonicity; never produced by us
     }
     m_segments = std::move(unique);
+}
+
+ClockMap ClockMap::shifted(int64_t ns) const
+{
+    if (m_segments.empty())
+        return offset(ns);
+    std::vector<ClockSegment> segs = m_segments;
+    for (ClockSegment &s : segs)
+        s.globalStart = saturatingAdd(s.globalStart, ns);
+    return ClockMap(std::move(segs));
 }
 
 ClockMap ClockMap::offset(int64_t offsetNs)

@@ -55,6 +55,9 @@ public:
     ClockMap(); // identity
     explicit ClockMap(std::vector<ClockSegment> segments);
     static ClockMap offset(int64_t offsetNs); // global = local + offsetNs
+    // This map moved by `ns` on the global axis (held at the int64 range: a cache may hold any
+    // map); the identity moved is offset(ns).
+    ClockMap shifted(int64_t ns) const;
 
     int64_t toGlobal(int64_t localNs) const;
     int64_t toLocal(int64_t globalNs) const;

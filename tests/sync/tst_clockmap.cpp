@@ -139,6 +139,13 @@ void TstClockMap::extremesSaturate()
     int64_t out[1] = {0};
     far.durations(starts, ends, out);
     QVERIFY(out[0] >= 0);
+    // Shifted past the range (a forged correction cache, then --clock wall or the reference
+    // shift): held at it, not wrapped.
+    const ClockMap up = far.shifted(kMax - 5);
+    QCOMPARE(up.segments()[0].globalStart, kMax);
+    QCOMPARE(low.shifted(kMin).segments()[0].globalStart, kMin);
+    QCOMPARE(far.shifted(-(int64_t(1) << 62)).segments()[0].globalStart, int64_t(0));
+    QCOMPARE(ClockMap().shifted(7).toGlobal(100), int64_t(107));
 }
 
 void TstClockMap::segmentAt()

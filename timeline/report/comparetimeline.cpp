@@ -4,16 +4,6 @@
 
 namespace syncline {
 
-sync::ClockMap CompareTimeline::shifted(const sync::ClockMap &map, int64_t ns)
-{
-    if (map.segments().empty())
-        return sync::ClockMap::offset(ns);
-    std::vector<sync::ClockSegment> segs = map.segments();
-    for (sync::ClockSegment &s : segs)
-        s.globalStart += ns;
-    return sync::ClockMap(std::move(segs));
-}
-
 std::shared_ptr<Timeline> CompareTimeline::combine(const Timeline &a, const Timeline &b,
                                                    const CompareShift &shift, CompareLayout layout)
 {
@@ -58,8 +48,8 @@ std::shared_ptr<Timeline> CompareTimeline::combine(const Timeline &a, const Time
     }
     for (Worker &w : wb) {
         w.info.run = "B";
-        w.corrected = shifted(w.corrected, shift.correctedNs);
-        w.raw = shifted(w.raw, shift.rawNs);
+        w.corrected = w.corrected.shifted(shift.correctedNs);
+        w.raw = w.raw.shifted(shift.rawNs);
         w.clock.offsetNs += shift.correctedNs;
         remap(w, nameMap, argMap);
     }

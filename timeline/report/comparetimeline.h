@@ -39,8 +39,6 @@ class CompareTimeline
 public:
     static std::shared_ptr<Timeline> combine(const Timeline &a, const Timeline &b,
                                              const CompareShift &shift, CompareLayout layout);
-    // `map` with every global time moved by `ns` (an identity map becomes an offset map).
-    static sync::ClockMap shifted(const sync::ClockMap &map, int64_t ns);
 };
 
 } // namespace syncline

@@ -163,7 +163,7 @@ void storeResults(Timeline &tl, const sync::SyncEngineResult &res, std::optional
                                          : ""));
             continue;
         }
-        w.corrected = WallClocks::shifted(r.map, *shift);
+        w.corrected = r.map.shifted(*shift);
         w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
     }
 }

@@ -3,6 +3,8 @@
 #include "timeline/load/build/workeradmission.h"
 #include "timeline/model/ranklist.h"
 
+#include "sync/saturating.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -49,13 +51,15 @@ std::optional<sync::ClockMap> followWall(const sync::ClockMap &corrected,
     // Before the first pair: the corrected map, shifted to the wall clock there.
     const int64_t first = p.front().monoNs, last = p.back().monoNs;
     const sync::ClockMap before =
-        WallClocks::shifted(corrected, p.front().wallNs - corrected.toGlobal(first));
+        corrected.shifted(sync::saturatingSub(p.front().wallNs, corrected.toGlobal(first)));
     for (const sync::ClockSegment &s : before.segments())
         if (s.localStart < first)
             segs.push_back(s);
     for (size_t i = 0; i + 1 < p.size(); ++i) {
-        const double slope = double(p[i + 1].wallNs - p[i].wallNs) /
-                             double(p[i + 1].monoNs - p[i].monoNs);
+        // The differences exactly (times within ±2^62 may lie 2^63 apart; doubles of wall
+        // times around 2^60 are 256 ns apart), then their ratio.
+        const double slope = double(__int128(p[i + 1].wallNs) - p[i].wallNs) /
+                             double(__int128(p[i + 1].monoNs) - p[i].monoNs);
         if (!(slope > 0.5 && slope < 2.0))
             return std::nullopt;
         sync::ClockSegment s = corrected.segmentAt(p[i].monoNs);
@@ -66,7 +70,7 @@ std::optional<sync::ClockMap> followWall(const sync::ClockMap &corrected,
     }
     // After the last pair: the corrected map, shifted to the wall clock there.
     const sync::ClockMap after =
-        WallClocks::shifted(corrected, p.back().wallNs - corrected.toGlobal(last));
+        corrected.shifted(sync::saturatingSub(p.back().wallNs, corrected.toGlobal(last)));
     sync::ClockSegment tail = after.segmentAt(last);
     tail.localStart = last;
     tail.globalStart = p.back().wallNs;
@@ -78,16 +82,6 @@ std::optional<sync::ClockMap> followWall(const sync::ClockMap &corrected,
 }
 
 } // namespace
-
-sync::ClockMap WallClocks::shifted(const sync::ClockMap &map, int64_t shift)
-{
-    if (map.segments().empty())
-        return sync::ClockMap::offset(shift);
-    std::vector<sync::ClockSegment> segs = map.segments();
-    for (auto &s : segs)
-        s.globalStart += shift;
-    return sync::ClockMap(std::move(segs));
-}
 
 std::string WallClocks::hostLabel(const Timeline &tl, const std::vector<size_t> &workers)
 {
@@ -125,7 +119,7 @@ WallClocks::Check WallClocks::check(Timeline &tl, bool correct)
         // Every pair is a reading: the header's anchor and the heartbeats' (format 1.2).
         for (const WallPair &p : pairsOf(w)) {
             sync::WallReading r;
-            r.offsetNs = p.wallNs - w.corrected.toGlobal(p.monoNs);
+            r.offsetNs = sync::saturatingSub(p.wallNs, w.corrected.toGlobal(p.monoNs));
             r.boundNs = banded ? w.corrected.segmentAt(p.monoNs).boundNs : 0;
             r.spreadNs = p.spreadNs;
             h.readings.push_back(r);
@@ -177,7 +171,7 @@ void WallClocks::useWall(Timeline &tl, const Check &check)
             std::optional<sync::ClockMap> wall;
             if (accept)
                 wall = followWall(w.corrected, pairsOf(w));
-            w.corrected = wall ? std::move(*wall) : WallClocks::shifted(w.corrected, shift);
+            w.corrected = wall ? std::move(*wall) : w.corrected.shifted(shift);
             w.clock.offsetNs = w.corrected.toGlobal(w.info.firstLocalNs) - w.info.firstLocalNs;
             w.wall.used = accept;
         }

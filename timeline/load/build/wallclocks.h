@@ -41,8 +41,6 @@ public:
     static Check check(Timeline &timeline, bool correct);
     static void useWall(Timeline &timeline, const Check &check);
     // "host node-c (ranks 2-3)": how a note names one host's workers.
-    // `map` moved by `shift` ns on the global axis (an empty map: the offset alone).
-    static sync::ClockMap shifted(const sync::ClockMap &map, int64_t shift);
     static std::string hostLabel(const Timeline &timeline, const std::vector<size_t> &workers);
 };
 
