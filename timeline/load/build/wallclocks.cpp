@@ -41,9 +41,11 @@ std::optional<sync::ClockMap> followWall(const sync::ClockMap &corrected,
 {
     std::vector<WallPair> p;
     for (const WallPair &x : all)
-        if (p.empty() || x.monoNs - p.back().monoNs >= kMinPairGapNs || &x == &all.back())
+        if (p.empty() || sync::saturatingSub(x.monoNs, p.back().monoNs) >= kMinPairGapNs ||
+            &x == &all.back())
             p.push_back(x);
-    if (p.size() >= 2 && p.back().monoNs - p[p.size() - 2].monoNs < kMinPairGapNs)
+    if (p.size() >= 2 &&
+        sync::saturatingSub(p.back().monoNs, p[p.size() - 2].monoNs) < kMinPairGapNs)
         p.erase(p.end() - 2); // the last pair kept, at the gap from the one before
     if (p.size() < 2 || corrected.segments().empty())
         return std::nullopt;
