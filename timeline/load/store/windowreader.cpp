@@ -45,16 +45,20 @@ int64_t lastAtOrBelow(const sync::ClockMap &m, int64_t v)
     const int64_t guess =
         std::clamp<int64_t>(m.toLocal(std::clamp(v, -kLimit, kLimit)), -kLimit, kLimit);
     int64_t lo = guess, hi = guess;
-    for (int64_t step = 1 << 20; m.toGlobal(lo) > v && lo > -kLimit; step *= 2)
+    // Steps double up to 2^62 (a map from a forged cache may put v anywhere in the range).
+    for (int64_t step = 1 << 20; m.toGlobal(lo) > v && lo > -kLimit;
+         step = step < kLimit ? step * 2 : kLimit)
         lo = std::max(-kLimit, lo - step);
-    for (int64_t step = 1 << 20; m.toGlobal(hi) <= v && hi < kLimit; step *= 2)
+    for (int64_t step = 1 << 20; m.toGlobal(hi) <= v && hi < kLimit;
+         step = step < kLimit ? step * 2 : kLimit)
         hi = std::min(kLimit, hi + step);
     if (m.toGlobal(lo) > v)
         return lo - 1; // below every representable local
     if (m.toGlobal(hi) <= v)
         return hi;
-    while (hi - lo > 1) { // toGlobal(lo) <= v < toGlobal(hi)
-        const int64_t mid = lo + (hi - lo) / 2;
+    // hi − lo may be 2^63 (lo = −2^62, hi = 2^62): the width is taken unsigned.
+    while (uint64_t(hi) - uint64_t(lo) > 1) { // toGlobal(lo) <= v < toGlobal(hi)
+        const int64_t mid = lo + int64_t((uint64_t(hi) - uint64_t(lo)) / 2);
         (m.toGlobal(mid) <= v ? lo : hi) = mid;
     }
     return lo;
