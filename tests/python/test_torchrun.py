@@ -112,7 +112,7 @@ def test_crash_and_restart_gives_restart_1_workers(workdir, bin_dir):
     # restarted worker was missing from torchrun's output once while its log was complete.
     started = []
     for p in workdir.glob("timer_events*.log"):
-        h = read_log(p)[0]
+        h = read_log(p, torn_tail_ok=True)[0]  # the crashed one may end in a torn line
         started.append({"rank": h["rank"], "restart": h["restart"], "pid": h["pid"],
                         "log": p.name})
     assert sorted((w["rank"], w["restart"]) for w in started) == [(0, 0), (0, 1), (1, 0), (1, 1)]
@@ -252,7 +252,8 @@ def test_time_sync_without_a_named_server(workdir, bin_dir, launcher):
     assert len(logs) == 6, logs  # 3 ranks × 2 incarnations
     boots = set()
     for p in logs:
-        records = read_log(p)
+        # rank 1's first incarnation died in os._exit: its last line may be torn.
+        records = read_log(p, torn_tail_ok=(p.name == "timer_events.1.log"))
         h = records[0]
         notes = [x["msg"] for x in records if x["t"] == "note"]
         used = [m for m in notes if m.startswith("no time server named: using the job's own, ")]
