@@ -6,11 +6,16 @@
 // seconds in another — so each process's bursts are fitted on their own (ClockModelBuilder, as for
 // one process per host) and the models are combined here:
 //  - knots at the union of all models' segment starts (between two of them every model is
-//    linear), plus knots beyond each model's sampled span at ¼, ½, 1, 2, 4 × its reach;
+//    linear), plus knots beyond each model's sampled span at ¼, ½, 1, 2, 4 × the shorter of
+//    its two scales (below);
 //  - at each knot, the weighted mean θ of the models outside a step gap (all of them where every
 //    one is in its gap: a process that saw the step's two sides tells which side a time is on).
-//    A model weighs 1 inside its sampled span (first to last knot) and 1 / (1 + (d / reach)²)
-//    at a distance d beyond it, reach = its band / its drift allowance, clamped to 1 ms .. 1 h.
+//    A model weighs 1 inside its sampled span (first to last knot) and
+//    1 / (1 + (d / reach)² + (d / spacing)²) at a distance d beyond it: reach = its band / its
+//    drift allowance, spacing = its sampled span / its bursts (beyond its bursts it is carried
+//    along its edge knot's rate, which a few bursts set), each clamped to 1 ms .. 1 h. So a
+//    model counts where its process has bursts and fades within a few burst spacings of them:
+//    an incarnation does not pull the next one's seconds, where that one's samples decide.
 //    The weights are continuous in time, so the map does not jump where a process's samples
 //    begin or end (an incarnation's first and last records lie there). Queueing noise of the
 //    processes is independent, so the mean has √n less of it; the path's asymmetry is common.

@@ -28,8 +28,9 @@ struct CorrectionCache
     // Raised whenever the engine gives other results (maps, flags, notes) for the same logs:
     // a cache never hands a windowed open another engine's correction.
     // 3: the wall-clock check per worker; 4: samples of one reference clock combined across its
-    // servers, --clock wall following the wall-clock pairs.
-    static constexpr uint32_t kVersion = 4;
+    // servers, --clock wall following the wall-clock pairs; 5: a process's model counts within a
+    // few burst spacings of its bursts when a domain's models are combined.
+    static constexpr uint32_t kVersion = 5;
 
     struct WorkerClock
     {
