@@ -9,8 +9,8 @@ emulated network) starts that host's 4 workers; no time server is named anywhere
 use the job's own (rank 0's, on host-a; docs/timeserver.md).
 
 Truth is what the testbed sets: host k's clock reads physical time + offset_k (no drift: one
-oscillator drives every namespace's clocks), so host-b's clock is HOST_B_AHEAD_NS ahead of
-host-a's. The links set each host's floor, the error no sync method can avoid: half the
+oscillator drives every namespace's clocks), so host-b's clock is HOST_B_AHEAD_NS (1.23 s)
+ahead of host-a's. The links set each host's floor, the error no sync method can avoid: half the
 asymmetry of its path to the server, (to host-a − from host-a) / 2.
 
 `unavailable()` says why the testbed cannot run here ("" when it can); `run_job()` runs the
@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parents[1] / "scripts" / "testbed"))
 import testbed  # noqa: E402
 
 NAMES = ("host-a", "host-b")
-HOST_B_AHEAD_NS = 3_200_000
+HOST_B_AHEAD_NS = 1_234_567_891  # real hosts' monotonic clocks differ by their boot times
 # Monotonic offsets with ns parts (each host its own); delays in ns (up: host -> router, down:
 # router -> host; each packet waits delay + uniform [0, jitter]). host-b -> host-a waits
 # 300 + 150 µs, host-a -> host-b 100 + 120 µs: host-b's floor is (450 − 220) / 2 = +115 µs.

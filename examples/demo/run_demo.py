@@ -13,7 +13,7 @@ restart 0 (rank 3's log ending without a close record) and restart 1.
 Where the hosts are (--hosts; default auto: the testbed when it can run here, else emulated,
 saying why in one line):
 - testbed (as root, demo_testbed.py): each host its own network, UTS, mount and time namespaces
-  (hostname, boot id, monotonic offset: host-b 3.2 ms ahead), linked by delayed, asymmetric,
+  (hostname, boot id, monotonic offset: host-b 1.23 s ahead), linked by delayed, asymmetric,
   jittery paths; one plain multi-node torchrun per host, c10d rendezvous on host-a across the
   emulated network, no time server named (the workers use rank 0's). Truth: the offsets set.
 - emulated: one agent stands for both hosts; each worker picks its host from its LOCAL_RANK and
@@ -390,4 +390,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; the testbed, if any, is already removed
+        sys.exit("demo: interrupted")

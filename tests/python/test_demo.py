@@ -6,7 +6,7 @@ group restarted by torchelastic — then the exports, the stats and the raw-vs-c
 report. Checks what a user is told the demo shows: restart 0 and restart 1 of every rank, the
 crashed incarnation ended without a close record, the explicit all_reduce a real collective (its
 ends at one true instant), the corrected timeline putting those ends together within the
-engine's bounds although host-b's raw stamps are 3.2 ms off, and `--align-on all_reduce`
+engine's bounds although host-b's raw stamps are 3.2 ms or more off, and `--align-on all_reduce`
 recovering host-b's clock from logs without sync records. The truth is the demo's truth.json
 (the testbed's offsets, or the headers' emulated `skew`). Timing is judged on medians and
 bounds, never on wall-clock durations (a loaded 2-core machine)."""
@@ -24,7 +24,7 @@ from conftest import SOURCE_DIR, read_log, without_leak_check
 
 STEPS, CRASH_STEP = 40, 20  # restart 0 runs steps 0..19, restart 1 resumes at 20 (checkpoint)
 CRASH_RANK, STRAGGLER = 3, 5
-HOST_B_OFFSET_NS = 3_200_000  # host-b's clock ahead of host-a's (emulated: plus 40 ppm)
+HOST_B_OFFSET_NS = 3_200_000  # host-b's clock is at least this far ahead of host-a's
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +230,7 @@ def test_demo_corrected_all_reduce_ends_coincide(demo):
 
 def test_demo_align_on_all_reduce_without_sync(demo, tmp_path):
     """Without sync samples, aligning the all_reduce ends of the restart-1 workers recovers
-    host-b's clock offset (3.2 ms on the testbed; emulated, hundreds of ms: 3.2 ms + 40 ppm
+    host-b's clock offset (1.23 s on the testbed; emulated, hundreds of ms: 3.2 ms + 40 ppm
     since boot).
     Alignment assumes a step's ends coincide; gloo's ring on a loaded machine leaves them
     milliseconds apart, and each domain's map is a median-based fit of per-instance differences
