@@ -107,9 +107,9 @@ def report_clocks(jobdir, stats_json, truth, testbed, say):
     for key in sorted(logs):
         header, first = logs[key]
         # how far ahead this clock is of rank 0's, true and estimated
-        true_ahead = -(true_minus_local(truth[header["host"]], first) - base_true)
-        est = -(estimated[key]["offset_ns"] - base_est)
-        err = true_ahead - est  # corrected − true time of this worker's events
+        true_ahead = base_true - true_minus_local(truth[header["host"]], first) + 0.0
+        est = base_est - estimated[key]["offset_ns"] + 0.0
+        err = true_ahead - est + 0.0  # corrected − true time of this worker's events
         per_host.setdefault(header["host"], []).append(err)
         worst = max(worst, abs(err))
         max_truth = max(max_truth, abs(true_ahead))
