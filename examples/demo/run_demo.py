@@ -230,7 +230,8 @@ def choose_hosts(tools, o):
         return "testbed"
     if o.hosts == "testbed":
         sys.exit(f"demo: --hosts testbed: the multi-host testbed cannot run here: {why}")
-    say(f"demo: hosts emulated inside the recorder: the multi-host testbed cannot run here ({why})")
+    say(f"demo: hosts emulated inside the recorder: the multi-host testbed cannot run here "
+        f"({why})")
     return "emulated"
 
 
