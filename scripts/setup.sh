@@ -16,7 +16,8 @@
 # dask-scheduler with dask-workers, and skip, saying so, without them; `import syncline` never
 # needs them.
 # libnetfilter-queue-dev, iptables and iproute2 are for the multi-host testbed (scripts/testbed/:
-# its NFQUEUE delay line, the router's rules, the veths; test_testbed, as root).
+# its NFQUEUE delay line, built by CMake, the router's rules, the veths; test_testbed and
+# `make demo`, as root).
 set -euo pipefail
 PKGS=(
   cmake ninja-build g++ make pkg-config ccache

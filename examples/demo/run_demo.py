@@ -3,21 +3,29 @@
 
 A real PyTorch Distributed Elastic job: `torchrun` (torch.distributed.run, Debian's
 python3-torch) starts 8 workers of torch_worker.py — DistributedDataParallel over gloo on a
-small model with synthetic data, recorded with syncline.FileTimerClient — on two emulated hosts
-whose clocks disagree (host-b: +3.2 ms and +40 ppm, through the recorder's documented test
-facility SYNCLINE_TEST_CLOCK_*; each host its own clock domain through SYNCLINE_HOST /
-SYNCLINE_BOOT_ID). One agent stands for both hosts: the worker picks its emulated host from
-its LOCAL_RANK (ranks 0–3 host-a, 4–7 host-b) before the recorder starts. The real time server
-(`syncline timeserver`) runs beside it. Rank 5 (host-b) is a straggler; rank 3 crashes once,
-hard, mid-run (restart count 0): torchelastic (`--max_restarts 1`) stops the group and restarts
-all 8 workers with TORCHELASTIC_RESTART_COUNT=1; they resume from rank 0's last checkpoint and
-write new logs (timer_events.<rank>.r1.log), so the timeline holds restart 0 (rank 3's log
-ending without a close record) and restart 1.
+small model with synthetic data, recorded with syncline.FileTimerClient — on two hosts whose
+clocks disagree, host-a (ranks 0–3) and host-b (ranks 4–7). Rank 5 (host-b) is a straggler;
+rank 3 crashes once, hard, mid-run (restart count 0): torchelastic (`--max_restarts 1`) stops
+the group and restarts all 8 workers with TORCHELASTIC_RESTART_COUNT=1; they resume from rank
+0's last checkpoint and write new logs (timer_events.<rank>.r1.log), so the timeline holds
+restart 0 (rank 3's log ending without a close record) and restart 1.
+
+Where the hosts are (--hosts; default auto: the testbed when it can run here, else emulated,
+saying why in one line):
+- testbed (as root, demo_testbed.py): each host its own network, UTS, mount and time namespaces
+  (hostname, boot id, monotonic offset: host-b 1.23 s ahead), linked by delayed, asymmetric,
+  jittery paths; one plain multi-node torchrun per host, c10d rendezvous on host-a across the
+  emulated network, no time server named (the workers use rank 0's). Truth: the offsets set.
+- emulated: one agent stands for both hosts; each worker picks its host from its LOCAL_RANK and
+  host-b's clock gets +3.2 ms and +40 ppm through the recorder's test facility
+  SYNCLINE_TEST_CLOCK_* (a clock domain of its own through SYNCLINE_HOST / SYNCLINE_BOOT_ID);
+  the real time server (`syncline timeserver`) runs beside it. Truth: the headers' `skew`.
 
 With $DISPLAY the viewer opens live (`syncline attach`) while the job runs. Always: writes the
-timeline PNG, the events CSV and the stats, prints their paths, and prints raw vs corrected
-clocks side by side: the truth from each log header's `skew`, the engine's estimate from
-`syncline stats --json`, the error and the bound.
+timeline PNG, the events CSV, the stats and truth.json (the hosts and their true clocks), prints
+their paths, and prints raw vs corrected clocks side by side (demo_clocks.py): per incarnation
+the truth, the engine's estimate from `syncline stats --json`, the error and the bound, and per
+host the achieved error.
 """
 import argparse
 import csv
@@ -33,6 +41,10 @@ import sys
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import demo_clocks  # noqa: E402
+import demo_testbed  # noqa: E402
+
 ROOT = HERE.parents[1]
 NPROC, HOSTS = 8, ("host-a", "host-b")
 STRAGGLER, CRASH_RANK = 5, 3
@@ -57,6 +69,9 @@ def parse_args():
     p.add_argument("--checkpoint-every", type=int, default=10,
                    help="rank 0 checkpoints every N steps; restart 1 resumes from the last (10)")
     p.add_argument("--no-viewer", action="store_true", help="never open a window")
+    p.add_argument("--hosts", choices=("auto", "testbed", "emulated"), default="auto",
+                   help="where the two hosts run: the multi-host testbed (root), emulated "
+                        "inside the recorder, or auto: the testbed when it can run here (auto)")
     return p.parse_args()
 
 
@@ -112,56 +127,112 @@ def free_port():
         return s.getsockname()[1]
 
 
-def torchrun_command(o, jobdir, run_id):
-    """The torchrun command line (printed, so a user can rerun it by hand)."""
-    return ["/usr/bin/python3", "-m", "torch.distributed.run", *TORCHRUN_FIXES,
-            "--nnodes", "1", "--nproc_per_node", str(NPROC), "--max_restarts", "1",
-            "--monitor_interval", "0.5", "--role", "trainer",
-            "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{free_port()}",
-            "--rdzv_id", run_id, "--log_dir", str(jobdir.parent / "torchrun-logs"),
-            str(HERE / "torch_worker.py"),
+def worker_args(o, jobdir):
+    """torch_worker.py and its arguments, the same on every host."""
+    return [str(HERE / "torch_worker.py"),
             "--config", str(jobdir / "timer_config.json"),
             "--log", str(jobdir / "timer_events.{rank}.log"),
             "--steps", str(o.steps), "--straggler", str(STRAGGLER),
             "--crash-rank", str(CRASH_RANK), "--crash-step", str(o.crash_step),
             "--checkpoint", str(jobdir.parent / "checkpoint"),
-            "--checkpoint-every", str(o.checkpoint_every),
+            "--checkpoint-every", str(o.checkpoint_every)]
+
+
+def torchrun_command(o, jobdir, run_id):
+    """The emulated hosts' torchrun command line (printed, so a user can rerun it by hand)."""
+    return ["/usr/bin/python3", "-m", "torch.distributed.run", *TORCHRUN_FIXES,
+            "--nnodes", "1", "--nproc_per_node", str(NPROC), "--max_restarts", "1",
+            "--monitor_interval", "0.5", "--role", "trainer",
+            "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{free_port()}",
+            "--rdzv_id", run_id, "--log_dir", str(jobdir.parent / "torchrun-logs"),
+            *worker_args(o, jobdir),
             "--hosts", ",".join(HOSTS), "--skew", f"{HOST_B_OFFSET_NS},{HOST_B_DRIFT_PPM:g}"]
 
 
-def run_job(tools, o, jobdir):
-    server = TimeServer(tools)
-    say(f"demo: time server: {server.banner}")
-    run_id = time.strftime("demo-%Y%m%d-%H%M%S")
+def job_env(tools):
+    """The agents' environment: nothing of an outer job, the built module on the path."""
     env = dict(os.environ)
     for key in list(env):
-        if key.startswith("SYNCLINE_") or key in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
+        if key.startswith(("SYNCLINE_", "TORCHELASTIC_")) or key in (
+                "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
             del env[key]
-    env["SYNCLINE_TIME_SERVER"] = server.address
     env["PYTHONPATH"] = os.pathsep.join([str(tools.pymodule), env.get("PYTHONPATH", "")]).rstrip(
         os.pathsep)
-    ckpt = jobdir.parent / "checkpoint"
-    shutil.rmtree(ckpt, ignore_errors=True)
-    ckpt.mkdir(parents=True)
-    cmd = torchrun_command(o, jobdir, run_id)
-    say(f"demo: {NPROC} workers on {' and '.join(HOSTS)} (ranks 0-3 and 4-7), rank {STRAGGLER} is "
-        f"the straggler, rank {CRASH_RANK} crashes at step {o.crash_step} and torchelastic "
-        f"restarts the group once:")
-    say("demo: " + " ".join(cmd))
-    r = subprocess.run(cmd, cwd=str(jobdir), env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=900)
-    for line in r.stdout.splitlines():
-        # The workers' own lines ("rank N ...": torchrun's tee may run two together) and the
-        # agent's about the failure and the restart.
+    return env
+
+
+def print_worker_lines(output):
+    """The workers' own lines ("rank N ...": torchrun's tee may run two together) and the
+    agent's about the failure and the restart."""
+    for line in output.splitlines():
         for part in re.split(r"(?<=\S)(?=rank \d+[ :])", line):
             if re.match(r"^(\[\w+\]:)?rank \d+|.*(failed \(exitcode|Sending process)", part):
                 say("  " + part)
+
+
+def fresh_checkpoint_dir(jobdir):
+    ckpt = jobdir.parent / "checkpoint"
+    shutil.rmtree(ckpt, ignore_errors=True)
+    ckpt.mkdir(parents=True)
+
+
+def announce(o, where):
+    say(f"demo: {NPROC} workers on {' and '.join(HOSTS)} ({where}; ranks 0-3 and 4-7), rank "
+        f"{STRAGGLER} is the straggler, rank {CRASH_RANK} crashes at step {o.crash_step} and "
+        f"torchelastic restarts the group once:")
+
+
+def run_emulated_job(tools, o, jobdir, run_id):
+    """One agent for both hosts, the real time server beside it. Returns None: the truth is in
+    the log headers (`skew`)."""
+    server = TimeServer(tools)
+    say(f"demo: time server: {server.banner}")
+    env = job_env(tools)
+    env["SYNCLINE_TIME_SERVER"] = server.address
+    fresh_checkpoint_dir(jobdir)
+    cmd = torchrun_command(o, jobdir, run_id)
+    announce(o, "emulated inside the recorder")
+    say("demo: " + " ".join(cmd))
+    r = subprocess.run(cmd, cwd=str(jobdir), env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=900)
+    print_worker_lines(r.stdout)
     for line in server.stop():
         say(f"demo: {line}")
     if r.returncode != 0:
         say(r.stdout[-4000:])
         sys.exit(f"demo: torchrun failed (exit {r.returncode})")
-    return run_id
+    return None
+
+
+def run_testbed_job(tools, o, jobdir, run_id):
+    """One torchrun per testbed host, no time server named. Returns the testbed's truth."""
+    fresh_checkpoint_dir(jobdir)
+    announce(o, "testbed hosts: own network, hostname, boot id and monotonic clock each")
+    truth, results = demo_testbed.run_job(tools.build, jobdir, run_id, TORCHRUN_FIXES,
+                                          worker_args(o, jobdir), job_env(tools), say)
+    for host, _, output in results:
+        say(f"demo: {host}'s agent and workers:")
+        print_worker_lines(output)
+    for host, rc, output in results:
+        if rc != 0:
+            say(output[-4000:])
+            sys.exit(f"demo: torchrun on {host} failed "
+                     f"({'timed out' if rc is None else f'exit {rc}'})")
+    return truth
+
+
+def choose_hosts(tools, o):
+    """"testbed" or "emulated"; falling back in auto mode, it says why in one line."""
+    if o.hosts == "emulated":
+        return "emulated"
+    why = demo_testbed.unavailable(tools.build)
+    if not why:
+        return "testbed"
+    if o.hosts == "testbed":
+        sys.exit(f"demo: --hosts testbed: the multi-host testbed cannot run here: {why}")
+    say(f"demo: hosts emulated inside the recorder: the multi-host testbed cannot run here "
+        f"({why})")
+    return "emulated"
 
 
 def run_tool(tools, args, what, stdout_path=None, env=None):
@@ -227,39 +298,6 @@ def write_outputs(tools, jobdir, out, o):
     return written
 
 
-def first_event_and_header(log):
-    """The log's header and the local stamp of its first B/I/X record."""
-    header, first = None, None
-    with open(log, encoding="utf-8") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if r.get("t") == "header":
-                header = r
-            elif r.get("t") in ("B", "I", "X"):
-                first = r["ts"] if first is None else min(first, r["ts"])
-                if first is not None and header is not None:
-                    break
-    return header, first
-
-
-def true_minus_local(header, local_ns):
-    """global − local at local_ns, from the header's `skew` (the truth; no skew: 0): the stamps
-    are raw·(1 + ppm·1e-6) + offset and the reference is the machine's raw clock."""
-    skew = header.get("skew")
-    if not skew:
-        return 0.0
-    raw = (local_ns - skew["offset_ns"]) / (1.0 + skew["drift_ppm"] * 1e-6)
-    return raw - local_ns
-
-
-def incarnation_key(d):
-    """A worker incarnation: (rank, restart, pid) — from a log header or a stats JSON worker."""
-    return d["rank"], d["restart"], d["pid"]
-
-
 def report_incarnations(stats_json):
     """One line per restart count: its workers, and which ended without a close record."""
     if not stats_json or not pathlib.Path(stats_json).exists():
@@ -273,60 +311,6 @@ def report_incarnations(stats_json):
             f"world size {sorted({w['world_size'] for w in these})}; "
             + (f"ended without a close record: rank {', '.join(map(str, crashed))}" if crashed
                else "every log closed"))
-
-
-def report_clocks(jobdir, stats_json):
-    say("\n=== clocks: raw vs corrected ===")
-    logs = {}
-    for log in sorted(jobdir.glob("timer_events.*.log")):
-        header, first = first_event_and_header(log)
-        if header and first is not None:
-            logs[incarnation_key(header)] = (header, first)
-    skewed = [h for h, _ in logs.values() if h.get("skew")]
-    if skewed:
-        h = skewed[0]
-        raw_now = h["start_ns"]  # host-b's clock at start: raw·(1+ppm) + offset
-        apart = raw_now - (raw_now - h["skew"]["offset_ns"]) / (1 + h["skew"]["drift_ppm"] * 1e-6)
-        say(f"raw clocks: {h['host']} read {apart / 1e6:+.3f} ms against host-a when the job "
-            f"started ({h['skew']['offset_ns'] / 1e6:.1f} ms offset + {h['skew']['drift_ppm']:g} "
-            f"ppm of drift since boot, from the log headers' `skew`), and drifts "
-            f"{h['skew']['drift_ppm']:g} µs further apart every second.")
-        say(f"wall clocks (what viewers without skew correction align by): {h['host']} is "
-            f"{h['skew']['offset_ns'] / 1e6:+.1f} ms off at the start and drifts "
-            f"{h['skew']['drift_ppm']:g} µs/s — the viewer's View ▸ Raw clocks (no correction) shows that.")
-    estimated = {}
-    if stats_json and pathlib.Path(stats_json).exists():
-        for w in json.loads(pathlib.Path(stats_json).read_text())["workers"]:
-            estimated[incarnation_key(w)] = w["clock"]
-    if not estimated:
-        say("corrected: no `syncline stats --json` output, so no estimates to compare")
-        return
-    # Offsets are "global − local at the worker's first event"; compare them relative to rank 0
-    # so the comparison does not depend on where the global scale's zero is.
-    r0 = min(logs)
-    base_true = true_minus_local(*logs[r0])
-    base_est = estimated[r0]["offset_ns"]
-    say(f"{'rank':>4} {'restart':>7} {'host':<7} {'raw clock vs rank ' + str(r0[0]):>22} "
-        f"{'syncline estimate':>18} {'error':>10} {'bound':>10} {'drift est.':>11}  method")
-    worst = max_truth = 0.0
-    outside = []
-    for key in sorted(logs):
-        header, first = logs[key]
-        truth = -(true_minus_local(header, first) - base_true)  # how far ahead this clock is
-        est = -(estimated[key]["offset_ns"] - base_est)
-        err = est - truth
-        worst = max(worst, abs(err))
-        max_truth = max(max_truth, abs(truth))
-        if abs(err) > estimated[key]["bound_ns"] + estimated[r0]["bound_ns"]:
-            outside.append(key[:2])
-        c = estimated[key]
-        say(f"{key[0]:>4} {key[1]:>7} {header['host']:<7} {truth / 1e6:>19.3f} ms {est / 1e6:>15.3f} ms "
-            f"{err / 1e3:>7.1f} µs {c['bound_ns'] / 1e3:>7.1f} µs {c['drift_ppm']:>7.1f} ppm  "
-            f"{c['method']}")
-    say(f"raw: the hosts' monotonic clocks disagree by {max_truth / 1e6:.3f} ms; corrected: the largest "
-        f"error left is {worst / 1e3:.1f} µs "
-        f"({'every one within its bound' if not outside else f'(rank, restart) {outside} outside their bounds'}"
-        f", bounds relative to rank {r0[0]} add rank {r0[0]}'s).")
 
 
 def open_viewer(tools, jobdir, o, attached):
@@ -357,6 +341,7 @@ def main():
         shutil.rmtree(jobdir)
     jobdir.mkdir(parents=True)
     shutil.copyfile(HERE / "timer_config.json", jobdir / "timer_config.json")
+    hosts = choose_hosts(tools, o)
     attached = None
     if os.environ.get("DISPLAY") and not o.no_viewer:
         if tools.has("attach"):
@@ -377,11 +362,18 @@ def main():
         else:
             say("demo: this build has no `syncline attach` yet: the viewer opens when the job ends")
     started = time.monotonic()
-    run_job(tools, o, jobdir)
+    run_id = time.strftime("demo-%Y%m%d-%H%M%S")
+    if hosts == "testbed":
+        truth = run_testbed_job(tools, o, jobdir, run_id)
+    else:
+        truth = run_emulated_job(tools, o, jobdir, run_id)
     say(f"demo: job finished in {time.monotonic() - started:.1f} s; logs in {jobdir}")
     written = write_outputs(tools, jobdir, out, o)
     report_incarnations(written.get("stats JSON"))
-    report_clocks(jobdir, written.get("stats JSON"))
+    truth = truth or demo_clocks.truth_from_headers(demo_clocks.read_logs(jobdir))
+    (out / "truth.json").write_text(json.dumps({"hosts": hosts, "truth": truth}, indent=1) + "\n")
+    written["truth"] = out / "truth.json"
+    demo_clocks.report_clocks(jobdir, written.get("stats JSON"), truth, hosts == "testbed", say)
     if "stats" in written:
         # `syncline stats` prints blank-line separated sections: clocks, events, stragglers.
         sections = written["stats"].read_text().split("\n\n")
@@ -399,4 +391,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; the testbed, if any, is already removed
+        sys.exit("demo: interrupted")

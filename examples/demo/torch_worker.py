@@ -16,7 +16,8 @@ DistributedDataParallel over gloo on synthetic data, recorded with syncline.File
 Identity comes from torchelastic (RANK, WORLD_SIZE, LOCAL_RANK, GROUP_RANK, ROLE_NAME,
 TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_RUN_ID): the recorder reads it; nothing here sets it.
 
-Emulated hosts (--hosts): the local ranks are split evenly over the named hosts; each host is its
+On real hosts (or the multi-host testbed: run_demo.py --hosts testbed) nothing else is needed:
+the recorder reads the host's name, boot id and clock. Emulated hosts (--hosts): the local ranks are split evenly over the named hosts; each host is its
 own clock domain (SYNCLINE_HOST / SYNCLINE_BOOT_ID) and every host after the first gets the
 recorder's documented test clock transform (--skew OFFSET_NS,PPM: SYNCLINE_TEST_CLOCK_OFFSET_NS
 and _DRIFT_PPM). They are set in this process's environment before the client is created, so
@@ -35,6 +36,7 @@ import argparse
 import os
 import queue
 import signal
+import socket
 import sys
 import threading
 import time
@@ -199,7 +201,7 @@ def train(o, client, rank, restart, host, torch, dist, DDP):
             model.module.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             first_step = state["step"] + 1
-    print(f"rank {rank} ({host or 'this host'}): restart {restart}, world "
+    print(f"rank {rank} ({host or socket.gethostname()}): restart {restart}, world "
           f"{dist.get_world_size()}, steps {first_step}..{o.steps - 1}, pid {os.getpid()}",
           flush=True)
 

@@ -133,6 +133,35 @@ class TimeServer:
         self.proc.communicate(timeout=10)
 
 
+@pytest.fixture(scope="session")
+def delayline(tmp_path_factory):
+    """The multi-host testbed's delay line (scripts/testbed/): the build's <bin>/delayline, else
+    compiled here (sanitizers never reach it: the testbed's tools are not what is tested).
+    Skips, saying why, where the testbed cannot run: without root, a kernel feature, a tool."""
+    if os.geteuid() != 0:
+        pytest.skip("the testbed needs root (namespaces, veths, iptables)")
+    testbed = import_testbed()
+    path = pathlib.Path(os.environ.get("SYNCLINE_BIN", "")) / "delayline"
+    if not path.is_file():
+        path, why = testbed.build_delayline(tmp_path_factory.mktemp("delayline"))
+        if not path:
+            pytest.skip("testbed: " + why)
+    why = testbed.unavailable(path)
+    if why:
+        pytest.skip("testbed: " + why)
+    return path
+
+
+def import_testbed():
+    """scripts/testbed/testbed.py as a module."""
+    sys.path.insert(0, str(SOURCE_DIR / "scripts" / "testbed"))
+    try:
+        import testbed
+    finally:
+        sys.path.pop(0)
+    return testbed
+
+
 @pytest.fixture
 def timeserver(bin_dir):
     server = TimeServer(bin_dir)

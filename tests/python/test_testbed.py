@@ -33,10 +33,9 @@ import time
 
 import pytest
 
-from conftest import SOURCE_DIR, without_leak_check
+from conftest import SOURCE_DIR, import_testbed, without_leak_check
 
-sys.path.insert(0, str(SOURCE_DIR / "scripts" / "testbed"))
-import testbed  # noqa: E402
+testbed = import_testbed()
 
 HERE = pathlib.Path(__file__).resolve().parent
 WORKER = HERE / "testbed_worker.py"
@@ -54,19 +53,6 @@ HOSTS = [
 MARGIN_NS = 15_000  # what the engine may add to the physical floor
 FLOOR_CHECK_NS = 25_000  # how far the achieved floor may be from the configured one
 TORCHRUN = ["torchrun", "--redirects", "2", "--tee", "2", "--monitor_interval", "0.5"]
-
-
-@pytest.fixture(scope="module")
-def delayline(tmp_path_factory):
-    if os.geteuid() != 0:
-        pytest.skip("the testbed needs root (namespaces, veths, iptables)")
-    path, why = testbed.build_delayline(tmp_path_factory.mktemp("delayline"))
-    if not path:
-        pytest.skip("testbed: " + why)
-    why = testbed.unavailable(path)
-    if why:
-        pytest.skip("testbed: " + why)
-    return path
 
 
 def job_env():
