@@ -44,8 +44,8 @@ Reach reachOf(const ClockModel &m)
         band = std::max(band, double(s.bandNs));
     const double rho = std::max(m.driftAllowance, 1e-7);
     r.reachNs = std::clamp(std::max(band, 100.0) / rho, kMinReachNs, kMaxReachNs);
-    r.spacingNs = std::clamp(double(r.last - r.first) / std::max(1, m.bursts - 1), kMinReachNs,
-                             kMaxReachNs);
+    const double span = double(r.last) - double(r.first); // in double: forged times may be ±2^62
+    r.spacingNs = std::clamp(span / std::max(1, m.bursts - 1), kMinReachNs, kMaxReachNs);
     return r;
 }
 
