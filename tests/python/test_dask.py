@@ -10,9 +10,9 @@ would be an instrumented interpreter running distributed's event loop, whose exi
 reports the interpreter's own allocations; the C++ they run is what (1) checks under ASan."""
 import json
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import pytest
@@ -40,17 +40,21 @@ def cli_stats(bin_dir, job, *extra):
 
 
 def split_in_process(paths, ranks=None, group=None, align_on=""):
-    plan, logs, _ = _core._split_clock_plan([paths], align_on, True, ranks)
-    parts = [_core._split_stats_part(log, plan, rank, "corrected") for log, rank in logs]
+    """The split's C++ steps run here: inputs, one clock-inputs part per log, the correction
+    once, one stats part per log with only its worker's clocks, merges."""
+    logs, config_path, config = _core._split_inputs([paths], ranks)
+    inputs = [_core._split_clock_inputs(log, config_path, config, align_on) for log in logs]
+    clocks = _core._split_clocks(inputs, config_path, config, align_on, True, ranks)
+    parts = [_core._split_stats_part(log, c, rank, "corrected") for log, rank, c in clocks]
     if group:
         parts = [_core._split_stats_merge(parts[i:i + group]) for i in range(0, len(parts), group)]
-    return _core._split_stats_json(_core._split_stats_merge(parts)), logs
+    return _core._split_stats_json(_core._split_stats_merge(parts)), clocks
 
 
 def test_split_in_process_equals_cli(job, bin_dir):
     expected = cli_stats(bin_dir, job)
-    flat, logs = split_in_process(job)
-    assert len(logs) == 32
+    flat, clocks = split_in_process(job)
+    assert len(clocks) == 32
     assert flat == expected
     tree, _ = split_in_process(job, group=5)  # merges of 5, then of those: the same document
     assert tree == expected
@@ -60,8 +64,8 @@ def test_split_in_process_equals_cli(job, bin_dir):
 
 
 def test_split_aligned_on_collectives_equals_cli(job, bin_dir, tmp_path):
-    # Without sync samples the clocks come from the allreduce instances: the clock-only load
-    # must keep exactly the events the correction reads.
+    # Without sync samples the clocks come from the allreduce instances: each log's clock
+    # inputs must keep exactly the events the correction reads.
     unsynced = tmp_path / "unsynced"
     unsynced.mkdir()
     for log in os.listdir(job):
@@ -78,20 +82,64 @@ def test_split_aligned_on_collectives_equals_cli(job, bin_dir, tmp_path):
 
 def test_split_subset_equals_cli_subset(job, bin_dir):
     expected = cli_stats(bin_dir, job, "--ranks", "0-5,17")
-    text, logs = split_in_process(job, ranks="0-5,17")
-    assert sorted(r for _, r in logs) == [0, 1, 2, 3, 4, 5, 17]
+    text, clocks = split_in_process(job, ranks="0-5,17")
+    assert sorted(r for _, r, _ in clocks) == [0, 1, 2, 3, 4, 5, 17]
     assert text == expected
 
 
+def test_each_log_gets_its_own_clocks_only(job):
+    # The correction's result is sliced per worker: a slice names one log (a task receives
+    # only its own worker's clocks), and another log loaded with it is refused.
+    logs, config_path, config = _core._split_inputs([job], None)
+    inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
+    clocks = _core._split_clocks(inputs, config_path, config, "", True, None)
+    assert sorted(log for log, _, _ in clocks) == sorted(logs)
+    sizes = [len(c) for _, _, c in clocks]
+    assert max(sizes) < 2 * min(sizes), sizes  # one worker each, not the job's 32
+    (_, rank0, c0), (log1, _, _) = clocks[0], clocks[1]
+    with pytest.raises(syncline.LoadError, match="names none of these logs"):
+        _core._split_stats_part(log1, c0, rank0, "corrected")
+    # What a log gives the correction is small next to the log itself.
+    assert all(len(b) < os.path.getsize(log) / 4 for b, log in zip(inputs, logs))
+
+
+def fnv1a64(data):
+    h = 1469598103934665603
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def rehashed(record):
+    """A CacheFile record whose body was changed, its trailing hash made right again: only
+    the record's own checks can refuse it."""
+    body = record[:-8]
+    return body + fnv1a64(body).to_bytes(8, "little")
+
+
 def test_split_refuses_damaged_parts(job):
-    plan, logs, _ = _core._split_clock_plan([job], "", True, None)
-    part = _core._split_stats_part(logs[0][0], plan, logs[0][1], "corrected")
+    logs, config_path, config = _core._split_inputs([job], None)
+    inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
+    clocks = _core._split_clocks(inputs, config_path, config, "", True, None)
+    log, rank, c = clocks[0]
+    part = _core._split_stats_part(log, c, rank, "corrected")
     with pytest.raises(ValueError, match="truncated or damaged"):
         _core._split_stats_json(part[:-3])
     with pytest.raises(ValueError, match="bad magic"):
         _core._split_stats_json(b"x" * 20)
     with pytest.raises(syncline.LoadError, match="clock plan"):
-        _core._split_stats_part(logs[0][0], plan[:-9], logs[0][1], "corrected")
+        _core._split_stats_part(log, c[:-9], rank, "corrected")
+    # Clock inputs: truncated, not a record, and forged (a byte of the last chunk changed and
+    # the record's hash made right again: the chunk's own hash refuses it).
+    for bad, why in ((inputs[0][:-5], "hash mismatch|too short"),
+                     (b"x" * 40, "bad magic"),
+                     (rehashed(inputs[0][:-9] + bytes([inputs[0][-9] ^ 1]) + inputs[0][-8:]),
+                      "damaged")):
+        with pytest.raises(ValueError, match="input 1: clock inputs refused: (%s)" % why):
+            _core._split_clocks([inputs[1], bad] + inputs[2:], config_path, config, "", True,
+                                None)
+    with pytest.raises(TypeError, match="must be bytes"):
+        _core._split_clocks(["text"], config_path, config, "", True, None)
 
 
 def needs_distributed():
@@ -102,7 +150,7 @@ def needs_distributed():
                                "(Debian: python3-distributed python3-dask)")
 
 
-def test_localcluster_of_two_processes(job, bin_dir):
+def test_localcluster_of_two_processes(job, bin_dir, tmp_path):
     distributed = needs_distributed()
     import syncline.dask as sd
     expected = cli_stats(bin_dir, job)
@@ -121,6 +169,28 @@ def test_localcluster_of_two_processes(job, bin_dir):
                 ran[t["worker"]] = ran.get(t["worker"], 0) + 1
         assert sum(ran.values()) == 32, ran
         assert set(ran) == set(client.scheduler_info()["workers"]), ran
+        # Node-local disks: half the logs in each of two directories, each directory read only
+        # by its own worker (workers=); every log's tasks ran there, and the result is the
+        # CLI's over both directories.
+        a, b = sorted(client.scheduler_info()["workers"])
+        halves = {a: tmp_path / "node-a", b: tmp_path / "node-b"}
+        for d in halves.values():
+            d.mkdir()
+        logs = sorted(n for n in os.listdir(job) if n.endswith(".log"))
+        for i, name in enumerate(logs):
+            shutil.copyfile(os.path.join(job, name), halves[a if i % 2 else b] / name)
+        dirs = [str(halves[a]), str(halves[b])]
+        with distributed.get_task_stream(client=client) as ts:
+            text = sd.stats_json(dirs, client, workers={str(d): w for w, d in halves.items()})
+        assert text == cli_stats(bin_dir, *dirs)
+        where = {}
+        for t in ts.data:
+            for fn in ("_clock_inputs-", "_stats_part-"):
+                if t["key"].startswith(fn):
+                    where.setdefault(t["worker"], set()).add(t["key"].split("-")[1])
+        assert set(where) == {a, b}, where
+        for w, d in halves.items():
+            assert where[w] == set(os.listdir(d)), (w, where[w])
 
 
 def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
