@@ -109,10 +109,11 @@ def _groups(paths, workers):
 
 def _submit(client, placement, fn, *args, log=None):
     """``fn(*args)`` as a task, on ``placement``'s workers only (None: any); a log's task is
-    named after it (``_stats_part-timer_events.3.log-<id>``), so a task stream shows where each
-    log was read."""
-    key = None if log is None else "%s-%s-%s" % (fn.__name__, os.path.basename(log),
-                                                 uuid.uuid4().hex)
+    named after it and its directory (``_stats_part-job/timer_events.3.log-<id>``), so a task
+    stream shows where each log was read."""
+    key = None if log is None else "%s-%s-%s" % (
+        fn.__name__, os.path.join(os.path.basename(os.path.dirname(log)),
+                                  os.path.basename(log)), uuid.uuid4().hex)
     if placement is None:
         return client.submit(fn, *args, key=key, pure=False)
     return client.submit(fn, *args, key=key, workers=placement, allow_other_workers=False,

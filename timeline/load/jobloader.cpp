@@ -380,7 +380,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         return result;
     }
     correctFiles(std::move(files), std::move(args), std::move(inputs), o, config, progress,
-                 droppedByName, false, result);
+                 droppedByName, result);
     return result;
 }
 
@@ -463,7 +463,7 @@ SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &
         const auto config = configOf(configPath, configText);
         const LoadOptions o = withClock(given, config);
         Progress progress(o);
-        correctFiles(std::move(sorted), ArgStore(), JobInputs(), o, config, progress, 0, true, r);
+        correctFiles(std::move(sorted), ArgStore(), JobInputs(), o, config, progress, 0, r);
     } catch (const std::exception &e) {
         r.fatalError = std::string("the correction failed: ") + e.what();
     }

@@ -92,12 +92,9 @@ std::shared_ptr<const rec::TimerConfig> configOf(const std::string &path, const 
     }
 }
 
-// After the parse: the files merged into one timeline and its clocks corrected (or taken from
-// o.clockPlan); the correction cache and link store written, the window cut. `split`: the
-// correction of a split load (JobLoader::splitClocks), which writes no job-level cache.
 void correctFiles(std::vector<ParsedFile> files, ArgStore args, JobInputs inputs,
                   const LoadOptions &o, const std::shared_ptr<const rec::TimerConfig> &config,
-                  Progress &progress, size_t droppedByName, bool split, LoadResult &result)
+                  Progress &progress, size_t droppedByName, LoadResult &result)
 {
     RankSubset::dropOutside(files, o.ranks, inputs.problems);
     if (files.empty()) {
@@ -175,14 +172,14 @@ void correctFiles(std::vector<ParsedFile> files, ArgStore args, JobInputs inputs
     progress.report(kIndex, 0.0, "names and categories");
     // Categories, colours and collectives per name, for the viewer.
     ClockCorrector::markCollectives(tl, kinds, o.alignOn);
-    if (!split && o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
+    if (o.writeIndex && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
         progress.report(kIndex, 0.3, "the correction cache");
         if (CorrectionCache::of(tl).store(inputs.logs, clockOptions(o))) {
             progress.report(kIndex, 0.5, "the link store");
             LinkStore::write(tl, inputs.logs, clockOptions(o));
         }
     }
-    if (o.window.use && !split) {
+    if (o.window.use) {
         const auto [A, B] = globalWindow(o.window, tl.range(o.window.mode));
         tl.window.active = true;
         tl.window.mode = o.window.mode;

@@ -96,11 +96,11 @@ std::pair<int64_t, int64_t> globalWindow(const LoadWindow &w, const TimeRange &j
 LoadOptions withClock(const LoadOptions &given,
                       const std::shared_ptr<const rec::TimerConfig> &config);
 // After the parse: the files merged into one timeline (result.timeline) and its clocks
-// corrected, or taken from o.clockPlan; the correction cache and link store written, the
-// window cut. `split`: the correction of a split load (JobLoader::splitClocks), which writes no
-// job-level cache and cuts no window. result.fatalError when nothing usable remains.
+// corrected, or taken from o.clockPlan; for `inputs.logs` (none: a split load's correction,
+// JobLoader::splitClocks) the correction cache and link store written; o.window cut.
+// result.fatalError when nothing usable remains.
 void correctFiles(std::vector<ParsedFile> files, ArgStore args, JobInputs inputs,
                   const LoadOptions &o, const std::shared_ptr<const rec::TimerConfig> &config,
-                  Progress &progress, size_t droppedByName, bool split, LoadResult &result);
+                  Progress &progress, size_t droppedByName, LoadResult &result);
 
 } // namespace syncline::load
