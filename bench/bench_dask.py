@@ -7,10 +7,10 @@ Run: PYTHONPATH=<build>/python /usr/bin/python3 bench/bench_dask.py JOB --syncli
 Prints: the single process's wall time and peak RSS; the cluster's wall time (a LocalCluster of
 N worker processes of one thread each, started before the clock runs), each worker's peak RSS
 against its limit (the process's own ru_maxrss, asked after the run); what moved over the
-network: each log's clock inputs (to the one correction task) and its worker's clocks (back to
-that log's stats task), in all, per log and the largest; the per-log parts (bytes in all, per
-log, per counted duration), the merges' outputs; and whether the two documents are equal byte for byte
-(exit 1 when not). Each figure is one run's (with --runs R, every run is printed).
+network: each log's clock inputs (to the one correction task) and its worker's clocks (back
+to that log's stats task), in all, per log and the largest; the per-log parts (bytes in all,
+per log, per counted duration), the merges' outputs; and whether the two documents are equal
+byte for byte (exit 1 when not). Each figure is one run's (with --runs R, every run is printed).
 """
 import argparse
 import json

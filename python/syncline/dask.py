@@ -10,7 +10,8 @@ module only places the tasks:
    bytes), where the paths are readable;
 2. one task per log, where the log is: the log parsed (or decoded from its event store), keeping
    only what the clock correction reads — its header, sync samples, wall-clock pairs, message
-   records and the events that can be collectives — as bytes (a few KB per log, docs/scale.md);
+   records and the events that can be collectives — as bytes (about 7 % of the log,
+   docs/scale.md);
 3. one task runs the correction once over every log's bytes (the same merge, pairing and engine
    as a load on one machine) and gives each worker's clocks as bytes of their own;
 4. one task per log, where the log is: the log loaded alone with its worker's clocks (and only
