@@ -35,12 +35,15 @@ import os
 import sys
 import uuid
 
+_NEEDS = ("syncline.dask needs dask.distributed (Debian: apt-get install python3-distributed "
+          "python3-dask)")
 try:
     import distributed
-except ImportError as _e:  # pragma: no cover - said once, clearly
-    raise ImportError(
-        "syncline.dask needs dask.distributed (Debian: apt-get install python3-distributed "
-        "python3-dask)") from _e
+except ImportError as _e:  # said once, clearly (from a shell: one line and status 3)
+    if __name__ == "__main__":
+        print("syncline.dask: %s: %s" % (_NEEDS, _e), file=sys.stderr)
+        sys.exit(3)
+    raise ImportError(_NEEDS) from _e
 
 from . import _core
 

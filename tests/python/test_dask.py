@@ -5,8 +5,9 @@ two groupings: also under ASan; damaged and forged bytes refused), (2) on a Loca
 2 worker processes, the tasks seen on both workers in the scheduler's task stream, and with the
 job split over two directories each read only by its own worker (workers=), (3) against a
 separately started dask-scheduler and 2 dask-worker processes (ephemeral ports, stopped always),
-through `python3 -m syncline.dask stats --scheduler`. A rank subset gives the subset's CLI
-document too. Cost: about 30 s (the job ~2 s, each cluster ~5-8 s to start and stop).
+through `python3 -m syncline.dask stats --scheduler` and through `syncline stats --json
+--dask`. A rank subset gives the subset's CLI document too; without dask.distributed the CLI
+says what to install. Cost: about 30 s (the job ~2 s, each cluster ~5-8 s to start and stop).
 (2) and (3) skip, saying why, without dask.distributed or under ASan: there every worker process
 would be an instrumented interpreter running distributed's event loop, whose exit-time leak check
 reports the interpreter's own allocations; the C++ they run is what (1) checks under ASan."""
@@ -229,6 +230,12 @@ def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
             workers = {t["worker"] for t in ts.data if "_stats_part" in t["key"]}
             assert workers == set(client.scheduler_info()["workers"]), workers
             assert len(workers) == 2
+            # The CLI hands `stats --json --dask ADDRESS` to the module: the same document.
+            r = subprocess.run([str(bin_dir / "syncline"), "stats", job, "--json", "--ranks",
+                                "0-2", "--dask", address], capture_output=True, text=True,
+                               timeout=120, env=env)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout == cli_stats(bin_dir, job, "--ranks", "0-2")
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -238,6 +245,23 @@ def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+
+def test_cli_dask_without_distributed(job, bin_dir, tmp_path):
+    # A Python where `import distributed` fails (a package of that name first on the path that
+    # raises ImportError, as a missing one does): one line saying what to install, status 3.
+    hidden = tmp_path / "hidden" / "distributed"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text('raise ImportError("No module named distributed")\n')
+    env = dict(os.environ, PYTHONPATH=str(hidden.parent))
+    r = subprocess.run([str(bin_dir / "syncline"), "stats", job, "--json", "--dask",
+                        "tcp://127.0.0.1:1"], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert "needs dask.distributed (Debian: apt-get install python3-distributed" in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    r = subprocess.run([str(bin_dir / "syncline"), "stats", job, "--dask", "tcp://127.0.0.1:1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--json" in r.stderr
 
 
 def test_import_syncline_does_not_import_dask():
