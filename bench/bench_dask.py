@@ -46,7 +46,7 @@ def cluster_run(client, job, fanin):
         return client.gather([client.submit(len, f, pure=False) for f in futures])
 
     t0 = time.perf_counter()
-    logs, config_path, config = client.submit(sd._inputs, [job], None, pure=False).result()
+    logs, config_path, config, _ = client.submit(sd._inputs, [job], None, pure=False).result()
     inputs = [client.submit(sd._clock_inputs, log, config_path, config, "", pure=False)
               for log in logs]
     input_bytes = sizes(inputs)

@@ -32,7 +32,8 @@ ClockMode modeOf(const std::string &clock)
     return clock == "raw" ? ClockMode::Raw : ClockMode::Corrected;
 }
 
-// The job's logs (absolute, in the load's order) and its config, resolved where they are.
+// The job's logs (absolute, in the load's order), its config, and why there is no log ("" when
+// there are some), resolved where they are.
 pyb::tuple inputs(const std::vector<std::string> &paths, const pyb::object &ranks)
 {
     const RankSet set = PyTimeline::ranksArg(ranks);
@@ -43,7 +44,8 @@ pyb::tuple inputs(const std::vector<std::string> &paths, const pyb::object &rank
     }
     if (!in.fatalError.empty())
         throw LoadError("syncline.dask: " + in.fatalError);
-    return pyb::make_tuple(in.logs, in.configPath, pyb::bytes(in.configText));
+    return pyb::make_tuple(in.logs, in.configPath, pyb::bytes(in.configText),
+                           in.noLogs.empty() ? std::string() : "syncline.dask: " + in.noLogs);
 }
 
 // One log's clock inputs, as bytes.
@@ -149,7 +151,8 @@ std::string statsJson(const pyb::bytes &part)
 void PySplit::bind(pyb::module_ &m)
 {
     m.def("_split_inputs", &inputs, "paths"_a, "ranks"_a = pyb::none(),
-          "([log], config path, config bytes) of the job: its logs in the load's order.");
+          "([log], config path, config bytes, why no log) of the job: its logs in the load's "
+          "order.");
     m.def("_split_clock_inputs", &clockInputs, "log"_a, "config_path"_a, "config"_a,
           "align_on"_a = "", "One log's clock inputs (bytes).");
     m.def("_split_clocks", &clocks, "parts"_a, "config_path"_a, "config"_a, "align_on"_a = "",

@@ -147,14 +147,16 @@ def stats_json(paths, client=None, *, align_on="", align=True, clock="corrected"
                                   for group, where in groups])
         # The job's logs in the load's order (a log named twice once), and its first config.
         logs, place, config_path, config = [], {}, "", b""
-        for (group_logs, group_config_path, group_config), (_group, where) in zip(resolved,
-                                                                                  groups):
+        for (group_logs, group_config_path, group_config, _why), (_group, where) in zip(
+                resolved, groups):
             for log in group_logs:
                 if log not in place:
                     place[log] = where
                     logs.append(log)
             if group_config_path and not config_path:
                 config_path, config = group_config_path, group_config
+        if not logs:  # no path holds a log of the ranks asked for
+            raise _core.LoadError(resolved[0][3])
         inputs = [_submit(client, place[log], _clock_inputs, log, config_path, config, align_on,
                           log=log) for log in logs]
         clocks = client.submit(_clocks, config_path, config, align_on, align, ranks, *inputs,

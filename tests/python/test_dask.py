@@ -45,7 +45,7 @@ def cli_stats(bin_dir, job, *extra):
 def split_in_process(paths, ranks=None, group=None, align_on=""):
     """The split's C++ steps run here: inputs, one clock-inputs part per log, the correction
     once, one stats part per log with only its worker's clocks, merges."""
-    logs, config_path, config = _core._split_inputs([paths], ranks)
+    logs, config_path, config, _ = _core._split_inputs([paths], ranks)
     inputs = [_core._split_clock_inputs(log, config_path, config, align_on) for log in logs]
     clocks = _core._split_clocks(inputs, config_path, config, align_on, True, ranks)
     parts = [_core._split_stats_part(log, c, rank, "corrected") for log, rank, c in clocks]
@@ -93,7 +93,7 @@ def test_split_subset_equals_cli_subset(job, bin_dir):
 def test_each_log_gets_its_own_clocks_only(job):
     # The correction's result is sliced per worker: a slice names one log (a task receives
     # only its own worker's clocks), and another log loaded with it is refused.
-    logs, config_path, config = _core._split_inputs([job], None)
+    logs, config_path, config, _ = _core._split_inputs([job], None)
     inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
     clocks = _core._split_clocks(inputs, config_path, config, "", True, None)
     assert sorted(log for log, _, _ in clocks) == sorted(logs)
@@ -121,7 +121,7 @@ def rehashed(record):
 
 
 def test_split_refuses_damaged_parts(job):
-    logs, config_path, config = _core._split_inputs([job], None)
+    logs, config_path, config, _ = _core._split_inputs([job], None)
     inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
     clocks = _core._split_clocks(inputs, config_path, config, "", True, None)
     log, rank, c = clocks[0]
@@ -195,6 +195,12 @@ def test_localcluster_of_two_processes(job, bin_dir, tmp_path):
         for w, d in halves.items():
             assert where[w] == {d.name + "/" + n for n in os.listdir(d) if n.endswith(".log")}, \
                 (w, where[w])
+        # Ranks 0 and 10 both lie in one directory: the other holds none of them, and that is
+        # no error.
+        assert "timer_events.0.log" in os.listdir(halves[b]) and \
+            "timer_events.10.log" in os.listdir(halves[b])
+        assert sd.stats(dirs, client, workers={str(d): w for w, d in halves.items()},
+                        ranks="0,10") == json.loads(cli_stats(bin_dir, *dirs, "--ranks", "0,10"))
 
 
 def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):

@@ -398,10 +398,8 @@ SplitInputs JobLoader::splitInputs(const std::vector<std::string> &paths, const 
         return out;
     }
     inputs.selectRanks(ranks);
-    if (inputs.logs.empty()) {
-        out.fatalError = "no log of ranks " + ranks.toString() + " among the inputs";
-        return out;
-    }
+    if (inputs.logs.empty())
+        out.noLogs = "no log of ranks " + ranks.toString() + " among the inputs";
     for (const std::string &p : inputs.logs)
         out.logs.push_back(std::filesystem::absolute(p).lexically_normal().string());
     if (!inputs.configPath.empty()) {
@@ -421,18 +419,18 @@ std::string JobLoader::clockInputs(const std::string &log, const std::string &co
         *error = log + ": " + ec.message();
         return {};
     }
-    try {
+    std::vector<ParsedFile> one(1);
+    std::string header;
+    guardedItem(one, 0, log, [&] {
         EventKindLookup kinds(configOf(configPath, configText));
         bool fromStore = false;
-        ParsedFile f = readPrepared(t, LoadOptions(), kinds, fromStore);
+        one[0] = readPrepared(t, LoadOptions(), kinds, fromStore);
         // What the correction reads; the rest is freed right away.
-        ClockCorrector::keepClockInputs(f, kinds, alignOn);
-        const int64_t headerBytes = LogIndex::headerLengthOf(log);
-        return ClockInputs::encode(f, FileReader::head(log, size_t(headerBytes)), t.bytes);
-    } catch (const std::exception &e) {
-        *error = log + ": reading it failed (" + e.what() + ")";
-    }
-    return {};
+        ClockCorrector::keepClockInputs(one[0], kinds, alignOn);
+        header = FileReader::head(log, size_t(LogIndex::headerLengthOf(log)));
+    });
+    // A log whose reading failed is not usable: the correction leaves it out, as a load does.
+    return ClockInputs::encode(one[0], one[0].usable ? header : std::string(), t.bytes);
 }
 
 SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,

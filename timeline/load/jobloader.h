@@ -90,6 +90,7 @@ struct SplitInputs
     std::vector<std::string> logs; // absolute, in the load's input order
     std::string configPath;        // the job's timer_config.json ("" when none)
     std::string configText;        // its bytes: tasks elsewhere need not read it
+    std::string noLogs;            // why `logs` is empty: none of the ranks asked for
     std::string fatalError;
 };
 
@@ -134,7 +135,9 @@ public:
     static LoadResult load(const LoadOptions &options);
     // The split load's steps (SplitInputs above). splitInputs: the logs that `ranks` keeps by
     // their file names (a Chrome trace among the inputs is a fatal error: a split load reads
-    // syncline logs only). clockInputs: "" and *error when the log cannot be read.
+    // syncline logs only). clockInputs: "" and *error when the log is gone; a log that cannot
+    // be read or parsed gives the inputs of an unusable file (the correction leaves it out, as
+    // a load does).
     // splitClocks: `inputs` in splitInputs' order, the options' alignOn, alignCollectives,
     // correctClocks, clock, ranks and threads as a full load of the job would have them.
     static SplitInputs splitInputs(const std::vector<std::string> &paths, const RankSet &ranks);

@@ -131,8 +131,8 @@ void correctFiles(std::vector<ParsedFile> files, ArgStore args, JobInputs inputs
         const std::optional<CorrectionCache> plan =
             CorrectionCache::decode(o.clockPlan, "clock plan", &why);
         if (!plan || !plan->applyTo(tl)) {
-            result.fatalError = "the clock plan " +
-                                (plan ? std::string("names none of these logs") : "is unusable: " + why);
+            result.fatalError = "the clock plan " + (plan ? std::string("names none of these logs")
+                                                          : "is unusable: " + why);
             return;
         }
         tl.links = ClockCorrector::links(tl, built.messages);

@@ -6,8 +6,8 @@
 // (or under the caller's lock).
 #pragma once
 
-#include "timeline/load/jobloader.h"
 #include "timeline/load/build/clockcorrector.h"
+#include "timeline/load/jobloader.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/parse/parsedfile.h"
 
@@ -41,7 +41,8 @@ inline constexpr Stage kMerge{"merging", 0.76, 0.005};
 inline constexpr Stage kCorrect{"correcting clocks", 0.765, 0.175};
 inline constexpr double kPairingShare = 0.35; // of kCorrect
 inline constexpr Stage kIndex{"indexing", 0.94, 0.06};
-inline constexpr Stage kWindow{"reading the window", 0.0, 0.86}; // a windowed load: no parse/correct
+// A windowed load: no parse, no correction.
+inline constexpr Stage kWindow{"reading the window", 0.0, 0.86};
 inline constexpr Stage kArrows{"clocks and arrows", 0.86, 0.10};
 inline constexpr Stage kCut{"cutting to the window", 0.96, 0.04};
 

@@ -33,10 +33,10 @@ const std::string kSync2 = "{\"t\":\"sync\",\"burst\":1,\"seq\":0,\"ref\":\"ts:1
 std::string logText()
 {
     using namespace testlogs;
-    return header(3, 1, "node-q") + kSync1 +
-           begin(1200, 1, "step", "{\"step\":1}") + begin(1300, 1, "allreduce", "{\"seq\":7}") +
-           begin(1350, 1, "forward") + end(1400, 1, "forward") + end(1500, 1, "allreduce") +
-           end(1900, 1, "step") + complete(1250, 100, 2, "allreduce") +
+    return header(3, 1, "node-q") + kSync1 + begin(1200, 1, "step", "{\"step\":1}") +
+           begin(1300, 1, "allreduce", "{\"seq\":7}") + begin(1350, 1, "forward") +
+           end(1400, 1, "forward") + end(1500, 1, "allreduce") + end(1900, 1, "step") +
+           complete(1250, 100, 2, "allreduce") +
            "{\"t\":\"msg\",\"ts\":1270,\"tid\":2,\"dir\":\"send\",\"peer\":1,\"id\":\"g-1-3\"}\n"
            "{\"t\":\"msg\",\"ts\":1600,\"tid\":1,\"dir\":\"recv\",\"peer\":1,\"id\":\"g-1-1\"}\n" +
            kSync2;

@@ -56,8 +56,7 @@ bool validSample(const sync::ClockSample &s)
 
 } // namespace
 
-std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine,
-                                int64_t fileBytes)
+std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine, int64_t fileBytes)
 {
     std::string blob;
     std::vector<std::vector<Chunk>> trackChunks(f.worker.tracks.size());
