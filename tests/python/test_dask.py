@@ -158,7 +158,8 @@ def test_localcluster_of_two_processes(job, bin_dir, tmp_path):
     import syncline.dask as sd
     expected = cli_stats(bin_dir, job)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB") as cluster, \
+                                  dashboard_address=None, memory_limit="1GiB",
+                                  local_directory=str(tmp_path / "dask")) as cluster, \
             distributed.Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         with distributed.get_task_stream(client=client) as ts:
@@ -222,7 +223,8 @@ def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
             procs.append(subprocess.Popen(
                 ["dask-worker", "--scheduler-file", str(sched_file), "--nworkers", "1",
                  "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
-                 "--memory-limit", "1GiB"], env=env, stdout=subprocess.DEVNULL,
+                 "--memory-limit", "1GiB", "--local-directory", str(tmp_path / "dask")],
+                env=env, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL))
         with distributed.Client(scheduler_file=str(sched_file), timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
