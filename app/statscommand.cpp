@@ -5,6 +5,7 @@
 // invalid bytes as \xNN: a log cannot drive the terminal).
 #include "command.h"
 #include "jobargs.h"
+#include "statsdask.h"
 
 #include "recorder/utf8.h"
 #include "timeline/report/diagnosis.h"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace syncline::app {
 
@@ -121,15 +123,27 @@ int run(int argc, char **argv)
     JobArgs args;
     args.rangeOption = true;
     bool json = false;
+    std::optional<std::string> dask;
     const int rc = args.parse("stats", argc, argv, [&](int &i) {
         if (std::string(argv[i]) == "--json") {
             json = true;
+            return 1;
+        }
+        if (std::string(argv[i]) == "--dask") {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "syncline stats: --dask: expected a scheduler address "
+                                     "(tcp://HOST:8786)\n");
+                return -1;
+            }
+            dask = argv[++i];
             return 1;
         }
         return 0;
     });
     if (rc >= 0)
         return rc;
+    if (dask)
+        return runStatsOnDask(args, json, *dask);
     auto tl = args.load("stats");
     if (!tl)
         return 1;
@@ -156,7 +170,7 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "stats",
     "stats PATH... [--json] [--range START:END] [--align-on PATTERN] [--clock C] [--raw] "
     "[--no-correct] "
-    "[--no-align] [--quiet]",
+    "[--no-align] [--quiet] [--dask ADDRESS]",
     "Loads the job (job directories, timer_config.json, syncline logs, Chrome traces) and prints\n"
     "per-name duration statistics (count, total, mean, p50, p95, p99, max) over all ranks, the\n"
     "workers' clock corrections and the stragglers (per-rank mean beyond the rule in "
@@ -178,7 +192,11 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --no-correct        skip the skew correction (corrected = raw)\n"
     "  --no-align          no alignment on collectives (workers without sync samples keep\n"
     "                      their raw clocks; sync samples and messages still correct)\n"
-    "  --quiet, -q         no load progress on stderr (shown only when stderr is a terminal)",
+    "  --quiet, -q         no load progress on stderr (shown only when stderr is a terminal)\n"
+    "  --dask ADDRESS      with --json: the same document computed on the dask.distributed\n"
+    "                      cluster whose scheduler is at ADDRESS (tcp://HOST:8786), by the\n"
+    "                      Python module syncline.dask (needs python3-distributed; the logs\n"
+    "                      readable on the workers; docs/python.md)",
     run}));
 
 } // namespace syncline::app

@@ -7,12 +7,14 @@ Run: PYTHONPATH=<build>/python /usr/bin/python3 bench/bench_dask.py JOB --syncli
 Prints: the single process's wall time and peak RSS; the cluster's wall time (a LocalCluster of
 N worker processes of one thread each, started before the clock runs), each worker's peak RSS
 against its limit (the process's own ru_maxrss, asked after the run); what moved over the
-network: the clock plan (bytes, per worker), the per-log parts (bytes in all, per log, per
-counted duration), the merges' outputs; and whether the two documents are equal byte for byte
-(exit 1 when not). Each figure is one run's (with --runs R, every run is printed).
+network: each log's clock inputs (to the one correction task) and its worker's clocks (back
+to that log's stats task), in all, per log and the largest; the per-log parts (bytes in all,
+per log, per counted duration), the merges' outputs; and whether the two documents are equal
+byte for byte (exit 1 when not). Each figure is one run's (with --runs R, every run is printed).
 """
 import argparse
 import json
+import operator
 import os
 import resource
 import subprocess
@@ -22,7 +24,6 @@ import time
 import distributed
 
 import syncline.dask as sd
-from syncline import _core
 
 
 def single_process(exe, job):
@@ -41,20 +42,31 @@ def peak_rss():
 
 def cluster_run(client, job, fanin):
     """stats_json's steps, with the bytes of each measured where they are (len on the worker)."""
+    def sizes(futures):
+        return client.gather([client.submit(len, f, pure=False) for f in futures])
+
     t0 = time.perf_counter()
-    plan, logs, _ = client.submit(sd._clock_plan, [job], "", True, None, pure=False).result()
-    t_plan = time.perf_counter() - t0
-    [plan_f] = client.scatter([plan], broadcast=True)
-    parts = [client.submit(sd._stats_part, log, plan_f, rank, "corrected", pure=False)
-             for log, rank in logs]
-    part_bytes = client.gather([client.submit(len, p, pure=False) for p in parts])
+    logs, config_path, config, _ = client.submit(sd._inputs, [job], None, pure=False).result()
+    inputs = [client.submit(sd._clock_inputs, log, config_path, config, "", pure=False)
+              for log in logs]
+    input_bytes = sizes(inputs)
+    t_inputs = time.perf_counter() - t0
+    clocks = client.submit(sd._clocks, config_path, config, "", True, None, *inputs, pure=False)
+    n = len(client.submit(sd._logs_of, clocks, pure=False).result())
+    t_clocks = time.perf_counter() - t0 - t_inputs
+    entries = [client.submit(operator.getitem, clocks, i, pure=False) for i in range(n)]
+    slice_bytes = client.gather([client.submit(lambda e: len(e[2]), e, pure=False)
+                                 for e in entries])
+    parts = [client.submit(sd._stats_part, e, "corrected", pure=False) for e in entries]
+    part_bytes = sizes(parts)
     merge_bytes = 0
     while len(parts) > 1:
         parts = [client.submit(sd._stats_merge, *parts[i:i + fanin], pure=False)
                  for i in range(0, len(parts), fanin)]
-        merge_bytes += sum(client.gather([client.submit(len, p, pure=False) for p in parts]))
+        merge_bytes += sum(sizes(parts))
     text = client.submit(sd._stats_document, parts[0], pure=False).result()
-    return text, time.perf_counter() - t0, t_plan, len(plan), len(logs), part_bytes, merge_bytes
+    return (text, time.perf_counter() - t0, t_inputs, t_clocks, input_bytes, slice_bytes,
+            part_bytes, merge_bytes)
 
 
 def main():
@@ -75,19 +87,24 @@ def main():
         equal = True
         for run in range(a.runs):
             expected, wall1, peak1 = single_process(a.syncline, job)
-            text, wall, t_plan, plan_b, nlogs, part_b, merge_b = cluster_run(client, job, a.fanin)
+            text, wall, t_in, t_clk, in_b, slice_b, part_b, merge_b = cluster_run(
+                client, job, a.fanin)
+            nlogs = len(part_b)
             equal = equal and text == expected
             counted = sum(e["count"] for e in json.loads(text)["events"] if e["rank"] is None)
             peaks = client.run(peak_rss)
             print(f"run {run + 1}: single process: {wall1:.2f} s, peak RSS "
                   f"{(peak1 or 0) / 2**20:.0f} MiB")
             print(f"run {run + 1}: {a.workers} dask workers: {wall:.2f} s "
-                  f"({wall / wall1:.2f} x the single process; clock plan {t_plan:.2f} s)")
+                  f"({wall / wall1:.2f} x the single process; clock inputs {t_in:.2f} s, "
+                  f"the correction {t_clk:.2f} s)")
             for w, p in sorted(peaks.items()):
                 print(f"  worker {w}: peak RSS {p / 2**20:.0f} MiB of a {limit[w] / 2**20:.0f} "
                       f"MiB limit")
-            print(f"  clock plan: {plan_b} bytes ({plan_b / nlogs:.0f} per log), sent to each "
-                  f"worker")
+            print(f"  clock inputs: {sum(in_b)} bytes from {len(in_b)} logs "
+                  f"({sum(in_b) / len(in_b):.0f} per log, max {max(in_b)}), to one task")
+            print(f"  clocks: {sum(slice_b)} bytes to {nlogs} logs ({sum(slice_b) / nlogs:.0f} "
+                  f"per log, max {max(slice_b)}), each to its own log's task")
             print(f"  parts: {sum(part_b)} bytes from {nlogs} logs ({sum(part_b) / nlogs:.0f} "
                   f"per log, max {max(part_b)}); {counted} counted durations: "
                   f"{sum(part_b) / max(counted, 1):.2f} bytes per duration")

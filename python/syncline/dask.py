@@ -2,49 +2,73 @@
 docs/scale.md "Beyond one machine").
 
 ``stats(paths, client=None, ...)`` gives exactly what ``syncline stats --json`` prints for the
-same job on one machine, as a dict (``stats_json`` gives the text itself, byte for byte). The work
-is split in three, every step in C++ (``syncline._core``'s ``_split_*`` entry points over
-JobLoader and StatsParts); this module only places the tasks:
+same job on one machine, as a dict (``stats_json`` gives the text itself, byte for byte). Every
+step is C++ (``syncline._core``'s ``_split_*`` entry points over JobLoader and StatsParts); this
+module only places the tasks:
 
-1. the clock plan: one task loads the job keeping only what the clock correction reads (sync
-   samples, message records, the events that can be collectives: LoadOptions::clockOnly), runs
-   the correction once and returns every worker's clocks as bytes (its clock segments: about
-   19 KB per worker of a 42 s job, docs/scale.md);
-2. one task per log: the log loaded alone with the plan's clocks (LoadOptions::clockPlan), its
-   worker's entry and every counted duration per (name, rank), sorted (StatsParts: exact
-   percentiles need every duration; varint deltas, about 1–3 bytes a duration on the wire);
-3. a tree of merges (``fanin`` parts at a time) on the workers, then the document.
+1. the inputs: the paths resolved into the job's logs (and its timer_config.json, sent on as
+   bytes), where the paths are readable;
+2. one task per log, where the log is: the log parsed (or decoded from its event store), keeping
+   only what the clock correction reads — its header, sync samples, wall-clock pairs, message
+   records and the events that can be collectives — as bytes (about 7 % of the log,
+   docs/scale.md);
+3. one task runs the correction once over every log's bytes (the same merge, pairing and engine
+   as a load on one machine) and gives each worker's clocks as bytes of their own;
+4. one task per log, where the log is: the log loaded alone with its worker's clocks (and only
+   those), its worker's entry and every counted duration per (name, rank), sorted (StatsParts:
+   exact percentiles need every duration; varint deltas, about 1–3 bytes a duration);
+5. a tree of merges (``fanin`` parts at a time) on the workers, then the document.
 
-The plan task reads every log (its events are dropped as each file is parsed), so the logs must
-be readable where it runs: a shared file system, or a cluster of one machine. ``import syncline``
-never imports this module or dask.
+Each log is read only by its own tasks (2 and 4). Without ``workers=``, those may run on any
+worker (a shared file system, or a cluster of one machine); with ``workers={path: address}``
+each path's tasks (1, 2 and 4) run only on the worker(s) given for it, so a job whose logs lie on
+node-local disks is read where each part lies. ``import syncline`` never imports this module or
+dask.
 
 Command line: ``python3 -m syncline.dask stats JOB... [--scheduler tcp://HOST:8786]
-[--workers N] [--memory-limit 2GiB] [--ranks 0-63,512] [--align-on P] [--no-align] [--raw]``
+[--on PATH=ADDRESS]... [--workers N] [--memory-limit 2GiB] [--ranks 0-63,512] [--align-on P] [--no-align] [--raw]``
 prints the JSON document (a LocalCluster of N worker processes without --scheduler).
 """
 import json
+import operator
 import os
 import sys
+import uuid
 
+_NEEDS = ("syncline.dask needs dask.distributed (Debian: apt-get install python3-distributed "
+          "python3-dask)")
 try:
     import distributed
-except ImportError as _e:  # pragma: no cover - said once, clearly
-    raise ImportError(
-        "syncline.dask needs dask.distributed (Debian: apt-get install python3-distributed "
-        "python3-dask)") from _e
+except ImportError as _e:  # said once, clearly (from a shell: one line and status 3)
+    if __name__ == "__main__":
+        print("syncline.dask: %s: %s" % (_NEEDS, _e), file=sys.stderr)
+        sys.exit(3)
+    raise ImportError(_NEEDS) from _e
 
 from . import _core
 
 __all__ = ["stats", "stats_json", "local_client"]
 
 
-def _clock_plan(paths, align_on, align, ranks):
-    return _core._split_clock_plan(paths, align_on, align, ranks)
+def _inputs(paths, ranks):
+    return _core._split_inputs(paths, ranks)
 
 
-def _stats_part(log, plan, rank, clock):
-    return _core._split_stats_part(log, plan, rank, clock)
+def _clock_inputs(log, config_path, config, align_on):
+    return _core._split_clock_inputs(log, config_path, config, align_on)
+
+
+def _clocks(config_path, config, align_on, align, ranks, *parts):
+    return _core._split_clocks(list(parts), config_path, config, align_on, align, ranks)
+
+
+def _logs_of(clocks):
+    return [log for log, _rank, _bytes in clocks]
+
+
+def _stats_part(entry, clock):
+    log, rank, clocks = entry
+    return _core._split_stats_part(log, clocks, rank, clock)
 
 
 def _stats_merge(*parts):
@@ -72,11 +96,41 @@ def _paths(paths):
     return out
 
 
+def _groups(paths, workers):
+    """[(paths, placement)]: the paths resolved together and where their tasks may run (None:
+    anywhere). With ``workers``, one group per path, its tasks only on that path's workers."""
+    if workers is None:
+        return [(paths, None)]
+    placed = {os.path.abspath(os.fspath(k)): ([v] if isinstance(v, str) else list(v))
+              for k, v in dict(workers).items()}
+    groups = []
+    for p in paths:
+        if p not in placed or not placed[p]:
+            raise ValueError("syncline.dask: workers= names no worker for %s" % p)
+        groups.append(([p], placed[p]))
+    return groups
+
+
+def _submit(client, placement, fn, *args, log=None):
+    """``fn(*args)`` as a task, on ``placement``'s workers only (None: any); a log's task is
+    named after it and its directory (``_stats_part-job/timer_events.3.log-<id>``), so a task
+    stream shows where each log was read."""
+    key = None if log is None else "%s-%s-%s" % (
+        fn.__name__, os.path.join(os.path.basename(os.path.dirname(log)),
+                                  os.path.basename(log)), uuid.uuid4().hex)
+    if placement is None:
+        return client.submit(fn, *args, key=key, pure=False)
+    return client.submit(fn, *args, key=key, workers=placement, allow_other_workers=False,
+                         pure=False)
+
+
 def stats_json(paths, client=None, *, align_on="", align=True, clock="corrected", ranks=None,
-               fanin=16, n_workers=2, memory_limit="auto"):
+               fanin=16, n_workers=2, memory_limit="auto", workers=None):
     """The ``syncline stats --json`` text of the job at ``paths`` (job directories, logs,
     timer_config.json), computed on ``client`` (a LocalCluster of ``n_workers`` processes, closed
-    afterwards, when None). ``ranks``: only those workers ("0-63,512" or a list of ints)."""
+    afterwards, when None). ``ranks``: only those workers ("0-63,512" or a list of ints).
+    ``workers``: ``{path: address or [addresses]}`` for every path, to read each path only on
+    those workers (node-local disks); None: any worker reads any log."""
     if clock not in ("corrected", "raw"):
         raise ValueError('clock must be "corrected" or "raw", got %r' % (clock,))
     if int(fanin) < 2:
@@ -84,16 +138,35 @@ def stats_json(paths, client=None, *, align_on="", align=True, clock="corrected"
     if ranks is not None and not isinstance(ranks, str):
         ranks = [int(r) for r in ranks]
     paths = _paths(paths)
+    groups = _groups(paths, workers)
     own = client is None
     if own:
         client = local_client(n_workers, memory_limit)
     try:
-        plan_f = client.submit(_clock_plan, paths, align_on, align, ranks, pure=False)
-        plan, logs, _problems = plan_f.result()
-        del plan_f
-        [plan_on_workers] = client.scatter([plan], broadcast=True)
-        parts = [client.submit(_stats_part, log, plan_on_workers, rank, clock, pure=False)
-                 for log, rank in logs]
+        resolved = client.gather([_submit(client, where, _inputs, group, ranks)
+                                  for group, where in groups])
+        # The job's logs in the load's order (a log named twice once), and its first config.
+        logs, place, config_path, config = [], {}, "", b""
+        for (group_logs, group_config_path, group_config, _why), (_group, where) in zip(
+                resolved, groups):
+            for log in group_logs:
+                if log not in place:
+                    place[log] = where
+                    logs.append(log)
+            if group_config_path and not config_path:
+                config_path, config = group_config_path, group_config
+        if not logs:  # no path holds a log of the ranks asked for
+            raise _core.LoadError(resolved[0][3])
+        inputs = [_submit(client, place[log], _clock_inputs, log, config_path, config, align_on,
+                          log=log) for log in logs]
+        clocks = client.submit(_clocks, config_path, config, align_on, align, ranks, *inputs,
+                               pure=False)
+        del inputs
+        kept = client.submit(_logs_of, clocks, pure=False).result()
+        parts = [_submit(client, place[log], _stats_part,
+                         client.submit(operator.getitem, clocks, i, pure=False), clock, log=log)
+                 for i, log in enumerate(kept)]
+        del clocks
         while len(parts) > 1:
             parts = [client.submit(_stats_merge, *parts[i:i + fanin], pure=False)
                      for i in range(0, len(parts), fanin)]
@@ -122,6 +195,9 @@ def _main(argv):
     s.add_argument("paths", nargs="+", metavar="PATH")
     s.add_argument("--scheduler", metavar="ADDRESS",
                    help="a running scheduler (tcp://HOST:8786); else a LocalCluster")
+    s.add_argument("--on", action="append", default=[], metavar="PATH=ADDRESS",
+                   help="read PATH only on the worker at ADDRESS (node-local disks; repeat "
+                        "for every PATH and for more workers of one PATH)")
     s.add_argument("--workers", type=int, default=2, metavar="N",
                    help="LocalCluster worker processes (default 2)")
     s.add_argument("--memory-limit", default="auto", metavar="BYTES",
@@ -133,11 +209,19 @@ def _main(argv):
     a = parser.parse_args(argv)
     if a.no_align and a.align_on:
         parser.error("--align-on and --no-align contradict each other")
+    placement = None
+    for on in a.on:
+        path, sep, address = on.partition("=")
+        if not sep or not path or not address:
+            parser.error("--on wants PATH=ADDRESS, got %r" % on)
+        placement = placement or {}
+        placement.setdefault(os.path.abspath(path), []).append(address)
     client = distributed.Client(a.scheduler) if a.scheduler else None
     try:
         text = stats_json(a.paths, client, align_on=a.align_on, align=not a.no_align,
                           clock="raw" if a.raw else "corrected", ranks=a.ranks,
-                          n_workers=a.workers, memory_limit=a.memory_limit)
+                          n_workers=a.workers, memory_limit=a.memory_limit,
+                          workers=placement)
     except (_core.LoadError, ValueError) as e:
         print("syncline.dask stats: %s" % e, file=sys.stderr)
         return 1

@@ -1,18 +1,21 @@
 """syncline.dask on real dask.distributed clusters: `stats` equals `syncline stats --json` byte
-for byte on a 32-worker simulated job, (1) with the split's C++ steps run in this process (the
-clock plan, one part per log, merges in two groupings: also under ASan), (2) on a LocalCluster of
-2 worker processes, the tasks seen on both workers in the scheduler's task stream, (3) against a
+for byte on a 32-worker simulated job, (1) with the split's C++ steps run in this process (each
+log's clock inputs, the correction once, each log's part with its own worker's clocks, merges in
+two groupings: also under ASan; damaged and forged bytes refused), (2) on a LocalCluster of
+2 worker processes, the tasks seen on both workers in the scheduler's task stream, and with the
+job split over two directories each read only by its own worker (workers=), (3) against a
 separately started dask-scheduler and 2 dask-worker processes (ephemeral ports, stopped always),
-through `python3 -m syncline.dask stats --scheduler`. A rank subset gives the subset's CLI
-document too. Cost: about 25 s (the job ~2 s, each cluster ~5-8 s to start and stop).
+through `python3 -m syncline.dask stats --scheduler` and through `syncline stats --json
+--dask`. A rank subset gives the subset's CLI document too; without dask.distributed the CLI
+says what to install. Cost: about 30 s (the job ~2 s, each cluster ~5-8 s to start and stop).
 (2) and (3) skip, saying why, without dask.distributed or under ASan: there every worker process
 would be an instrumented interpreter running distributed's event loop, whose exit-time leak check
 reports the interpreter's own allocations; the C++ they run is what (1) checks under ASan."""
 import json
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import pytest
@@ -40,17 +43,21 @@ def cli_stats(bin_dir, job, *extra):
 
 
 def split_in_process(paths, ranks=None, group=None, align_on=""):
-    plan, logs, _ = _core._split_clock_plan([paths], align_on, True, ranks)
-    parts = [_core._split_stats_part(log, plan, rank, "corrected") for log, rank in logs]
+    """The split's C++ steps run here: inputs, one clock-inputs part per log, the correction
+    once, one stats part per log with only its worker's clocks, merges."""
+    logs, config_path, config, _ = _core._split_inputs([paths], ranks)
+    inputs = [_core._split_clock_inputs(log, config_path, config, align_on) for log in logs]
+    clocks = _core._split_clocks(inputs, config_path, config, align_on, True, ranks)
+    parts = [_core._split_stats_part(log, c, rank, "corrected") for log, rank, c in clocks]
     if group:
         parts = [_core._split_stats_merge(parts[i:i + group]) for i in range(0, len(parts), group)]
-    return _core._split_stats_json(_core._split_stats_merge(parts)), logs
+    return _core._split_stats_json(_core._split_stats_merge(parts)), clocks
 
 
 def test_split_in_process_equals_cli(job, bin_dir):
     expected = cli_stats(bin_dir, job)
-    flat, logs = split_in_process(job)
-    assert len(logs) == 32
+    flat, clocks = split_in_process(job)
+    assert len(clocks) == 32
     assert flat == expected
     tree, _ = split_in_process(job, group=5)  # merges of 5, then of those: the same document
     assert tree == expected
@@ -60,8 +67,8 @@ def test_split_in_process_equals_cli(job, bin_dir):
 
 
 def test_split_aligned_on_collectives_equals_cli(job, bin_dir, tmp_path):
-    # Without sync samples the clocks come from the allreduce instances: the clock-only load
-    # must keep exactly the events the correction reads.
+    # Without sync samples the clocks come from the allreduce instances: each log's clock
+    # inputs must keep exactly the events the correction reads.
     unsynced = tmp_path / "unsynced"
     unsynced.mkdir()
     for log in os.listdir(job):
@@ -78,20 +85,64 @@ def test_split_aligned_on_collectives_equals_cli(job, bin_dir, tmp_path):
 
 def test_split_subset_equals_cli_subset(job, bin_dir):
     expected = cli_stats(bin_dir, job, "--ranks", "0-5,17")
-    text, logs = split_in_process(job, ranks="0-5,17")
-    assert sorted(r for _, r in logs) == [0, 1, 2, 3, 4, 5, 17]
+    text, clocks = split_in_process(job, ranks="0-5,17")
+    assert sorted(r for _, r, _ in clocks) == [0, 1, 2, 3, 4, 5, 17]
     assert text == expected
 
 
+def test_each_log_gets_its_own_clocks_only(job):
+    # The correction's result is sliced per worker: a slice names one log (a task receives
+    # only its own worker's clocks), and another log loaded with it is refused.
+    logs, config_path, config, _ = _core._split_inputs([job], None)
+    inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
+    clocks = _core._split_clocks(inputs, config_path, config, "", True, None)
+    assert sorted(log for log, _, _ in clocks) == sorted(logs)
+    sizes = [len(c) for _, _, c in clocks]
+    assert max(sizes) < 2 * min(sizes), sizes  # one worker each, not the job's 32
+    (_, rank0, c0), (log1, _, _) = clocks[0], clocks[1]
+    with pytest.raises(syncline.LoadError, match="names none of these logs"):
+        _core._split_stats_part(log1, c0, rank0, "corrected")
+    # What a log gives the correction is small next to the log itself.
+    assert all(len(b) < os.path.getsize(log) / 4 for b, log in zip(inputs, logs))
+
+
+def fnv1a64(data):
+    h = 1469598103934665603
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def rehashed(record):
+    """A CacheFile record whose body was changed, its trailing hash made right again: only
+    the record's own checks can refuse it."""
+    body = record[:-8]
+    return body + fnv1a64(body).to_bytes(8, "little")
+
+
 def test_split_refuses_damaged_parts(job):
-    plan, logs, _ = _core._split_clock_plan([job], "", True, None)
-    part = _core._split_stats_part(logs[0][0], plan, logs[0][1], "corrected")
+    logs, config_path, config, _ = _core._split_inputs([job], None)
+    inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
+    clocks = _core._split_clocks(inputs, config_path, config, "", True, None)
+    log, rank, c = clocks[0]
+    part = _core._split_stats_part(log, c, rank, "corrected")
     with pytest.raises(ValueError, match="truncated or damaged"):
         _core._split_stats_json(part[:-3])
     with pytest.raises(ValueError, match="bad magic"):
         _core._split_stats_json(b"x" * 20)
     with pytest.raises(syncline.LoadError, match="clock plan"):
-        _core._split_stats_part(logs[0][0], plan[:-9], logs[0][1], "corrected")
+        _core._split_stats_part(log, c[:-9], rank, "corrected")
+    # Clock inputs: truncated, not a record, and forged (a byte of the last chunk changed and
+    # the record's hash made right again: the chunk's own hash refuses it).
+    for bad, why in ((inputs[0][:-5], "hash mismatch|too short"),
+                     (b"x" * 40, "bad magic"),
+                     (rehashed(inputs[0][:-9] + bytes([inputs[0][-9] ^ 1]) + inputs[0][-8:]),
+                      "damaged")):
+        with pytest.raises(ValueError, match="input 1: clock inputs refused: .*(%s)" % why):
+            _core._split_clocks([inputs[1], bad] + inputs[2:], config_path, config, "", True,
+                                None)
+    with pytest.raises(TypeError, match="must be bytes"):
+        _core._split_clocks(["text"], config_path, config, "", True, None)
 
 
 def needs_distributed():
@@ -102,12 +153,13 @@ def needs_distributed():
                                "(Debian: python3-distributed python3-dask)")
 
 
-def test_localcluster_of_two_processes(job, bin_dir):
+def test_localcluster_of_two_processes(job, bin_dir, tmp_path):
     distributed = needs_distributed()
     import syncline.dask as sd
     expected = cli_stats(bin_dir, job)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB") as cluster, \
+                                  dashboard_address=None, memory_limit="1GiB",
+                                  local_directory=str(tmp_path / "dask")) as cluster, \
             distributed.Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         with distributed.get_task_stream(client=client) as ts:
@@ -121,6 +173,35 @@ def test_localcluster_of_two_processes(job, bin_dir):
                 ran[t["worker"]] = ran.get(t["worker"], 0) + 1
         assert sum(ran.values()) == 32, ran
         assert set(ran) == set(client.scheduler_info()["workers"]), ran
+        # Node-local disks: half the logs in each of two directories, each directory read only
+        # by its own worker (workers=); every log's tasks ran there, and the result is the
+        # CLI's over both directories.
+        a, b = sorted(client.scheduler_info()["workers"])
+        halves = {a: tmp_path / "nodeA", b: tmp_path / "nodeB"}
+        for d in halves.values():
+            d.mkdir()
+        logs = sorted(n for n in os.listdir(job) if n.endswith(".log"))
+        for i, name in enumerate(logs):
+            shutil.copyfile(os.path.join(job, name), halves[a if i % 2 else b] / name)
+        dirs = [str(halves[a]), str(halves[b])]
+        with distributed.get_task_stream(client=client) as ts:
+            text = sd.stats_json(dirs, client, workers={str(d): w for w, d in halves.items()})
+        assert text == cli_stats(bin_dir, *dirs)
+        where = {}  # worker: the logs its tasks read (keys name "<fn>-<dir>/<log>-<id>")
+        for t in ts.data:
+            fn, _, rest = t["key"].partition("-")
+            if fn in ("_clock_inputs", "_stats_part") and rest.startswith(("nodeA/", "nodeB/")):
+                where.setdefault(t["worker"], set()).add(rest.rsplit("-", 1)[0])
+        assert set(where) == {a, b}, where
+        for w, d in halves.items():
+            assert where[w] == {d.name + "/" + n for n in os.listdir(d) if n.endswith(".log")}, \
+                (w, where[w])
+        # Ranks 0 and 10 both lie in one directory: the other holds none of them, and that is
+        # no error.
+        assert "timer_events.0.log" in os.listdir(halves[b]) and \
+            "timer_events.10.log" in os.listdir(halves[b])
+        assert sd.stats(dirs, client, workers={str(d): w for w, d in halves.items()},
+                        ranks="0,10") == json.loads(cli_stats(bin_dir, *dirs, "--ranks", "0,10"))
 
 
 def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
@@ -142,7 +223,8 @@ def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
             procs.append(subprocess.Popen(
                 ["dask-worker", "--scheduler-file", str(sched_file), "--nworkers", "1",
                  "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
-                 "--memory-limit", "1GiB"], env=env, stdout=subprocess.DEVNULL,
+                 "--memory-limit", "1GiB", "--local-directory", str(tmp_path / "dask")],
+                env=env, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL))
         with distributed.Client(scheduler_file=str(sched_file), timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
@@ -156,6 +238,12 @@ def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
             workers = {t["worker"] for t in ts.data if "_stats_part" in t["key"]}
             assert workers == set(client.scheduler_info()["workers"]), workers
             assert len(workers) == 2
+            # The CLI hands `stats --json --dask ADDRESS` to the module: the same document.
+            r = subprocess.run([str(bin_dir / "syncline"), "stats", job, "--json", "--ranks",
+                                "0-2", "--dask", address], capture_output=True, text=True,
+                               timeout=120, env=env)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout == cli_stats(bin_dir, job, "--ranks", "0-2")
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -165,6 +253,23 @@ def test_scheduler_and_workers_started_apart(job, bin_dir, tmp_path):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+
+
+def test_cli_dask_without_distributed(job, bin_dir, tmp_path):
+    # A Python where `import distributed` fails (a package of that name first on the path that
+    # raises ImportError, as a missing one does): one line saying what to install, status 3.
+    hidden = tmp_path / "hidden" / "distributed"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text('raise ImportError("No module named distributed")\n')
+    env = dict(os.environ, PYTHONPATH=str(hidden.parent))
+    r = subprocess.run([str(bin_dir / "syncline"), "stats", job, "--json", "--dask",
+                        "tcp://127.0.0.1:1"], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert "needs dask.distributed (Debian: apt-get install python3-distributed" in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    r = subprocess.run([str(bin_dir / "syncline"), "stats", job, "--dask", "tcp://127.0.0.1:1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--json" in r.stderr
 
 
 def test_import_syncline_does_not_import_dask():

@@ -1,12 +1,15 @@
 #include "timeline/load/jobloader.h"
 
+#include "timeline/load/loadsteps.h"
+
 #include "recorder/timerconfig.h"
 #include "timeline/load/store/cachefile.h"
 #include "timeline/load/parse/chrome/chrometraceparser.h"
 #include "timeline/load/build/clockcorrector.h"
+#include "timeline/load/store/clockinputs.h"
 #include "timeline/load/store/correctioncache.h"
 #include "timeline/load/build/eventkindlookup.h"
-#include "timeline/load/build/ranksubset.h"
+#include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/store/linkstore.h"
 #include "timeline/load/store/logindex.h"
@@ -24,9 +27,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 namespace syncline {
 
@@ -34,34 +34,12 @@ using namespace load; // the loading stage's internals
 
 namespace {
 
-// The correction options of a load: what ClockCorrector runs with and what keys its caches.
-ClockCorrector::Options clockOptions(const LoadOptions &o)
-{
-    return {o.alignOn, o.correctClocks, o.alignCollectives,
-            o.clock.value_or(ClockChoice::Corrected) == ClockChoice::Wall};
-}
-
 struct Task
 {
     std::string path;
     bool chrome = false;
     int64_t bytes = 0;
 };
-
-// Hands the free pages of every malloc arena back to the system. The parser threads' arenas
-// keep what their files' growing vectors left behind; without this, that garbage stays resident
-// next to the timeline for as long as the process runs.
-void releaseFreeMemory()
-{
-#ifdef __GLIBC__
-    ::malloc_trim(0);
-#endif
-}
-
-bool cancelled(const LoadOptions &o)
-{
-    return o.cancel && o.cancel->load(std::memory_order_relaxed);
-}
 
 // Runs `work` (which takes items until none is left) on the load's threads, this one among
 // them: LoadOptions::threads, else one per core, never more than `items`.
@@ -103,82 +81,20 @@ void guardedItem(std::vector<ParsedFile> &files, size_t i, const std::string &pa
     files[i] = std::move(failed);
 }
 
-// The stages' shares of the whole load, as measured on the realistic shape (docs/scale.md
-// "Progress": 128 workers, 12.5 M events, both cores, wall time): parsing 77 %, merging 0.2 %,
-// correcting clocks 17 % (pairing the messages about a third of it, the engine the rest),
-// indexing 6 % (collectives, writing the correction cache and the link store); a window decoded
-// from the event stores: reading the files 86 %, the clocks and arrows 10 %, the cut 4 %. The
-// overall fraction is the stage's start plus its share times the progress within it, so one
-// bar (and one ETA) covers every stage; a job without messages corrects faster, and the bar
-// then jumps ahead rather than sitting at 100 %.
-struct Stage
+// One file read (decoded from its event store, else parsed, writing the store) and prepared:
+// sorted and nested, args still the file's own.
+ParsedFile readPrepared(const Task &t, const LoadOptions &o, EventKindLookup &kinds,
+                        bool &fromStore)
 {
-    const char *name;
-    double begin, share;
-};
-constexpr Stage kParse{"parsing", 0.0, 0.76};
-constexpr Stage kMerge{"merging", 0.76, 0.005};
-constexpr Stage kCorrect{"correcting clocks", 0.765, 0.175};
-constexpr double kPairingShare = 0.35; // of kCorrect
-constexpr Stage kIndex{"indexing", 0.94, 0.06};
-constexpr Stage kWindow{"reading the window", 0.0, 0.86}; // a windowed load: no parse/correct
-constexpr Stage kArrows{"clocks and arrows", 0.86, 0.10};
-constexpr Stage kCut{"cutting to the window", 0.96, 0.04};
-
-std::string formatBytes(int64_t b)
-{
-    char buf[32];
-    if (b >= (int64_t(1) << 30))
-        std::snprintf(buf, sizeof buf, "%.1f GB", double(b) / double(int64_t(1) << 30));
-    else
-        std::snprintf(buf, sizeof buf, "%.0f MB", double(b) / double(1 << 20));
-    return buf;
-}
-
-// Reports progress as "<stage>: <detail> · NN% · ETA Ns" (the ETA from the elapsed time and the
-// overall fraction, once a stage has made some headway).
-class Progress
-{
-public:
-    explicit Progress(const LoadOptions &o) : m_o(o), m_t0(std::chrono::steady_clock::now()) {}
-    void report(const Stage &s, double within, const std::string &detail = {})
-    {
-        if (!m_o.progress)
-            return;
-        const double f = std::clamp(s.begin + s.share * std::clamp(within, 0.0, 1.0), 0.0, 1.0);
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
-        std::string what = s.name;
-        if (!detail.empty())
-            what += ": " + detail;
-        char tail[64];
-        if (f >= 0.02 && f < 1.0 && elapsed > 0.5)
-            std::snprintf(tail, sizeof tail, " · %d%% · ETA %.0f s", int(f * 100),
-                          elapsed * (1.0 - f) / f);
-        else
-            std::snprintf(tail, sizeof tail, " · %d%%", int(f * 100));
-        m_o.progress(f, what + tail);
-    }
-    void done()
-    {
-        if (m_o.progress)
-            m_o.progress(1.0, "done");
-    }
-
-private:
-    const LoadOptions &m_o;
-    std::chrono::steady_clock::time_point m_t0;
-};
-
-std::shared_ptr<const rec::TimerConfig> loadConfig(const std::string &path)
-{
-    if (path.empty())
-        return nullptr;
-    try {
-        return std::make_shared<const rec::TimerConfig>(rec::TimerConfig::load(path));
-    } catch (const std::exception &) {
-        return nullptr; // JobInputs already reported why
-    }
+    StoredLog stored(t.path);
+    ParsedFile f = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                   : o.writeIndex ? stored.read(o.cancel, o.indexIntervalBytes)
+                                  : LogParser::parseFile(t.path, o.cancel);
+    TimelineBuilder::prepareFile(f, kinds);
+    // The prepared file, as a windowed open decodes it (args still the file's own).
+    stored.finish(f);
+    fromStore = stored.fromStore();
+    return f;
 }
 
 std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
@@ -200,18 +116,10 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
                 return;
             const Task &t = tasks[i];
             guardedItem(files, i, t.path, [&] {
-                StoredLog stored(t.path);
-                files[i] = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                           : o.writeIndex ? stored.read(o.cancel, o.indexIntervalBytes)
-                                          : LogParser::parseFile(t.path, o.cancel);
                 // One lookup per file: its cache is keyed by the file's own name ids.
                 EventKindLookup kinds(config);
-                TimelineBuilder::prepareFile(files[i], kinds);
-                // The prepared file, as a windowed open decodes it (args still the file's own).
-                stored.finish(files[i]);
-                const bool fromStore = stored.fromStore();
-                if (o.clockOnly) // what the correction reads; the rest is freed right away
-                    ClockCorrector::keepClockInputs(files[i], kinds, o.alignOn);
+                bool fromStore = false;
+                files[i] = readPrepared(t, o, kinds, fromStore);
                 {
                     // Each file's args texts join the one store as the file finishes: per file, the
                     // store would hold every step's text again (~8 B/event on the realistic shape).
@@ -239,12 +147,6 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
     };
     onThreads(o, tasks.size(), work);
     return files;
-}
-
-// The window in global ns of its mode, from the whole job's range.
-std::pair<int64_t, int64_t> globalWindow(const LoadWindow &w, const TimeRange &job)
-{
-    return {job.origin + w.beginNs, job.origin + w.endNs};
 }
 
 // Reads only the window (WindowReader) when every log has a valid index and the correction is
@@ -381,11 +283,6 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
 
 } // namespace
 
-std::string JobLoader::clockPlan(const Timeline &tl)
-{
-    return CorrectionCache::of(tl).encode("clock plan");
-}
-
 IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn, bool correct,
                                    bool alignCollectives)
@@ -456,20 +353,12 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
                      [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
 
     const auto config = loadConfig(inputs.configPath);
-    // The clock: the caller's, else the config's view_clock, else corrected.
-    LoadOptions o = given;
-    if (!o.clock) {
-        o.clock = config ? clockChoiceFromName(config->viewClock) : std::nullopt;
-        if (o.clock == ClockChoice::Raw)
-            o.window.mode = ClockMode::Raw;
-    }
-    if (!o.clock)
-        o.clock = ClockChoice::Corrected;
+    const LoadOptions o = withClock(given, config);
     if (o.writeIndex)
         for (LoadProblem &p : CacheFile::refusedPlaces(inputs.logs))
             inputs.problems.push_back(std::move(p));
     Progress progress(o);
-    if (o.window.use && !o.clockOnly && o.clockPlan.empty())
+    if (o.window.use && o.clockPlan.empty())
         if (std::optional<LoadResult> r = loadWindowed(
                 [&] {
                     std::vector<std::string> logs;
@@ -490,104 +379,110 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         result.cancelled = true;
         return result;
     }
-    RankSubset::dropOutside(files, o.ranks, inputs.problems);
-    if (files.empty()) {
-        result.fatalError = "no log of ranks " + o.ranks.toString() + " among the inputs";
-        return result;
-    }
-    releaseFreeMemory();
-    progress.report(kMerge, 0.0, std::to_string(files.size()) + " files");
-    const bool anyUsable =
-        std::any_of(files.begin(), files.end(), [](const ParsedFile &f) { return f.usable; });
-    BuiltTimeline built = TimelineBuilder::merge(std::move(files), std::move(args));
-    Timeline &tl = *built.timeline;
-    tl.problems.insert(tl.problems.begin(), inputs.problems.begin(), inputs.problems.end());
-    if (!anyUsable) {
-        result.fatalError = "no usable log or trace among the inputs";
-        for (const LoadProblem &p : tl.problems)
-            if (p.severity == LoadProblem::Severity::Error) {
-                result.fatalError += "; " + p.toString();
-                break;
-            }
-        return result;
-    }
-    if (cancelled(o)) {
-        result.cancelled = true;
-        return result;
-    }
-    EventKindLookup kinds(config);
-    // The message records are only needed for their pairs: matched, then freed before the
-    // engine runs (they are the biggest transient of a load).
-    // The same matching gives the viewer's arrows (Timeline::links).
-    if (!o.clockPlan.empty()) {
-        // The whole job's clocks, from a plan (a split load): nothing to correct here.
-        std::string why;
-        const std::optional<CorrectionCache> plan =
-            CorrectionCache::decode(o.clockPlan, "clock plan", &why);
-        if (!plan || !plan->applyTo(tl)) {
-            result.fatalError = "the clock plan " +
-                                (plan ? std::string("names none of these logs") : "is unusable: " + why);
-            return result;
-        }
-        tl.links = ClockCorrector::links(tl, built.messages);
-        std::vector<MessageLog>().swap(built.messages);
-        ClockCorrector::markCollectives(tl, kinds, o.alignOn);
-        tl.updateRange();
-        progress.done();
-        result.timeline = std::move(built.timeline);
-        return result;
-    }
-    std::vector<sync::MessagePair> pairs;
-    size_t messageRecords = 0;
-    for (const MessageLog &m : built.messages)
-        messageRecords += m.size();
-    progress.report(kCorrect, 0.0,
-                    "pairing messages of " + std::to_string(tl.workers.size()) + " workers");
-    if (o.correctClocks)
-        pairs = ClockCorrector::pairMessages(tl, std::move(built.messages), &tl.links);
-    else
-        tl.links = ClockCorrector::links(tl, built.messages);
-    std::vector<MessageLog>().swap(built.messages);
-    releaseFreeMemory();
-    if (cancelled(o)) {
-        result.cancelled = true;
-        return result;
-    }
-    progress.report(kCorrect, kPairingShare,
-                    std::to_string(tl.workers.size()) + " workers, " +
-                        std::to_string(pairs.size()) + " message pairs");
-    RankSubset::note(tl, o.ranks, droppedByName, messageRecords, pairs.size());
-    ClockCorrector::apply(tl, std::move(pairs), kinds, clockOptions(o), std::nullopt, nullptr);
-    releaseFreeMemory();
-    if (cancelled(o)) {
-        result.cancelled = true;
-        return result;
-    }
-    progress.report(kIndex, 0.0, "names and categories");
-    // Categories, colours and collectives per name, for the viewer.
-    ClockCorrector::markCollectives(tl, kinds, o.alignOn);
-    if (o.writeIndex && !o.clockOnly && inputs.chromeTraces.empty() && !inputs.logs.empty()) {
-        progress.report(kIndex, 0.3, "the correction cache");
-        if (CorrectionCache::of(tl).store(inputs.logs, clockOptions(o))) {
-            progress.report(kIndex, 0.5, "the link store");
-            LinkStore::write(tl, inputs.logs, clockOptions(o));
-        }
-    }
-    if (o.window.use) {
-        const auto [A, B] = globalWindow(o.window, tl.range(o.window.mode));
-        tl.window.active = true;
-        tl.window.mode = o.window.mode;
-        tl.window.beginNs = A;
-        tl.window.endNs = B;
-        tl.window.job[0] = tl.range(ClockMode::Corrected);
-        tl.window.job[1] = tl.range(ClockMode::Raw);
-        WindowReader::cut(tl, o.window.mode, A, B);
-        tl.updateRange();
-    }
-    progress.done();
-    tl.clockChoice = *o.clock;
-    result.timeline = std::move(built.timeline);
+    correctFiles(std::move(files), std::move(args), std::move(inputs), o, config, progress,
+                 droppedByName, result);
     return result;
+}
+
+SplitInputs JobLoader::splitInputs(const std::vector<std::string> &paths, const RankSet &ranks)
+{
+    SplitInputs out;
+    JobInputs inputs = JobInputs::resolve(paths);
+    if (!inputs.fatalError.empty()) {
+        out.fatalError = inputs.fatalError;
+        return out;
+    }
+    if (!inputs.chromeTraces.empty()) {
+        out.fatalError = inputs.chromeTraces.front() +
+                         ": a Chrome trace; a split load reads syncline logs only";
+        return out;
+    }
+    inputs.selectRanks(ranks);
+    if (inputs.logs.empty())
+        out.noLogs = "no log of ranks " + ranks.toString() + " among the inputs";
+    for (const std::string &p : inputs.logs)
+        out.logs.push_back(std::filesystem::absolute(p).lexically_normal().string());
+    if (!inputs.configPath.empty()) {
+        out.configPath = inputs.configPath;
+        out.configText = FileReader::head(inputs.configPath, size_t(1) << 26);
+    }
+    return out;
+}
+
+std::string JobLoader::clockInputs(const std::string &log, const std::string &configPath,
+                                   const std::string &configText, const std::string &alignOn,
+                                   std::string *error)
+{
+    std::error_code ec;
+    const Task t{log, false, int64_t(std::filesystem::file_size(log, ec))};
+    if (ec) {
+        *error = log + ": " + ec.message();
+        return {};
+    }
+    std::vector<ParsedFile> one(1);
+    std::string header;
+    guardedItem(one, 0, log, [&] {
+        EventKindLookup kinds(configOf(configPath, configText));
+        bool fromStore = false;
+        one[0] = readPrepared(t, LoadOptions(), kinds, fromStore);
+        // What the correction reads; the rest is freed right away.
+        ClockCorrector::keepClockInputs(one[0], kinds, alignOn);
+        header = FileReader::head(log, size_t(LogIndex::headerLengthOf(log)));
+    });
+    // A log whose reading failed is not usable: the correction leaves it out, as a load does.
+    return ClockInputs::encode(one[0], one[0].usable ? header : std::string(), t.bytes);
+}
+
+SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,
+                                   const std::string &configText,
+                                   const std::vector<std::string> &inputs)
+{
+    SplitClocks out;
+    std::vector<std::pair<int64_t, ParsedFile>> files; // (the log's size, its inputs)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        std::string why;
+        int64_t size = 0;
+        std::optional<ParsedFile> f = ClockInputs::decode(inputs[i], &size, &why);
+        if (!f) {
+            out.fatalError = "input " + std::to_string(i) + ": " + why;
+            return out;
+        }
+        files.emplace_back(size, std::move(*f));
+    }
+    // The full load's order (biggest first): logs without a rank take the free ones in it.
+    std::stable_sort(files.begin(), files.end(),
+                     [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::vector<ParsedFile> sorted;
+    for (auto &f : files)
+        sorted.push_back(std::move(f.second));
+    files.clear();
+    LoadResult r;
+    try {
+        const auto config = configOf(configPath, configText);
+        const LoadOptions o = withClock(given, config);
+        Progress progress(o);
+        correctFiles(std::move(sorted), ArgStore(), JobInputs(), o, config, progress, 0, r);
+    } catch (const std::exception &e) {
+        r.fatalError = std::string("the correction failed: ") + e.what();
+    }
+    if (!r.timeline) {
+        out.fatalError = r.fatalError;
+        return out;
+    }
+    const Timeline &tl = *r.timeline;
+    // Each worker's clocks with the job's notes, causality and ranges: a slice per log.
+    CorrectionCache all = CorrectionCache::of(tl);
+    std::vector<CorrectionCache::WorkerClock> clocks = std::move(all.workers);
+    if (clocks.size() != tl.workers.size()) {
+        out.fatalError = "the correction lost a worker";
+        return out;
+    }
+    for (size_t w = 0; w < clocks.size(); ++w) {
+        all.workers = {std::move(clocks[w])};
+        out.workers.push_back(
+            {all.workers[0].log, tl.workers[w].info.rank, all.encode("clock plan")});
+    }
+    return out;
 }
 
 } // namespace syncline

@@ -72,19 +72,39 @@ struct LoadOptions
     // problem says how many message records found no partner in the subset (a whole load may
     // bound the clocks tighter).
     RankSet ranks;
-    // A split load (syncline.dask; docs/scale.md "Beyond one machine"):
-    //   clockOnly  keeps of each file, once parsed, only the events whose name can be a
-    //              collective (ClockCorrector::keepClockInputs) — what the correction reads
-    //              besides the sync samples and messages — so the whole job's correction runs
-    //              in the memory of those; clockPlan() then gives its result as bytes. Each
-    //              log's index and event store are used and written as by a full load (with
-    //              every event, before the cut); the job's correction cache and link store are
-    //              not (its range is not the job's).
-    //   clockPlan  the bytes of such a load (or any): the workers' clocks are taken from them
-    //              instead of corrected (each log loaded alone gets the whole job's clocks);
-    //              a log the plan does not name fails the load.
-    bool clockOnly = false;
+    // A split load (syncline.dask; docs/scale.md "Beyond one machine"): one worker's clocks as
+    // JobLoader::splitClocks gives them (its SplitWorker::clocks). The worker's clocks are taken
+    // from them instead of corrected; a log they do not name fails the load.
     std::string clockPlan;
+};
+
+// A load split over processes (syncline.dask; docs/scale.md "Beyond one machine"), in three
+// steps: splitInputs resolves the paths where they are readable; clockInputs parses one log
+// where it lies and keeps what the clock correction reads (sync samples, wall pairs, message
+// records, the events that can be collectives: ClockCorrector::keepClockInputs), as bytes
+// (ClockInputs); splitClocks runs the correction once over every log's bytes — the same
+// merge, pairing and engine as a full load, so the same clocks — and gives each worker's
+// clocks as bytes of their own, for LoadOptions::clockPlan.
+struct SplitInputs
+{
+    std::vector<std::string> logs; // absolute, in the load's input order
+    std::string configPath;        // the job's timer_config.json ("" when none)
+    std::string configText;        // its bytes: tasks elsewhere need not read it
+    std::string noLogs;            // why `logs` is empty: none of the ranks asked for
+    std::string fatalError;
+};
+
+struct SplitWorker
+{
+    std::string log;
+    int rank = 0;       // the whole job's (a log without a rank of its own gets one here)
+    std::string clocks; // for LoadOptions::clockPlan
+};
+
+struct SplitClocks
+{
+    std::vector<SplitWorker> workers; // the job's workers, in the timeline's order
+    std::string fatalError;
 };
 
 // What the index knows about a job without loading it (the viewer's Open window… dialog):
@@ -113,8 +133,20 @@ class JobLoader
 {
 public:
     static LoadResult load(const LoadOptions &options);
-    // The clocks of a loaded timeline as bytes, for LoadOptions::clockPlan.
-    static std::string clockPlan(const Timeline &timeline);
+    // The split load's steps (SplitInputs above). splitInputs: the logs that `ranks` keeps by
+    // their file names (a Chrome trace among the inputs is a fatal error: a split load reads
+    // syncline logs only). clockInputs: "" and *error when the log is gone; a log that cannot
+    // be read or parsed gives the inputs of an unusable file (the correction leaves it out, as
+    // a load does).
+    // splitClocks: `inputs` in splitInputs' order, the options' alignOn, alignCollectives,
+    // correctClocks, clock, ranks and threads as a full load of the job would have them.
+    static SplitInputs splitInputs(const std::vector<std::string> &paths, const RankSet &ranks);
+    static std::string clockInputs(const std::string &log, const std::string &configPath,
+                                   const std::string &configText, const std::string &alignOn,
+                                   std::string *error);
+    static SplitClocks splitClocks(const LoadOptions &options, const std::string &configPath,
+                                   const std::string &configText,
+                                   const std::vector<std::string> &inputs);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn = {}, bool correct = true,
                                    bool alignCollectives = true);

@@ -92,7 +92,7 @@ public:
     // by isCollective — what the viewer's collective instances go by.
     static void markCollectives(Timeline &timeline, EventKindLookup &kinds,
                                 const std::string &alignOn);
-    // A clock-only load (LoadOptions::clockOnly): keeps of a prepared file (sorted, nested,
+    // A split load's clock inputs (JobLoader::clockInputs): keeps of a prepared file (sorted, nested,
     // args in argRefs) only the events whose name isCollective could accept in any job — the
     // config's "collective" category, --align-on's match, or a name CollectiveNames classifies
     // (whichever kind the job turns out to recognise) — with their args; a kept event's parent

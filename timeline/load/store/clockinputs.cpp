@@ -1,0 +1,250 @@
+#include "timeline/load/store/clockinputs.h"
+
+#include "timeline/load/parse/log/logparser.h"
+#include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/chunkcodec.h"
+
+#include <algorithm>
+
+namespace syncline::load {
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'C', 'L', 'K', '1'};
+
+using Chunk = EventStore::Chunk;
+
+void putChunk(CacheFile::Writer &w, const Chunk &c)
+{
+    w.u32(c.count);
+    w.i64(c.minStart);
+    w.i64(c.maxEnd);
+    w.u64(c.offset);
+    w.u32(c.length);
+    w.u64(c.hash);
+}
+
+Chunk getChunk(CacheFile::Reader &r)
+{
+    Chunk c;
+    c.count = r.u32();
+    c.minStart = r.i64();
+    c.maxEnd = r.i64();
+    c.offset = r.u64();
+    c.length = r.u32();
+    c.hash = r.u64();
+    return c;
+}
+
+// A chunk entry that can describe bytes of `blob` (its hash checked as the store's reader does).
+bool chunkIn(const Chunk &c, std::string_view blob, std::string_view &bytes)
+{
+    if (c.count == 0 || c.count > EventStore::kChunkEvents || c.offset > blob.size() ||
+        c.length > blob.size() - c.offset)
+        return false;
+    bytes = blob.substr(size_t(c.offset), c.length);
+    return CacheFile::wordHash(bytes) == c.hash;
+}
+
+// The parser's rule for a sync sample (LogParser: a time no log can hold, or t4 < t1, t3 < t2,
+// is never a sample).
+bool validSample(const sync::ClockSample &s)
+{
+    return logTimeInRange(s.t1) && logTimeInRange(s.t2) && logTimeInRange(s.t3) &&
+           logTimeInRange(s.t4) && s.t4 >= s.t1 && s.t3 >= s.t2;
+}
+
+} // namespace
+
+std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine, int64_t fileBytes)
+{
+    std::string blob;
+    std::vector<std::vector<Chunk>> trackChunks(f.worker.tracks.size());
+    for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti)
+        ChunkCodec::encodeTrack(f.worker.tracks[ti], 0, f.args, 0, blob, trackChunks[ti]);
+    std::vector<Chunk> msgChunks;
+    ChunkCodec::encodeMessages(f.messages, 0, 0, blob, msgChunks);
+
+    CacheFile::Writer w(kMagic, kVersion);
+    const WorkerInfo &info = f.worker.info;
+    w.str(f.path);
+    w.str(headerLine);
+    w.i64(fileBytes);
+    w.u32(f.usable ? 1 : 0);
+    w.u32(f.rankKnown ? 1 : 0);
+    w.i64(info.firstLocalNs);
+    w.i64(info.lastLocalNs);
+    w.i64(info.lastHeartbeatLocalNs);
+    w.i64(info.droppedEvents);
+    w.u32(info.closedCleanly ? 1 : 0);
+    w.str(f.worker.refId);
+    w.u32(uint32_t(f.worker.samples.size()));
+    for (const sync::ClockSample &s : f.worker.samples) {
+        w.i64(s.t1);
+        w.i64(s.t2);
+        w.i64(s.t3);
+        w.i64(s.t4);
+        w.u32(uint32_t(s.burst));
+        w.u32(uint32_t(s.seq));
+    }
+    w.u32(uint32_t(f.worker.wallPairs.size()));
+    for (const WallPair &p : f.worker.wallPairs) {
+        w.i64(p.monoNs);
+        w.i64(p.wallNs);
+        w.i64(p.spreadNs);
+    }
+    w.u32(uint32_t(f.names.size()));
+    for (uint32_t i = 0; i < f.names.size(); ++i)
+        w.str(f.names.name(i));
+    w.u32(uint32_t(f.worker.tracks.size()));
+    for (size_t ti = 0; ti < f.worker.tracks.size(); ++ti) {
+        const EventTrack &t = f.worker.tracks[ti];
+        w.i64(t.tid);
+        w.i64(t.pid);
+        w.u32(t.async ? 1 : 0);
+        w.str(t.category);
+        w.str(t.threadName);
+        w.i64(t.order);
+        w.u32(uint32_t(trackChunks[ti].size()));
+        for (const Chunk &c : trackChunks[ti])
+            putChunk(w, c);
+    }
+    w.u32(uint32_t(msgChunks.size()));
+    for (const Chunk &c : msgChunks)
+        putChunk(w, c);
+    w.str(blob);
+    return w.finished();
+}
+
+std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *fileBytes,
+                                              std::string *why)
+{
+    auto refused = [why](const std::string &r) {
+        if (why)
+            *why = "clock inputs refused: " + r;
+        return std::nullopt;
+    };
+    CacheFile::Reader r(bytes, kMagic, kVersion);
+    const std::string path = r.str();
+    const std::string header = r.str();
+    const int64_t size = r.i64();
+    const bool usable = r.u32() != 0;
+    const bool rankKnown = r.u32() != 0;
+    int64_t whole[4];
+    for (int64_t &v : whole)
+        v = r.i64();
+    const bool closedCleanly = r.u32() != 0;
+    const std::string refId = r.str();
+    std::vector<sync::ClockSample> samples(r.count(40));
+    bool consistent = true;
+    for (sync::ClockSample &s : samples) {
+        s.t1 = r.i64();
+        s.t2 = r.i64();
+        s.t3 = r.i64();
+        s.t4 = r.i64();
+        s.burst = int32_t(r.u32());
+        s.seq = int32_t(r.u32());
+        consistent = consistent && validSample(s);
+    }
+    std::vector<WallPair> wallPairs(r.count(24));
+    for (size_t i = 0; i < wallPairs.size(); ++i) {
+        WallPair &p = wallPairs[i];
+        p.monoNs = r.i64();
+        p.wallNs = r.i64();
+        p.spreadNs = r.i64();
+        // LogIndex's rule for the pairs it keeps.
+        consistent = consistent && logTimeInRange(p.monoNs) && logTimeInRange(p.wallNs) &&
+                     p.spreadNs >= 0 && p.spreadNs <= kMaxTimeNs &&
+                     (i == 0 || p.monoNs > wallPairs[i - 1].monoNs);
+    }
+    std::vector<std::string> names(r.count(4));
+    for (std::string &n : names)
+        n = r.str();
+    struct Track
+    {
+        EventTrack meta;
+        std::vector<Chunk> chunks;
+    };
+    std::vector<Track> tracks(r.count(44));
+    for (Track &t : tracks) {
+        t.meta.tid = r.i64();
+        t.meta.pid = r.i64();
+        t.meta.async = r.u32() != 0;
+        t.meta.category = r.str();
+        t.meta.threadName = r.str();
+        t.meta.order = r.i64();
+        t.chunks.resize(r.count(40));
+        for (Chunk &c : t.chunks)
+            c = getChunk(r);
+    }
+    std::vector<Chunk> msgChunks(r.count(40));
+    for (Chunk &c : msgChunks)
+        c = getChunk(r);
+    const std::string blob = r.str();
+    if (!r.finish())
+        return refused(r.error());
+    if (!consistent)
+        return refused("a sync sample or wall-clock pair no log can hold");
+    if (size < 0 || !logTimeInRange(whole[0]) || !logTimeInRange(whole[1]) ||
+        !logTimeInRange(whole[2]))
+        return refused("inconsistent worker fields");
+    if (names.empty() || !names[0].empty() || tracks.size() > ParsedFile::kMaxTracks)
+        return refused("inconsistent name table or tracks");
+    // The worker's identity as the header line gives it; then what the whole file said.
+    LogParser parser(path);
+    if (!header.empty()) {
+        if (header.back() != '\n' || parser.feed(header) != header.size())
+            return refused("not a header line");
+    }
+    ParsedFile f = parser.finish();
+    f.problems.clear(); // the parse of the log itself reported them
+    f.usable = usable;
+    f.rankKnown = rankKnown;
+    WorkerInfo &info = f.worker.info;
+    info.firstLocalNs = whole[0];
+    info.lastLocalNs = whole[1];
+    info.lastHeartbeatLocalNs = whole[2];
+    info.droppedEvents = whole[3];
+    info.closedCleanly = closedCleanly;
+    f.worker.refId = refId;
+    f.worker.samples = std::move(samples);
+    f.worker.wallPairs = std::move(wallPairs);
+    f.names = StringTable();
+    for (size_t i = 0; i < names.size(); ++i)
+        if (f.names.intern(names[i]) != uint32_t(i))
+            return refused("inconsistent name table");
+    f.args = ArgStore();
+    f.argsInTimelineStore = false;
+    f.worker.tracks.clear();
+    f.worker.tracks.reserve(tracks.size());
+    ChunkCodec::TrackScratch s;
+    const std::vector<int64_t> noMax;
+    const ChunkCodec::Keep keep{nullptr, noMax, names.size()};
+    std::string reason;
+    std::string_view chunk;
+    for (Track &st : tracks) {
+        EventTrack t = std::move(st.meta);
+        s.clearTrack();
+        size_t first = 0;
+        for (const Chunk &c : st.chunks) {
+            if (!chunkIn(c, blob, chunk))
+                return refused("a chunk outside the bytes or damaged");
+            if (!ChunkCodec::decodeEvents(chunk, c, first, keep, f.args, nullptr, s, &reason))
+                return refused(reason);
+            first += c.count;
+        }
+        ChunkCodec::fillTrack(s, false, t);
+        f.worker.tracks.push_back(std::move(t));
+    }
+    f.messages = MessageLog();
+    for (const Chunk &c : msgChunks)
+        if (!chunkIn(c, blob, chunk) ||
+            !ChunkCodec::decodeMessages(chunk, c, tracks.size(), nullptr, f.messages, &reason))
+            return refused(reason.empty() ? "a chunk outside the bytes or damaged" : reason);
+    f.messages.shrink();
+    if (fileBytes)
+        *fileBytes = size;
+    return f;
+}
+
+} // namespace syncline::load
