@@ -3,6 +3,7 @@
 #include "timeline/load/parse/log/logparser.h"
 #include "timeline/load/store/cachefile.h"
 #include "timeline/load/store/chunkcodec.h"
+#include "timeline/load/store/chunkentry.h"
 
 #include <algorithm>
 
@@ -13,28 +14,6 @@ namespace {
 constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'C', 'L', 'K', '1'};
 
 using Chunk = EventStore::Chunk;
-
-void putChunk(CacheFile::Writer &w, const Chunk &c)
-{
-    w.u32(c.count);
-    w.i64(c.minStart);
-    w.i64(c.maxEnd);
-    w.u64(c.offset);
-    w.u32(c.length);
-    w.u64(c.hash);
-}
-
-Chunk getChunk(CacheFile::Reader &r)
-{
-    Chunk c;
-    c.count = r.u32();
-    c.minStart = r.i64();
-    c.maxEnd = r.i64();
-    c.offset = r.u64();
-    c.length = r.u32();
-    c.hash = r.u64();
-    return c;
-}
 
 // A chunk entry that can describe bytes of `blob` (its hash checked as the store's reader does).
 bool chunkIn(const Chunk &c, std::string_view blob, std::string_view &bytes)
@@ -107,11 +86,11 @@ std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine
         w.i64(t.order);
         w.u32(uint32_t(trackChunks[ti].size()));
         for (const Chunk &c : trackChunks[ti])
-            putChunk(w, c);
+            chunkentry::put(w, c);
     }
     w.u32(uint32_t(msgChunks.size()));
     for (const Chunk &c : msgChunks)
-        putChunk(w, c);
+        chunkentry::put(w, c);
     w.str(blob);
     return w.finished();
 }
@@ -175,11 +154,11 @@ std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *f
         t.meta.order = r.i64();
         t.chunks.resize(r.count(40));
         for (Chunk &c : t.chunks)
-            c = getChunk(r);
+            c = chunkentry::get(r);
     }
     std::vector<Chunk> msgChunks(r.count(40));
     for (Chunk &c : msgChunks)
-        c = getChunk(r);
+        c = chunkentry::get(r);
     const std::string blob = r.str();
     if (!r.finish())
         return refused(r.error());

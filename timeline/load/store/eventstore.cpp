@@ -2,6 +2,7 @@
 
 #include "timeline/load/store/cachefile.h"
 #include "timeline/load/store/chunkcodec.h"
+#include "timeline/load/store/chunkentry.h"
 #include "timeline/load/parse/filereader.h"
 #include "timeline/load/store/varint.h"
 #include "timeline/load/store/windowreader.h"
@@ -25,25 +26,10 @@ constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'E', 'V', 'T', '1'};
 using Chunk = EventStore::Chunk;
 using varint::preadExact;
 
-void putChunk(CacheFile::Writer &w, const Chunk &c)
-{
-    w.u32(c.count);
-    w.i64(c.minStart);
-    w.i64(c.maxEnd);
-    w.u64(c.offset);
-    w.u32(c.length);
-    w.u64(c.hash);
-}
-
 // One directory entry; false when it cannot describe a chunk before the directory.
 bool getChunk(CacheFile::Reader &r, Chunk &c, uint64_t dirOffset)
 {
-    c.count = r.u32();
-    c.minStart = r.i64();
-    c.maxEnd = r.i64();
-    c.offset = r.u64();
-    c.length = r.u32();
-    c.hash = r.u64();
+    c = chunkentry::get(r);
     return c.count > 0 && c.count <= EventStore::kChunkEvents && c.offset <= dirOffset &&
            c.length <= dirOffset - c.offset;
 }
@@ -73,11 +59,11 @@ std::string directory(const ParsedFile &f, const LogFileStamp &stamp,
         dir.u64(t.count());
         dir.u32(uint32_t(trackChunks[ti].size()));
         for (const Chunk &c : trackChunks[ti])
-            putChunk(dir, c);
+            chunkentry::put(dir, c);
     }
     dir.u32(uint32_t(msgChunks.size()));
     for (const Chunk &c : msgChunks)
-        putChunk(dir, c);
+        chunkentry::put(dir, c);
     dir.u32(uint32_t(f.worker.counters.size()));
     for (const CounterTrack &c : f.worker.counters) {
         dir.i64(c.pid);
