@@ -66,6 +66,21 @@ def workdir(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_tmpdir(tmp_path_factory):
+    """TMPDIR for every process the tests start, inside pytest's own temporary folder: torchrun's
+    agents make a `torchelastic_*` folder there on every start and leave it behind, which would
+    otherwise pile up in /tmp (pytest keeps its last few folders and removes older ones)."""
+    d = tmp_path_factory.mktemp("tmpdir")
+    old = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(d)
+    yield d
+    if old is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = old
+
+
 @pytest.fixture(scope="session")
 def bin_dir():
     d = os.environ.get("SYNCLINE_BIN")
