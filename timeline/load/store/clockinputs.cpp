@@ -4,6 +4,7 @@
 #include "timeline/load/store/cachefile.h"
 #include "timeline/load/store/chunkcodec.h"
 #include "timeline/load/store/chunkentry.h"
+#include "timeline/load/store/clockrecords.h"
 
 #include <algorithm>
 
@@ -23,14 +24,6 @@ bool chunkIn(const Chunk &c, std::string_view blob, std::string_view &bytes)
         return false;
     bytes = blob.substr(size_t(c.offset), c.length);
     return CacheFile::wordHash(bytes) == c.hash;
-}
-
-// The parser's rule for a sync sample (LogParser: a time no log can hold, or t4 < t1, t3 < t2,
-// is never a sample).
-bool validSample(const sync::ClockSample &s)
-{
-    return logTimeInRange(s.t1) && logTimeInRange(s.t2) && logTimeInRange(s.t3) &&
-           logTimeInRange(s.t4) && s.t4 >= s.t1 && s.t3 >= s.t2;
 }
 
 } // namespace
@@ -57,21 +50,8 @@ std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine
     w.i64(info.droppedEvents);
     w.u32(info.closedCleanly ? 1 : 0);
     w.str(f.worker.refId);
-    w.u32(uint32_t(f.worker.samples.size()));
-    for (const sync::ClockSample &s : f.worker.samples) {
-        w.i64(s.t1);
-        w.i64(s.t2);
-        w.i64(s.t3);
-        w.i64(s.t4);
-        w.u32(uint32_t(s.burst));
-        w.u32(uint32_t(s.seq));
-    }
-    w.u32(uint32_t(f.worker.wallPairs.size()));
-    for (const WallPair &p : f.worker.wallPairs) {
-        w.i64(p.monoNs);
-        w.i64(p.wallNs);
-        w.i64(p.spreadNs);
-    }
+    clockrecords::putSamples(w, f.worker.samples);
+    clockrecords::putWallPairs(w, f.worker.wallPairs);
     w.u32(uint32_t(f.names.size()));
     for (uint32_t i = 0; i < f.names.size(); ++i)
         w.str(f.names.name(i));
@@ -114,28 +94,10 @@ std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *f
         v = r.i64();
     const bool closedCleanly = r.u32() != 0;
     const std::string refId = r.str();
-    std::vector<sync::ClockSample> samples(r.count(40));
-    bool consistent = true;
-    for (sync::ClockSample &s : samples) {
-        s.t1 = r.i64();
-        s.t2 = r.i64();
-        s.t3 = r.i64();
-        s.t4 = r.i64();
-        s.burst = int32_t(r.u32());
-        s.seq = int32_t(r.u32());
-        consistent = consistent && validSample(s);
-    }
-    std::vector<WallPair> wallPairs(r.count(24));
-    for (size_t i = 0; i < wallPairs.size(); ++i) {
-        WallPair &p = wallPairs[i];
-        p.monoNs = r.i64();
-        p.wallNs = r.i64();
-        p.spreadNs = r.i64();
-        // LogIndex's rule for the pairs it keeps.
-        consistent = consistent && logTimeInRange(p.monoNs) && logTimeInRange(p.wallNs) &&
-                     p.spreadNs >= 0 && p.spreadNs <= kMaxTimeNs &&
-                     (i == 0 || p.monoNs > wallPairs[i - 1].monoNs);
-    }
+    std::vector<sync::ClockSample> samples = clockrecords::getSamples(r);
+    std::vector<WallPair> wallPairs = clockrecords::getWallPairs(r);
+    bool consistent =
+        clockrecords::samplesValid(samples) && clockrecords::wallPairsValid(wallPairs);
     std::vector<std::string> names(r.count(4));
     for (std::string &n : names)
         n = r.str();

@@ -1,6 +1,7 @@
 #include "timeline/load/store/logindex.h"
 
 #include "timeline/load/store/cachefile.h"
+#include "timeline/load/store/clockrecords.h"
 #include "timeline/load/store/varint.h"
 #include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/log/logparser.h"
@@ -270,21 +271,8 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
         tid = r.i64();
         name = r.str();
     }
-    x.samples.resize(r.count(40));
-    for (sync::ClockSample &s : x.samples) {
-        s.t1 = r.i64();
-        s.t2 = r.i64();
-        s.t3 = r.i64();
-        s.t4 = r.i64();
-        s.burst = int32_t(r.u32());
-        s.seq = int32_t(r.u32());
-    }
-    x.wallPairs.resize(r.count(24));
-    for (WallPair &w : x.wallPairs) {
-        w.monoNs = r.i64();
-        w.wallNs = r.i64();
-        w.spreadNs = r.i64();
-    }
+    x.samples = clockrecords::getSamples(r);
+    x.wallPairs = clockrecords::getWallPairs(r);
     if (!r.finish()) {
         if (why)
             *why = r.error();
@@ -303,11 +291,7 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
     }
     for (uint32_t s : x.openSpans)
         consistent = consistent && s < x.spans.size();
-    for (size_t i = 0; consistent && i < x.wallPairs.size(); ++i) {
-        const WallPair &w = x.wallPairs[i];
-        consistent = logTimeInRange(w.monoNs) && logTimeInRange(w.wallNs) && w.spreadNs >= 0 &&
-                     w.spreadNs <= kMaxTimeNs && (i == 0 || w.monoNs > x.wallPairs[i - 1].monoNs);
-    }
+    consistent = consistent && clockrecords::wallPairsValid(x.wallPairs);
     if (!consistent) {
         if (why)
             *why = "inconsistent checkpoints";
@@ -402,21 +386,8 @@ std::string LogIndex::store(const std::string &logPath) const
         wr.i64(tid);
         wr.str(name);
     }
-    wr.u32(uint32_t(samples.size()));
-    for (const sync::ClockSample &s : samples) {
-        wr.i64(s.t1);
-        wr.i64(s.t2);
-        wr.i64(s.t3);
-        wr.i64(s.t4);
-        wr.u32(uint32_t(s.burst));
-        wr.u32(uint32_t(s.seq));
-    }
-    wr.u32(uint32_t(wallPairs.size()));
-    for (const WallPair &w : wallPairs) {
-        wr.i64(w.monoNs);
-        wr.i64(w.wallNs);
-        wr.i64(w.spreadNs);
-    }
+    clockrecords::putSamples(wr, samples);
+    clockrecords::putWallPairs(wr, wallPairs);
     for (bool beside : {true, false})
         if (wr.writeTo(pathFor(logPath, beside)))
             return pathFor(logPath, beside);
