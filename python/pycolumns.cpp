@@ -3,13 +3,12 @@
 
 #include "timeline/model/timeline.h"
 #include "timeline/model/collectiveinstances.h"
+#include "timeline/model/hugepages.h"
 #include "timeline/report/csvexporter.h"
 #include "timeline/report/diagnosis.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
-
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -54,35 +53,30 @@ const std::vector<uint8_t> &statusCodes()
 // array owning the mapping through a capsule; smaller ones, or where mapping fails, are numpy's.
 struct Mapping
 {
-    void *base = nullptr;
+    char *base = nullptr;
     size_t bytes = 0;
 };
 
-constexpr size_t kHugePage = size_t(2) << 20;
-
 void *mapHuge(size_t bytes, pyb::capsule &owner)
 {
-    // One huge page more, so that the column can start on a 2 MiB boundary.
-    const size_t mapped = bytes + kHugePage;
-    void *base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED)
+    const size_t mapped = hugepages::roundUp(bytes);
+    char *base = hugepages::map(mapped);
+    if (!base)
         return nullptr;
-    const uintptr_t at = (reinterpret_cast<uintptr_t>(base) + kHugePage - 1) & ~(kHugePage - 1);
-    madvise(reinterpret_cast<void *>(at), bytes, MADV_HUGEPAGE); // advice: failure is harmless
     auto *m = new Mapping{base, mapped};
     owner = pyb::capsule(m, [](void *p) {
         auto *mm = static_cast<Mapping *>(p);
-        munmap(mm->base, mm->bytes);
+        hugepages::unmap(mm->base, mm->bytes);
         delete mm;
     });
-    return reinterpret_cast<void *>(at);
+    return base;
 }
 
 template <typename T> T *alloc(pyb::dict &out, const char *name, size_t n, bool want)
 {
     if (!want)
         return nullptr;
-    if (n * sizeof(T) >= kHugePage) {
+    if (n * sizeof(T) >= hugepages::kHugePage) {
         pyb::capsule owner;
         if (void *p = mapHuge(n * sizeof(T), owner)) {
             T *data = static_cast<T *>(p);

@@ -1,6 +1,8 @@
 // ArgStore — see argstore.h.
 #include "timeline/model/argstore.h"
 
+#include "timeline/model/hugepages.h"
+
 #include <cstring>
 #include <functional>
 
@@ -9,6 +11,7 @@ namespace syncline {
 namespace {
 
 constexpr size_t kChunk = 64 << 10; // arena chunk; a longer text gets a chunk of its own
+constexpr size_t kHugeFrom = size_t(1) << 20; // arena bytes from which chunks are huge pages
 
 uint32_t hashOf(std::string_view s)
 {
@@ -33,15 +36,30 @@ ArgStore &ArgStore::operator=(const ArgStore &other)
     return *this;
 }
 
+void ArgStore::ChunkFree::operator()(char *p) const
+{
+    if (mapped)
+        hugepages::unmap(p, mapped);
+    else
+        delete[] p;
+}
+
 std::string_view ArgStore::store(std::string_view text)
 {
     if (text.empty())
         return {};
     if (m_chunkSize - m_chunkUsed < text.size()) {
-        // Chunks double from 4 KiB to 64 KiB, so a file with a few distinct texts stays small.
-        const size_t n =
-            std::max(text.size(), std::min(kChunk, std::max<size_t>(4096, m_chunkSize * 2)));
-        m_chunks.push_back(std::make_unique<char[]>(n));
+        // Chunks double from 4 KiB to 64 KiB, so a file with a few distinct texts stays small;
+        // past kHugeFrom bytes they are whole huge pages.
+        size_t n = std::max(text.size(), std::min(kChunk, std::max<size_t>(4096, m_chunkSize * 2)));
+        Chunk chunk;
+        if (m_arenaBytes >= kHugeFrom) {
+            n = hugepages::roundUp(n);
+            chunk = Chunk(hugepages::map(n), ChunkFree{n});
+        }
+        if (!chunk)
+            chunk = Chunk(new char[n]); // not zeroed: written below
+        m_chunks.push_back(std::move(chunk));
         m_chunkUsed = 0;
         m_chunkSize = n;
         m_arenaBytes += n;

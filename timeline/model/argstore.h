@@ -49,7 +49,15 @@ private:
     std::string_view store(std::string_view text);
     void grow();
 
-    std::vector<std::unique_ptr<char[]>> m_chunks;
+    // An arena chunk: from the heap while the arena is small, a huge-page mapping once it holds
+    // megabytes (a trace whose events each carry their own args: one page fault per 2 MiB).
+    struct ChunkFree
+    {
+        size_t mapped = 0; // bytes of the huge-page mapping; 0: from new[]
+        void operator()(char *p) const;
+    };
+    using Chunk = std::unique_ptr<char[], ChunkFree>;
+    std::vector<Chunk> m_chunks;
     size_t m_chunkUsed = 0, m_chunkSize = 0, m_arenaBytes = 0;
     std::vector<std::string_view> m_texts;
     std::vector<uint32_t> m_hashes; // per id, the low 32 bits of the text's hash

@@ -67,12 +67,20 @@ size_t addWorker(Timeline &tl, ParsedFile &f)
     for (FlowPoint &fp : tl.flows)
         if (fp.worker >= w)
             ++fp.worker; // workers after the new one moved up
-    for (FlowPoint fp : f.flows) {
+    for (FlowPoint &fp : f.flows) {
         fp.worker = w;
         fp.nameId = remap[fp.nameId];
         fp.categoryId = remap[fp.categoryId];
-        tl.flows.push_back(fp);
     }
+    if (tl.flows.empty()) {
+        tl.flows = std::move(f.flows); // the usual case: one file has flow points
+    } else {
+        const size_t need = tl.flows.size() + f.flows.size();
+        if (need > tl.flows.capacity())
+            tl.flows.reserve(std::max(need, tl.flows.capacity() * 2));
+        tl.flows.insert(tl.flows.end(), f.flows.begin(), f.flows.end());
+    }
+    f.flows = {};
     return w;
 }
 

@@ -43,6 +43,10 @@ public:
     ParsedFile finish();
     // `s` without trailing blanks (simdjson's raw tokens keep the whitespace that follows them).
     static std::string_view trimmed(std::string_view s);
+    // A field's key and a string value, unescaped only when they hold an escape (else the
+    // document's own bytes: valid while the document is).
+    static std::string_view keyOf(simdjson::ondemand::field &field);
+    static std::string_view stringOf(simdjson::ondemand::value &v);
 
     ProblemLog problems;
     std::optional<int> rank; // distributedInfo.rank
