@@ -3,12 +3,12 @@ A B --json` (and its --csv, with --anchor, --fail-if, --ranks) and `syncline exp
 (with and without --range) on simulated jobs: two seeds of an 8-worker job, the same job with a
 restart of one rank (a log cut short: open events, an unclosed worker) and the job without sync
 samples (aligned on collectives); the restarted job has a config whose limit makes events
-overdue. (1) The split's C++ steps run in this process (each log's
-part with its own worker's clocks, merges in two groupings; damaged parts refused; also under
-ASan); (2) on a LocalCluster of 2 worker processes, the tasks seen on both workers, and through
-`python3 -m syncline.dask compare|export --scheduler`. Cost: about 15 s (the jobs ~2 s, the
-cluster ~5 s to start and stop). (2) skips, saying why, without dask.distributed or under ASan
-(test_dask.py says why)."""
+overdue. (1) The split's C++ steps run in this process (each log's part with its own worker's
+clocks, merges in two groupings; damaged parts refused; also under ASan); (2) on a LocalCluster
+of 2 worker processes, the tasks seen on both workers, and through `python3 -m syncline.dask
+compare|export --scheduler` and `syncline export --csv --dask`. Cost: about 15 s (the jobs
+~2 s, the cluster ~5 s to start and stop). (2) skips, saying why, without dask.distributed or
+under ASan (test_dask.py says why)."""
 import json
 import os
 import subprocess
@@ -196,11 +196,12 @@ def test_localcluster_compare_and_export(jobs, bin_dir, tmp_path):
         assert sum(ran.values()) == 17 and set(ran) == workers, ran
         out = tmp_path / "cli.csv"
         cli(bin_dir, "export", b, "--csv", str(out), "--range", "100ms:400ms")
+        ranged = out.read_text()
         with distributed.get_task_stream(client=client) as ts:
-            assert sd.export_csv(b, client, range="100ms:400ms") == out.read_text()
+            assert sd.export_csv(b, client, range="100ms:400ms") == ranged
         ran = ran_on(ts, "_csv_part")
         assert sum(ran.values()) == 9 and set(ran) == workers, ran
-        assert sd.export_csv(b, client, range=(100_000_000, 400_000_000)) == out.read_text()
+        assert sd.export_csv(b, client, range=(100_000_000, 400_000_000)) == ranged
         # The module's command line against this scheduler: the CLI's stdout, files and status.
         address = cluster.scheduler_address
         step = json.loads(text)["summary"]["step"]
@@ -217,3 +218,11 @@ def test_localcluster_compare_and_export(jobs, bin_dir, tmp_path):
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0 and r.stdout == "", r.stderr
         assert (tmp_path / "mod.csv").read_text() == out.read_text()
+        # The CLI hands `export --csv FILE --dask ADDRESS` to the module: the same file; with
+        # another output besides --csv it refuses (usage, 2).
+        r = cli(bin_dir, "export", b, "--csv", str(tmp_path / "dask.csv"), "--range",
+                "100ms:400ms", "--dask", address)
+        assert (tmp_path / "dask.csv").read_text() == ranged
+        r = cli(bin_dir, "export", b, "--csv", str(tmp_path / "dask.csv"), "--chrome",
+                str(tmp_path / "t.json"), "--dask", address, ok=(2,))
+        assert "--dask writes the events CSV only" in r.stderr
