@@ -6,8 +6,9 @@ samples (aligned on collectives); the restarted job has a config whose limit mak
 overdue. (1) The split's C++ steps run in this process (each log's part with its own worker's
 clocks, merges in two groupings; damaged parts refused; also under ASan); (2) on a LocalCluster
 of 2 worker processes, the tasks seen on both workers, and through `python3 -m syncline.dask
-compare|export --scheduler` and `syncline export --csv --dask`. Cost: about 15 s (the jobs
-~2 s, the cluster ~5 s to start and stop). (2) skips, saying why, without dask.distributed or
+compare --scheduler` and `syncline export --csv --dask` (which runs `python3 -m syncline.dask
+export`). Cost: about 15 s on 2 idle cores (the jobs ~2 s, the cluster ~5 s to start and stop,
+each module command ~2 s to import distributed). (2) skips, saying why, without dask.distributed or
 under ASan (test_dask.py says why)."""
 import json
 import os
@@ -212,17 +213,14 @@ def test_localcluster_compare_and_export(jobs, bin_dir, tmp_path):
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 3, r.stderr  # the gate holds, as the CLI's status says
         assert r.stdout == cli_text and (tmp_path / "mod.csv").read_text() == cli_rows
-        cli(bin_dir, "export", jobs["unsynced"], "--csv", str(out), "--raw")
-        r = subprocess.run([sys.executable, "-m", "syncline.dask", "export", jobs["unsynced"],
-                            "--csv", str(tmp_path / "mod.csv"), "--raw", "--scheduler", address],
-                           capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0 and r.stdout == "", r.stderr
-        assert (tmp_path / "mod.csv").read_text() == out.read_text()
-        # The CLI hands `export --csv FILE --dask ADDRESS` to the module: the same file; with
-        # another output besides --csv it refuses (usage, 2).
-        r = cli(bin_dir, "export", b, "--csv", str(tmp_path / "dask.csv"), "--range",
-                "100ms:400ms", "--dask", address)
-        assert (tmp_path / "dask.csv").read_text() == ranged
+        # The CLI hands `export --csv FILE --dask ADDRESS` to the module (python3 -m
+        # syncline.dask export): the same file; with another output besides --csv it refuses
+        # (usage, 2).
+        args = ["--csv", str(out), "--raw", "--range", "100ms:400ms"]
+        cli(bin_dir, "export", jobs["unsynced"], *args)
+        args[1] = str(tmp_path / "dask.csv")
+        cli(bin_dir, "export", jobs["unsynced"], *args, "--dask", address)
+        assert (tmp_path / "dask.csv").read_text() == out.read_text()
         r = cli(bin_dir, "export", b, "--csv", str(tmp_path / "dask.csv"), "--chrome",
                 str(tmp_path / "t.json"), "--dask", address, ok=(2,))
         assert "--dask writes the events CSV only" in r.stderr
