@@ -98,19 +98,19 @@ void printHeader(const char *first, bool withRank)
 
 void printText(const CompareResult &r, const CompareInfo &info)
 {
-    auto run = [](const char *which, const std::vector<std::string> &paths, const Timeline &tl,
-                  const std::vector<int> &ranks, int64_t span) {
+    auto run = [](const char *which, const std::vector<std::string> &paths,
+                  const CompareRunInfo &tl, const std::vector<int> &ranks, int64_t span) {
         std::printf("%s: %s  (%zu workers, %zu events, ranks %s, span %.3f s)\n", which,
-                    utf8::terminalSafe(paths.front()).c_str(), tl.workers.size(), tl.eventCount(),
+                    utf8::terminalSafe(paths.front()).c_str(), tl.workers, tl.events,
                     rankList(ranks).c_str(), double(span) / 1e9);
     };
-    run("A", info.pathsA, *info.a, r.ranksA, r.spanANs);
-    run("B", info.pathsB, *info.b, r.ranksB, r.spanBNs);
+    run("A", info.pathsA, info.a, r.ranksA, r.spanANs);
+    run("B", info.pathsB, info.b, r.ranksB, r.spanBNs);
     std::printf(
         "anchor %s: A at %.6f s, B at %.6f s (each from its origin); B shifted by %+.6f s\n",
         utf8::terminalSafe(info.anchor.text()).c_str(),
-        double(info.anchorANs - info.a->originNs(info.mode)) / 1e9,
-        double(info.anchorBNs - info.b->originNs(info.mode)) / 1e9,
+        double(info.anchorANs - info.a.originNs) / 1e9,
+        double(info.anchorBNs - info.b.originNs) / 1e9,
         double(info.anchorANs - info.anchorBNs) / 1e9);
     if (!r.onlyA.empty() || !r.onlyB.empty())
         std::printf("ranks only in A: %s; only in B: %s\n", rankList(r.onlyA).c_str(),
@@ -229,11 +229,11 @@ int run(int argc, char **argv)
     if (!b)
         return 1;
     CompareInfo info;
-    info.a = a.get();
-    info.b = b.get();
+    info.mode = args.mode();
+    info.a = CompareRunInfo::of(*a, info.mode);
+    info.b = CompareRunInfo::of(*b, info.mode);
     info.pathsA = argsA.paths;
     info.pathsB = argsB.paths;
-    info.mode = args.mode();
     info.anchor = anchor;
     const std::pair<const Timeline *, int64_t *> runs[] = {{a.get(), &info.anchorANs},
                                                            {b.get(), &info.anchorBNs}};

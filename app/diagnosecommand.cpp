@@ -41,7 +41,7 @@ int run(int argc, char **argv)
                     return -1;
                 }
                 q.stepName = value;
-            } else if (!parseRange(value, range)) {
+            } else if (!LoadWindow::parse(value, range)) {
                 std::fprintf(stderr,
                              "syncline diagnose: --range: expected START:END (e.g. 10s:20s), "
                              "got '%s'\n",

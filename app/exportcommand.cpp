@@ -1,7 +1,9 @@
 // `syncline export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE
 //  | --counters-csv FILE | --sqlite FILE | --perfetto FILE | --png FILE | --svg FILE [--width W] [--height H] [--range START:END] [--align-on PATTERN]
-//  [--raw]` — writes one or more exports of the loaded job (several outputs in one run are fine).
+//  [--raw] [--dask ADDRESS]` — writes one or more exports of the loaded job (several outputs in one run are fine);
+//  with --dask, --csv FILE alone, computed on a cluster (daskhandover.h).
 #include "command.h"
+#include "daskhandover.h"
 #include "jobargs.h"
 
 #include "timeline/report/chromeexporter.h"
@@ -16,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace syncline::app {
 
@@ -87,8 +90,18 @@ int run(int argc, char **argv)
     args.outputOptions = true;
     args.rangeOption = true;
     Outputs o;
+    std::optional<std::string> dask;
     const int rc = args.parse("export", argc, argv, [&](int &i) {
         const std::string a = argv[i];
+        if (a == "--dask") {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "syncline export: --dask: expected a scheduler address "
+                                     "(tcp://HOST:8786)\n");
+                return -1;
+            }
+            dask = argv[++i];
+            return 1;
+        }
         std::string *target = a == "--chrome"         ? &o.chrome
                               : a == "--stats-csv"    ? &o.statsCsv
                               : a == "--stats-json"   ? &o.statsJson
@@ -117,6 +130,12 @@ int run(int argc, char **argv)
             "--counters-csv, --sqlite, --perfetto, --png or --svg FILE\n");
         return 2;
     }
+    if (dask)
+        return runExportOnDask(args, t.csv,
+                               !o.chrome.empty() || !o.statsCsv.empty() || !o.statsJson.empty() ||
+                                   !o.countersCsv.empty() || !o.sqlite.empty() ||
+                                   !o.perfetto.empty() || !t.png.empty() || !t.svg.empty(),
+                               *dask);
     auto tl = args.load("export");
     if (!tl)
         return 1;
@@ -131,7 +150,8 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "export",
     "export PATH... --csv FILE | --chrome FILE | --stats-csv FILE | --stats-json FILE "
     "| --counters-csv FILE | --sqlite FILE | --perfetto FILE | --png FILE | --svg FILE "
-    "[--width W] [--height H] [--range START:END] [--align-on PATTERN] [--clock C] [--raw]",
+    "[--width W] [--height H] [--range START:END] [--align-on PATTERN] [--clock C] [--raw] "
+    "[--dask ADDRESS]",
     "Loads the job and writes the chosen exports (several may be given at once):\n"
     "  --csv FILE         events CSV "
     "(rank,restart,host,pid,tid,name,depth,start_ns,end_ns,duration_ns,\n"
@@ -153,7 +173,10 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "images);\n"
     "                     reads only that window when the job has an index (docs/scale.md)\n"
     "  --align-on PATTERN, --clock C, --raw, --no-correct, --no-align, --quiet: as for\n"
-    "                      `syncline stats`",
+    "                      `syncline stats`\n"
+    "  --dask ADDRESS     with --csv FILE alone: the same file, computed on the\n"
+    "                     dask.distributed cluster whose scheduler is at ADDRESS by the\n"
+    "                     Python module syncline.dask (docs/python.md)",
     run}));
 
 } // namespace syncline::app

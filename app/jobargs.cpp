@@ -61,37 +61,6 @@ void printUsage(const char *verb)
 
 } // namespace
 
-bool parseDuration(const std::string &s, int64_t &ns)
-{
-    char *end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end == s.c_str())
-        return false;
-    const std::string unit(end);
-    const double scale = unit.empty() || unit == "ns" ? 1
-                         : unit == "us"               ? 1e3
-                         : unit == "ms"               ? 1e6
-                         : unit == "s"                ? 1e9
-                                                      : -1;
-    if (scale < 0)
-        return false;
-    ns = int64_t(v * scale);
-    return true;
-}
-
-bool parseRange(const std::string &text, LoadWindow &w)
-{
-    const size_t colon = text.find(':');
-    int64_t a = 0, b = 0;
-    if (colon == std::string::npos || !parseDuration(text.substr(0, colon), a) ||
-        !parseDuration(text.substr(colon + 1), b) || b < a)
-        return false;
-    w.use = true;
-    w.beginNs = a;
-    w.endNs = b;
-    return true;
-}
-
 int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<int(int &i)> &extra)
 {
     for (int i = 1; i < argc; ++i) {
@@ -105,7 +74,7 @@ int JobArgs::parse(const char *verb, int argc, char **argv, const std::function<
             const char *v = optionValue(verb, argc, argv, i, "START:END");
             if (!v)
                 return 2;
-            if (!parseRange(v, window)) {
+            if (!LoadWindow::parse(v, window)) {
                 std::fprintf(stderr,
                              "syncline %s: --range: expected START:END (e.g. 0:2.5s), got '%s'\n",
                              verb, v);

@@ -66,11 +66,6 @@ struct JobArgs
     }
 };
 
-// "250ms" → 250000000; units ns (default), us, ms, s. False when malformed.
-bool parseDuration(const std::string &text, int64_t &ns);
-// "START:END" (durations, START <= END) → window; false when malformed.
-bool parseRange(const std::string &text, LoadWindow &window);
-
 // Prints a one-line summary of the load problems to stderr (the `check` verb prints them all).
 void printProblemSummary(const Timeline &timeline, const char *verb);
 // The same line from the counts (a verb that answers from a cache without loading).

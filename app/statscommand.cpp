@@ -5,7 +5,7 @@
 // invalid bytes as \xNN: a log cannot drive the terminal).
 #include "command.h"
 #include "jobargs.h"
-#include "statsdask.h"
+#include "daskhandover.h"
 
 #include "recorder/utf8.h"
 #include "timeline/report/diagnosis.h"

@@ -3,14 +3,16 @@
 (docs/scale.md "Beyond one machine").
 
 Run: PYTHONPATH=<build>/python /usr/bin/python3 bench/bench_dask.py JOB --syncline <build>/bin/syncline
-       [--workers 2] [--memory-limit 2GiB] [--runs 1]
+       [--workers 2] [--memory-limit 2GiB] [--runs 1] [--compare-with JOB_B]
 Prints: the single process's wall time and peak RSS; the cluster's wall time (a LocalCluster of
 N worker processes of one thread each, started before the clock runs), each worker's peak RSS
 against its limit (the process's own ru_maxrss, asked after the run); what moved over the
 network: each log's clock inputs (to the one correction task) and its worker's clocks (back
 to that log's stats task), in all, per log and the largest; the per-log parts (bytes in all,
 per log, per counted duration), the merges' outputs; and whether the two documents are equal
-byte for byte (exit 1 when not). Each figure is one run's (with --runs R, every run is printed).
+byte for byte (exit 1 when not). With --compare-with B: `compare JOB B` and `export JOB --csv`
+through syncline.dask too, with the bytes of their per-log parts and whether each equals the
+CLI's output. Each figure is one run's (with --runs R, every run is printed).
 """
 import argparse
 import json
@@ -19,6 +21,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import distributed
@@ -69,6 +72,53 @@ def cluster_run(client, job, fanin):
             part_bytes, merge_bytes)
 
 
+def verbs_run(client, exe, job, other, fanin):
+    """compare (job vs other) and export --csv through syncline.dask, with the bytes of each
+    verb's per-log parts measured where they are, and each result against the CLI's."""
+    def sizes(futures):
+        return client.gather([client.submit(len, f, pure=False) for f in futures])
+
+    out = {}
+    t0 = time.perf_counter()
+    jobs = [sd._Job(client, [p], "", True, None, None) for p in (job, other)]
+    parts, part_bytes, merge_bytes = [], [], 0
+    for j in jobs:
+        p = j.per_log(sd._compare_part, "corrected", "start", j.config_path or None, j.config)
+        part_bytes += sizes(p)
+        while len(p) > 1:
+            p = [client.submit(sd._compare_merge, *p[i:i + fanin], pure=False)
+                 for i in range(0, len(p), fanin)]
+            merge_bytes += sum(sizes(p))
+        parts.append(p[0])
+    text = client.submit(sd._compare_document, parts[0], parts[1], [job], [other], "corrected",
+                         "start", [], pure=False).result()[0]
+    out["compare"] = (time.perf_counter() - t0, part_bytes, merge_bytes, len(text))
+    expected = subprocess.run([exe, "compare", job, other, "--json", "-q"], capture_output=True,
+                              text=True, check=True).stdout
+    out["compare_equal"] = text == expected
+    t0 = time.perf_counter()
+    j = sd._Job(client, [job], "", True, None, None)
+    entries = j.entries()
+    cfg = j.config_path or None
+    earliest = [client.submit(sd._earliest, e, "corrected", cfg, j.config, pure=False)
+                for _log, _where, e in entries]
+    origin = sd._core._split_origin(client.gather(earliest))
+    rows = [client.submit(sd._csv_part, e, "corrected", cfg, j.config, origin, None, pure=False)
+            for _log, _where, e in entries]
+    row_bytes = sizes(rows)
+    csv = sd._core._split_csv_header().encode() + b"".join(client.gather(rows))
+    out["export"] = (time.perf_counter() - t0, len(earliest) * 8, row_bytes, len(csv))
+    fd, path = tempfile.mkstemp(suffix=".csv")
+    os.close(fd)
+    try:
+        subprocess.run([exe, "export", job, "--csv", path, "-q"], check=True)
+        with open(path, "rb") as f:
+            out["export_equal"] = f.read() == csv
+    finally:
+        os.unlink(path)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("job")
@@ -77,6 +127,9 @@ def main():
     ap.add_argument("--memory-limit", default="2GiB")
     ap.add_argument("--fanin", type=int, default=16)
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--compare-with", metavar="JOB",
+                    help="also compare JOB (run A) with this run B and export JOB's events CSV "
+                         "through syncline.dask, measuring the bytes of each verb's parts")
     a = ap.parse_args()
     job = os.path.abspath(a.job)
     print(f"machine: {os.cpu_count()} cores; job {job}")
@@ -110,6 +163,19 @@ def main():
                   f"{sum(part_b) / max(counted, 1):.2f} bytes per duration")
             print(f"  merges: {merge_b} bytes; document {len(text)} bytes")
             print(f"  equal to `syncline stats --json`: {text == expected}")
+            if a.compare_with:
+                v = verbs_run(client, a.syncline, job, os.path.abspath(a.compare_with), a.fanin)
+                wall, part_b, merge_b, doc = v["compare"]
+                print(f"  compare: {wall:.2f} s; parts {sum(part_b)} bytes from {len(part_b)} "
+                      f"logs of both runs ({sum(part_b) / len(part_b):.0f} per log, max "
+                      f"{max(part_b)}); merges {merge_b} bytes; document {doc} bytes; equal to "
+                      f"`syncline compare --json`: {v['compare_equal']}")
+                wall, earliest_b, row_b, total = v["export"]
+                print(f"  export: {wall:.2f} s; earliest starts {earliest_b} bytes; rows "
+                      f"{sum(row_b)} bytes from {len(row_b)} logs ({sum(row_b) / len(row_b):.0f} "
+                      f"per log, max {max(row_b)}); file {total} bytes; equal to `syncline "
+                      f"export --csv`: {v['export_equal']}")
+                equal = equal and v["compare_equal"] and v["export_equal"]
     return 0 if equal else 1
 
 

@@ -5,10 +5,14 @@
 
 #include "timeline/load/jobloader.h"
 #include "timeline/load/openfilelimit.h"
+#include "timeline/report/compareparts.h"
+#include "timeline/report/csvexporter.h"
 #include "timeline/report/statsparts.h"
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <climits>
 #include <sstream>
 
 namespace syncline::py {
@@ -92,26 +96,195 @@ pyb::list clocks(const pyb::list &parts, const std::string &configPath,
     return out;
 }
 
-// One log loaded alone with its worker's clocks: its stats part, encoded.
-pyb::bytes statsPart(const std::string &log, const std::string &plan, int rank,
-                     const std::string &clock)
+// One log loaded alone with its worker's clocks (and the job's config, when given: the event
+// kinds a load of the whole job gives it), its worker given the whole job's rank.
+std::shared_ptr<Timeline> loadPart(const std::string &log, const std::string &plan, int rank,
+                                   const pyb::object &configPath, const std::string &config)
 {
     LoadOptions o;
     o.paths = {log};
     o.clockPlan = plan;
-    const ClockMode mode = modeOf(clock);
+    if (!configPath.is_none())
+        o.splitConfig = std::make_pair(configPath.cast<std::string>(), config);
     const LoadResult r = loadReleased(o);
     if (!r.timeline)
         throw LoadError("syncline.dask: " + log + ": " + r.fatalError);
+    for (Worker &w : r.timeline->workers)
+        w.info.rank = rank; // the whole job's (a log without a rank of its own)
+    return r.timeline;
+}
+
+CompareAnchor anchorOf(const std::string &text)
+{
+    CompareAnchor anchor;
+    std::string error;
+    if (!CompareAnchor::parse(text, &anchor, &error))
+        throw pyb::value_error("--anchor: " + error);
+    return anchor;
+}
+
+// One log's compare part (its stats part, extent and the anchor's starts), encoded.
+pyb::bytes comparePart(const std::string &log, const std::string &plan, int rank,
+                       const std::string &clock, const std::string &anchorText,
+                       const pyb::object &configPath, const std::string &config)
+{
+    const ClockMode mode = modeOf(clock);
+    const CompareAnchor anchor = anchorOf(anchorText);
+    const std::shared_ptr<Timeline> tl = loadPart(log, plan, rank, configPath, config);
     std::string bytes;
     {
         pyb::gil_scoped_release release;
-        for (Worker &w : r.timeline->workers)
-            w.info.rank = rank; // the whole job's (a log without a rank of its own)
+        bytes = CompareRunPart::of(*tl, mode, anchor).encode();
+    }
+    return pyb::bytes(bytes);
+}
+
+CompareRunPart compareDecoded(const pyb::handle &b)
+{
+    std::string why;
+    std::optional<CompareRunPart> p = CompareRunPart::decode(b.cast<std::string>(), &why);
+    if (!p)
+        throw pyb::value_error("syncline.dask: " + why);
+    return std::move(*p);
+}
+
+pyb::bytes compareMerge(const pyb::list &parts)
+{
+    std::vector<CompareRunPart> all;
+    for (pyb::handle h : parts)
+        all.push_back(compareDecoded(h));
+    std::string bytes;
+    {
+        pyb::gil_scoped_release release;
+        bytes = CompareRunPart::merge(std::move(all)).encode();
+    }
+    return pyb::bytes(bytes);
+}
+
+std::vector<GateCondition> gateOf(const std::vector<std::string> &failIf)
+{
+    std::vector<GateCondition> gate;
+    for (const std::string &text : failIf) {
+        GateCondition c;
+        std::string why;
+        if (!CompareGate::parse(text, &c, &why))
+            throw pyb::value_error("--fail-if " + why);
+        gate.push_back(std::move(c));
+    }
+    return gate;
+}
+
+// The anchor's text as `compare` reports it; ValueError (the CLI's words) when the anchor or a
+// condition is malformed.
+std::string compareOptions(const std::string &anchorText, const std::vector<std::string> &failIf)
+{
+    gateOf(failIf);
+    return anchorOf(anchorText).text();
+}
+
+// Two runs' merged parts compared: (the `syncline compare --json` document, its --csv text,
+// whether a --fail-if condition holds).
+pyb::tuple compare(const pyb::bytes &a, const pyb::bytes &b,
+                   const std::vector<std::string> &pathsA, const std::vector<std::string> &pathsB,
+                   const std::string &clock, const std::string &anchorText,
+                   const std::vector<std::string> &failIf)
+{
+    const ClockMode mode = modeOf(clock);
+    const CompareAnchor anchor = anchorOf(anchorText);
+    const std::vector<GateCondition> gate = gateOf(failIf);
+    const CompareRunPart pa = compareDecoded(a), pb = compareDecoded(b);
+    std::ostringstream json, csv;
+    std::string error;
+    bool failed = false;
+    {
+        pyb::gil_scoped_release release;
+        SplitComparison c = CompareParts::compare(pa, pb, mode, anchor);
+        if (c.errorRun) {
+            error = "--anchor " + anchor.text() + ": run " + c.errorRun + " (" +
+                    (c.errorRun == 'A' ? pathsA : pathsB).front() + "): " + c.error;
+        } else {
+            c.info.pathsA = pathsA;
+            c.info.pathsB = pathsB;
+            const std::vector<GateOutcome> outcomes = CompareGate::evaluate(c.result, gate);
+            for (const GateOutcome &o : outcomes) {
+                failed = failed || o.holds;
+                if (o.matched.empty() && error.empty())
+                    error = "--fail-if '" + o.condition.spec + "': no complete event named '" +
+                            o.condition.name + "' in A or B";
+            }
+            CompareExporter::writeJson(c.result, c.info, json, gate.empty() ? nullptr : &outcomes);
+            CompareExporter::writeCsv(c.result, csv);
+        }
+    }
+    if (!error.empty())
+        throw pyb::value_error(error);
+    return pyb::make_tuple(json.str(), csv.str(), failed);
+}
+
+// One log's earliest event start in the mode (Timeline::earliestStart; None without events).
+pyb::object earliest(const std::string &log, const std::string &plan, int rank,
+                     const std::string &clock, const pyb::object &configPath,
+                     const std::string &config)
+{
+    const ClockMode mode = modeOf(clock);
+    const std::shared_ptr<Timeline> tl = loadPart(log, plan, rank, configPath, config);
+    const int64_t t = tl->earliestStart(mode);
+    return t == INT64_MAX ? pyb::object(pyb::none()) : pyb::int_(t);
+}
+
+// The whole job's origin (Timeline::originNs) from its logs' earliest starts: the earliest, 0
+// when no log has an event.
+int64_t origin(const pyb::list &earliests)
+{
+    int64_t t = INT64_MAX;
+    for (pyb::handle h : earliests)
+        if (!h.is_none())
+            t = std::min(t, h.cast<int64_t>());
+    return t == INT64_MAX ? 0 : t;
+}
+
+// One log's rows of the events CSV (no header), times from the whole job's origin; with a
+// range (start, end in ns from the origin, as --range), only the events overlapping it.
+pyb::bytes csvPart(const std::string &log, const std::string &plan, int rank,
+                   const std::string &clock, const pyb::object &configPath,
+                   const std::string &config, int64_t originNs, const pyb::object &range)
+{
+    const ClockMode mode = modeOf(clock);
+    EventRange r;
+    if (!range.is_none()) {
+        const auto [begin, end] = range.cast<std::pair<int64_t, int64_t>>();
+        r = {true, originNs + begin, originNs + end};
+    }
+    const std::shared_ptr<Timeline> tl = loadPart(log, plan, rank, configPath, config);
+    std::ostringstream out;
+    {
+        pyb::gil_scoped_release release;
+        CsvExporter::writeRows(*tl, mode, out, r, originNs);
+    }
+    return pyb::bytes(out.str());
+}
+
+pyb::tuple parseRange(const std::string &text)
+{
+    LoadWindow w;
+    if (!LoadWindow::parse(text, w))
+        throw pyb::value_error("--range: expected START:END (e.g. 0:2.5s), got '" + text + "'");
+    return pyb::make_tuple(w.beginNs, w.endNs);
+}
+
+// One log loaded alone with its worker's clocks: its stats part, encoded.
+pyb::bytes statsPart(const std::string &log, const std::string &plan, int rank,
+                     const std::string &clock)
+{
+    const ClockMode mode = modeOf(clock);
+    const std::shared_ptr<Timeline> tl = loadPart(log, plan, rank, pyb::none(), {});
+    std::string bytes;
+    {
+        pyb::gil_scoped_release release;
         StatsQuery q;
         q.mode = mode;
         q.threads = 1; // one task, one core: the cluster runs the others
-        bytes = StatsParts::of(*r.timeline, q).encode();
+        bytes = StatsParts::of(*tl, q).encode();
     }
     return pyb::bytes(bytes);
 }
@@ -163,6 +336,28 @@ void PySplit::bind(pyb::module_ &m)
     m.def("_split_stats_merge", &statsMerge, "parts"_a, "Stats parts merged into one (bytes).");
     m.def("_split_stats_json", &statsJson, "part"_a,
           "The `syncline stats --json` document of a (merged) stats part.");
+    m.def("_split_compare_options", &compareOptions, "anchor"_a, "fail_if"_a,
+          "The anchor's text; ValueError when the anchor or a --fail-if condition is malformed.");
+    m.def("_split_compare_part", &comparePart, "log"_a, "clocks"_a, "rank"_a, "clock"_a,
+          "anchor"_a, "config_path"_a, "config"_a,
+          "One log's compare part (bytes), with its worker's clocks.");
+    m.def("_split_compare_merge", &compareMerge, "parts"_a,
+          "Compare parts of one run merged into one (bytes).");
+    m.def("_split_compare", &compare, "a"_a, "b"_a, "paths_a"_a, "paths_b"_a, "clock"_a,
+          "anchor"_a, "fail_if"_a,
+          "(`syncline compare --json` text, its --csv text, whether a --fail-if holds) of two "
+          "runs' merged compare parts.");
+    m.def("_split_earliest", &earliest, "log"_a, "clocks"_a, "rank"_a, "clock"_a,
+          "config_path"_a, "config"_a, "One log's earliest event start (None: no events).");
+    m.def("_split_origin", &origin, "earliests"_a,
+          "The job's origin from its logs' earliest starts.");
+    m.def("_split_csv_part", &csvPart, "log"_a, "clocks"_a, "rank"_a, "clock"_a,
+          "config_path"_a, "config"_a, "origin"_a, "range"_a = pyb::none(),
+          "One log's events CSV rows (bytes, no header).");
+    m.def("_split_csv_header", [] { return std::string(CsvExporter::kHeader) + "\n"; },
+          "The events CSV's header line.");
+    m.def("_split_parse_range", &parseRange, "text"_a,
+          "(start, end) ns of a --range START:END text.");
 }
 
 } // namespace syncline::py

@@ -141,15 +141,15 @@ pyb::object PyTimeline::compare(const PyTimeline &other, const std::string &anch
     if (!CompareAnchor::parse(anchorText, &anchor, &error))
         throw pyb::value_error("compare(): anchor: " + error);
     CompareInfo info;
-    info.a = m_timeline.get();
-    info.b = other.m_timeline.get();
+    info.a = CompareRunInfo::of(*m_timeline, m_mode);
+    info.b = CompareRunInfo::of(*other.m_timeline, m_mode);
     info.pathsA = m_paths;
     info.pathsB = other.m_paths;
     info.mode = m_mode;
     info.anchor = anchor;
     for (int side = 0; side < 2; ++side) {
         std::string why;
-        const auto t = anchor.find(side ? *info.b : *info.a, m_mode, &why);
+        const auto t = anchor.find(side ? *other.m_timeline : *m_timeline, m_mode, &why);
         if (!t)
             throw pyb::value_error("compare(): anchor " + anchor.text() + ": run " +
                                    (side ? "B" : "A") + ": " + why);
@@ -161,7 +161,7 @@ pyb::object PyTimeline::compare(const PyTimeline &other, const std::string &anch
         CompareQuery q;
         q.mode = m_mode;
         q.anchor = anchor;
-        const CompareResult result = Compare::compute(*info.a, *info.b, q);
+        const CompareResult result = Compare::compute(*m_timeline, *other.m_timeline, q);
         const std::vector<GateOutcome> outcomes = CompareGate::evaluate(result, gate);
         for (const GateOutcome &o : outcomes)
             if (o.matched.empty())

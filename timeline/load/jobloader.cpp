@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -283,6 +284,37 @@ std::optional<LoadResult> loadWindowed(const std::vector<std::string> &logs,
 
 } // namespace
 
+bool LoadWindow::parseDuration(const std::string &s, int64_t &ns)
+{
+    char *end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str())
+        return false;
+    const std::string unit(end);
+    const double scale = unit.empty() || unit == "ns" ? 1
+                         : unit == "us"               ? 1e3
+                         : unit == "ms"               ? 1e6
+                         : unit == "s"                ? 1e9
+                                                      : -1;
+    if (scale < 0)
+        return false;
+    ns = int64_t(v * scale);
+    return true;
+}
+
+bool LoadWindow::parse(const std::string &text, LoadWindow &w)
+{
+    const size_t colon = text.find(':');
+    int64_t a = 0, b = 0;
+    if (colon == std::string::npos || !parseDuration(text.substr(0, colon), a) ||
+        !parseDuration(text.substr(colon + 1), b) || b < a)
+        return false;
+    w.use = true;
+    w.beginNs = a;
+    w.endNs = b;
+    return true;
+}
+
 IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn, bool correct,
                                    bool alignCollectives)
@@ -352,7 +384,9 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
     std::stable_sort(tasks.begin(), tasks.end(),
                      [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
 
-    const auto config = loadConfig(inputs.configPath);
+    const auto config = given.splitConfig
+                            ? configOf(given.splitConfig->first, given.splitConfig->second)
+                            : loadConfig(inputs.configPath);
     const LoadOptions o = withClock(given, config);
     if (o.writeIndex)
         for (LoadProblem &p : CacheFile::refusedPlaces(inputs.logs))

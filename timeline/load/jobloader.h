@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace syncline {
@@ -34,6 +35,11 @@ struct LoadWindow
     ClockMode mode = ClockMode::Corrected;
     int64_t beginNs = 0;
     int64_t endNs = 0;
+    // "START:END" (`--range`, syncline.dask's range=): durations with a unit ns (default), us,
+    // ms or s ("250ms" → 250000000), START <= END; sets use, beginNs, endNs. False when
+    // malformed.
+    static bool parse(const std::string &text, LoadWindow &window);
+    static bool parseDuration(const std::string &text, int64_t &ns);
 };
 
 struct LoadOptions
@@ -76,6 +82,10 @@ struct LoadOptions
     // JobLoader::splitClocks gives them (its SplitWorker::clocks). The worker's clocks are taken
     // from them instead of corrected; a log they do not name fails the load.
     std::string clockPlan;
+    // A log of a split load loaded alone: the job's config as splitInputs read it (its path
+    // and bytes; an empty path: the job has none), instead of one among the paths, so the log
+    // gets the whole job's event kinds (overdue limits, categories, collectives).
+    std::optional<std::pair<std::string, std::string>> splitConfig;
 };
 
 // A load split over processes (syncline.dask; docs/scale.md "Beyond one machine"), in three

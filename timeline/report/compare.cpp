@@ -28,29 +28,19 @@ struct Side
     std::map<int, const StatsRow *> ranks;
 };
 
-std::unordered_map<std::string_view, Side> index(const Timeline &tl,
+std::unordered_map<std::string_view, Side> index(const Compare::NameOf &nameOf,
                                                  const std::vector<StatsRow> &rows)
 {
     std::unordered_map<std::string_view, Side> out;
     out.reserve(rows.size());
     for (const StatsRow &r : rows) {
-        Side &s = out[tl.names.name(r.nameId)];
+        Side &s = out[nameOf(r.nameId)];
         if (r.rank)
             s.ranks[*r.rank] = &r;
         else
             s.all = &r;
     }
     return out;
-}
-
-std::vector<int> ranksOf(const Timeline &tl)
-{
-    std::vector<int> r;
-    for (const Worker &w : tl.workers)
-        r.push_back(w.info.rank);
-    std::sort(r.begin(), r.end());
-    r.erase(std::unique(r.begin(), r.end()), r.end());
-    return r;
 }
 
 CompareRow makeRow(std::string_view name, std::optional<int> rank, const StatsRow *a,
@@ -120,22 +110,43 @@ CompareResult Compare::compute(const Timeline &a, const Timeline &b, const Compa
     return fromStats(a, rowsA, b, rowsB, q);
 }
 
+CompareRun CompareRun::of(const Timeline &tl, ClockMode mode)
+{
+    CompareRun run;
+    for (const Worker &w : tl.workers)
+        run.ranks.push_back(w.info.rank);
+    std::sort(run.ranks.begin(), run.ranks.end());
+    run.ranks.erase(std::unique(run.ranks.begin(), run.ranks.end()), run.ranks.end());
+    run.spanNs = tl.eventCount() ? tl.range(mode).duration() : 0;
+    return run;
+}
+
 CompareResult Compare::fromStats(const Timeline &a, const std::vector<StatsRow> &rowsA,
                                  const Timeline &b, const std::vector<StatsRow> &rowsB,
                                  const CompareQuery &q)
 {
+    return fromRows(
+        rowsA, [&](uint32_t id) { return a.names.name(id); }, CompareRun::of(a, q.mode), rowsB,
+        [&](uint32_t id) { return b.names.name(id); }, CompareRun::of(b, q.mode), q);
+}
+
+CompareResult Compare::fromRows(const std::vector<StatsRow> &rowsA, const NameOf &nameA,
+                                const CompareRun &runA, const std::vector<StatsRow> &rowsB,
+                                const NameOf &nameB, const CompareRun &runB,
+                                const CompareQuery &q)
+{
     CompareResult out;
-    out.ranksA = ranksOf(a);
-    out.ranksB = ranksOf(b);
+    out.ranksA = runA.ranks;
+    out.ranksB = runB.ranks;
     std::set_difference(out.ranksA.begin(), out.ranksA.end(), out.ranksB.begin(), out.ranksB.end(),
                         std::back_inserter(out.onlyA));
     std::set_difference(out.ranksB.begin(), out.ranksB.end(), out.ranksA.begin(), out.ranksA.end(),
                         std::back_inserter(out.onlyB));
-    out.spanANs = a.eventCount() ? a.range(q.mode).duration() : 0;
-    out.spanBNs = b.eventCount() ? b.range(q.mode).duration() : 0;
+    out.spanANs = runA.spanNs;
+    out.spanBNs = runB.spanNs;
 
-    const auto ia = index(a, rowsA);
-    const auto ib = index(b, rowsB);
+    const auto ia = index(nameA, rowsA);
+    const auto ib = index(nameB, rowsB);
     std::vector<std::string_view> names;
     names.reserve(ia.size() + ib.size());
     for (const auto &[name, s] : ia)

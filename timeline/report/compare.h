@@ -26,8 +26,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace syncline {
@@ -95,14 +97,32 @@ struct CompareResult
     std::string summaryLine() const;
 };
 
+// What Compare reads of a run besides its Stats rows: its ranks (ascending, each once) and its
+// span (latest end − earliest start in the mode; 0 without events). of() takes them from a
+// loaded run; a split comparison (CompareRunPart) from its merged parts.
+struct CompareRun
+{
+    std::vector<int> ranks;
+    int64_t spanNs = 0;
+    static CompareRun of(const Timeline &run, ClockMode mode);
+};
+
 class Compare
 {
 public:
+    // A row's name text by its StatsRow::nameId.
+    using NameOf = std::function<std::string_view(uint32_t)>;
     static CompareResult compute(const Timeline &a, const Timeline &b, const CompareQuery &q = {});
     // From already computed Stats rows (per rank included) of each run.
     static CompareResult fromStats(const Timeline &a, const std::vector<StatsRow> &rowsA,
                                    const Timeline &b, const std::vector<StatsRow> &rowsB,
                                    const CompareQuery &q = {});
+    // The same from each run's rows, name texts and CompareRun (fromStats is this over the
+    // loaded runs).
+    static CompareResult fromRows(const std::vector<StatsRow> &rowsA, const NameOf &nameA,
+                                  const CompareRun &runA, const std::vector<StatsRow> &rowsB,
+                                  const NameOf &nameB, const CompareRun &runB,
+                                  const CompareQuery &q = {});
     static const char *inName(CompareRow::In in); // "both", "a", "b"
 };
 

@@ -60,27 +60,25 @@ std::string CompareAnchor::text() const
 std::optional<int64_t> CompareAnchor::find(const Timeline &run, ClockMode mode,
                                            std::string *why) const
 {
+    return pick(starts(run, mode), why);
+}
+
+CompareAnchor::Starts CompareAnchor::starts(const Timeline &run, ClockMode mode) const
+{
+    Starts s;
     if (byStart()) {
-        const int64_t t = run.earliestStart(mode);
-        if (t == std::numeric_limits<int64_t>::max()) {
-            if (why)
-                *why = "no events";
-            return std::nullopt;
-        }
-        return t;
+        s.earliest = run.earliestStart(mode);
+        return s;
     }
     const uint32_t id = run.names.find(name);
-    if (id == UINT32_MAX) {
-        if (why)
-            *why = "no event named '" + name + "'";
-        return std::nullopt;
-    }
+    s.named = id != UINT32_MAX;
     // Per rank, the K smallest local starts of `id` over its workers' tracks, mapped to global
     // (the map is monotone per worker; a rank's incarnations are merged by global time).
-    std::map<int, std::vector<int64_t>> perRank;
     for (const Worker &w : run.workers) {
         const sync::ClockMap &map = w.map(mode);
-        auto &starts = perRank[w.info.rank];
+        auto &starts = s.perRank[w.info.rank];
+        if (!s.named)
+            continue;
         for (const EventTrack &t : w.tracks) {
             int found = 0;
             for (size_t i = 0; i < t.count() && found < k; ++i)
@@ -90,13 +88,49 @@ std::optional<int64_t> CompareAnchor::find(const Timeline &run, ClockMode mode,
                 }
         }
     }
+    for (auto &[rank, starts] : s.perRank) { // the K smallest are all pick() reads
+        std::sort(starts.begin(), starts.end());
+        if (starts.size() > size_t(k))
+            starts.resize(size_t(k));
+    }
+    return s;
+}
+
+void CompareAnchor::Starts::merge(const Starts &other, int k)
+{
+    earliest = std::min(earliest, other.earliest);
+    named = named || other.named;
+    for (const auto &[rank, theirs] : other.perRank) {
+        std::vector<int64_t> &mine = perRank[rank];
+        const size_t mid = mine.size();
+        mine.insert(mine.end(), theirs.begin(), theirs.end());
+        std::inplace_merge(mine.begin(), mine.begin() + ptrdiff_t(mid), mine.end());
+        if (mine.size() > size_t(k))
+            mine.resize(size_t(k));
+    }
+}
+
+std::optional<int64_t> CompareAnchor::pick(const Starts &s, std::string *why) const
+{
+    if (byStart()) {
+        if (s.earliest == std::numeric_limits<int64_t>::max()) {
+            if (why)
+                *why = "no events";
+            return std::nullopt;
+        }
+        return s.earliest;
+    }
+    if (!s.named) {
+        if (why)
+            *why = "no event named '" + name + "'";
+        return std::nullopt;
+    }
     std::optional<int64_t> best;
     size_t most = 0;
-    for (auto &[rank, starts] : perRank) {
+    for (const auto &[rank, starts] : s.perRank) {
         most = std::max(most, starts.size());
         if (starts.size() < size_t(k))
             continue;
-        std::nth_element(starts.begin(), starts.begin() + (k - 1), starts.end());
         const int64_t t = starts[size_t(k - 1)];
         if (!best || t < *best)
             best = t;

@@ -18,8 +18,10 @@
 #include "timeline/model/timeline.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace syncline {
 
@@ -36,7 +38,22 @@ struct CompareAnchor
 
     // The run's anchor time (global ns in `mode`); nullopt with *why when it has none
     // ("no rank has a 3rd 'step' (at most 2 per rank)", "no event named 'step'", "no events").
+    // find(run) is pick(starts(run)).
     std::optional<int64_t> find(const Timeline &run, ClockMode mode, std::string *why) const;
+
+    // What find() reads of a run, in a form that merges: a split comparison (syncline.dask)
+    // takes it of each log loaded alone and merges the logs' (in any grouping) before pick().
+    struct Starts
+    {
+        int64_t earliest = INT64_MAX; // "start": the earliest event start (INT64_MAX: none)
+        bool named = false;           // the run's names hold the anchor's name
+        // Per rank (every rank of the run, none left out): the K smallest starts of the name,
+        // ascending (fewer when the rank has fewer).
+        std::map<int, std::vector<int64_t>> perRank;
+        void merge(const Starts &other, int k);
+    };
+    Starts starts(const Timeline &run, ClockMode mode) const;
+    std::optional<int64_t> pick(const Starts &starts, std::string *why) const;
 };
 
 } // namespace syncline

@@ -35,7 +35,7 @@ void intList(TextWriter &w, const std::vector<int> &v)
     w << ']';
 }
 
-void runJson(TextWriter &w, const Timeline &tl, const std::vector<std::string> &paths,
+void runJson(TextWriter &w, const CompareRunInfo &run, const std::vector<std::string> &paths,
              const std::vector<int> &ranks, int64_t span)
 {
     w << "{\"paths\": [";
@@ -45,8 +45,8 @@ void runJson(TextWriter &w, const Timeline &tl, const std::vector<std::string> &
         w.jsonString(paths[i]);
     }
     w << "], \"workers\": ";
-    w.num(int64_t(tl.workers.size())) << ", \"events\": ";
-    w.num(int64_t(tl.eventCount())) << ", \"ranks\": ";
+    w.num(int64_t(run.workers)) << ", \"events\": ";
+    w.num(int64_t(run.events)) << ", \"ranks\": ";
     intList(w, ranks);
     w << ", \"span_ns\": ";
     w.num(span) << '}';
@@ -60,9 +60,9 @@ void CompareExporter::writeJson(const CompareResult &r, const CompareInfo &info,
     TextWriter w(out);
     w << "{\"format\": \"" << kFormat << "\", \"clock_mode\": \""
       << (info.mode == ClockMode::Raw ? "raw" : "corrected") << "\",\n \"a\": ";
-    runJson(w, *info.a, info.pathsA, r.ranksA, r.spanANs);
+    runJson(w, info.a, info.pathsA, r.ranksA, r.spanANs);
     w << ",\n \"b\": ";
-    runJson(w, *info.b, info.pathsB, r.ranksB, r.spanBNs);
+    runJson(w, info.b, info.pathsB, r.ranksB, r.spanBNs);
     w << ",\n \"ranks\": {\"only_a\": ";
     intList(w, r.onlyA);
     w << ", \"only_b\": ";
@@ -76,8 +76,8 @@ void CompareExporter::writeJson(const CompareResult &r, const CompareInfo &info,
         w.num(int64_t(info.anchor.k));
     }
     w << ", \"a_ns\": ";
-    w.num(info.anchorANs - info.a->originNs(info.mode)) << ", \"b_ns\": ";
-    w.num(info.anchorBNs - info.b->originNs(info.mode)) << ", \"shift_ns\": ";
+    w.num(info.anchorANs - info.a.originNs) << ", \"b_ns\": ";
+    w.num(info.anchorBNs - info.b.originNs) << ", \"shift_ns\": ";
     w.num(info.anchorANs - info.anchorBNs) << "},\n \"summary\": {\"step\": ";
     const CompareRow *step = r.stepRow();
     if (step) {

@@ -43,11 +43,23 @@
 
 namespace syncline {
 
+// What the JSON says about one run besides its rows: of() a loaded run; a split comparison
+// (CompareRunPart) gives the same from its merged parts.
+struct CompareRunInfo
+{
+    size_t workers = 0;
+    size_t events = 0;
+    int64_t originNs = 0; // Timeline::originNs(mode)
+    static CompareRunInfo of(const Timeline &run, ClockMode mode)
+    {
+        return {run.workers.size(), run.eventCount(), run.originNs(mode)};
+    }
+};
+
 // What the JSON says about the runs besides the rows.
 struct CompareInfo
 {
-    const Timeline *a = nullptr;
-    const Timeline *b = nullptr;
+    CompareRunInfo a, b;
     std::vector<std::string> pathsA, pathsB;
     ClockMode mode = ClockMode::Corrected;
     CompareAnchor anchor;

@@ -13,10 +13,10 @@ const char *CsvExporter::status(uint16_t flags)
     return "complete";
 }
 
-int64_t CsvExporter::write(const Timeline &tl, ClockMode mode, std::ostream &out,
-                           const EventRange &range)
+namespace {
+
+int64_t rows(CsvTable &table, const Timeline &tl, const EventRange &range)
 {
-    CsvTable table(tl, mode, out, kHeader);
     TextWriter &w = table.writer();
     const int64_t origin = table.originNs();
     table.forEachWorker([&](const Worker &worker, const sync::ClockMap &map) {
@@ -35,12 +35,28 @@ int64_t CsvExporter::write(const Timeline &tl, ClockMode mode, std::ostream &out
                 w.num(ge - gs) << ',';
                 w.num(t.localStart[i]) << ',';
                 w.num(t.localEnd[i]) << ',';
-                w << status(t.flags[i]);
+                w << CsvExporter::status(t.flags[i]);
                 table.endRow(worker);
             }
         }
     });
     return table.rows();
+}
+
+} // namespace
+
+int64_t CsvExporter::write(const Timeline &tl, ClockMode mode, std::ostream &out,
+                           const EventRange &range)
+{
+    CsvTable table(tl, mode, out, kHeader);
+    return rows(table, tl, range);
+}
+
+int64_t CsvExporter::writeRows(const Timeline &tl, ClockMode mode, std::ostream &out,
+                               const EventRange &range, int64_t originNs)
+{
+    CsvTable table(tl, mode, out, originNs);
+    return rows(table, tl, range);
 }
 
 bool CsvExporter::writeFile(const Timeline &tl, ClockMode mode, const std::string &path,

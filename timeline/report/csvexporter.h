@@ -38,6 +38,11 @@ public:
     // Returns the number of rows written.
     static int64_t write(const Timeline &timeline, ClockMode mode, std::ostream &out,
                          const EventRange &range = {});
+    // The rows alone, no header, times from `originNs` (the whole job's Timeline::originNs):
+    // a split export writes each log's rows apart (syncline.dask); the header and the parts in
+    // the timeline's worker order are write()'s text.
+    static int64_t writeRows(const Timeline &timeline, ClockMode mode, std::ostream &out,
+                             const EventRange &range, int64_t originNs);
     static bool writeFile(const Timeline &timeline, ClockMode mode, const std::string &path,
                           const EventRange &range, std::string *error);
     static const char *status(uint16_t flags);

@@ -13,6 +13,12 @@ CsvTable::CsvTable(const Timeline &timeline, ClockMode mode, std::ostream &out, 
     m_writer << '\n';
 }
 
+CsvTable::CsvTable(const Timeline &timeline, ClockMode mode, std::ostream &out, int64_t originNs)
+    : m_timeline(timeline), m_mode(mode), m_writer(out), m_runs(hasRuns(timeline)),
+      m_origin(originNs)
+{
+}
+
 bool CsvTable::hasRuns(const Timeline &timeline)
 {
     for (const Worker &w : timeline.workers)

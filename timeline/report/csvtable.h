@@ -21,6 +21,9 @@ class CsvTable
 public:
     // Writes `header` (+ ",run" for a comparison) and a line end.
     CsvTable(const Timeline &timeline, ClockMode mode, std::ostream &out, const char *header);
+    // Rows only, no header line, times from `originNs` instead of the timeline's: a part of a
+    // split export (one log's rows with the whole job's origin; syncline.dask).
+    CsvTable(const Timeline &timeline, ClockMode mode, std::ostream &out, int64_t originNs);
 
     // Whether `timeline` is a comparison (a worker with a run): its CSVs have the run column.
     static bool hasRuns(const Timeline &timeline);

@@ -1,5 +1,7 @@
 #include "timeline/report/statsparts.h"
 
+#include "timeline/report/partcodec.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -10,94 +12,6 @@ namespace syncline {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'Y', 'N', 'S', 'T', 'P', 'T', '1'};
-
-class Out
-{
-public:
-    void varint(uint64_t v)
-    {
-        while (v >= 0x80) {
-            bytes.push_back(char(uint8_t(v) | 0x80));
-            v >>= 7;
-        }
-        bytes.push_back(char(uint8_t(v)));
-    }
-    void svarint(int64_t v) { varint((uint64_t(v) << 1) ^ uint64_t(v >> 63)); } // zigzag
-    void str(std::string_view s)
-    {
-        varint(s.size());
-        bytes.append(s);
-    }
-    void f64(double d)
-    {
-        char b[8];
-        std::memcpy(b, &d, 8);
-        bytes.append(b, 8);
-    }
-    std::string bytes;
-};
-
-class In
-{
-public:
-    explicit In(std::string_view b) : m_b(b) {}
-    bool ok = true;
-    uint64_t varint()
-    {
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (m_pos >= m_b.size())
-                return fail();
-            const uint8_t c = uint8_t(m_b[m_pos++]);
-            v |= uint64_t(c & 0x7f) << shift;
-            if (!(c & 0x80))
-                return v;
-        }
-        return fail();
-    }
-    int64_t svarint()
-    {
-        const uint64_t u = varint();
-        return int64_t(u >> 1) ^ -int64_t(u & 1);
-    }
-    std::string str()
-    {
-        const uint64_t n = varint();
-        if (!ok || n > m_b.size() - m_pos)
-            return fail(), std::string();
-        std::string s(m_b.substr(m_pos, n));
-        m_pos += n;
-        return s;
-    }
-    double f64()
-    {
-        double d = 0;
-        if (m_b.size() - m_pos < 8)
-            return fail(), 0.0;
-        std::memcpy(&d, m_b.data() + m_pos, 8);
-        m_pos += 8;
-        return d;
-    }
-    // A count of items of at least one byte each: more than remain is a damaged part.
-    size_t count()
-    {
-        const uint64_t n = varint();
-        if (n > m_b.size() - m_pos)
-            return fail(), 0;
-        return size_t(n);
-    }
-    bool atEnd() const { return m_pos == m_b.size(); }
-
-private:
-    uint64_t fail()
-    {
-        ok = false;
-        m_pos = m_b.size();
-        return 0;
-    }
-    std::string_view m_b;
-    size_t m_pos = 0;
-};
 
 StatsRow rowOf(uint32_t name, std::optional<int> rank, const std::vector<int64_t> &v)
 {
@@ -146,7 +60,7 @@ StatsParts StatsParts::of(const Timeline &tl, const StatsQuery &query)
 
 std::string StatsParts::encode() const
 {
-    Out o;
+    PartWriter o;
     o.bytes.assign(kMagic, 8);
     o.varint(workers.size());
     for (const StatsWorker &w : workers) {
@@ -195,7 +109,7 @@ std::optional<StatsParts> StatsParts::decode(std::string_view bytes, std::string
     };
     if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
         return fail("not a stats part (bad magic)");
-    In in(bytes.substr(8));
+    PartReader in(bytes.substr(8));
     StatsParts p;
     p.workers.resize(in.count());
     for (StatsWorker &w : p.workers) {

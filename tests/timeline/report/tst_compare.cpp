@@ -317,11 +317,11 @@ void TstCompare::jsonShape()
     auto a = runA(dir), b = runB(dir);
     QVERIFY(a && b);
     CompareInfo info;
-    info.a = a.get();
-    info.b = b.get();
+    info.mode = ClockMode::Raw;
+    info.a = CompareRunInfo::of(*a, info.mode);
+    info.b = CompareRunInfo::of(*b, info.mode);
     info.pathsA = {"runs/a"};
     info.pathsB = {"runs/b"};
-    info.mode = ClockMode::Raw;
     info.anchor = {"step", 2};
     info.anchorANs = *info.anchor.find(*a, info.mode, nullptr);
     info.anchorBNs = *info.anchor.find(*b, info.mode, nullptr);

@@ -1,4 +1,4 @@
-#include "statsdask.h"
+#include "daskhandover.h"
 
 #include "jobargs.h"
 
@@ -32,29 +32,26 @@ std::string moduleDir()
     return {};
 }
 
-int usage(const char *why)
+int usage(const char *verb, const char *why)
 {
-    std::fprintf(stderr, "syncline stats: --dask %s\n", why);
+    std::fprintf(stderr, "syncline %s: --dask %s\n", verb, why);
     return 2;
 }
 
-} // namespace
-
-int runStatsOnDask(const JobArgs &args, bool json, const std::string &address)
+// `python3 -m syncline.dask VERB PATH... --scheduler ADDRESS [job options] [extra]`: its status.
+int handOver(const char *verb, const JobArgs &args, const std::string &address,
+             const std::vector<std::string> &extra)
 {
-    if (!json)
-        return usage("prints the --json document only (add --json)");
-    if (args.window.use)
-        return usage("does not take --range (the cluster computes the whole job)");
     if (!args.correct || args.clock == ClockChoice::Wall)
-        return usage("takes the corrected or raw clock only (not --no-correct, --clock wall)");
+        return usage(verb, "takes the corrected or raw clock only (not --no-correct, --clock wall)");
     const std::string dir = moduleDir();
     if (dir.empty()) {
-        std::fprintf(stderr, "syncline stats: --dask: the Python module syncline is not beside "
-                             "this executable (build or install it with the Python bindings)\n");
+        std::fprintf(stderr, "syncline %s: --dask: the Python module syncline is not beside "
+                             "this executable (build or install it with the Python bindings)\n",
+                     verb);
         return 1;
     }
-    std::vector<std::string> argv = {SYNCLINE_PYTHON, "-m", "syncline.dask", "stats"};
+    std::vector<std::string> argv = {SYNCLINE_PYTHON, "-m", "syncline.dask", verb};
     argv.insert(argv.end(), args.paths.begin(), args.paths.end());
     argv.insert(argv.end(), {"--scheduler", address});
     if (!args.ranks.all())
@@ -65,12 +62,13 @@ int runStatsOnDask(const JobArgs &args, bool json, const std::string &address)
         argv.push_back("--no-align");
     if (args.raw)
         argv.push_back("--raw");
+    argv.insert(argv.end(), extra.begin(), extra.end());
     const char *old = std::getenv("PYTHONPATH");
     const std::string path = dir + (old && *old ? ":" + std::string(old) : "");
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) {
-        std::fprintf(stderr, "syncline stats: --dask: fork: %s\n", std::strerror(errno));
+        std::fprintf(stderr, "syncline %s: --dask: fork: %s\n", verb, std::strerror(errno));
         return 1;
     }
     if (pid == 0) {
@@ -80,7 +78,7 @@ int runStatsOnDask(const JobArgs &args, bool json, const std::string &address)
             cargv.push_back(a.data());
         cargv.push_back(nullptr);
         ::execv(cargv[0], cargv.data());
-        std::fprintf(stderr, "syncline stats: --dask: cannot run %s: %s\n", cargv[0],
+        std::fprintf(stderr, "syncline %s: --dask: cannot run %s: %s\n", verb, cargv[0],
                      std::strerror(errno));
         ::_exit(127);
     }
@@ -88,6 +86,29 @@ int runStatsOnDask(const JobArgs &args, bool json, const std::string &address)
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+} // namespace
+
+int runStatsOnDask(const JobArgs &args, bool json, const std::string &address)
+{
+    if (!json)
+        return usage("stats", "prints the --json document only (add --json)");
+    if (args.window.use)
+        return usage("stats", "does not take --range (the cluster computes the whole job)");
+    return handOver("stats", args, address, {});
+}
+
+int runExportOnDask(const JobArgs &args, const std::string &csv, bool otherOutputs,
+                    const std::string &address)
+{
+    if (csv.empty() || otherOutputs)
+        return usage("export", "writes the events CSV only (--csv FILE, with or without --range)");
+    std::vector<std::string> extra = {"--csv", csv};
+    if (args.window.use) // in ns from the job's earliest event, as --range reads them
+        extra.insert(extra.end(), {"--range", std::to_string(args.window.beginNs) + ":" +
+                                                  std::to_string(args.window.endNs)});
+    return handOver("export", args, address, extra);
 }
 
 } // namespace syncline::app
