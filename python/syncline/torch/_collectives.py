@@ -18,7 +18,9 @@ calls that user code makes, by replacing these functions in ``torch.distributed`
 
 A call that raised, or whose work's future failed (a peer crashed, the group was aborted), is
 recorded with the args ``failed`` (``true``) and ``error`` (the message): the clock correction
-and the diagnosis leave such an instance out.
+and the diagnosis leave such an instance out. The log is flushed before the error goes on: a
+process whose collective failed is usually about to end abruptly (PyTorch's gloo aborts it,
+torchrun stops it), and what the writer had not yet written would be lost with it.
 
 Only calls made through the module attributes are seen: ``from torch.distributed import
 all_reduce`` executed before record_collectives() keeps the original function. DDP's own
@@ -101,7 +103,7 @@ class CollectiveRecorder:
             try:
                 result = orig(*args, **kwargs)
             except BaseException as e:
-                self._end(name, failed=True, error=str(e)[:200])
+                self._end(name, flush=True, failed=True, error=str(e)[:200])
                 raise
             self._end(name)
             return result
@@ -164,9 +166,11 @@ class CollectiveRecorder:
 
         return wrapper
 
-    def _end(self, name, **args):
+    def _end(self, name, flush=False, **args):
         try:
             self.client.end_event(name, **args)
+            if flush:
+                self.client.flush()  # written before this process may die (module docstring)
         except Exception:  # noqa: BLE001 - user code left an event open inside the call
             pass
 
@@ -189,6 +193,8 @@ class CollectiveRecorder:
                     a = dict(args if not callable(args) else {}, failed=True,
                              error=str(error)[:200])
                 client.record_interval_on(f"async {gname}", name, start, end, **a)
+                if error is not None:
+                    client.flush()  # written before this process may die (module docstring)
             except Exception:  # noqa: BLE001 - recording must never fail the collective
                 pass
 

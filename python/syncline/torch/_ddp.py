@@ -15,7 +15,10 @@ hook from ``torch.distributed.algorithms.ddp_comm_hooks``): then its future is t
 
 An all-reduce whose future failed (a peer crashed or the group was aborted during it) is
 recorded with the args ``failed`` (``true``) and ``error`` (the message): its end is not the
-operation's end, and the clock correction and the diagnosis leave it out.
+operation's end, and the clock correction and the diagnosis leave it out. The log is flushed
+before the error goes on: a process whose collective failed is usually about to end abruptly
+(PyTorch's gloo aborts it, torchrun stops it), and what the writer had not yet written (up to
+``flush_interval_ms``) would be lost with it.
 
 The end is stamped by a callback on the all-reduce's future, on the thread that completes it,
 when that thread gets the GIL (a few µs after completion while backward runs in C++). The
@@ -75,6 +78,8 @@ class DdpCommHook:
             try:
                 a = args if error is None else dict(args, failed=True, error=str(error)[:200])
                 client.record_interval_on(track, self.name, start, end, **a)
+                if error is not None:
+                    client.flush()  # written before this process may die (module docstring)
             except Exception:  # noqa: BLE001 - recording must never fail the all-reduce
                 pass
             if error is not None:
