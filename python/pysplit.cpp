@@ -139,27 +139,31 @@ pyb::bytes comparePart(const std::string &log, const std::string &plan, int rank
     return pyb::bytes(bytes);
 }
 
-CompareRunPart compareDecoded(const pyb::handle &b)
+// A part's bytes decoded (StatsParts, CompareRunPart): a ValueError when they do not decode.
+template <class Part> Part decodedPart(const pyb::handle &b)
 {
     std::string why;
-    std::optional<CompareRunPart> p = CompareRunPart::decode(b.cast<std::string>(), &why);
+    std::optional<Part> p = Part::decode(b.cast<std::string>(), &why);
     if (!p)
         throw pyb::value_error("syncline.dask: " + why);
     return std::move(*p);
 }
 
-pyb::bytes compareMerge(const pyb::list &parts)
+// Parts merged into one, as bytes (the GIL released while merging).
+template <class Part> pyb::bytes mergedParts(const pyb::list &parts)
 {
-    std::vector<CompareRunPart> all;
+    std::vector<Part> all;
     for (pyb::handle h : parts)
-        all.push_back(compareDecoded(h));
+        all.push_back(decodedPart<Part>(h));
     std::string bytes;
     {
         pyb::gil_scoped_release release;
-        bytes = CompareRunPart::merge(std::move(all)).encode();
+        bytes = Part::merge(std::move(all)).encode();
     }
     return pyb::bytes(bytes);
 }
+
+CompareRunPart compareDecoded(const pyb::handle &b) { return decodedPart<CompareRunPart>(b); }
 
 std::vector<GateCondition> gateOf(const std::vector<std::string> &failIf)
 {
@@ -289,27 +293,7 @@ pyb::bytes statsPart(const std::string &log, const std::string &plan, int rank,
     return pyb::bytes(bytes);
 }
 
-StatsParts decoded(const pyb::handle &b)
-{
-    std::string why;
-    std::optional<StatsParts> p = StatsParts::decode(b.cast<std::string>(), &why);
-    if (!p)
-        throw pyb::value_error("syncline.dask: " + why);
-    return std::move(*p);
-}
-
-pyb::bytes statsMerge(const pyb::list &parts)
-{
-    std::vector<StatsParts> all;
-    for (pyb::handle h : parts)
-        all.push_back(decoded(h));
-    std::string bytes;
-    {
-        pyb::gil_scoped_release release;
-        bytes = StatsParts::merge(std::move(all)).encode();
-    }
-    return pyb::bytes(bytes);
-}
+StatsParts decoded(const pyb::handle &b) { return decodedPart<StatsParts>(b); }
 
 std::string statsJson(const pyb::bytes &part)
 {
@@ -333,7 +317,7 @@ void PySplit::bind(pyb::module_ &m)
           "The clock correction over every log's inputs: [(log, rank, that worker's clocks)].");
     m.def("_split_stats_part", &statsPart, "log"_a, "clocks"_a, "rank"_a,
           "clock"_a = "corrected", "One log's stats part (bytes), with its worker's clocks.");
-    m.def("_split_stats_merge", &statsMerge, "parts"_a, "Stats parts merged into one (bytes).");
+    m.def("_split_stats_merge", &mergedParts<StatsParts>, "parts"_a, "Stats parts merged into one (bytes).");
     m.def("_split_stats_json", &statsJson, "part"_a,
           "The `syncline stats --json` document of a (merged) stats part.");
     m.def("_split_compare_options", &compareOptions, "anchor"_a, "fail_if"_a,
@@ -341,7 +325,7 @@ void PySplit::bind(pyb::module_ &m)
     m.def("_split_compare_part", &comparePart, "log"_a, "clocks"_a, "rank"_a, "clock"_a,
           "anchor"_a, "config_path"_a, "config"_a,
           "One log's compare part (bytes), with its worker's clocks.");
-    m.def("_split_compare_merge", &compareMerge, "parts"_a,
+    m.def("_split_compare_merge", &mergedParts<CompareRunPart>, "parts"_a,
           "Compare parts of one run merged into one (bytes).");
     m.def("_split_compare", &compare, "a"_a, "b"_a, "paths_a"_a, "paths_b"_a, "clock"_a,
           "anchor"_a, "fail_if"_a,
