@@ -115,6 +115,16 @@ def without_leak_check(env):
     return env
 
 
+def needs_distributed():
+    """dask.distributed, imported; the calling test is skipped where it cannot run: not installed,
+    or under ASan (distributed's worker processes are not run instrumented; the split's C++ is
+    tested in process there, by the test_*split* tests)."""
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("under ASan: distributed's worker processes are not run instrumented")
+    return pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                               "(Debian: python3-distributed python3-dask)")
+
+
 def torch_available():
     """Whether PyTorch is installed, found without importing it into this process (importing
     it here would put its threads under this process's own exit-time leak check)."""

@@ -23,7 +23,8 @@ import pytest
 import syncline
 from syncline import _core
 
-UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+from conftest import needs_distributed
+
 
 
 @pytest.fixture(scope="module")
@@ -143,14 +144,6 @@ def test_split_refuses_damaged_parts(job):
                                 None)
     with pytest.raises(TypeError, match="must be bytes"):
         _core._split_clocks(["text"], config_path, config, "", True, None)
-
-
-def needs_distributed():
-    if UNDER_ASAN:
-        pytest.skip("under ASan: distributed's worker processes are not run instrumented "
-                    "(see the module's docstring); test_split_* cover its C++ here")
-    return pytest.importorskip("distributed", reason="dask.distributed is not installed "
-                               "(Debian: python3-distributed python3-dask)")
 
 
 def test_localcluster_of_two_processes(job, bin_dir, tmp_path):

@@ -20,7 +20,8 @@ import pytest
 import syncline
 from syncline import _core
 
-UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+from conftest import needs_distributed
+
 
 
 def simulate(bin_dir, out, seed):
@@ -162,14 +163,6 @@ def test_export_split_equals_cli(jobs, bin_dir, tmp_path):
     assert text.count("\n") > 1000
     with pytest.raises(ValueError, match="expected START:END"):
         _core._split_parse_range("5s:1s")
-
-
-def needs_distributed():
-    if UNDER_ASAN:
-        pytest.skip("under ASan: distributed's worker processes are not run instrumented "
-                    "(test_dask.py's docstring); test_*_split_* cover its C++ here")
-    return pytest.importorskip("distributed", reason="dask.distributed is not installed "
-                               "(Debian: python3-distributed python3-dask)")
 
 
 def ran_on(ts, fn):
