@@ -9,6 +9,7 @@
 #include "timeline/load/jobloader.h"
 #include "timeline/load/store/logextension.h"
 #include "timeline/load/store/logindex.h"
+#include "timeline/load/parse/problemlog.h"
 
 #include "indexjob.h"
 
@@ -23,6 +24,7 @@ using namespace indexjob;
 using syncline::load::EventStore;
 using syncline::load::LogExtension;
 using syncline::load::LogIndex;
+using syncline::load::ProblemLog;
 
 namespace {
 
@@ -367,6 +369,64 @@ private slots:
         compareLoads(*repaired.timeline, *fresh.timeline);
         // Without writing indexes (the option), every log is parsed.
         QCOMPARE(loadJob(d, {}, false).logsFromStores, size_t(0));
+    }
+
+    // The recorder's `note` records (every log of a torchrun job has one: the time server it
+    // uses) are the parse's problems too, and they carry over: an unchanged log with notes is
+    // decoded from its store and a grown one extended, with every note, old and new, reported
+    // at its line as a parse reports it. A log with more notes than a parse shows in full (the
+    // rest summarised as a count) is parsed whole, and so stays exact too.
+    void logWithRecorderNotesDecodedAndExtended()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString() + "/job";
+        fs::create_directories(d);
+        auto note = [](int64_t ts, const std::string &msg) {
+            return "{\"t\":\"note\",\"ts\":" + std::to_string(ts) +
+                   ",\"level\":\"info\",\"msg\":\"" + msg + "\"}\n";
+        };
+        std::vector<std::string> texts = jobTexts();
+        std::vector<size_t> half(kWorkers);
+        for (int w = 0; w < kWorkers; ++w) {
+            std::string &t = texts[size_t(w)];
+            const size_t afterHeader = t.find('\n') + 1;
+            const int early = w == 1 ? 6 : 2; // log 1: more than a parse shows in full
+            std::string notes;
+            for (int k = 0; k < early; ++k)
+                notes += note(kT0, "early note " + std::to_string(k));
+            t.insert(afterHeader, notes);
+            half[size_t(w)] = t.rfind('\n', t.size() / 2) + 1;
+            // Another note in the part appended later (log 0 and 2: one more, still in full).
+            if (w != 1)
+                t.insert(t.find('\n', half[size_t(w)] + t.size() / 10) + 1,
+                         note(kT0 + kDuration / 2, "late note"));
+            testlogs::write(logOf(d, w), t.substr(0, half[size_t(w)]));
+        }
+        auto notes = [](const Timeline &tl) {
+            return std::count_if(tl.problems.begin(), tl.problems.end(), [](const LoadProblem &p) {
+                return p.kind == LoadProblem::Kind::RecorderNote && p.line > 0;
+            });
+        };
+        const LoadResult first = loadJob(d);
+        QVERIFY(first.timeline);
+        QCOMPARE(first.logsFromStores, size_t(0));
+        const LoadResult again = loadJob(d);
+        QVERIFY(again.timeline);
+        QCOMPARE(again.logsFromStores, size_t(kWorkers - 1)); // all but log 1
+        compareLoads(*again.timeline, *freshLoad(d).timeline);
+        QCOMPARE(notes(*again.timeline), 2 * (kWorkers - 1) + ProblemLog::kShownPerKind);
+        for (int w = 0; w < kWorkers; ++w) {
+            append(logOf(d, w), std::string_view(texts[size_t(w)]).substr(half[size_t(w)]));
+            std::string why;
+            QCOMPARE(bool(LogExtension::prepare(logOf(d, w), &why)), w != 1);
+        }
+        const LoadResult grown = loadJob(d);
+        QVERIFY(grown.timeline);
+        compareLoads(*grown.timeline, *freshLoad(d).timeline);
+        QCOMPARE(notes(*grown.timeline), 3 * (kWorkers - 1) + ProblemLog::kShownPerKind);
+        const LoadResult unchanged = loadJob(d);
+        QCOMPARE(unchanged.logsFromStores, size_t(kWorkers - 1));
+        compareLoads(*unchanged.timeline, *freshLoad(d).timeline);
     }
 
     // A log whose old bytes gave problems (a torn record, a record without a type) is not

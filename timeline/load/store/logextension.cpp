@@ -3,6 +3,7 @@
 #include "timeline/load/store/cachefile.h"
 #include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/log/logparser.h"
+#include "timeline/load/parse/problemlog.h"
 #include "timeline/load/store/varint.h"
 
 #include <algorithm>
@@ -71,9 +72,17 @@ LogIndex::Continuation LogExtension::continuation(const std::string &path, const
     LogIndex::Continuation c;
     if (!f.usable || x.headerEnd <= 0 || x.checkpoints.empty() || f.worker.tracks.empty())
         return c;
-    for (const LoadProblem &p : f.problems)
-        if (!LogIndex::isOpenEventsNote(p))
-            return c; // the problem log's counts would not carry over
+    // Recorder notes are kept and reported again (LogParser::restoreNotes); any other problem,
+    // or more notes than a parse shows in full, would not carry over (the problem log's counts).
+    std::vector<std::pair<int64_t, std::string>> notes;
+    for (const LoadProblem &p : f.problems) {
+        if (LogIndex::isOpenEventsNote(p))
+            continue;
+        if (p.kind != LoadProblem::Kind::RecorderNote || p.severity != LoadProblem::Severity::Info ||
+            p.line <= 0 || notes.size() == size_t(ProblemLog::kShownPerKind))
+            return c;
+        notes.emplace_back(p.line, p.message);
+    }
     bool anyTime = !f.worker.samples.empty();
     for (const EventTrack &t : f.worker.tracks)
         anyTime = anyTime || t.count() > 0;
@@ -114,6 +123,7 @@ LogIndex::Continuation LogExtension::continuation(const std::string &path, const
             c.lastOrderTs.emplace_back(t.tid, last);
     }
     c.firstTid = x.resume.possible ? x.resume.firstTid : f.worker.tracks.front().tid;
+    c.notes = std::move(notes);
     c.possible = true;
     return c;
 }
@@ -230,6 +240,7 @@ std::optional<ParsedFile> LogExtension::parse(const std::atomic<bool> *cancel, s
     if (!file.read(buf, 0, x.headerEnd) || parser.feed(buf) != buf.size() ||
         !parser.restore(state) || !parser.takeProblems().empty())
         return std::nullopt;
+    parser.restoreNotes(x.resume.notes);
     LogIndex::Builder builder;
     builder.checkpoint(parser);
     // The new bytes, up to the size that was checked, in slices; a checkpoint about every

@@ -5,6 +5,7 @@
 #include "timeline/load/store/varint.h"
 #include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/log/logparser.h"
+#include "timeline/load/parse/problemlog.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -245,6 +246,11 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
         tid = r.i64();
         ts = r.i64();
     }
+    x.resume.notes.resize(r.count(12));
+    for (auto &[line, message] : x.resume.notes) {
+        line = r.i64();
+        message = r.str();
+    }
     x.checkpoints.resize(r.count(40));
     for (Checkpoint &c : x.checkpoints) {
         c.offset = r.i64();
@@ -291,6 +297,11 @@ std::optional<LogIndex> LogIndex::read(const std::string &indexPath, std::string
     }
     for (uint32_t s : x.openSpans)
         consistent = consistent && s < x.spans.size();
+    // Notes lie before the continuation, in line order, at most as many as a parse shows.
+    consistent = consistent && x.resume.notes.size() <= size_t(ProblemLog::kShownPerKind);
+    for (size_t i = 0; consistent && i < x.resume.notes.size(); ++i)
+        consistent = x.resume.notes[i].first > 0 && x.resume.notes[i].first <= x.resume.line &&
+                     (i == 0 || x.resume.notes[i].first > x.resume.notes[i - 1].first);
     consistent = consistent && clockrecords::wallPairsValid(x.wallPairs);
     if (!consistent) {
         if (why)
@@ -359,6 +370,11 @@ std::string LogIndex::store(const std::string &logPath) const
     for (const auto &[tid, ts] : resume.lastOrderTs) {
         wr.i64(tid);
         wr.i64(ts);
+    }
+    wr.u32(uint32_t(resume.notes.size()));
+    for (const auto &[line, message] : resume.notes) {
+        wr.i64(line);
+        wr.str(message);
     }
     wr.u32(uint32_t(checkpoints.size()));
     for (const Checkpoint &c : checkpoints) {

@@ -59,8 +59,9 @@ struct LogFileStamp
 struct LogIndex
 {
     // 2: the continuation (a grown log is extended, LogExtension); 3: the stamp's ctime and
-    // tail hash; 4: the wall-clock pairs (log format 1.2). Files of other versions are rebuilt.
-    static constexpr uint32_t kVersion = 4;
+    // tail hash; 4: the wall-clock pairs (log format 1.2); 5: the recorder notes in the
+    // continuation. Files of other versions are rebuilt.
+    static constexpr uint32_t kVersion = 5;
     static constexpr size_t kInterval = 256 << 10; // bytes between checkpoints (default)
 
     struct Checkpoint
@@ -94,6 +95,11 @@ struct LogIndex
         uint64_t tailHash = 0;
         int64_t firstTid = 0; // the parse's first thread (a record without tid belongs to it)
         std::vector<std::pair<int64_t, int64_t>> lastOrderTs; // (tid, local ns)
+        // The recorder's `note` records before `offset` (line, the problem's message), in
+        // order: the parse's only problems there (LogParser::restoreNotes). A log with more
+        // than ProblemLog::kShownPerKind of them, or with any other problem, has no
+        // continuation (the counts of a summarised kind would not carry over).
+        std::vector<std::pair<int64_t, std::string>> notes;
     };
 
     // Bytes of the header line at the start of the log at `path` (0 when its first line is not

@@ -85,6 +85,10 @@ public:
     // reported again as their B records would be): a caller that needs the exact state of a
     // parse without problems parses the file whole then.
     bool restore(const Resume &state);
+    // After restore() (and a takeProblems() that found none): the recorder notes the old
+    // bytes' parse reported, (line, message) in order, reported again as they were, so that
+    // the problems of the whole file come out as one parse's (LogIndex::Continuation::notes).
+    void restoreNotes(const std::vector<std::pair<int64_t, std::string>> &notes);
 
     // One line (without its '\n') read on its own: its record type when it is a valid record,
     // else nothing (the store asks whether a first line is a header, a fragment a whole record).

@@ -116,4 +116,11 @@ bool LogParser::restore(const Resume &s)
     return true;
 }
 
+void LogParser::restoreNotes(const std::vector<std::pair<int64_t, std::string>> &notes)
+{
+    for (const auto &[line, message] : notes)
+        m_problems.add(LoadProblem::Kind::RecorderNote, line, message,
+                       LoadProblem::Severity::Info);
+}
+
 } // namespace syncline::load
