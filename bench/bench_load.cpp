@@ -23,12 +23,17 @@
 // --window A:B with --dir: instead of the full load, the windowed open of seconds [A, B] of the
 // job (JobLoader with LoadOptions::window, in a child): time, events, peak and resident RSS, and
 // whether it was decoded from the event stores.
+// --shape recorded (not part of "both"): --workers recorder processes (FileTimerClient, the
+// config's event_store on) record --steps realistic steps each and close, writing their logs'
+// event stores; then the job's first open from those stores against the first open of the same
+// logs without them, page cache warm and dropped (bench/recordedjob.h).
 // --shape gzip (also part of "both"): the gzip row (bench/gzipload.h) on the real gzip'd Kineto
 // trace of tests/data, or on --gz FILE: its load against the same trace inflated and `zcat`.
 #include "bench/gzipload.h"
 #include "bench/loadbaselines.h"
 #include "bench/loaderchild.h"
 #include "bench/loadjobs.h"
+#include "bench/recordedjob.h"
 
 #include <algorithm>
 #include <atomic>
@@ -63,6 +68,7 @@ struct Options
                      "/tests/data/hta_ns_resolution_1rank/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
     std::string window; // --window A:B
     double windowA = 0, windowB = 0;
+    long long steps = 20000; // --shape recorded
 };
 
 int threadCount(const Options &o)
@@ -222,6 +228,8 @@ int main(int argc, char **argv)
             o.seed = uint64_t(std::atoll(argv[i + 1]));
         else if (a == "--dir")
             o.dir = argv[i + 1];
+        else if (a == "--steps")
+            o.steps = std::atoll(argv[i + 1]);
         else if (a == "--gz")
             o.gz = argv[i + 1];
         else if (a == "--baselines")
@@ -232,10 +240,10 @@ int main(int argc, char **argv)
                 o.window = "?";
         } else {
             std::fprintf(stderr,
-                         "usage: bench_load [--shape both|realistic|synthetic] [--workers N] "
+                         "usage: bench_load [--shape both|realistic|synthetic|recorded|gzip] [--workers N] "
                          "[--duration-s S] [--seed S] [--events N] [--threads T] [--keep DIR] "
                          "[--dir EXISTING_JOB] [--baselines 0|1] [--window A:B (s, with --dir)] "
-                         "[--gz TRACE.json.gz]\n");
+                         "[--gz TRACE.json.gz] [--steps N (recorded)]\n");
             return 2;
         }
     }
@@ -258,6 +266,13 @@ int main(int argc, char **argv)
     if (base.empty()) {
         char tmpl[] = "/tmp/bench_load_XXXXXX";
         base = ::mkdtemp(tmpl);
+    }
+    if (o.shape == "recorded") {
+        syncline::JobLoader::installLogStoreWriter(); // what the workers' close() runs
+        runRecorded(base, o.workers, o.steps, threads, 2);
+        if (o.keep.empty())
+            fs::remove_all(base);
+        return 0;
     }
     if (o.shape == "both" || o.shape == "realistic") {
         const std::string dir = base + "/realistic";

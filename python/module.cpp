@@ -6,6 +6,8 @@
 #include "pysplit.h"
 #include "pytimeline.h"
 
+#include "timeline/load/jobloader.h"
+
 #include <pybind11/pybind11.h>
 
 PYBIND11_MODULE(_core, m)
@@ -17,4 +19,7 @@ PYBIND11_MODULE(_core, m)
     syncline::py::PyTimeline::bind(m);
     syncline::py::ClientBindings::bind(m);
     syncline::py::PySplit::bind(m);
+    // A recorder in this process with `event_store` on writes its log's index and event store
+    // when it closes, through the loader linked here.
+    syncline::JobLoader::installLogStoreWriter();
 }

@@ -5,6 +5,7 @@
 #include "recorder/clienttimesync.h"
 #include "recorder/headerrecord.h"
 #include "recorder/logpath.h"
+#include "recorder/logstorewriter.h"
 #include "recorder/logwriter.h"
 #include "recorder/nameidcache.h"
 #include "recorder/nametable.h"
@@ -12,8 +13,10 @@
 #include "recorder/threadbuffer.h"
 #include "recorder/timerange.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -422,6 +425,26 @@ void FileTimerClient::close()
     m_writer->close();
     if (m_timeSync)
         m_timeSync->stopServer();
+    if (m_config.eventStore)
+        writeEventStore();
+}
+
+void FileTimerClient::writeEventStore()
+{
+    // Only a whole log: one whose writing failed, or /dev/null, is left as it is.
+    struct stat st
+    {
+    };
+    if (!m_writer->error().empty() || ::stat(m_logPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    const LogStoreWriter write = logStoreWriter();
+    std::string error;
+    if (!write)
+        error = "this program does not link syncline's loader";
+    else if (write(m_logPath, m_config, &error))
+        return;
+    std::fprintf(stderr, "syncline: %s: event store not written (%s); the log is parsed when opened\n",
+                 m_logPath.c_str(), error.c_str());
 }
 
 int64_t FileTimerClient::globalTimeNs(int64_t *boundNs) const

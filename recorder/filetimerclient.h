@@ -129,6 +129,8 @@ public:
     void setThreadName(std::string_view name);
     // Blocks until everything recorded before the call is written.
     void flush();
+    // Writes everything queued and the close record, stops the threads; then, with the config's
+    // event_store on, writes the log's index and event store in this thread (LogStoreWriter).
     void close();
 
     // This client's local clock (the stamps in the log).
@@ -161,6 +163,7 @@ private:
     ThreadBuffer *beginPoint(Record &r, RecordType type, std::string_view text,
                              const char *emptyError);
     void abandonAfterFork();
+    void writeEventStore();
 
     const uint64_t m_serial; // unique per client in the process (thread-local cache key)
     const uint64_t m_forkGeneration;

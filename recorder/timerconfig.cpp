@@ -272,7 +272,7 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
     c.onlyKeys(doc, "",
                {"event_kinds", "clock", "flush_interval_ms", "heartbeat_interval_ms", "log_path",
                 "buffer_events", "overflow", "test_clock", "sync", "silent_after_s",
-                "view_clock"});
+                "view_clock", "event_store"});
     TimerConfig cfg;
     cfg.loadedFromFile = true;
     cfg.sourcePath = source;
@@ -307,6 +307,8 @@ TimerConfig TimerConfig::parse(std::string_view text, const std::string &source)
         if (cfg.viewClock != "corrected" && cfg.viewClock != "wall" && cfg.viewClock != "raw")
             c.fail("view_clock", "one of \"corrected\", \"wall\", \"raw\"", doc["view_clock"]);
     }
+    if (doc.contains("event_store"))
+        cfg.eventStore = c.boolean(doc["event_store"], "event_store");
     if (doc.contains("event_kinds")) {
         const json &kinds = doc["event_kinds"];
         if (!kinds.is_array())

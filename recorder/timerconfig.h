@@ -110,6 +110,9 @@ public:
     // For the viewer and the CLI: the clock a job is shown on when none is asked for
     // ("corrected", "wall" or "raw"; "" = corrected). Validated here, used by the loader.
     std::string viewClock;
+    // The training process writes its log's index and event store when the log closes
+    // (LogStoreWriter, docs/scale.md "What a worker writes itself"); off by default.
+    bool eventStore = false;
     std::vector<EventKind> eventKinds;
 
     static const char *overflowName(OverflowPolicy policy);

@@ -72,7 +72,8 @@ void TstTimerConfig::fullFile()
       "test_clock": {"offset_ns": -5000, "drift_ppm": 12.5},
       "sync": {"enabled": false, "server": "node-a:29400", "host_server": true, "burst_size": 4,
                "interval_s": 0.5, "timeout_ms": 20, "token": "s3cret"},
-      "silent_after_s": 3
+      "silent_after_s": 3,
+      "event_store": true
     })";
     const TimerConfig c = TimerConfig::parse(text, "cfg.json");
     QCOMPARE(c.loadedFromFile, true);
@@ -92,6 +93,8 @@ void TstTimerConfig::fullFile()
     QCOMPARE(c.sync.timeoutMs, 20);
     QCOMPARE(c.sync.token, std::string("s3cret"));
     QCOMPARE(c.silentAfterS, 3.0);
+    QCOMPARE(c.eventStore, true);
+    QCOMPARE(TimerConfig::defaults().eventStore, false);
     QCOMPARE(c.eventKinds.size(), size_t(3));
     QCOMPARE(c.eventKinds[0].expectedMaxNs, int64_t(250000000));
     QCOMPARE(c.eventKinds[1].expectedMaxNs, int64_t(12500000));
@@ -116,7 +119,9 @@ void TstTimerConfig::errors_data()
     row("unknown key", R"({"flush_ms": 5})",
         "cfg.json: flush_ms: unknown key (expected one of: event_kinds, clock, flush_interval_ms, "
         "heartbeat_interval_ms, log_path, buffer_events, overflow, test_clock, sync, "
-        "silent_after_s, view_clock)");
+        "silent_after_s, view_clock, event_store)");
+    row("event store type", R"({"event_store": "yes"})",
+        "cfg.json: event_store: expected true or false, got \"yes\"");
     row("unknown sync key", R"({"sync": {"port": 1}})",
         "cfg.json: sync.port: unknown key (expected one of: enabled, server, host_server, "
         "burst_size, interval_s, timeout_ms, token)");

@@ -2,6 +2,7 @@
 
 #include "timeline/load/loadsteps.h"
 
+#include "recorder/logstorewriter.h"
 #include "recorder/timerconfig.h"
 #include "timeline/load/store/cachefile.h"
 #include "timeline/load/parse/chrome/chrometraceparser.h"
@@ -11,6 +12,7 @@
 #include "timeline/load/build/eventkindlookup.h"
 #include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/jobinputs.h"
+#include "timeline/load/store/eventstore.h"
 #include "timeline/load/store/linkstore.h"
 #include "timeline/load/store/logindex.h"
 #include "timeline/load/parse/log/logparser.h"
@@ -465,6 +467,40 @@ std::string JobLoader::clockInputs(const std::string &log, const std::string &co
     });
     // A log whose reading failed is not usable: the correction leaves it out, as a load does.
     return ClockInputs::encode(one[0], one[0].usable ? header : std::string(), t.bytes);
+}
+
+void JobLoader::installLogStoreWriter()
+{
+    rec::setLogStoreWriter(&JobLoader::writeLogStore);
+}
+
+bool JobLoader::writeLogStore(const std::string &log, const rec::TimerConfig &config,
+                              std::string *error)
+{
+    std::vector<ParsedFile> one(1);
+    std::error_code ec;
+    const Task t{log, false, int64_t(std::filesystem::file_size(log, ec))};
+    if (ec) {
+        *error = ec.message();
+        return false;
+    }
+    // As a full load reads it; a failure (an exception) becomes the file's load problem.
+    guardedItem(one, 0, log, [&] {
+        EventKindLookup kinds(std::make_shared<const rec::TimerConfig>(config));
+        bool fromStore = false;
+        one[0] = readPrepared(t, LoadOptions(), kinds, fromStore);
+    });
+    if (!one[0].usable) {
+        *error = one[0].problems.empty() ? std::string("the log is not usable")
+                                         : one[0].problems.front().toString();
+        return false;
+    }
+    if (!LogIndex::load(log) || !EventStore::open(log)) {
+        *error = "no index and event store could be written beside the log or in the cache "
+                 "directory";
+        return false;
+    }
+    return true;
 }
 
 SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,

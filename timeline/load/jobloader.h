@@ -27,6 +27,10 @@
 
 namespace syncline {
 
+namespace rec {
+class TimerConfig;
+}
+
 // A time window to open (docs/scale.md "Windowed opening"): [beginNs, endNs] relative to the
 // whole job's origin in `mode` (the same times `--range` and the CSV use).
 struct LoadWindow
@@ -157,6 +161,16 @@ public:
     static SplitClocks splitClocks(const LoadOptions &options, const std::string &configPath,
                                    const std::string &configText,
                                    const std::vector<std::string> &inputs);
+    // The training process's side of `event_store` (recorder/logstorewriter.h): installs
+    // writeLogStore as the recorder's LogStoreWriter. A program that records with the recorder
+    // and links the loader calls it once at start-up (the Python module does when imported).
+    static void installLogStoreWriter();
+    // One closed log's index and event store, written as a full load of its job would write
+    // them (StoredLog: the same parse, files and checks). False and *error when they could not
+    // be written (the log is not usable, it changed while it was read, no cache place takes
+    // them). Never throws.
+    static bool writeLogStore(const std::string &log, const rec::TimerConfig &config,
+                              std::string *error);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn = {}, bool correct = true,
                                    bool alignCollectives = true);
