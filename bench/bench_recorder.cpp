@@ -79,9 +79,10 @@ void TwoClockReads(benchmark::State &state)
 }
 BENCHMARK(TwoClockReads)->UseManualTime()->MinTime(1.0);
 
-void StartEndPair(benchmark::State &state)
+// The pair's timed loop on a client of the config at `config` writing `log`.
+void pairLoop(benchmark::State &state, const std::string &config, const std::string &log)
 {
-    FileTimerClient client(benchDir() + "/timer_config.json", benchDir() + "/pair.log");
+    FileTimerClient client(config, log);
     for (auto _ : state) {
         const double t0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
         for (int i = 0; i < kBatch; ++i) {
@@ -95,6 +96,11 @@ void StartEndPair(benchmark::State &state)
     state.counters["dropped"] = double(client.stats().dropped);
     state.counters["per_op"] = benchmark::Counter(
         kBatch, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void StartEndPair(benchmark::State &state)
+{
+    pairLoop(state, benchDir() + "/timer_config.json", benchDir() + "/pair.log");
 }
 BENCHMARK(StartEndPair)->UseManualTime()->MinTime(1.0);
 
@@ -189,20 +195,7 @@ void StartEndPairWithEventStore(benchmark::State &state)
     const std::string dir = benchDir() + "/store";
     std::filesystem::create_directories(dir);
     std::ofstream(dir + "/timer_config.json") << R"({"buffer_events": 65536, "event_store": true})";
-    FileTimerClient client(dir + "/timer_config.json", dir + "/pair.log");
-    for (auto _ : state) {
-        const double t0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
-        for (int i = 0; i < kBatch; ++i) {
-            client.startEvent("forward");
-            client.endEvent("forward");
-        }
-        state.SetIterationTime(cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - t0);
-        client.flush();
-    }
-    client.close();
-    state.counters["dropped"] = double(client.stats().dropped);
-    state.counters["per_op"] = benchmark::Counter(
-        kBatch, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    pairLoop(state, dir + "/timer_config.json", dir + "/pair.log");
 }
 BENCHMARK(StartEndPairWithEventStore)->UseManualTime()->MinTime(1.0);
 
