@@ -157,6 +157,11 @@ public:
     static SplitClocks splitClocks(const LoadOptions &options, const std::string &configPath,
                                    const std::string &configText,
                                    const std::vector<std::string> &inputs);
+    // The job's event kinds (categories, colours, collectives: the full load's rule, which
+    // reads the whole job's names) on a timeline put together from a split load's parts
+    // (DiagnosisPart::timeline); `configPath`/`configText` as splitInputs gave them.
+    static void splitKinds(Timeline &timeline, const std::string &configPath,
+                           const std::string &configText, const std::string &alignOn);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn = {}, bool correct = true,
                                    bool alignCollectives = true);
