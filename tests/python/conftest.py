@@ -125,6 +125,24 @@ def needs_distributed():
                                "(Debian: python3-distributed python3-dask)")
 
 
+def syncline_cli(bin_dir, *args, ok=(0,)):
+    """`syncline ARGS... -q`, its status one of `ok` (else the test fails with its stderr)."""
+    r = subprocess.run([str(bin_dir / "syncline"), *args, "-q"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode in ok, r.stderr
+    return r
+
+
+def dask_tasks_ran_on(ts, fn):
+    """{worker address: how many tasks of `fn` ran there} from a distributed task stream (the
+    syncline.dask tasks' keys start with their function's name)."""
+    ran = {}
+    for t in ts.data:
+        if t["key"].startswith(fn + "-"):
+            ran[t["worker"]] = ran.get(t["worker"], 0) + 1
+    return ran
+
+
 def torch_available():
     """Whether PyTorch is installed, found without importing it into this process (importing
     it here would put its threads under this process's own exit-time leak check)."""

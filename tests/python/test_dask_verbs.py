@@ -20,7 +20,7 @@ import pytest
 import syncline
 from syncline import _core
 
-from conftest import needs_distributed
+from conftest import dask_tasks_ran_on as ran_on, needs_distributed, syncline_cli as cli
 
 
 
@@ -57,13 +57,6 @@ def jobs(tmp_path_factory, bin_dir):
                 kept = [ln for ln in f if not ln.startswith(b'{"t":"sync"')]
             (unsynced / log).write_bytes(b"".join(kept))
     return {"a": a, "b": b, "restarted": str(restarted), "unsynced": str(unsynced)}
-
-
-def cli(bin_dir, *args, ok=(0,)):
-    r = subprocess.run([str(bin_dir / "syncline"), *args, "-q"], capture_output=True,
-                       text=True, timeout=120)
-    assert r.returncode in ok, r.stderr
-    return r
 
 
 def cli_csv(bin_dir, tmp_path, verb, *args):
@@ -163,14 +156,6 @@ def test_export_split_equals_cli(jobs, bin_dir, tmp_path):
     assert text.count("\n") > 1000
     with pytest.raises(ValueError, match="expected START:END"):
         _core._split_parse_range("5s:1s")
-
-
-def ran_on(ts, fn):
-    ran = {}
-    for t in ts.data:
-        if t["key"].startswith(fn + "-"):
-            ran[t["worker"]] = ran.get(t["worker"], 0) + 1
-    return ran
 
 
 def test_localcluster_compare_and_export(jobs, bin_dir, tmp_path):
