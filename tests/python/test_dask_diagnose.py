@@ -6,7 +6,8 @@ defaults), the same job without sync samples (aligned on collectives only), with
 so the collective names' order, are the full load's only when the parts' names are interned in
 the timeline's order). (1) The split's C++ steps in this process (each log's part with its own
 worker's clocks; damaged parts refused); (2) on a LocalCluster of 2 worker processes, the tasks
-seen on both workers, and through `python3 -m syncline.dask diagnose --scheduler`. Cost: about 12 s on 2 idle cores (the job ~1 s, in process ~3 s, the cluster
+seen on both workers, through `python3 -m syncline.dask diagnose --scheduler` and `syncline
+diagnose --dask`. Cost: about 12 s on 2 idle cores (the job ~1 s, in process ~3 s, the cluster
 ~5 s to start and stop, each command ~2 s to import distributed). (2) skips, saying why, without
 dask.distributed or under ASan."""
 import json
@@ -137,7 +138,8 @@ def test_localcluster_diagnose(jobs, bin_dir, tmp_path):
         assert sd.diagnose(jobs["reordered"], client, step="step", range="50ms:300ms") == \
             json.loads(cli(bin_dir, "diagnose", jobs["reordered"], "--json", "--step", "step",
                            "--range", "50ms:300ms").stdout)
-        # The module's command line against this scheduler: the CLI's stdout and status.
+        # The module's command line against this scheduler, and `syncline diagnose --dask`
+        # (which runs it): the CLI's stdout and status.
         address = cluster.scheduler_address
         args = ["--ranks", "1-13", "--range", "0.1s:0.5s", "--raw"]
         want = cli(bin_dir, "diagnose", jobs["unsynced"], *args).stdout
@@ -146,3 +148,7 @@ def test_localcluster_diagnose(jobs, bin_dir, tmp_path):
                            timeout=120)
         assert r.returncode == 0, r.stderr
         assert r.stdout == want
+        r = cli(bin_dir, "diagnose", job, "--json", "--step", "backward", "--dask", address)
+        assert r.stdout == cli(bin_dir, "diagnose", job, "--json", "--step", "backward").stdout
+        r = cli(bin_dir, "diagnose", job, "--no-correct", "--dask", address, ok=(2,))
+        assert "--dask takes the corrected or raw clock only" in r.stderr
