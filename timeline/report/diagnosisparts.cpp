@@ -1,5 +1,6 @@
 #include "timeline/report/diagnosisparts.h"
 
+#include "timeline/model/collectiveinstances.h"
 #include "timeline/model/collectivenames.h"
 #include "timeline/report/diagnosis.h"
 #include "timeline/report/partcodec.h"
@@ -57,6 +58,16 @@ std::vector<uint8_t> keptEvents(const EventTrack &t, const std::vector<int> &key
         if (keep[i] && t.parent[i] >= 0)
             keep[size_t(t.parent[i])] = 1;
     return keep;
+}
+
+// Whether a collective's args say anything CollectiveInstances reads (a process group and
+// sequence number, or `failed`): other args are left out (an event without them is keyed and
+// judged the same).
+bool instanceArgs(std::string_view json)
+{
+    std::string group;
+    int64_t sequence = 0;
+    return CollectiveInstances::groupAndSequence(json, group, sequence) || argsSayFailed(json);
 }
 
 void writeMap(PartWriter &o, const sync::ClockMap &m)
@@ -160,7 +171,8 @@ DiagnosisPart DiagnosisPart::of(const Timeline &tl, size_t w, std::string_view s
             out.parent.push_back(t.parent[i] >= 0 ? index[size_t(t.parent[i])] : -1);
             uint16_t flags = t.flags[i] & uint16_t(~EventHasArgs);
             const int64_t args = (t.flags[i] & EventHasArgs) ? t.argsId(uint32_t(i)) : -1;
-            if (collective[id] && args >= 0 && size_t(args) < tl.args.size()) {
+            if (collective[id] && args >= 0 && size_t(args) < tl.args.size() &&
+                instanceArgs(tl.args.text(uint32_t(args)))) {
                 auto [it, added] = argIds.try_emplace(uint32_t(args), uint32_t(p.args.size()));
                 if (added)
                     p.args.emplace_back(tl.args.text(uint32_t(args)));

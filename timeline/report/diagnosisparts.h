@@ -18,8 +18,9 @@
 //    (a step's children: the critical path's compute by name);
 //  - every complete event whose name can be a collective (the load's kinds, or a name
 //    CollectiveNames recognises in either of its modes: the job may rule otherwise than the
-//    log alone), with its args (the instance key, `failed`), and every event at a depth a
-//    collective has on its track (its siblings: the compute before it by name, without steps);
+//    log alone), with its args when they name a process group and sequence number or say
+//    `failed` (what CollectiveInstances reads), and every event at a depth a collective has on
+//    its track (its siblings: the compute before it by name, without steps);
 //  - the ancestors of all these, so depth and parent are the worker's own.
 // Names with complete events on a thread track of which none was a step candidate are listed
 // (`partial`): when the job's step key turns out to be one of them (a key outermost on another
@@ -42,7 +43,7 @@ struct DiagnosisPart
 {
     Worker worker;                  // tracks' name ids index `names`, args ids index `args`
     std::vector<std::string> names; // the log's name table, id order (id 0 is "")
-    std::vector<std::string> args;  // the kept collectives' args texts
+    std::vector<std::string> args;  // the kept collectives' args texts (those read)
     std::vector<uint32_t> partial;  // name ids (ascending) of names not kept whole
 
     // Worker `worker` of a loaded timeline (one log loaded alone, its kinds the job's config's);

@@ -4,7 +4,8 @@
 // document of the whole job's load: on a job whose ranks use their names in different orders
 // (the name ids and the detected step's tie-break), with a straggler, a range and a step
 // name; a step key outermost on some ranks and nested on another (that part does not hold it,
-// and holds it once made with the step's name); the encoding round trips; every truncation,
+// and holds it once made with the step's name); collectives paired by process group and
+// sequence, one failed (only those args travel); the encoding round trips; every truncation,
 // flipped bytes and garbage are refused or decoded safely, never a crash.
 #include "tests/timeline/testlogs.h"
 
@@ -28,7 +29,10 @@ constexpr int64_t kMs = 1000000;
 // `backward` before `forward` (its names in another order), rank 0 has an outermost `eval`
 // twice (a step candidate that loses). With `nestedOn` ≥ 0, that rank's steps lie inside an
 // outermost `epoch`.
-void writeJob(const std::string &dir, int ranks, int nestedOn = -1)
+// With `groups`, each all_reduce carries a process group and sequence number (rank 1's count
+// from 1, so instances pair by sequence, not by occurrence), another arg that is read by
+// nothing, and rank 0's sixth says `failed`.
+void writeJob(const std::string &dir, int ranks, int nestedOn = -1, bool groups = false)
 {
     for (int r = 0; r < ranks; ++r) {
         std::string log = testlogs::header(r);
@@ -49,7 +53,12 @@ void writeJob(const std::string &dir, int ranks, int nestedOn = -1)
                    testlogs::complete(s, kMs, 1, "matmul") +
                    testlogs::complete(s + kMs, kMs, 1, "matmul") + testlogs::end(f, 1, "forward") +
                    testlogs::complete(f, b - f, 1, "backward") +
-                   testlogs::begin(b, 1, "all_reduce") +
+                   testlogs::begin(
+                       b, 1, "all_reduce",
+                       !groups ? std::string()
+                               : "{\"group\":\"pg0\",\"seq\":" + std::to_string(k + (r == 1)) +
+                                     ",\"bytes\":" + std::to_string(1000 + k) +
+                                     (r == 0 && k == 5 ? ",\"failed\":true}" : "}")) +
                    testlogs::end(s + 15 * kMs, 1, "all_reduce") +
                    testlogs::end(s + 16 * kMs, 1, "step");
         }
@@ -139,6 +148,7 @@ class TstDiagnosisParts : public QObject
 
 private slots:
     void partsGiveTheWholeJobsDocument();
+    void collectivesByGroupAndFailed();
     void stepNestedOnOneRank();
     void roundTrip();
     void damagedPartsAreRefused();
@@ -185,6 +195,28 @@ void TstDiagnosisParts::partsGiveTheWholeJobsDocument()
     for (const Worker &w : tl->workers)
         for (const EventTrack &t : w.tracks)
             QVERIFY(std::find(t.nameId.begin(), t.nameId.end(), matmul) == t.nameId.end());
+}
+
+void TstDiagnosisParts::collectivesByGroupAndFailed()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    writeJob(d, 3, -1, true);
+    std::vector<DiagnosisPart> all = decoded(parts(d));
+    // Only the args CollectiveInstances reads travel: every one names its group here.
+    QCOMPARE(all[0].args.size(), size_t(12));
+    DiagnoseQuery q;
+    q.cells = false;
+    const std::string expected = whole(d, q);
+    QCOMPARE(document(*joined(all), q), expected);
+    // Paired by sequence: rank 1's k-th is the others' (k+1)-th, so it takes part in 11 (its
+    // last is alone) and waits long; rank 0's failed one is none of its instances.
+    QVERIFY(expected.find("\"collectives\": {\"names\": [\"all_reduce\"], \"instances\": 12,") !=
+            std::string::npos);
+    QVERIFY(expected.find("{\"rank\": 0, \"blame_ns\": 0, \"times_last\": 0, \"wait_ns\": "
+                          "44000000, \"instances\": 11,") != std::string::npos);
+    QVERIFY(expected.find("{\"rank\": 1, \"blame_ns\": 0, \"times_last\": 0, \"wait_ns\": "
+                          "264000000, \"instances\": 11,") != std::string::npos);
 }
 
 void TstDiagnosisParts::stepNestedOnOneRank()
