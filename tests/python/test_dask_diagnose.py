@@ -1,7 +1,8 @@
 """syncline.dask's `diagnose` equals `syncline diagnose` byte for byte: its --json document (and
 its text) on a 16-worker simulated job with a slow rank (sync samples, collectives aligned: the
-defaults), the same job without sync samples (aligned on collectives only), with --range,
---step, --ranks, --raw and --no-align, and a job whose logs meet their names in different orders
+defaults), the same job without sync samples (aligned on collectives only) and with a restart of
+one rank cut short (a second generation, an unclosed worker); with --range, --step, --ranks,
+--raw, --no-align and --align-on, and a job whose logs meet their names in different orders
 (rank 0 records its `barrier` after the first `allreduce`, the others before it: the name ids,
 so the collective names' order, are the full load's only when the parts' names are interned in
 the timeline's order). (1) The split's C++ steps in this process (each log's part with its own
@@ -12,6 +13,7 @@ diagnose --dask`. Cost: about 12 s on 2 idle cores (the job ~1 s, in process ~3 
 dask.distributed or under ASan."""
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -56,7 +58,18 @@ def jobs(tmp_path_factory, bin_dir):
                                                                                     tid)
         at = first_end + 1 if log == "timer_events.0.log" else 3  # after the thread records
         (reordered / log).write_bytes(b"".join(lines[:at] + [barrier] + lines[at:]))
-    return {"job": job, "unsynced": str(unsynced), "reordered": str(reordered)}
+    # A restart of rank 3: its log again as restart 1, cut at two thirds (open events, no close
+    # record): a second generation and an unclosed worker.
+    restarted = root / "restarted"
+    restarted.mkdir()
+    for log in os.listdir(job):
+        if log.endswith(".log"):
+            (restarted / log).write_bytes((pathlib.Path(job) / log).read_bytes())
+    lines = (restarted / "timer_events.3.log").read_bytes().splitlines(keepends=True)
+    lines[0] = lines[0].replace(b'"restart":0', b'"restart":1')
+    (restarted / "timer_events.3.r1.log").write_bytes(b"".join(lines[:len(lines) * 2 // 3]))
+    return {"job": job, "unsynced": str(unsynced), "reordered": str(reordered),
+            "restarted": str(restarted)}
 
 
 def diagnose_in_process(path, ranks=None, align_on="", align=True, clock="corrected", step="",
@@ -99,10 +112,12 @@ def test_diagnose_split_equals_cli(jobs, bin_dir):
             cli(bin_dir, "diagnose", job, "--json", *args).stdout, args
 
 
-def test_diagnose_split_aligned_and_reordered(jobs, bin_dir):
-    for name in ("unsynced", "reordered"):
+def test_diagnose_split_aligned_reordered_restarted(jobs, bin_dir):
+    for name in ("unsynced", "restarted", "reordered"):
         text = cli(bin_dir, "diagnose", jobs[name], "--json").stdout
         assert diagnose_in_process(jobs[name])[0] == text, name
+        if name == "restarted":
+            assert [u["rank"] for u in json.loads(text)["unclosed"]] == [3]
     names = json.loads(text)["collectives"]["names"]
     assert names == ["allreduce", "barrier"]  # rank 0's order: the first worker's names first
 
