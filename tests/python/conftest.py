@@ -1,5 +1,6 @@
 """Shared helpers for the Python tests (run by ctest as `python3 -m pytest -q tests/python`,
 with PYTHONPATH=<build>/python and SYNCLINE_BIN=<build>/bin)."""
+import contextlib
 import json
 import os
 import pathlib
@@ -123,6 +124,21 @@ def needs_distributed():
         pytest.skip("under ASan: distributed's worker processes are not run instrumented")
     return pytest.importorskip("distributed", reason="dask.distributed is not installed "
                                "(Debian: python3-distributed python3-dask)")
+
+
+@contextlib.contextmanager
+def two_dask_workers(tmp_path):
+    """A LocalCluster of 2 worker processes of one thread and 1 GiB (its files under tmp_path)
+    and a Client of it: (cluster, client, the 2 workers' addresses). Skips as
+    needs_distributed() does."""
+    distributed = needs_distributed()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, memory_limit="1GiB",
+                                  local_directory=str(tmp_path / "dask")) as cluster, \
+            distributed.Client(cluster) as client:
+        workers = set(client.scheduler_info()["workers"])
+        assert len(workers) == 2
+        yield cluster, client, workers
 
 
 def syncline_cli(bin_dir, *args, ok=(0,)):

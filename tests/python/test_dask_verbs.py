@@ -20,7 +20,8 @@ import pytest
 import syncline
 from syncline import _core
 
-from conftest import dask_tasks_ran_on as ran_on, needs_distributed, syncline_cli as cli
+from conftest import (dask_tasks_ran_on as ran_on, needs_distributed, syncline_cli as cli,
+                      two_dask_workers)
 
 
 
@@ -162,12 +163,7 @@ def test_localcluster_compare_and_export(jobs, bin_dir, tmp_path):
     distributed = needs_distributed()
     import syncline.dask as sd
     a, b = jobs["a"], jobs["restarted"]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB",
-                                  local_directory=str(tmp_path / "dask")) as cluster, \
-            distributed.Client(cluster) as client:
-        workers = set(client.scheduler_info()["workers"])
-        assert len(workers) == 2
+    with two_dask_workers(tmp_path) as (cluster, client, workers):
         text, csv = cli_csv(bin_dir, tmp_path, "compare", a, b, "--json")
         with distributed.get_task_stream(client=client) as ts:
             assert sd.compare_json(a, b, client) == text
