@@ -70,6 +70,8 @@ bool instanceArgs(std::string_view json)
     return CollectiveInstances::groupAndSequence(json, group, sequence) || argsSayFailed(json);
 }
 
+// A clock map as the diagnosis uses it: the segments' mapping only (their bounds, bands and
+// flags are the viewer's; the worker's bound travels in its clock summary).
 void writeMap(PartWriter &o, const sync::ClockMap &m)
 {
     o.varint(m.segments().size());
@@ -77,10 +79,6 @@ void writeMap(PartWriter &o, const sync::ClockMap &m)
         o.svarint(s.localStart);
         o.svarint(s.globalStart);
         o.f64(s.slope);
-        o.svarint(s.boundNs);
-        o.svarint(s.bandNs);
-        o.svarint(s.assumedBoundNs);
-        o.varint(s.flags);
     }
 }
 
@@ -91,10 +89,6 @@ bool readMap(PartReader &in, sync::ClockMap &m)
         s.localStart = in.svarint();
         s.globalStart = in.svarint();
         s.slope = in.f64();
-        s.boundNs = in.svarint();
-        s.bandNs = in.svarint();
-        s.assumedBoundNs = in.svarint();
-        s.flags = uint32_t(in.varint());
         if (!in.ok || !std::isfinite(s.slope) || s.slope <= 0)
             return false;
     }

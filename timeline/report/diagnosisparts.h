@@ -6,11 +6,13 @@
 //
 // What a part holds: the worker's identity (rank, restart, world size, run id, source kind, its
 // close record and last local time: generations and unclosed workers), its clock summary
-// (method, bounds) and both clock maps; the log's names in its own order (all of them: the
-// merge interns them part after part, as the full load interns each file's names, so the ids
-// and the orders that follow from them — the collective names listed, the step detection's
-// tie-break — come out the same); and per track (every track, so track indices stay) only
-// these events, with their local times, name, depth and flags:
+// (method, bounds) and both clock maps (their segments' mapping); the log's names in its own
+// order (all of them: the merge interns them part after part in the timeline's order, which
+// is the order in which the full load interns each file's names — by rank, restart and file,
+// a log without a rank after them all with the next free rank —, so the ids and the orders
+// that follow from them — the collective names listed, the step detection's tie-break — come
+// out the same); and per track (every track, so track indices stay) only these events, with
+// their local times, name, depth and flags:
 //  - the first event (the job's origin, Timeline::earliestStart, is read from tracks' first);
 //  - the step candidates: on thread tracks, every complete event of a step key (Diagnoser::
 //    stepKey) that is outermost somewhere on the worker, is the config's "step" kind or is the
