@@ -8,8 +8,8 @@ so the collective names' order, are the full load's only when the parts' names a
 the timeline's order). (1) The split's C++ steps in this process (each log's part with its own
 worker's clocks; damaged parts refused); (2) on a LocalCluster of 2 worker processes, the tasks
 seen on both workers, through `python3 -m syncline.dask diagnose --scheduler` and `syncline
-diagnose --dask`. Cost: about 12 s on 2 idle cores (the job ~1 s, in process ~3 s, the cluster
-~5 s to start and stop, each command ~2 s to import distributed). (2) skips, saying why, without
+diagnose --dask`. Cost: about 6 s on 2 idle cores, 13 s beside a build (the job and the in-process
+checks ~1 s, the cluster ~3 s to start and stop, each command ~1 s to import distributed). (2) skips, saying why, without
 dask.distributed or under ASan."""
 import json
 import os
