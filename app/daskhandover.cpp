@@ -111,4 +111,18 @@ int runExportOnDask(const JobArgs &args, const std::string &csv, bool otherOutpu
     return handOver("export", args, address, extra);
 }
 
+int runDiagnoseOnDask(const JobArgs &args, bool json, const LoadWindow &range,
+                      const std::string &step, const std::string &address)
+{
+    std::vector<std::string> extra;
+    if (json)
+        extra.push_back("--json");
+    if (!step.empty())
+        extra.push_back("--step=" + step); // one word: a name may start with '-'
+    if (range.use)
+        extra.push_back("--range=" + std::to_string(range.beginNs) + ":" +
+                        std::to_string(range.endNs));
+    return handOver("diagnose", args, address, extra);
+}
+
 } // namespace syncline::app

@@ -1,5 +1,5 @@
-// daskhandover — `syncline stats --json --dask ADDRESS` and `syncline export --csv FILE --dask
-// ADDRESS`: the same document or file computed on a dask.distributed cluster by the Python module
+// daskhandover — `syncline stats --json --dask ADDRESS`, `syncline export --csv FILE --dask
+// ADDRESS` and `syncline diagnose [--json] --dask ADDRESS`: the same document or file computed on a dask.distributed cluster by the Python module
 // syncline.dask (docs/python.md, docs/scale.md "Beyond one machine"). The verb only hands over:
 // it runs the Python the module was built for as `python3 -m syncline.dask VERB PATH...
 // --scheduler ADDRESS [--ranks R] [--align-on P] [--no-align] [--raw] [the verb's own options]`,
@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace syncline {
+struct LoadWindow;
+}
+
 namespace syncline::app {
 
 struct JobArgs;
@@ -24,5 +28,9 @@ int runStatsOnDask(const JobArgs &args, bool json, const std::string &address);
 // Usage errors (another output than --csv, --clock wall, --no-correct) print why and give 2.
 int runExportOnDask(const JobArgs &args, const std::string &csv, bool otherOutputs,
                     const std::string &address);
+// `range`: diagnose's --range (ns from the job's earliest event); `step`: its --step ("" when
+// not given). Usage errors (--clock wall, --no-correct) print why and give 2.
+int runDiagnoseOnDask(const JobArgs &args, bool json, const LoadWindow &range,
+                      const std::string &step, const std::string &address);
 
 } // namespace syncline::app

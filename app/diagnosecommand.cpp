@@ -1,10 +1,12 @@
 // `syncline diagnose PATH... [--json] [--range START:END] [--step NAME] [--align-on PATTERN]
-// [--raw]` — which rank holds the job back: steps, collective waits and blame, the critical
-// path and what fixing a culprit would buy (timeline/report/diagnosis.h; the JSON contract is
-// docs/cli.md#diagnose). The job is loaded whole: a windowed load would number collective
+// [--raw] [--dask ADDRESS]` — which rank holds the job back: steps, collective waits and
+// blame, the critical path and what fixing a culprit would buy (timeline/report/diagnosis.h;
+// the JSON contract is docs/cli.md#diagnose). The job is loaded whole: a windowed load would number collective
 // instances from the window's edge, differently on each rank; --range selects the steps and
-// instances that begin inside it.
+// instances that begin inside it. With --dask the same output is computed on a dask.distributed
+// cluster (daskhandover.h).
 #include "command.h"
+#include "daskhandover.h"
 #include "jobargs.h"
 
 #include "timeline/report/diagnosis.h"
@@ -12,6 +14,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace syncline::app {
 
@@ -23,19 +26,22 @@ int run(int argc, char **argv)
     bool json = false;
     LoadWindow range;
     DiagnoseQuery q;
+    std::optional<std::string> dask;
     const int rc = args.parse("diagnose", argc, argv, [&](int &i) {
         const std::string a = argv[i];
         if (a == "--json") {
             json = true;
             return 1;
         }
-        if (a == "--range" || a == "--step") {
+        if (a == "--range" || a == "--step" || a == "--dask") {
             if (i + 1 >= argc) {
                 std::fprintf(stderr, "syncline diagnose: %s: expected a value\n", a.c_str());
                 return -1;
             }
             const std::string value = argv[++i];
-            if (a == "--step") {
+            if (a == "--dask") {
+                dask = value;
+            } else if (a == "--step") {
                 if (value.empty()) {
                     std::fprintf(stderr, "syncline diagnose: --step: expected a name\n");
                     return -1;
@@ -54,6 +60,8 @@ int run(int argc, char **argv)
     });
     if (rc >= 0)
         return rc;
+    if (dask)
+        return runDiagnoseOnDask(args, json, range, q.stepName, *dask);
     auto tl = args.load("diagnose");
     if (!tl)
         return 1;
@@ -79,7 +87,7 @@ int run(int argc, char **argv)
 SYNCLINE_REGISTER_COMMAND((Command{
     "diagnose",
     "diagnose PATH... [--json] [--range START:END] [--step NAME] [--align-on PATTERN] [--clock C] [--raw] "
-    "[--no-correct] [--no-align] [--quiet]",
+    "[--no-correct] [--no-align] [--quiet] [--dask ADDRESS]",
     "Loads the job and says which rank holds it back (docs/straggler.md): the steps (first\n"
     "rank's start to last rank's end), each collective's last arriver and everyone's wait,\n"
     "blame per rank, the critical path per step and, per culprit, the step time if its work\n"
@@ -94,7 +102,11 @@ SYNCLINE_REGISTER_COMMAND((Command{
     "  --raw               on the raw (uncorrected) clocks: no clock bounds, nothing undecided\n"
     "  --no-correct        skip the skew correction (corrected = raw)\n"
     "  --no-align          no alignment on collectives (sync samples and messages only)\n"
-    "  --quiet, -q         no load progress on stderr",
+    "  --quiet, -q         no load progress on stderr\n"
+    "  --dask ADDRESS      the same output computed on the dask.distributed scheduler at\n"
+    "                      ADDRESS (tcp://HOST:8786; docs/scale.md) by the Python module\n"
+    "                      syncline.dask (needs python3-distributed; the logs readable by the\n"
+    "                      cluster's workers at the same paths)",
     run}));
 
 } // namespace syncline::app

@@ -3,7 +3,7 @@
 (docs/scale.md "Beyond one machine").
 
 Run: PYTHONPATH=<build>/python /usr/bin/python3 bench/bench_dask.py JOB --syncline <build>/bin/syncline
-       [--workers 2] [--memory-limit 2GiB] [--runs 1] [--compare-with JOB_B]
+       [--workers 2] [--memory-limit 2GiB] [--runs 1] [--compare-with JOB_B] [--diagnose]
 Prints: the single process's wall time and peak RSS; the cluster's wall time (a LocalCluster of
 N worker processes of one thread each, started before the clock runs), each worker's peak RSS
 against its limit (the process's own ru_maxrss, asked after the run); what moved over the
@@ -12,7 +12,8 @@ to that log's stats task), in all, per log and the largest; the per-log parts (b
 per log, per counted duration), the merges' outputs; and whether the two documents are equal
 byte for byte (exit 1 when not). With --compare-with B: `compare JOB B` and `export JOB --csv`
 through syncline.dask too, with the bytes of their per-log parts and whether each equals the
-CLI's output. Each figure is one run's (with --runs R, every run is printed).
+CLI's output. With --diagnose: `diagnose JOB --json` through syncline.dask, its wall time and
+the CLI's, the bytes of its per-log parts, and whether it equals the CLI's document. Each figure is one run's (with --runs R, every run is printed).
 """
 import argparse
 import json
@@ -119,6 +120,29 @@ def verbs_run(client, exe, job, other, fanin):
     return out
 
 
+def diagnose_run(client, exe, job):
+    """diagnose through syncline.dask, with the bytes of each log's part measured where it is,
+    against `syncline diagnose --json` (timed too)."""
+    t0 = time.perf_counter()
+    j = sd._Job(client, [job], "", True, None, None)
+    entries = j.entries()
+    cfg = j.config_path or None
+    parts = [client.submit(sd._diagnose_part, e, cfg, j.config, "", "", pure=False)
+             for _log, _where, e in entries]
+    part_bytes = client.gather([client.submit(len, f, pure=False) for f in parts])
+    text, lacking, _key = client.submit(sd._diagnose_document, cfg, j.config, "", "corrected",
+                                        "", None, True, *parts, pure=False).result()
+    if text is None:  # parts made again with the step's name: the module's whole run
+        text = sd.diagnose_json(job, client)
+    wall = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    expected = subprocess.run([exe, "diagnose", job, "--json", "-q"], capture_output=True,
+                              text=True, check=True).stdout
+    wall1 = time.perf_counter() - t0
+    log_bytes = sum(os.path.getsize(log) for log, _where, _e in entries)
+    return wall, wall1, part_bytes, log_bytes, len(lacking), len(text), text == expected
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("job")
@@ -130,6 +154,8 @@ def main():
     ap.add_argument("--compare-with", metavar="JOB",
                     help="also compare JOB (run A) with this run B and export JOB's events CSV "
                          "through syncline.dask, measuring the bytes of each verb's parts")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="also diagnose JOB through syncline.dask, measuring its parts' bytes")
     a = ap.parse_args()
     job = os.path.abspath(a.job)
     print(f"machine: {os.cpu_count()} cores; job {job}")
@@ -176,6 +202,15 @@ def main():
                       f"per log, max {max(row_b)}); file {total} bytes; equal to `syncline "
                       f"export --csv`: {v['export_equal']}")
                 equal = equal and v["compare_equal"] and v["export_equal"]
+            if a.diagnose:
+                wall, wall1, part_b, log_b, again, doc, same = diagnose_run(client, a.syncline,
+                                                                            job)
+                print(f"  diagnose: {wall:.2f} s (`syncline diagnose --json`: {wall1:.2f} s); "
+                      f"parts {sum(part_b)} bytes from {len(part_b)} logs "
+                      f"({sum(part_b) / len(part_b):.0f} per log, max {max(part_b)}; "
+                      f"{100 * sum(part_b) / log_b:.1f} % of the logs), {again} made again; "
+                      f"document {doc} bytes; equal to `syncline diagnose --json`: {same}")
+                equal = equal and same
     return 0 if equal else 1
 
 

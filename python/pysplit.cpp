@@ -7,6 +7,9 @@
 #include "timeline/load/openfilelimit.h"
 #include "timeline/report/compareparts.h"
 #include "timeline/report/csvexporter.h"
+#include "timeline/report/diagnosis.h"
+#include "timeline/report/diagnosisexporter.h"
+#include "timeline/report/diagnosisparts.h"
 #include "timeline/report/statsparts.h"
 
 #include <pybind11/stl.h>
@@ -99,11 +102,13 @@ pyb::list clocks(const pyb::list &parts, const std::string &configPath,
 // One log loaded alone with its worker's clocks (and the job's config, when given: the event
 // kinds a load of the whole job gives it), its worker given the whole job's rank.
 std::shared_ptr<Timeline> loadPart(const std::string &log, const std::string &plan, int rank,
-                                   const pyb::object &configPath, const std::string &config)
+                                   const pyb::object &configPath, const std::string &config,
+                                   const std::string &alignOn = {})
 {
     LoadOptions o;
     o.paths = {log};
     o.clockPlan = plan;
+    o.alignOn = alignOn; // the names it marks are collectives, as in the whole job's load
     if (!configPath.is_none())
         o.splitConfig = std::make_pair(configPath.cast<std::string>(), config);
     const LoadResult r = loadReleased(o);
@@ -295,6 +300,76 @@ pyb::bytes statsPart(const std::string &log, const std::string &plan, int rank,
 
 StatsParts decoded(const pyb::handle &b) { return decodedPart<StatsParts>(b); }
 
+// One log loaded alone with its worker's clocks, the job's config and --align-on (the kinds a
+// load of the whole job gives its names): its diagnose part, encoded. `step`: the --step name,
+// or the job's step key when a first part did not hold it whole ("" to detect).
+pyb::bytes diagnosePart(const std::string &log, const std::string &plan, int rank,
+                        const pyb::object &configPath, const std::string &config,
+                        const std::string &alignOn, const std::string &step)
+{
+    const std::shared_ptr<Timeline> tl = loadPart(log, plan, rank, configPath, config, alignOn);
+    if (tl->workers.size() != 1)
+        throw LoadError("syncline.dask: " + log + ": not one worker's log");
+    std::string bytes;
+    {
+        pyb::gil_scoped_release release;
+        bytes = DiagnosisPart::of(*tl, 0, step).encode();
+    }
+    return pyb::bytes(bytes);
+}
+
+// The job's diagnose parts (in the timeline's order) put together and diagnosed as `syncline
+// diagnose` does: (its --json document, or its text, [], ""); or, when the job's step key is
+// one that some parts did not keep whole, (None, [their indices], the key): the caller makes
+// those parts again with that step name.
+pyb::tuple diagnose(const pyb::list &parts, const pyb::object &configPath,
+                    const std::string &config, const std::string &alignOn,
+                    const std::string &clock, const std::string &step, const pyb::object &range,
+                    bool json)
+{
+    DiagnoseQuery q;
+    q.mode = modeOf(clock);
+    q.stepName = step;
+    q.cells = false; // the heat map's cells: the viewer's
+    q.threads = 1;   // one task, one core
+    std::pair<int64_t, int64_t> window;
+    if (!range.is_none())
+        window = range.cast<std::pair<int64_t, int64_t>>();
+    std::vector<DiagnosisPart> all;
+    for (pyb::handle h : parts)
+        all.push_back(decodedPart<DiagnosisPart>(h));
+    const std::string path = configPath.is_none() ? std::string() : configPath.cast<std::string>();
+    std::string text, key;
+    std::vector<size_t> lacking;
+    {
+        pyb::gil_scoped_release release;
+        const std::shared_ptr<Timeline> tl = DiagnosisPart::timeline(all);
+        JobLoader::splitKinds(*tl, path, config, alignOn);
+        if (!range.is_none()) {
+            q.useRange = true;
+            q.beginNs = tl->originNs(q.mode) + window.first;
+            q.endNs = tl->originNs(q.mode) + window.second;
+        }
+        const Diagnosis d = Diagnoser::run(*tl, q);
+        for (size_t i = 0; i < all.size() && !d.stepName.empty(); ++i)
+            if (!all[i].holdsStep(d.stepName))
+                lacking.push_back(i);
+        if (lacking.empty()) {
+            std::ostringstream out;
+            if (json)
+                DiagnosisExporter::writeJson(*tl, d, out);
+            else
+                DiagnosisExporter::writeText(*tl, d, out);
+            text = out.str();
+        } else {
+            key = d.stepName;
+        }
+    }
+    if (!lacking.empty())
+        return pyb::make_tuple(pyb::none(), pyb::cast(lacking), key);
+    return pyb::make_tuple(text, pyb::list(), key);
+}
+
 std::string statsJson(const pyb::bytes &part)
 {
     const StatsParts p = decoded(part);
@@ -340,6 +415,14 @@ void PySplit::bind(pyb::module_ &m)
           "One log's events CSV rows (bytes, no header).");
     m.def("_split_csv_header", [] { return std::string(CsvExporter::kHeader) + "\n"; },
           "The events CSV's header line.");
+    m.def("_split_diagnose_part", &diagnosePart, "log"_a, "clocks"_a, "rank"_a,
+          "config_path"_a, "config"_a, "align_on"_a = "", "step"_a = "",
+          "One log's diagnose part (bytes), with its worker's clocks.");
+    m.def("_split_diagnose", &diagnose, "parts"_a, "config_path"_a, "config"_a,
+          "align_on"_a = "", "clock"_a = "corrected", "step"_a = "", "range"_a = pyb::none(),
+          "json"_a = true,
+          "(`syncline diagnose [--json]` text, [], \"\") of the job's diagnose parts, or (None, "
+          "[indices of the parts to make again], the step name to make them with).");
     m.def("_split_parse_range", &parseRange, "text"_a,
           "(start, end) ns of a --range START:END text.");
 }

@@ -1,12 +1,13 @@
-"""syncline.dask — a job's statistics, two runs' comparison and the events CSV computed on a
-dask.distributed cluster (docs/python.md, docs/scale.md "Beyond one machine").
+"""syncline.dask — a job's statistics, two runs' comparison, the events CSV and the diagnosis
+computed on a dask.distributed cluster (docs/python.md, docs/scale.md "Beyond one machine").
 
 Each verb gives exactly what the CLI prints or writes for the same job on one machine:
 ``stats`` / ``stats_json`` what ``syncline stats --json`` prints (a dict / the text, byte for
 byte), ``compare`` / ``compare_json`` what ``syncline compare A B --json`` prints, ``export``
-/ ``export_csv`` what ``syncline export PATH... --csv FILE [--range START:END]`` writes. Every
-step is C++ (``syncline._core``'s ``_split_*`` entry points over JobLoader, StatsParts,
-CompareRunPart and CsvExporter); this module only places the tasks. For each job:
+/ ``export_csv`` what ``syncline export PATH... --csv FILE [--range START:END]`` writes,
+``diagnose`` / ``diagnose_json`` what ``syncline diagnose --json`` prints. Every step is C++
+(``syncline._core``'s ``_split_*`` entry points over JobLoader, StatsParts, CompareRunPart,
+CsvExporter, DiagnosisPart and Diagnoser); this module only places the tasks. For each job:
 
 1. the inputs: the paths resolved into the job's logs (and its timer_config.json, sent on as
    bytes), where the paths are readable;
@@ -24,8 +25,14 @@ CompareRunPart and CsvExporter); this module only places the tasks. For each job
      and the anchor's starts per rank (CompareRunPart);
    - export: first the log's earliest event (the CSV's times count from the job's earliest),
      then its CSV rows (only those overlapping ``range``);
+   - diagnose: what the diagnosis reads of its worker (DiagnosisPart: the step candidates and
+     their children, the collectives with their args and siblings, the ancestors of those; the
+     log's names in its order; its clocks);
 5. stats and compare: a tree of merges (``fanin`` parts at a time) on the workers, then the
-   document; export: the rows written here, log after log in the timeline's order.
+   document; export: the rows written here, log after log in the timeline's order; diagnose:
+   one task puts every part together in the timeline's order and writes the document (when
+   the job's step is a name some logs hold only below other events, their parts are made again
+   with that name first).
 
 Each log is read only by its own tasks (2 and 4). Without ``workers=``, those may run on any
 worker (a shared file system, or a cluster of one machine); with ``workers={path: address}``
@@ -34,7 +41,8 @@ node-local disks is read where each part lies. ``import syncline`` never imports
 dask.
 
 Command line: ``python3 -m syncline.dask stats JOB...``, ``compare A B [--anchor NAME[:K]]
-[--fail-if COND]... [--csv FILE]`` and ``export JOB... --csv FILE [--range START:END]``, each with
+[--fail-if COND]... [--csv FILE]``, ``export JOB... --csv FILE [--range START:END]`` and
+``diagnose JOB... [--json] [--range START:END] [--step NAME]``, each with
 ``[--scheduler tcp://HOST:8786] [--on PATH=ADDRESS]... [--workers N] [--memory-limit 2GiB]
 [--ranks 0-63,512] [--align-on P] [--no-align] [--raw]``: stdout, files and exit status as the
 CLI's verb (a LocalCluster of N worker processes without --scheduler).
@@ -58,7 +66,7 @@ except ImportError as _e:  # said once, clearly (from a shell: one line and stat
 from . import _core
 
 __all__ = ["stats", "stats_json", "compare", "compare_json", "export", "export_csv",
-           "local_client"]
+           "diagnose", "diagnose_json", "local_client"]
 
 
 def _inputs(paths, ranks):
@@ -112,6 +120,16 @@ def _csv_part(entry, clock, config_path, config, origin, range_ns):
     log, rank, clocks = entry
     return _core._split_csv_part(log, clocks, rank, clock, config_path, config, origin,
                                  range_ns)
+
+
+def _diagnose_part(entry, config_path, config, align_on, step):
+    log, rank, clocks = entry
+    return _core._split_diagnose_part(log, clocks, rank, config_path, config, align_on, step)
+
+
+def _diagnose_document(config_path, config, align_on, clock, step, range_ns, as_json, *parts):
+    return _core._split_diagnose(list(parts), config_path, config, align_on, clock, step,
+                                 range_ns, as_json)
 
 
 def local_client(n_workers=2, memory_limit="auto"):
@@ -361,6 +379,55 @@ def export_csv(paths, client=None, **options):
     return buf.getvalue().decode()
 
 
+def _diagnose(paths, client, as_json, step, range, align_on, align, clock, ranks, n_workers,
+              memory_limit, workers):
+    clock = _clock(clock)
+    ranks = _ranks(ranks)
+    range_ns = _range_ns(range)
+    if step is not None and not str(step):
+        raise ValueError("--step: expected a name")
+    step = "" if step is None else str(step)
+
+    def run(client):
+        job = _Job(client, paths, align_on, align, ranks, workers)
+        config_path = job.config_path or None
+        entries = job.entries()
+        parts = [_submit(client, where, _diagnose_part, entry, config_path, job.config, align_on,
+                         step, log=log) for log, where, entry in entries]
+        for _round in (1, 2):  # ``range`` is the option here
+            text, lacking, key = client.submit(_diagnose_document, config_path, job.config,
+                                               align_on, clock, step, range_ns, as_json, *parts,
+                                               pure=False).result()
+            if text is not None:
+                return text
+            # The job's step is a name these logs hold only below other events: their parts
+            # again, keeping it whole.
+            for i in lacking:
+                log, where, entry = entries[i]
+                parts[i] = _submit(client, where, _diagnose_part, entry, config_path, job.config,
+                                   align_on, key, log=log)
+        raise ValueError("the step %r is still missing from parts made with it" % key)
+
+    return _run(client, n_workers, memory_limit, run)
+
+
+def diagnose_json(paths, client=None, *, step=None, range=None, align_on="", align=True,
+                  clock="corrected", ranks=None, n_workers=2, memory_limit="auto", workers=None):
+    """The ``syncline diagnose --json`` text of the job at ``paths``, computed on ``client`` as
+    ``stats_json`` computes one job: each log's diagnose part (what the diagnosis reads of its
+    worker) made where the log is, the document made from all of them by one task. ``step``: the
+    step event's name (``--step``; None: detected); ``range``: "START:END" as ``--range`` takes
+    it, or (start, end) in ns from the job's earliest event: only the steps and collectives that
+    begin in it. Other options as ``stats_json``'s."""
+    return _diagnose(paths, client, True, step, range, align_on, align, clock, ranks, n_workers,
+                     memory_limit, workers)
+
+
+def diagnose(paths, client=None, **options):
+    """``syncline diagnose --json`` of the job as a dict (``diagnose_json``'s text, parsed)."""
+    return json.loads(diagnose_json(paths, client, **options))
+
+
 def _main(argv):
     import argparse
 
@@ -368,7 +435,7 @@ def _main(argv):
         prog="python3 -m syncline.dask",
         description="syncline on a dask.distributed cluster: each verb prints or writes what "
                     "the syncline CLI's does for the job (stats --json, compare --json, "
-                    "export --csv).")
+                    "export --csv, diagnose [--json]).")
     sub = parser.add_subparsers(dest="verb", required=True)
     verbs = {
         "stats": sub.add_parser("stats", help="per-name duration statistics (syncline stats "
@@ -376,6 +443,8 @@ def _main(argv):
         "compare": sub.add_parser("compare", help="two runs compared (syncline compare A B "
                                   "--json)"),
         "export": sub.add_parser("export", help="the events CSV (syncline export --csv FILE)"),
+        "diagnose": sub.add_parser("diagnose", help="which rank holds the job back (syncline "
+                                   "diagnose [--json])"),
     }
     for verb, s in verbs.items():
         if verb == "compare":
@@ -388,6 +457,10 @@ def _main(argv):
         if verb == "export":
             s.add_argument("--csv", required=True, metavar="FILE")
             s.add_argument("--range", metavar="START:END")
+        if verb == "diagnose":
+            s.add_argument("--json", action="store_true", help="the JSON document (else text)")
+            s.add_argument("--range", metavar="START:END")
+            s.add_argument("--step", metavar="NAME")
         s.add_argument("--scheduler", metavar="ADDRESS",
                        help="a running scheduler (tcp://HOST:8786); else a LocalCluster")
         s.add_argument("--on", action="append", default=[], metavar="PATH=ADDRESS",
@@ -404,6 +477,14 @@ def _main(argv):
     a = parser.parse_args(argv)
     if a.no_align and a.align_on:
         parser.error("--align-on and --no-align contradict each other")
+    if a.verb == "diagnose":  # the CLI's usage errors, before any work
+        if a.step is not None and not a.step:
+            parser.error("--step: expected a name")
+        if a.range is not None:
+            try:
+                a.range = _core._split_parse_range(a.range)
+            except ValueError as e:
+                parser.error(str(e))
     placement = None
     for on in a.on:
         path, sep, address = on.partition("=")
@@ -426,6 +507,8 @@ def _main(argv):
                 with open(a.csv, "w", encoding="utf-8", newline="") as f:
                     f.write(csv)
             status = 3 if failed else 0
+        elif a.verb == "diagnose":
+            text = _diagnose(a.paths, client, a.json, a.step, a.range, **common)
         else:
             export(a.paths, a.csv, client, range=a.range, **common)
             text = ""

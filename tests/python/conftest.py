@@ -1,5 +1,6 @@
 """Shared helpers for the Python tests (run by ctest as `python3 -m pytest -q tests/python`,
 with PYTHONPATH=<build>/python and SYNCLINE_BIN=<build>/bin)."""
+import contextlib
 import json
 import os
 import pathlib
@@ -123,6 +124,39 @@ def needs_distributed():
         pytest.skip("under ASan: distributed's worker processes are not run instrumented")
     return pytest.importorskip("distributed", reason="dask.distributed is not installed "
                                "(Debian: python3-distributed python3-dask)")
+
+
+@contextlib.contextmanager
+def two_dask_workers(tmp_path):
+    """A LocalCluster of 2 worker processes of one thread and 1 GiB (its files under tmp_path)
+    and a Client of it: (cluster, client, the 2 workers' addresses). Skips as
+    needs_distributed() does."""
+    distributed = needs_distributed()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, memory_limit="1GiB",
+                                  local_directory=str(tmp_path / "dask")) as cluster, \
+            distributed.Client(cluster) as client:
+        workers = set(client.scheduler_info()["workers"])
+        assert len(workers) == 2
+        yield cluster, client, workers
+
+
+def syncline_cli(bin_dir, *args, ok=(0,)):
+    """`syncline ARGS... -q`, its status one of `ok` (else the test fails with its stderr)."""
+    r = subprocess.run([str(bin_dir / "syncline"), *args, "-q"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode in ok, r.stderr
+    return r
+
+
+def dask_tasks_ran_on(ts, fn):
+    """{worker address: how many tasks of `fn` ran there} from a distributed task stream (the
+    syncline.dask tasks' keys start with their function's name)."""
+    ran = {}
+    for t in ts.data:
+        if t["key"].startswith(fn + "-"):
+            ran[t["worker"]] = ran.get(t["worker"], 0) + 1
+    return ran
 
 
 def torch_available():

@@ -23,7 +23,7 @@ import pytest
 import syncline
 from syncline import _core
 
-from conftest import needs_distributed
+from conftest import needs_distributed, two_dask_workers
 
 
 
@@ -150,11 +150,7 @@ def test_localcluster_of_two_processes(job, bin_dir, tmp_path):
     distributed = needs_distributed()
     import syncline.dask as sd
     expected = cli_stats(bin_dir, job)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB",
-                                  local_directory=str(tmp_path / "dask")) as cluster, \
-            distributed.Client(cluster) as client:
-        assert len(client.scheduler_info()["workers"]) == 2
+    with two_dask_workers(tmp_path) as (_cluster, client, _workers):
         with distributed.get_task_stream(client=client) as ts:
             text = sd.stats_json(job, client)
         assert text == expected

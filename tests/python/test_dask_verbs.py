@@ -20,7 +20,8 @@ import pytest
 import syncline
 from syncline import _core
 
-from conftest import needs_distributed
+from conftest import (dask_tasks_ran_on as ran_on, needs_distributed, syncline_cli as cli,
+                      two_dask_workers)
 
 
 
@@ -57,13 +58,6 @@ def jobs(tmp_path_factory, bin_dir):
                 kept = [ln for ln in f if not ln.startswith(b'{"t":"sync"')]
             (unsynced / log).write_bytes(b"".join(kept))
     return {"a": a, "b": b, "restarted": str(restarted), "unsynced": str(unsynced)}
-
-
-def cli(bin_dir, *args, ok=(0,)):
-    r = subprocess.run([str(bin_dir / "syncline"), *args, "-q"], capture_output=True,
-                       text=True, timeout=120)
-    assert r.returncode in ok, r.stderr
-    return r
 
 
 def cli_csv(bin_dir, tmp_path, verb, *args):
@@ -165,24 +159,11 @@ def test_export_split_equals_cli(jobs, bin_dir, tmp_path):
         _core._split_parse_range("5s:1s")
 
 
-def ran_on(ts, fn):
-    ran = {}
-    for t in ts.data:
-        if t["key"].startswith(fn + "-"):
-            ran[t["worker"]] = ran.get(t["worker"], 0) + 1
-    return ran
-
-
 def test_localcluster_compare_and_export(jobs, bin_dir, tmp_path):
     distributed = needs_distributed()
     import syncline.dask as sd
     a, b = jobs["a"], jobs["restarted"]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, memory_limit="1GiB",
-                                  local_directory=str(tmp_path / "dask")) as cluster, \
-            distributed.Client(cluster) as client:
-        workers = set(client.scheduler_info()["workers"])
-        assert len(workers) == 2
+    with two_dask_workers(tmp_path) as (cluster, client, workers):
         text, csv = cli_csv(bin_dir, tmp_path, "compare", a, b, "--json")
         with distributed.get_task_stream(client=client) as ts:
             assert sd.compare_json(a, b, client) == text

@@ -317,6 +317,14 @@ bool LoadWindow::parse(const std::string &text, LoadWindow &w)
     return true;
 }
 
+void JobLoader::splitKinds(Timeline &tl, const std::string &configPath,
+                           const std::string &configText, const std::string &alignOn)
+{
+    EventKindLookup kinds(configOf(configPath, configText));
+    tl.kinds.clear();
+    ClockCorrector::markCollectives(tl, kinds, alignOn);
+}
+
 IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn, bool correct,
                                    bool alignCollectives)

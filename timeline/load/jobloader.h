@@ -171,6 +171,11 @@ public:
     // them). Never throws.
     static bool writeLogStore(const std::string &log, const rec::TimerConfig &config,
                               std::string *error);
+    // The job's event kinds (categories, colours, collectives: the full load's rule, which
+    // reads the whole job's names) on a timeline put together from a split load's parts
+    // (DiagnosisPart::timeline); `configPath`/`configText` as splitInputs gave them.
+    static void splitKinds(Timeline &timeline, const std::string &configPath,
+                           const std::string &configText, const std::string &alignOn);
     static IndexedSpan indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn = {}, bool correct = true,
                                    bool alignCollectives = true);

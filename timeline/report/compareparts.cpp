@@ -3,13 +3,12 @@
 #include "timeline/report/partcodec.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace syncline {
 
 namespace {
 
-constexpr char kMagic[8] = {'S', 'Y', 'N', 'C', 'M', 'P', 'T', '1'};
+constexpr PartMagic kMagic = {'S', 'Y', 'N', 'C', 'M', 'P', 'T', '1'};
 
 } // namespace
 
@@ -32,8 +31,7 @@ CompareRunPart CompareRunPart::of(const Timeline &tl, ClockMode mode, const Comp
 
 std::string CompareRunPart::encode() const
 {
-    PartWriter o;
-    o.bytes.assign(kMagic, 8);
+    PartWriter o(kMagic);
     o.str(stats.encode());
     o.svarint(events);
     o.svarint(beginNs);
@@ -56,20 +54,15 @@ std::string CompareRunPart::encode() const
 
 std::optional<CompareRunPart> CompareRunPart::decode(std::string_view bytes, std::string *why)
 {
-    auto fail = [&](const std::string &m) {
-        if (why)
-            *why = m;
-        return std::nullopt;
-    };
-    if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
-        return fail("not a compare part (bad magic)");
-    PartReader in(bytes.substr(8));
+    PartReader in(bytes, kMagic);
+    if (!in.hasMagic())
+        return refused(why, "not a compare part (bad magic)");
     CompareRunPart p;
     const std::string stats = in.str();
     std::string statsWhy;
     std::optional<StatsParts> s = StatsParts::decode(stats, &statsWhy);
     if (!in.ok || !s)
-        return fail("compare part: " + (in.ok ? statsWhy : std::string("truncated")));
+        return refused(why, "compare part: " + (in.ok ? statsWhy : std::string("truncated")));
     p.stats = std::move(*s);
     p.events = in.svarint();
     p.beginNs = in.svarint();
@@ -86,7 +79,7 @@ std::optional<CompareRunPart> CompareRunPart::decode(std::string_view bytes, std
             last = t = last + in.svarint();
     }
     if (!in.ok || !in.atEnd() || p.anchorK == 0)
-        return fail("truncated or damaged compare part");
+        return refused(why, "truncated or damaged compare part");
     return p;
 }
 

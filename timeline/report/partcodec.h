@@ -1,21 +1,34 @@
 // PartWriter / PartReader — the byte encoding of the parts a split job's tasks send each other
-// (StatsParts, CompareRunPart; docs/scale.md "Beyond one machine"): varints, zigzag varints,
-// length-prefixed strings, raw doubles. A reader that runs past the end or meets a bad varint
-// sets ok = false and reads zeros from then on; count() refuses a count larger than the bytes
-// left (every counted item takes at least one byte), so damaged bytes never allocate much.
+// (StatsParts, CompareRunPart, DiagnosisPart; docs/scale.md "Beyond one machine"): an 8-byte
+// magic that names the kind of part, then varints, zigzag varints, length-prefixed strings, raw
+// doubles. A reader that runs past the end or meets a bad varint sets ok = false and reads zeros
+// from then on; count() refuses a count larger than the bytes left (every counted item takes at
+// least one byte), so damaged bytes never allocate much. refused() is a decode's "no".
 // Threading: values; one per buffer.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace syncline {
 
+using PartMagic = char[8];
+
+// A decode's refusal: *why (when given) says why; nullopt for any part.
+inline std::nullopt_t refused(std::string *why, std::string message)
+{
+    if (why)
+        *why = std::move(message);
+    return std::nullopt;
+}
+
 class PartWriter
 {
 public:
+    explicit PartWriter(const PartMagic &magic) : bytes(magic, sizeof(PartMagic)) {}
     void varint(uint64_t v)
     {
         while (v >= 0x80) {
@@ -43,6 +56,15 @@ class PartReader
 {
 public:
     explicit PartReader(std::string_view b) : m_b(b) {}
+    // The bytes after `magic`; ok = false (and hasMagic() false) when they do not start with it.
+    PartReader(std::string_view b, const PartMagic &magic)
+        : m_magic(b.size() >= sizeof(PartMagic) &&
+                  std::memcmp(b.data(), magic, sizeof(PartMagic)) == 0),
+          m_b(m_magic ? b.substr(sizeof(PartMagic)) : std::string_view())
+    {
+        ok = m_magic;
+    }
+    bool hasMagic() const { return m_magic; }
     bool ok = true;
     uint64_t varint()
     {
@@ -97,6 +119,7 @@ private:
         m_pos = m_b.size();
         return 0;
     }
+    bool m_magic = true;
     std::string_view m_b;
     size_t m_pos = 0;
 };

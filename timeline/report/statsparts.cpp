@@ -3,7 +3,6 @@
 #include "timeline/report/partcodec.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -11,7 +10,7 @@ namespace syncline {
 
 namespace {
 
-constexpr char kMagic[8] = {'S', 'Y', 'N', 'S', 'T', 'P', 'T', '1'};
+constexpr PartMagic kMagic = {'S', 'Y', 'N', 'S', 'T', 'P', 'T', '1'};
 
 StatsRow rowOf(uint32_t name, std::optional<int> rank, const std::vector<int64_t> &v)
 {
@@ -60,8 +59,7 @@ StatsParts StatsParts::of(const Timeline &tl, const StatsQuery &query)
 
 std::string StatsParts::encode() const
 {
-    PartWriter o;
-    o.bytes.assign(kMagic, 8);
+    PartWriter o(kMagic);
     o.varint(workers.size());
     for (const StatsWorker &w : workers) {
         o.svarint(w.rank);
@@ -102,14 +100,9 @@ std::string StatsParts::encode() const
 
 std::optional<StatsParts> StatsParts::decode(std::string_view bytes, std::string *why)
 {
-    auto fail = [&](const char *m) {
-        if (why)
-            *why = m;
-        return std::nullopt;
-    };
-    if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
-        return fail("not a stats part (bad magic)");
-    PartReader in(bytes.substr(8));
+    PartReader in(bytes, kMagic);
+    if (!in.hasMagic())
+        return refused(why, "not a stats part (bad magic)");
     StatsParts p;
     p.workers.resize(in.count());
     for (StatsWorker &w : p.workers) {
@@ -140,7 +133,7 @@ std::optional<StatsParts> StatsParts::decode(std::string_view bytes, std::string
         x.nameId = uint32_t(in.varint());
         x.rank = int(in.svarint());
         if (x.nameId >= p.names.size())
-            return fail("a duration list names no name");
+            return refused(why, "a duration list names no name");
         x.ns.resize(in.count());
         int64_t last = 0;
         for (int64_t &v : x.ns)
@@ -149,7 +142,7 @@ std::optional<StatsParts> StatsParts::decode(std::string_view bytes, std::string
             break;
     }
     if (!in.ok || !in.atEnd())
-        return fail("truncated or damaged stats part");
+        return refused(why, "truncated or damaged stats part");
     return p;
 }
 
