@@ -55,7 +55,10 @@ def cluster_run(client, job, fanin):
               for log in logs]
     input_bytes = sizes(inputs)
     t_inputs = time.perf_counter() - t0
-    clocks = client.submit(sd._clocks, config_path, config, "", True, None, *inputs, pure=False)
+    # As syncline.dask places it: the correction fetches the finished inputs itself.
+    synced = all(client.gather([client.submit(sd._synced, f, pure=False) for f in inputs]))
+    clocks = client.submit(sd._clocks, config_path, config, "", True, None, synced,
+                           [f.key for f in inputs], pure=False)
     n = len(client.submit(sd._logs_of, clocks, pure=False).result())
     t_clocks = time.perf_counter() - t0 - t_inputs
     entries = [client.submit(operator.getitem, clocks, i, pure=False) for i in range(n)]

@@ -70,27 +70,66 @@ pyb::bytes clockInputs(const std::string &log, const std::string &configPath,
     return pyb::bytes(bytes);
 }
 
-// The correction once over every log's clock inputs: [(log, rank, its clocks)].
-pyb::list clocks(const pyb::list &parts, const std::string &configPath,
+// Whether one log's clock inputs are of a usable log with sync samples.
+bool clockInputsSynced(const pyb::bytes &part)
+{
+    char *data = nullptr;
+    Py_ssize_t size = 0;
+    PyBytes_AsStringAndSize(part.ptr(), &data, &size);
+    return JobLoader::clockInputsSynced(std::string_view(data, size_t(size)));
+}
+
+// The correction once over every log's clock inputs: [(log, rank, its clocks)]. `parts`: any
+// iterable of bytes (a list, or a generator that fetches each log's bytes as it is asked for):
+// each is read in place (no copy) and let go of once decoded, before the next is taken.
+// `synced`: every part is of a synced log (clockInputsSynced of each: then the decoded inputs
+// keep only what the correction aligns on).
+pyb::list clocks(const pyb::iterable &parts, const std::string &configPath,
                  const std::string &configText, const std::string &alignOn, bool align,
-                 const pyb::object &ranks)
+                 const pyb::object &ranks, bool synced)
 {
     LoadOptions o;
     o.alignOn = alignOn;
     o.alignCollectives = align;
     o.ranks = PyTimeline::ranksArg(ranks);
     o.threads = 1; // one task, one core
-    std::vector<std::string> bytes;
-    for (pyb::handle h : parts) {
-        if (!pyb::isinstance<pyb::bytes>(h))
-            throw pyb::type_error("syncline.dask: clock inputs must be bytes");
-        bytes.push_back(h.cast<std::string>());
-    }
-    SplitClocks c;
+    pyb::iterator it = pyb::iter(parts);
+    pyb::object current; // the bytes being decoded (the GIL is held whenever it changes)
+    struct Stop
     {
+    };
+    std::optional<pyb::error_already_set> failed; // raised by the iterable itself
+    bool notBytes = false;
+    auto next = [&]() -> std::optional<std::string_view> {
+        pyb::gil_scoped_acquire gil;
+        current = pyb::object(); // decoded: let go of it before the next is fetched
+        current = pyb::reinterpret_steal<pyb::object>(PyIter_Next(it.ptr()));
+        if (!current) {
+            if (!PyErr_Occurred())
+                return std::nullopt;
+            failed.emplace(); // takes the error raised by the iterable
+            throw Stop();
+        }
+        if (!pyb::isinstance<pyb::bytes>(current)) {
+            notBytes = true;
+            throw Stop();
+        }
+        char *data = nullptr;
+        Py_ssize_t size = 0;
+        PyBytes_AsStringAndSize(current.ptr(), &data, &size);
+        return std::string_view(data, size_t(size));
+    };
+    SplitClocks c;
+    try {
         pyb::gil_scoped_release release;
-        c = JobLoader::splitClocks(o, configPath, configText, bytes);
+        c = JobLoader::splitClocks(o, configPath, configText, next, synced);
+    } catch (const Stop &) {
     }
+    current = pyb::object();
+    if (failed)
+        throw std::move(*failed);
+    if (notBytes)
+        throw pyb::type_error("syncline.dask: clock inputs must be bytes");
     if (!c.fatalError.empty())
         throw pyb::value_error("syncline.dask: " + c.fatalError);
     pyb::list out;
@@ -387,9 +426,13 @@ void PySplit::bind(pyb::module_ &m)
           "order.");
     m.def("_split_clock_inputs", &clockInputs, "log"_a, "config_path"_a, "config"_a,
           "align_on"_a = "", "One log's clock inputs (bytes).");
+    m.def("_split_clock_inputs_synced", &clockInputsSynced, "part"_a,
+          "Whether one log's clock inputs are of a usable log with sync samples.");
     m.def("_split_clocks", &clocks, "parts"_a, "config_path"_a, "config"_a, "align_on"_a = "",
-          "align"_a = true, "ranks"_a = pyb::none(),
-          "The clock correction over every log's inputs: [(log, rank, that worker's clocks)].");
+          "align"_a = true, "ranks"_a = pyb::none(), "synced"_a = false,
+          "The clock correction over every log's inputs (an iterable of bytes, each let go of "
+          "once decoded): [(log, rank, that worker's clocks)]. synced: every part is of a "
+          "synced log (_split_clock_inputs_synced).");
     m.def("_split_stats_part", &statsPart, "log"_a, "clocks"_a, "rank"_a,
           "clock"_a = "corrected", "One log's stats part (bytes), with its worker's clocks.");
     m.def("_split_stats_merge", &mergedParts<StatsParts>, "parts"_a, "Stats parts merged into one (bytes).");

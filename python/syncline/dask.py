@@ -15,8 +15,10 @@ CsvExporter, DiagnosisPart and Diagnoser); this module only places the tasks. Fo
    only what the clock correction reads — its header, sync samples, wall-clock pairs, message
    records and the events that can be collectives — as bytes (about 7 % of the log,
    docs/scale.md);
-3. one task runs the correction once over every log's bytes (the same merge, pairing and engine
-   as a load on one machine) and gives each worker's clocks as bytes of their own;
+3. once every log's bytes are there, one task runs the correction once over them (the same
+   merge, pairing and engine as a load on one machine), fetching them itself a few logs at a
+   time and letting go of each once decoded (when every log has sync samples, only the events
+   it aligns on are decoded), and gives each worker's clocks as bytes of their own;
 4. one task per log, where the log is, loads the log alone with its worker's clocks (and only
    those) and gives the verb's part:
    - stats: its worker's entry and every counted duration per (name, rank), sorted (StatsParts:
@@ -77,8 +79,29 @@ def _clock_inputs(log, config_path, config, align_on):
     return _core._split_clock_inputs(log, config_path, config, align_on)
 
 
-def _clocks(config_path, config, align_on, align, ranks, *parts):
-    return _core._split_clocks(list(parts), config_path, config, align_on, align, ranks)
+def _fetched(client, keys, batch=8):
+    """Each key's bytes, in order, fetched from wherever they lie a few at a time: no more than
+    ``batch`` logs' clock inputs are held here at once (the correction decodes each, then lets
+    it go)."""
+    for i in range(0, len(keys), batch):
+        got = client.gather([distributed.Future(k, client) for k in keys[i:i + batch]])
+        got.reverse()
+        while got:
+            yield got.pop()
+
+
+def _synced(part):
+    return _core._split_clock_inputs_synced(part)
+
+
+def _clocks(config_path, config, align_on, align, ranks, synced, keys):
+    """The correction over the clock inputs of ``keys`` (the clock-input tasks' keys, all
+    finished): they are not this task's arguments, which Dask would gather and hold here all
+    at once, but fetched one batch at a time as the correction decodes them. ``synced``: every
+    log has sync samples (the decoded inputs then keep only what the correction aligns on)."""
+    with distributed.worker_client() as client:
+        return _core._split_clocks(_fetched(client, keys), config_path, config, align_on, align,
+                                   ranks, synced)
 
 
 def _logs_of(clocks):
@@ -188,10 +211,11 @@ def _ranks(ranks):
 
 
 class _Job:
-    """One job on the cluster: its logs resolved where they lie and their clock inputs sent to
-    one correction task (submitted, not waited for: two jobs correct at once); entries() then
-    gives, per log in the timeline's order, (log, where its tasks run, a future of
-    (log, rank, its worker's clocks))."""
+    """One job on the cluster: its logs resolved where they lie and their clock inputs
+    computed where each log is (submitted, not waited for: two jobs' logs are read at once);
+    correct() then runs the one correction task over them, and entries() gives, per log in the
+    timeline's order, (log, where its tasks run, a future of (log, rank, its worker's
+    clocks))."""
 
     def __init__(self, client, paths, align_on, align, ranks, workers):
         self.client = client
@@ -211,13 +235,32 @@ class _Job:
                 self.config_path, self.config = group_config_path, group_config
         if not logs:  # no path holds a log of the ranks asked for
             raise _core.LoadError(resolved[0][3])
-        inputs = [_submit(client, self.place[log], _clock_inputs, log, self.config_path,
-                          self.config, align_on, log=log) for log in logs]
-        self.clocks = client.submit(_clocks, self.config_path, self.config, align_on, align,
-                                    ranks, *inputs, pure=False)
+        self.logs = logs
+        self.inputs = [_submit(client, self.place[log], _clock_inputs, log, self.config_path,
+                               self.config, align_on, log=log) for log in logs]
+        self.correction = (align_on, align, ranks)
+        self.clocks = None
+
+    def correct(self):
+        """The correction task, once every log's clock inputs are there (its first failure
+        raised here); it fetches them itself (_clocks), so they are held here until it ends."""
+        if self.clocks is None:
+            distributed.wait(self.inputs)
+            for f in self.inputs:
+                if f.status != "finished":
+                    f.result()  # raises the task's own error
+            # Whether every log is synced, asked where each log's bytes are (a bool comes back).
+            synced = all(self.client.gather([
+                _submit(self.client, self.place[log], _synced, f, log=log)
+                for log, f in zip(self.logs, self.inputs)]))
+            self.clocks = self.client.submit(_clocks, self.config_path, self.config,
+                                             *self.correction, synced,
+                                             [f.key for f in self.inputs], pure=False)
+        return self.clocks
 
     def entries(self):
-        kept = self.client.submit(_logs_of, self.clocks, pure=False).result()
+        kept = self.client.submit(_logs_of, self.correct(), pure=False).result()
+        self.inputs = None  # the correction has read them
         out = [(log, self.place[log],
                 self.client.submit(operator.getitem, self.clocks, i, pure=False))
                for i, log in enumerate(kept)]

@@ -146,6 +146,41 @@ def test_split_refuses_damaged_parts(job):
         _core._split_clocks(["text"], config_path, config, "", True, None)
 
 
+def test_correction_takes_inputs_one_at_a_time(job):
+    # The correction takes any iterable of bytes and lets go of each once it is decoded, before
+    # it asks for the next (syncline.dask's task fetches them one batch at a time): when the
+    # generator resumes, nothing but itself holds the bytes it gave. The clocks are the same
+    # as from a list, and with synced=True (every log has sync samples: only what the
+    # correction aligns on is decoded).
+    logs, config_path, config, _ = _core._split_inputs([job], None)
+    inputs = [_core._split_clock_inputs(log, config_path, config, "") for log in logs]
+    assert all(_core._split_clock_inputs_synced(b) for b in inputs)
+    assert not _core._split_clock_inputs_synced(b"x" * 40)
+    held = []
+
+    def one_at_a_time():
+        for b in inputs:
+            part = bytes(bytearray(b))  # a new object, referenced here and by the caller only
+            yield part
+            held.append(sys.getrefcount(part) - 1)  # the caller asks for the next one
+
+    want = _core._split_clocks(inputs, config_path, config, "", True, None)
+    assert _core._split_clocks(one_at_a_time(), config_path, config, "", True, None) == want
+    assert held == [1] * len(inputs)
+    assert _core._split_clocks(iter(inputs), config_path, config, "", True, None,
+                               synced=True) == want
+
+    def failing():
+        yield inputs[0]
+        raise RuntimeError("the fetch failed")
+
+    with pytest.raises(RuntimeError, match="the fetch failed"):
+        _core._split_clocks(failing(), config_path, config, "", True, None)
+    with pytest.raises(ValueError, match="without sync samples|clock inputs refused"):
+        _core._split_clocks([inputs[0], b"x" * 40], config_path, config, "", True, None,
+                            synced=True)
+
+
 def test_localcluster_of_two_processes(job, bin_dir, tmp_path):
     distributed = needs_distributed()
     import syncline.dask as sd

@@ -511,19 +511,54 @@ bool JobLoader::writeLogStore(const std::string &log, const rec::TimerConfig &co
     return true;
 }
 
+bool JobLoader::clockInputsSynced(std::string_view inputs)
+{
+    return ClockInputs::synced(inputs);
+}
+
 SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,
                                    const std::string &configText,
                                    const std::vector<std::string> &inputs)
 {
+    size_t next = 0;
+    return splitClocks(given, configPath, configText, [&]() -> std::optional<std::string_view> {
+        if (next == inputs.size())
+            return std::nullopt;
+        return std::string_view(inputs[next++]);
+    });
+}
+
+SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,
+                                   const std::string &configText, const NextClockInputs &next,
+                                   bool everyLogSynced)
+{
     SplitClocks out;
+    const auto config = configOf(configPath, configText);
+    const LoadOptions o = withClock(given, config);
     std::vector<std::pair<int64_t, ParsedFile>> files; // (the log's size, its inputs)
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    // One log's bytes at a time: each is decoded (and, when every log is synced, cut to what the
+    // correction aligns on) before the next is asked for, so the caller can let go of it.
+    ChunkCodec::TrackScratch scratch; // one for every log: its arrays are reused
+    for (size_t i = 0;; ++i) {
+        const std::optional<std::string_view> bytes = next();
+        if (!bytes)
+            break;
         std::string why;
         int64_t size = 0;
-        std::optional<ParsedFile> f = ClockInputs::decode(inputs[i], &size, &why);
+        std::optional<ParsedFile> f = ClockInputs::decode(*bytes, &size, &why, &scratch);
         if (!f) {
             out.fatalError = "input " + std::to_string(i) + ": " + why;
             return out;
+        }
+        if (everyLogSynced) {
+            if (!ClockInputs::synced(*f)) {
+                out.fatalError = "input " + std::to_string(i) +
+                                 ": a log without sync samples, though every log was said to "
+                                 "have them";
+                return out;
+            }
+            EventKindLookup kinds(config); // per file: a lookup serves one name table
+            ClockCorrector::keepAlignedEvents(*f, kinds, clockOptions(o));
         }
         files.emplace_back(size, std::move(*f));
     }
@@ -531,13 +566,12 @@ SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &
     std::stable_sort(files.begin(), files.end(),
                      [](const auto &a, const auto &b) { return a.first > b.first; });
     std::vector<ParsedFile> sorted;
+    sorted.reserve(files.size());
     for (auto &f : files)
         sorted.push_back(std::move(f.second));
-    files.clear();
+    std::vector<std::pair<int64_t, ParsedFile>>().swap(files);
     LoadResult r;
     try {
-        const auto config = configOf(configPath, configText);
-        const LoadOptions o = withClock(given, config);
         Progress progress(o);
         correctFiles(std::move(sorted), ArgStore(), JobInputs(), o, config, progress, 0, r);
     } catch (const std::exception &e) {
@@ -548,8 +582,12 @@ SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &
         return out;
     }
     const Timeline &tl = *r.timeline;
-    // Each worker's clocks with the job's notes, causality and ranges: a slice per log.
+    // Each worker's clocks with the job's notes and causality: a slice per log.
     CorrectionCache all = CorrectionCache::of(tl);
+    // The clock inputs' extent and count are not the job's (only some events reach the
+    // correction, and which depends on the job): a plan carries neither.
+    all.range[0] = all.range[1] = TimeRange();
+    all.events = 0;
     std::vector<CorrectionCache::WorkerClock> clocks = std::move(all.workers);
     if (clocks.size() != tl.workers.size()) {
         out.fatalError = "the correction lost a worker";

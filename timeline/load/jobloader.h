@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -161,6 +162,20 @@ public:
     static SplitClocks splitClocks(const LoadOptions &options, const std::string &configPath,
                                    const std::string &configText,
                                    const std::vector<std::string> &inputs);
+    // Whether one log's clock inputs are of a usable log with sync samples (ClockInputs::synced).
+    static bool clockInputsSynced(std::string_view inputs);
+    // The same, taking the logs' clock inputs one at a time: `next` gives the next log's bytes
+    // (nullopt after the last), which need to stay valid only until `next` is called again —
+    // each is decoded first, so no more than one log's bytes need be held (the correction's
+    // memory is the decoded inputs of every log, not their bytes as well). An exception thrown
+    // by `next` ends the correction and propagates. `everyLogSynced`: every input is of a
+    // usable log with sync samples (ClockInputs::synced of each, asked where its bytes are):
+    // then only the events the correction aligns on are kept of each log as it is decoded
+    // (ClockCorrector::keepAlignedEvents), and an input that is not synced is a fatal error.
+    using NextClockInputs = std::function<std::optional<std::string_view>()>;
+    static SplitClocks splitClocks(const LoadOptions &options, const std::string &configPath,
+                                   const std::string &configText, const NextClockInputs &next,
+                                   bool everyLogSynced = false);
     // The training process's side of `event_store` (recorder/logstorewriter.h): installs
     // writeLogStore as the recorder's LogStoreWriter. A program that records with the recorder
     // and links the loader calls it once at start-up (the Python module does when imported).

@@ -31,7 +31,7 @@ void addCollectives(const Timeline &tl, EventKindLookup &kinds, const std::strin
     for (const Worker &w : tl.workers)
         unsynced += w.samples.empty();
     std::vector<uint8_t> recognised;
-    if (unsynced > 0 && tl.workers.size() >= 2) // one worker alone has nothing to align with
+    if (ClockCorrector::alignsOnRecognisedNames(tl.workers.size(), unsynced))
         recognised = CollectiveNames::recognise(tl.names);
     else
         recognised.assign(tl.names.size(), 0);
@@ -190,21 +190,13 @@ void ClockCorrector::markCollectives(Timeline &tl, EventKindLookup &kinds,
         tl.kinds[id].collective = isCollective(tl, kinds, alignOn, recognised, id);
 }
 
-void ClockCorrector::keepClockInputs(ParsedFile &f, EventKindLookup &kinds,
-                                     const std::string &alignOn)
+namespace {
+
+// Keeps of every track of `f` only the events whose name `keep` accepts (a kept event's parent
+// becomes its nearest kept ancestor); their args stay in f.args, referenced by argRefs.
+template <typename Keep>
+void keepEvents(ParsedFile &f, Keep keep)
 {
-    std::vector<int8_t> candidate(f.names.size(), -1);
-    auto keep = [&](uint32_t id) {
-        if (id >= candidate.size())
-            return false;
-        if (candidate[id] < 0)
-            candidate[id] = int8_t(kinds.isCollective(f.names, id) ||
-                                   (!alignOn.empty() &&
-                                    matchesAlignPattern(alignOn, f.names.name(id))) ||
-                                   CollectiveNames::classify(f.names.name(id)) !=
-                                       CollectiveNames::Kind::None);
-        return candidate[id] == 1;
-    };
     for (EventTrack &t : f.worker.tracks) {
         EventTrack kept;
         kept.tid = t.tid;
@@ -234,6 +226,52 @@ void ClockCorrector::keepClockInputs(ParsedFile &f, EventKindLookup &kinds,
         }
         t = std::move(kept);
     }
+}
+
+} // namespace
+
+bool ClockCorrector::alignsOnRecognisedNames(size_t workers, size_t unsynced)
+{
+    return unsynced > 0 && workers >= 2; // one worker alone has nothing to align with
+}
+
+void ClockCorrector::keepClockInputs(ParsedFile &f, EventKindLookup &kinds,
+                                     const std::string &alignOn)
+{
+    std::vector<int8_t> candidate(f.names.size(), -1);
+    keepEvents(f, [&](uint32_t id) {
+        if (id >= candidate.size())
+            return false;
+        if (candidate[id] < 0)
+            candidate[id] = int8_t(kinds.isCollective(f.names, id) ||
+                                   (!alignOn.empty() &&
+                                    matchesAlignPattern(alignOn, f.names.name(id))) ||
+                                   CollectiveNames::classify(f.names.name(id)) !=
+                                       CollectiveNames::Kind::None);
+        return candidate[id] == 1;
+    });
+}
+
+void ClockCorrector::keepAlignedEvents(ParsedFile &f, EventKindLookup &kinds,
+                                       const Options &options)
+{
+    // isCollective with no name recognised: the config's "collective" category, or --align-on.
+    std::vector<int8_t> aligned(f.names.size(), -1);
+    keepEvents(f, [&](uint32_t id) {
+        if (!options.correct || !options.alignCollectives || id >= aligned.size())
+            return false;
+        if (aligned[id] < 0)
+            aligned[id] = int8_t(kinds.isCollective(f.names, id) ||
+                                 (!options.alignOn.empty() &&
+                                  matchesAlignPattern(options.alignOn, f.names.name(id))));
+        return aligned[id] == 1;
+    });
+    // Only the kept events' args, in a store of their own.
+    ArgStore args;
+    for (EventTrack &t : f.worker.tracks)
+        for (auto &ref : t.argRefs)
+            ref.second = args.intern(f.args.text(ref.second));
+    f.args = std::move(args);
 }
 
 bool ClockCorrector::matchesAlignPattern(const std::string &pattern, std::string_view name)

@@ -100,6 +100,16 @@ public:
     // reference point is the header's first local time), so it gives the full load's result.
     static void keepClockInputs(ParsedFile &file, EventKindLookup &kinds,
                                 const std::string &alignOn);
+    // Whether the names CollectiveNames recognises (with no config category or --align-on)
+    // reach the engine: only when some of a job's workers (two or more) have no sync samples.
+    static bool alignsOnRecognisedNames(size_t workers, size_t unsynced);
+    // A split load's decoded clock inputs, when every worker of the job has sync samples (so
+    // !alignsOnRecognisedNames): keeps only the events whose names `options` aligns on —
+    // isCollective with no recognised name: the config's "collective" category or --align-on's
+    // match; none with alignment or correction off — and only their args. The correction reads
+    // nothing of the others, so it gives the same clocks from what is left.
+    static void keepAlignedEvents(ParsedFile &file, EventKindLookup &kinds,
+                                  const Options &options);
 };
 
 } // namespace syncline::load

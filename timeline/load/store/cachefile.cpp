@@ -223,6 +223,11 @@ double CacheFile::Reader::f64()
 
 std::string CacheFile::Reader::str()
 {
+    return std::string(view());
+}
+
+std::string_view CacheFile::Reader::view()
+{
     const uint32_t n = u32();
     if (!m_ok || m_body.size() - m_pos < n) {
         if (m_ok)
@@ -230,7 +235,7 @@ std::string CacheFile::Reader::str()
         m_ok = false;
         return {};
     }
-    std::string s(m_body.substr(m_pos, n));
+    const std::string_view s = m_body.substr(m_pos, n);
     m_pos += n;
     return s;
 }

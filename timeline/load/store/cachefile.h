@@ -98,6 +98,9 @@ public:
         int64_t i64() { return int64_t(u64()); }
         double f64();
         std::string str();
+        // The same bytes as str() reads, as a view into the reader's bytes (valid as long as
+        // they are): a large field read without a copy.
+        std::string_view view();
         // A count of records of at least `minBytes` each: 0 (and not ok) when more than remain.
         size_t count(size_t minBytes);
         // True when every byte up to the trailing hash was read and nothing failed.

@@ -26,6 +26,33 @@ bool chunkIn(const Chunk &c, std::string_view blob, std::string_view &bytes)
     return CacheFile::wordHash(bytes) == c.hash;
 }
 
+// The fields encode() writes first: the log, its header line and size, what the whole file
+// says about the worker, its sync samples.
+struct Head
+{
+    std::string path, header, refId;
+    int64_t size = 0;
+    bool usable = false, rankKnown = false, closedCleanly = false;
+    int64_t whole[4] = {}; // first, last, last heartbeat local ns; dropped events
+    std::vector<sync::ClockSample> samples;
+};
+
+Head readHead(CacheFile::Reader &r)
+{
+    Head h;
+    h.path = r.str();
+    h.header = r.str();
+    h.size = r.i64();
+    h.usable = r.u32() != 0;
+    h.rankKnown = r.u32() != 0;
+    for (int64_t &v : h.whole)
+        v = r.i64();
+    h.closedCleanly = r.u32() != 0;
+    h.refId = r.str();
+    h.samples = clockrecords::getSamples(r);
+    return h;
+}
+
 } // namespace
 
 std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine, int64_t fileBytes)
@@ -75,8 +102,20 @@ std::string ClockInputs::encode(const ParsedFile &f, std::string_view headerLine
     return w.finished();
 }
 
+bool ClockInputs::synced(const ParsedFile &f)
+{
+    return f.usable && !f.worker.samples.empty();
+}
+
+bool ClockInputs::synced(std::string_view bytes)
+{
+    CacheFile::Reader r(bytes, kMagic, kVersion);
+    const Head h = readHead(r);
+    return r.ok() && h.usable && !h.samples.empty();
+}
+
 std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *fileBytes,
-                                              std::string *why)
+                                              std::string *why, ChunkCodec::TrackScratch *scratch)
 {
     auto refused = [why](const std::string &r) {
         if (why)
@@ -84,17 +123,13 @@ std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *f
         return std::nullopt;
     };
     CacheFile::Reader r(bytes, kMagic, kVersion);
-    const std::string path = r.str();
-    const std::string header = r.str();
-    const int64_t size = r.i64();
-    const bool usable = r.u32() != 0;
-    const bool rankKnown = r.u32() != 0;
-    int64_t whole[4];
-    for (int64_t &v : whole)
-        v = r.i64();
-    const bool closedCleanly = r.u32() != 0;
-    const std::string refId = r.str();
-    std::vector<sync::ClockSample> samples = clockrecords::getSamples(r);
+    Head head = readHead(r);
+    const std::string &path = head.path, &header = head.header, &refId = head.refId;
+    const int64_t size = head.size;
+    const bool usable = head.usable, rankKnown = head.rankKnown,
+               closedCleanly = head.closedCleanly;
+    const int64_t *whole = head.whole;
+    std::vector<sync::ClockSample> &samples = head.samples;
     std::vector<WallPair> wallPairs = clockrecords::getWallPairs(r);
     bool consistent =
         clockrecords::samplesValid(samples) && clockrecords::wallPairsValid(wallPairs);
@@ -121,7 +156,7 @@ std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *f
     std::vector<Chunk> msgChunks(r.count(40));
     for (Chunk &c : msgChunks)
         c = chunkentry::get(r);
-    const std::string blob = r.str();
+    const std::string_view blob = r.view(); // the chunks, read in place
     if (!r.finish())
         return refused(r.error());
     if (!consistent)
@@ -158,7 +193,8 @@ std::optional<ParsedFile> ClockInputs::decode(std::string_view bytes, int64_t *f
     f.argsInTimelineStore = false;
     f.worker.tracks.clear();
     f.worker.tracks.reserve(tracks.size());
-    ChunkCodec::TrackScratch s;
+    ChunkCodec::TrackScratch own;
+    ChunkCodec::TrackScratch &s = scratch ? *scratch : own;
     const std::vector<int64_t> noMax;
     const ChunkCodec::Keep keep{nullptr, noMax, names.size()};
     std::string reason;

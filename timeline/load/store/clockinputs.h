@@ -18,6 +18,7 @@
 #pragma once
 
 #include "timeline/load/parse/parsedfile.h"
+#include "timeline/load/store/chunkcodec.h"
 
 #include <cstdint>
 #include <optional>
@@ -35,9 +36,17 @@ struct ClockInputs
     // '\n'), else empty; `fileBytes`: the log's size (the load's order: biggest first).
     static std::string encode(const ParsedFile &file, std::string_view headerLine,
                               int64_t fileBytes);
-    // The ParsedFile back (args in its own store), or nullopt and *why.
+    // The ParsedFile back (args in its own store), or nullopt and *why. `bytes` are read in
+    // place; `scratch`, when given, is reused for the tracks (one for a series of decodes keeps
+    // their arrays allocated from one to the next).
     static std::optional<ParsedFile> decode(std::string_view bytes, int64_t *fileBytes,
-                                            std::string *why);
+                                            std::string *why,
+                                            ChunkCodec::TrackScratch *scratch = nullptr);
+    // Whether the inputs are of a usable log with sync samples (false for bytes that are not
+    // clock inputs); the same of a decoded file. A job whose every log is synced never aligns
+    // on the collective names recognised by name alone (ClockCorrector::alignsOnRecognisedNames).
+    static bool synced(std::string_view bytes);
+    static bool synced(const ParsedFile &file);
 };
 
 } // namespace syncline::load
