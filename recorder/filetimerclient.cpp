@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -82,6 +83,9 @@ FileTimerClient::FileTimerClient(const std::string &configPath, const std::strin
     m_writer->open(HeaderRecord::format(m_identity, m_clock, anchor, m_config, startNs),
                    int(m_identity.restart), m_identity.pid);
     m_logPath = m_writer->path(); // another name when the configured file existed
+    // The file as it is named now: the process may change its directory before close().
+    std::error_code ec;
+    m_logFile = std::filesystem::absolute(m_logPath, ec).string();
     if (!m_config.loadedFromFile)
         m_writer->appendNote("info", configPath.empty()
                                          ? "no config file given; using defaults"
@@ -435,16 +439,17 @@ void FileTimerClient::writeEventStore()
     struct stat st
     {
     };
-    if (!m_writer->error().empty() || ::stat(m_logPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    if (!m_writer->error().empty() || m_logFile.empty() || ::stat(m_logFile.c_str(), &st) != 0 ||
+        !S_ISREG(st.st_mode))
         return;
     const LogStoreWriter write = logStoreWriter();
     std::string error;
     if (!write)
         error = "this program does not link syncline's loader";
-    else if (write(m_logPath, m_config, &error))
+    else if (write(m_logFile, m_config, &error))
         return;
     std::fprintf(stderr, "syncline: %s: event store not written (%s); the log is parsed when opened\n",
-                 m_logPath.c_str(), error.c_str());
+                 m_logFile.c_str(), error.c_str());
 }
 
 int64_t FileTimerClient::globalTimeNs(int64_t *boundNs) const

@@ -172,6 +172,7 @@ private:
     WorkerIdentity m_identity;
     Clock m_clock;
     std::string m_logPath;
+    std::string m_logFile; // m_logPath made absolute when the log was opened (the event store's)
     Callbacks m_callbacks;
     int64_t m_creatorTid = 0;
     std::atomic<bool> m_closed{false};

@@ -2,7 +2,8 @@
 size from RANK / WORLD_SIZE. Records STEPS × (step > forward, allreduce with a message to the
 next rank and one from the previous), with args, into timer_events.<rank>.log, and closes: with
 the config's event_store on, the close writes the log's index and event store. Rank 1 also
-records a counter (its log then holds a recorder note)."""
+records a counter (its log then holds a recorder note); rank 2 changes its working directory
+before it closes (its log was named relative to the old one)."""
 import os
 import sys
 
@@ -21,4 +22,6 @@ for i in range(steps):
         with client.event("allreduce", bytes=4096):
             client.message("send", (rank + 1) % world, "m%d-%d" % (rank, i))
             client.message("recv", (rank - 1) % world, "m%d-%d" % ((rank - 1) % world, i))
+if rank == 2:
+    os.chdir("/")
 client.close()

@@ -484,7 +484,7 @@ void JobLoader::installLogStoreWriter()
 
 bool JobLoader::writeLogStore(const std::string &log, const rec::TimerConfig &config,
                               std::string *error)
-{
+try {
     std::vector<ParsedFile> one(1);
     std::error_code ec;
     const Task t{log, false, int64_t(std::filesystem::file_size(log, ec))};
@@ -509,6 +509,10 @@ bool JobLoader::writeLogStore(const std::string &log, const rec::TimerConfig &co
         return false;
     }
     return true;
+} catch (const std::exception &e) {
+    // Called from FileTimerClient::close(), often in a destructor: nothing escapes.
+    *error = e.what();
+    return false;
 }
 
 bool JobLoader::clockInputsSynced(std::string_view inputs)
