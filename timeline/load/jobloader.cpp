@@ -5,17 +5,13 @@
 #include "recorder/logstorewriter.h"
 #include "recorder/timerconfig.h"
 #include "timeline/load/store/cachefile.h"
-#include "timeline/load/parse/chrome/chrometraceparser.h"
 #include "timeline/load/build/clockcorrector.h"
-#include "timeline/load/store/clockinputs.h"
 #include "timeline/load/store/correctioncache.h"
 #include "timeline/load/build/eventkindlookup.h"
-#include "timeline/load/parse/filereader.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/store/eventstore.h"
 #include "timeline/load/store/linkstore.h"
 #include "timeline/load/store/logindex.h"
-#include "timeline/load/parse/log/logparser.h"
 #include "timeline/load/store/storedlog.h"
 #include "timeline/load/build/timelinebuilder.h"
 #include "timeline/load/store/windowreader.h"
@@ -37,13 +33,6 @@ using namespace load; // the loading stage's internals
 
 namespace {
 
-struct Task
-{
-    std::string path;
-    bool chrome = false;
-    int64_t bytes = 0;
-};
-
 // Runs `work` (which takes items until none is left) on the load's threads, this one among
 // them: LoadOptions::threads, else one per core, never more than `items`.
 void onThreads(const LoadOptions &o, size_t items, const std::function<void()> &work)
@@ -58,55 +47,13 @@ void onThreads(const LoadOptions &o, size_t items, const std::function<void()> &
         th.join();
 }
 
-// Runs item(i), turning an exception it throws into the file's load problem: the loader's
-// threads never let one escape (it would end the process, std::terminate), and a file whose
-// reading failed is not loaded rather than half-loaded.
-template <class F>
-void guardedItem(std::vector<ParsedFile> &files, size_t i, const std::string &path, F item)
-{
-    std::string why;
-    try {
-        item();
-        return;
-    } catch (const std::exception &e) {
-        why = e.what();
-    } catch (...) {
-        why = "unknown exception";
-    }
-    ParsedFile failed;
-    failed.path = path;
-    LoadProblem p;
-    p.kind = LoadProblem::Kind::LoadFailed;
-    p.severity = LoadProblem::Severity::Error;
-    p.file = path;
-    p.message = "not loaded: reading it failed (" + why + ")";
-    failed.problems.push_back(std::move(p));
-    files[i] = std::move(failed);
-}
-
-// One file read (decoded from its event store, else parsed, writing the store) and prepared:
-// sorted and nested, args still the file's own.
-ParsedFile readPrepared(const Task &t, const LoadOptions &o, EventKindLookup &kinds,
-                        bool &fromStore)
-{
-    StoredLog stored(t.path);
-    ParsedFile f = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
-                   : o.writeIndex ? stored.read(o.cancel, o.indexIntervalBytes)
-                                  : LogParser::parseFile(t.path, o.cancel);
-    TimelineBuilder::prepareFile(f, kinds);
-    // The prepared file, as a windowed open decodes it (args still the file's own).
-    stored.finish(f);
-    fromStore = stored.fromStore();
-    return f;
-}
-
-std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptions &o,
+std::vector<ParsedFile> parseAll(const std::vector<FileTask> &tasks, const LoadOptions &o,
                                  const std::shared_ptr<const rec::TimerConfig> &config,
                                  Progress &progress, ArgStore &args, size_t &fromStores)
 {
     std::vector<ParsedFile> files(tasks.size());
     int64_t total = 0;
-    for (const Task &t : tasks)
+    for (const FileTask &t : tasks)
         total += t.bytes;
     std::atomic<size_t> next{0};
     std::mutex progressMutex;
@@ -117,7 +64,7 @@ std::vector<ParsedFile> parseAll(const std::vector<Task> &tasks, const LoadOptio
         for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
             if (cancelled(o))
                 return;
-            const Task &t = tasks[i];
+            const FileTask &t = tasks[i];
             guardedItem(files, i, t.path, [&] {
                 // One lookup per file: its cache is keyed by the file's own name ids.
                 EventKindLookup kinds(config);
@@ -317,14 +264,6 @@ bool LoadWindow::parse(const std::string &text, LoadWindow &w)
     return true;
 }
 
-void JobLoader::splitKinds(Timeline &tl, const std::string &configPath,
-                           const std::string &configText, const std::string &alignOn)
-{
-    EventKindLookup kinds(configOf(configPath, configText));
-    tl.kinds.clear();
-    ClockCorrector::markCollectives(tl, kinds, alignOn);
-}
-
 IndexedSpan JobLoader::indexedSpan(const std::vector<std::string> &paths,
                                    const std::string &alignOn, bool correct,
                                    bool alignCollectives)
@@ -384,7 +323,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         result.fatalError = "no log of ranks " + given.ranks.toString() + " among the inputs";
         return result;
     }
-    std::vector<Task> tasks;
+    std::vector<FileTask> tasks;
     std::error_code ec;
     for (const auto &p : inputs.logs)
         tasks.push_back({p, false, int64_t(std::filesystem::file_size(p, ec))});
@@ -392,7 +331,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         tasks.push_back({p, true, int64_t(std::filesystem::file_size(p, ec))});
     // Biggest first keeps the pool busy to the end.
     std::stable_sort(tasks.begin(), tasks.end(),
-                     [](const Task &a, const Task &b) { return a.bytes > b.bytes; });
+                     [](const FileTask &a, const FileTask &b) { return a.bytes > b.bytes; });
 
     const auto config = given.splitConfig
                             ? configOf(given.splitConfig->first, given.splitConfig->second)
@@ -406,7 +345,7 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
         if (std::optional<LoadResult> r = loadWindowed(
                 [&] {
                     std::vector<std::string> logs;
-                    for (const Task &t : tasks)
+                    for (const FileTask &t : tasks)
                         logs.push_back(t.path);
                     return logs;
                 }(),
@@ -428,55 +367,6 @@ LoadResult JobLoader::loadJob(const LoadOptions &given)
     return result;
 }
 
-SplitInputs JobLoader::splitInputs(const std::vector<std::string> &paths, const RankSet &ranks)
-{
-    SplitInputs out;
-    JobInputs inputs = JobInputs::resolve(paths);
-    if (!inputs.fatalError.empty()) {
-        out.fatalError = inputs.fatalError;
-        return out;
-    }
-    if (!inputs.chromeTraces.empty()) {
-        out.fatalError = inputs.chromeTraces.front() +
-                         ": a Chrome trace; a split load reads syncline logs only";
-        return out;
-    }
-    inputs.selectRanks(ranks);
-    if (inputs.logs.empty())
-        out.noLogs = "no log of ranks " + ranks.toString() + " among the inputs";
-    for (const std::string &p : inputs.logs)
-        out.logs.push_back(std::filesystem::absolute(p).lexically_normal().string());
-    if (!inputs.configPath.empty()) {
-        out.configPath = inputs.configPath;
-        out.configText = FileReader::head(inputs.configPath, size_t(1) << 26);
-    }
-    return out;
-}
-
-std::string JobLoader::clockInputs(const std::string &log, const std::string &configPath,
-                                   const std::string &configText, const std::string &alignOn,
-                                   std::string *error)
-{
-    std::error_code ec;
-    const Task t{log, false, int64_t(std::filesystem::file_size(log, ec))};
-    if (ec) {
-        *error = log + ": " + ec.message();
-        return {};
-    }
-    std::vector<ParsedFile> one(1);
-    std::string header;
-    guardedItem(one, 0, log, [&] {
-        EventKindLookup kinds(configOf(configPath, configText));
-        bool fromStore = false;
-        one[0] = readPrepared(t, LoadOptions(), kinds, fromStore);
-        // What the correction reads; the rest is freed right away.
-        ClockCorrector::keepClockInputs(one[0], kinds, alignOn);
-        header = FileReader::head(log, size_t(LogIndex::headerLengthOf(log)));
-    });
-    // A log whose reading failed is not usable: the correction leaves it out, as a load does.
-    return ClockInputs::encode(one[0], one[0].usable ? header : std::string(), t.bytes);
-}
-
 void JobLoader::installLogStoreWriter()
 {
     rec::setLogStoreWriter(&JobLoader::writeLogStore);
@@ -487,7 +377,7 @@ bool JobLoader::writeLogStore(const std::string &log, const rec::TimerConfig &co
 try {
     std::vector<ParsedFile> one(1);
     std::error_code ec;
-    const Task t{log, false, int64_t(std::filesystem::file_size(log, ec))};
+    const FileTask t{log, false, int64_t(std::filesystem::file_size(log, ec))};
     if (ec) {
         *error = ec.message();
         return false;
@@ -513,96 +403,6 @@ try {
     // Called from FileTimerClient::close(), often in a destructor: nothing escapes.
     *error = e.what();
     return false;
-}
-
-bool JobLoader::clockInputsSynced(std::string_view inputs)
-{
-    return ClockInputs::synced(inputs);
-}
-
-SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,
-                                   const std::string &configText,
-                                   const std::vector<std::string> &inputs)
-{
-    size_t next = 0;
-    return splitClocks(given, configPath, configText, [&]() -> std::optional<std::string_view> {
-        if (next == inputs.size())
-            return std::nullopt;
-        return std::string_view(inputs[next++]);
-    });
-}
-
-SplitClocks JobLoader::splitClocks(const LoadOptions &given, const std::string &configPath,
-                                   const std::string &configText, const NextClockInputs &next,
-                                   bool everyLogSynced)
-{
-    SplitClocks out;
-    const auto config = configOf(configPath, configText);
-    const LoadOptions o = withClock(given, config);
-    std::vector<std::pair<int64_t, ParsedFile>> files; // (the log's size, its inputs)
-    // One log's bytes at a time: each is decoded (and, when every log is synced, cut to what the
-    // correction aligns on) before the next is asked for, so the caller can let go of it.
-    ChunkCodec::TrackScratch scratch; // one for every log: its arrays are reused
-    for (size_t i = 0;; ++i) {
-        const std::optional<std::string_view> bytes = next();
-        if (!bytes)
-            break;
-        std::string why;
-        int64_t size = 0;
-        std::optional<ParsedFile> f = ClockInputs::decode(*bytes, &size, &why, &scratch);
-        if (!f) {
-            out.fatalError = "input " + std::to_string(i) + ": " + why;
-            return out;
-        }
-        if (everyLogSynced) {
-            if (!ClockInputs::synced(*f)) {
-                out.fatalError = "input " + std::to_string(i) +
-                                 ": a log without sync samples, though every log was said to "
-                                 "have them";
-                return out;
-            }
-            EventKindLookup kinds(config); // per file: a lookup serves one name table
-            ClockCorrector::keepAlignedEvents(*f, kinds, clockOptions(o));
-        }
-        files.emplace_back(size, std::move(*f));
-    }
-    // The full load's order (biggest first): logs without a rank take the free ones in it.
-    std::stable_sort(files.begin(), files.end(),
-                     [](const auto &a, const auto &b) { return a.first > b.first; });
-    std::vector<ParsedFile> sorted;
-    sorted.reserve(files.size());
-    for (auto &f : files)
-        sorted.push_back(std::move(f.second));
-    std::vector<std::pair<int64_t, ParsedFile>>().swap(files);
-    LoadResult r;
-    try {
-        Progress progress(o);
-        correctFiles(std::move(sorted), ArgStore(), JobInputs(), o, config, progress, 0, r);
-    } catch (const std::exception &e) {
-        r.fatalError = std::string("the correction failed: ") + e.what();
-    }
-    if (!r.timeline) {
-        out.fatalError = r.fatalError;
-        return out;
-    }
-    const Timeline &tl = *r.timeline;
-    // Each worker's clocks with the job's notes and causality: a slice per log.
-    CorrectionCache all = CorrectionCache::of(tl);
-    // The clock inputs' extent and count are not the job's (only some events reach the
-    // correction, and which depends on the job): a plan carries neither.
-    all.range[0] = all.range[1] = TimeRange();
-    all.events = 0;
-    std::vector<CorrectionCache::WorkerClock> clocks = std::move(all.workers);
-    if (clocks.size() != tl.workers.size()) {
-        out.fatalError = "the correction lost a worker";
-        return out;
-    }
-    for (size_t w = 0; w < clocks.size(); ++w) {
-        all.workers = {std::move(clocks[w])};
-        out.workers.push_back(
-            {all.workers[0].log, tl.workers[w].info.rank, all.encode("clock plan")});
-    }
-    return out;
 }
 
 } // namespace syncline

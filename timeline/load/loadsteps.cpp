@@ -6,6 +6,9 @@
 #include "timeline/load/store/correctioncache.h"
 #include "timeline/load/store/linkstore.h"
 #include "timeline/load/store/windowreader.h"
+#include "timeline/load/store/storedlog.h"
+#include "timeline/load/parse/log/logparser.h"
+#include "timeline/load/parse/chrome/chrometraceparser.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -193,6 +196,20 @@ void correctFiles(std::vector<ParsedFile> files, ArgStore args, JobInputs inputs
     progress.done();
     tl.clockChoice = *o.clock;
     result.timeline = std::move(built.timeline);
+}
+
+ParsedFile readPrepared(const FileTask &t, const LoadOptions &o, EventKindLookup &kinds,
+                        bool &fromStore)
+{
+    StoredLog stored(t.path);
+    ParsedFile f = t.chrome       ? ChromeTraceParser::parseFile(t.path, o.cancel)
+                   : o.writeIndex ? stored.read(o.cancel, o.indexIntervalBytes)
+                                  : LogParser::parseFile(t.path, o.cancel);
+    TimelineBuilder::prepareFile(f, kinds);
+    // The prepared file, as a windowed open decodes it (args still the file's own).
+    stored.finish(f);
+    fromStore = stored.fromStore();
+    return f;
 }
 
 } // namespace syncline::load

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "timeline/load/build/clockcorrector.h"
+#include "timeline/load/build/eventkindlookup.h"
 #include "timeline/load/jobloader.h"
 #include "timeline/load/parse/jobinputs.h"
 #include "timeline/load/parse/parsedfile.h"
@@ -96,6 +97,46 @@ std::pair<int64_t, int64_t> globalWindow(const LoadWindow &w, const TimeRange &j
 // corrected (a config's raw also sets the window's mode to raw).
 LoadOptions withClock(const LoadOptions &given,
                       const std::shared_ptr<const rec::TimerConfig> &config);
+// One input file of a load: its path, whether it is a Chrome trace, its size in bytes.
+struct FileTask
+{
+    std::string path;
+    bool chrome = false;
+    int64_t bytes = 0;
+};
+
+// Runs item(i), turning an exception it throws into the file's load problem: the loader's
+// threads never let one escape (it would end the process, std::terminate), and a file whose
+// reading failed is not loaded rather than half-loaded.
+template <class F>
+void guardedItem(std::vector<ParsedFile> &files, size_t i, const std::string &path, F item)
+{
+    std::string why;
+    try {
+        item();
+        return;
+    } catch (const std::exception &e) {
+        why = e.what();
+    } catch (...) {
+        why = "unknown exception";
+    }
+    ParsedFile failed;
+    failed.path = path;
+    LoadProblem p;
+    p.kind = LoadProblem::Kind::LoadFailed;
+    p.severity = LoadProblem::Severity::Error;
+    p.file = path;
+    p.message = "not loaded: reading it failed (" + why + ")";
+    failed.problems.push_back(std::move(p));
+    files[i] = std::move(failed);
+}
+
+// One file read (decoded from its event store, else parsed, writing the store when
+// o.writeIndex) and prepared: sorted and nested, args still the file's own. `fromStore`: it was
+// decoded from its event store alone.
+ParsedFile readPrepared(const FileTask &t, const LoadOptions &o, EventKindLookup &kinds,
+                        bool &fromStore);
+
 // After the parse: the files merged into one timeline (result.timeline) and its clocks
 // corrected, or taken from o.clockPlan; for `inputs.logs` (none: a split load's correction,
 // JobLoader::splitClocks) the correction cache and link store written; o.window cut.
